@@ -1,0 +1,1 @@
+"""Bots that ship with meldref."""

@@ -1,0 +1,1 @@
+"""The rules of every game meldref referees: pure, no I/O."""

@@ -1,0 +1,254 @@
+"""What every game module provides, and the values they share: errors, events, outcomes.
+
+A game module (`phase10`, `fivecrowns`, `solitaire`) exports one `GameInfo` named `GAME`.
+The referee, the protocol and the command line only ever talk to a game through it and through
+the `GameState` protocol below, so they never depend on one game's rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final, Protocol, TypeVar
+
+JSON = Any  # a value made of dict, list, str, int, float, bool and None only
+
+
+class InvalidActionError(ValueError):
+    """The text is not an action of this game (syntax)."""
+
+
+class IllegalActionError(ValueError):
+    """A well-formed action that the rules forbid in this position."""
+
+
+class RuleOptionError(ValueError):
+    """An unknown rule option, or a value the option does not take."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened. `public` is known to every seat; `private` only to `seat`.
+
+    Example: drawing from the pile is public (who drew, from where) with the card private.
+    """
+
+    kind: str
+    seat: int | None = None
+    public: Mapping[str, JSON] = field(default_factory=dict)
+    private: Mapping[str, JSON] = field(default_factory=dict)
+
+    def for_seat(self, seat: int | None) -> dict[str, JSON]:
+        """The event as `seat` may see it (None: the referee, who sees everything)."""
+        out: dict[str, JSON] = {"event": self.kind}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        out.update(self.public)
+        if seat is None or seat == self.seat:
+            out.update(self.private)
+        return out
+
+
+class Termination(StrEnum):
+    """Why a game ended."""
+
+    NORMAL = "normal"  # the rules ended it (phase 10 completed, round 11 scored, piles closed...)
+    TURN_CAP = "turn-cap"  # a hand or the game hit the configured cap (passive bots)
+    FORFEIT = "forfeit"  # the referee ended it: every seat but one was out (a match policy)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a finished game: places (1 = best, equal places share) and totals."""
+
+    termination: Termination
+    places: tuple[int, ...]  # per seat
+    scores: tuple[int, ...]  # per seat, the game's own score (penalty points, piles closed...)
+    detail: Mapping[str, JSON] = field(default_factory=dict)
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(s for s, p in enumerate(self.places) if p == 1)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "termination": self.termination.value,
+            "winners": list(self.winners),
+            "places": list(self.places),
+            "scores": list(self.scores),
+            **self.detail,
+        }
+
+
+class GameState(Protocol):
+    """A game in progress. Every method but `apply` is a pure question."""
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat that must act now, or None once the game is over."""
+
+    @property
+    def decision(self) -> str:
+        """What that seat must decide: a word such as "draw", "play", "place"."""
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The result once the game is over."""
+
+    def parse_action(self, text: str) -> Any:
+        """The action written as `text`; `InvalidActionError` if it is not one."""
+
+    def why_illegal(self, action: Any) -> str | None:
+        """None if `action` is legal for the seat to move, else the reason."""
+
+    def apply(self, action: Any) -> list[Event]:
+        """Play `action` (legal, else `IllegalActionError`) and return what happened."""
+
+    def observation(self, seat: int) -> Any:
+        """What `seat` may know now; has `to_json()`."""
+
+    def legal_actions(self) -> list[Any]:
+        """Legal actions for the seat to move (lay-downs and go-outs: one found way each)."""
+
+    def autoplay_action(self) -> Any:
+        """A safe legal action for a seat the referee plays (draw pile, discard a card...)."""
+
+    def snapshot(self) -> dict[str, JSON]:
+        """The whole state as JSON; the game's `from_snapshot` rebuilds it exactly."""
+
+    def public_view(self) -> dict[str, JSON]:
+        """The referee's full view, hidden cards included (logs and debugging)."""
+
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A game as the rest of meldref sees it."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    rules_type: type
+    new_game: Callable[[Any, int, int], GameState]  # (rules, players, seed)
+    from_snapshot: Callable[[Mapping[str, JSON]], GameState]
+    bots: Mapping[str, Callable[[int], Any]]  # name -> factory(seed) of an in-process bot
+    decisions: tuple[str, ...] = ()
+
+    def rules(self, pairs: Mapping[str, str] | None = None, **values: Any) -> Any:
+        """The rule options from KEY=VALUE text pairs (CLI, config) and/or Python values."""
+        return rules_from_strings(self.rules_type, pairs or {}, **values)
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise RuleOptionError(
+                f"{self.name} is for {self.min_players}..{self.max_players} players, not {players}"
+            )
+
+
+_GAME_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}
+GAME_NAMES: Final = tuple(_GAME_MODULES)
+
+
+def find_game(name: str) -> GameInfo:
+    """The game called `name` ("phase10", "fivecrowns", "solitaire")."""
+    key = name.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
+    if key not in _GAME_MODULES:
+        raise KeyError(f"unknown game {name!r}; games: {', '.join(GAME_NAMES)}")
+    module = importlib.import_module(f"{__package__}.{_GAME_MODULES[key]}")
+    return typing.cast(GameInfo, module.GAME)
+
+
+# ----------------------------------------------------------------------------------------------
+# Rule options: one frozen dataclass per game, read from KEY=VALUE text.
+
+
+def option_name(field_name: str) -> str:
+    """The option's public name: `skip_victim` -> `skip-victim`."""
+    return field_name.replace("_", "-")
+
+
+def rules_from_strings(cls: type[R], pairs: Mapping[str, str], **values: Any) -> R:
+    """Build `cls` from text pairs, checking every name and value; `RuleOptionError` if wrong."""
+    hints = typing.get_type_hints(cls)
+    fields = {option_name(f.name): f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    kwargs: dict[str, Any] = dict(values)
+    for raw_key, raw_value in pairs.items():
+        key = raw_key.strip().lower().replace("_", "-")
+        if key not in fields:
+            known = ", ".join(sorted(fields))
+            raise RuleOptionError(f"unknown rule option {raw_key!r}; options: {known}")
+        f = fields[key]
+        kwargs[f.name] = convert_option(key, hints[f.name], raw_value)
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise RuleOptionError(str(exc)) from None
+
+
+def convert_option(key: str, hint: Any, text: str) -> Any:
+    """Convert one option value from text to the type its field declares."""
+    value = text.strip()
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        if value.lower() in ("none", "off", ""):
+            if type(None) in args:
+                return None
+        inner = [a for a in args if a is not type(None)]
+        return convert_option(key, inner[0], value)
+    if typing.get_origin(hint) is typing.Literal:
+        if value.lower() not in args:
+            raise RuleOptionError(f"rule option {key}={text!r}: one of {', '.join(args)}")
+        return value.lower()
+    if hint is bool:
+        truth = {"yes": True, "true": True, "on": True, "1": True,
+                 "no": False, "false": False, "off": False, "0": False}
+        if value.lower() not in truth:
+            raise RuleOptionError(f"rule option {key}={text!r}: yes or no")
+        return truth[value.lower()]
+    if hint is int:
+        try:
+            return int(value)
+        except ValueError:
+            raise RuleOptionError(f"rule option {key}={text!r}: a whole number") from None
+    raise RuleOptionError(f"rule option {key}: unsupported type {hint!r}")
+
+
+def rules_to_json(rules: Any) -> dict[str, JSON]:
+    """Every option of `rules` by its public name (the replay header and the protocol's list)."""
+    return {option_name(f.name): getattr(rules, f.name) for f in dataclasses.fields(rules)}
+
+
+def rules_from_json(cls: type[R], data: Mapping[str, JSON]) -> R:
+    """The inverse of `rules_to_json`."""
+    names = {option_name(f.name): f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = set(data) - set(names)
+    if unknown:
+        raise RuleOptionError(f"unknown rule options {sorted(unknown)}")
+    try:
+        return cls(**{names[k]: v for k, v in data.items()})
+    except TypeError as exc:
+        raise RuleOptionError(str(exc)) from None
+
+
+def check_choice(name: str, value: object, choices: Sequence[object]) -> None:
+    """For `__post_init__` checks: `RuleOptionError` unless `value` is one of `choices`."""
+    if value not in choices:
+        shown = ", ".join(map(str, choices))
+        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: one of {shown}")
+
+
+class Bot(Protocol):
+    """An in-process bot: sees only its seat's observation, answers with an action."""
+
+    name: str
+
+    def act(self, view: Any) -> Any:
+        """The action for the decision in `view` (the seat's `observation`)."""

@@ -1,0 +1,1 @@
+"""The wire format and bot processes."""
