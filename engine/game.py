@@ -198,9 +198,8 @@ def convert_option(key: str, hint: Any, text: str) -> Any:
     value = text.strip()
     args = typing.get_args(hint)
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        if value.lower() in ("none", "off", ""):
-            if type(None) in args:
-                return None
+        if value.lower() in ("none", "off", "") and type(None) in args:
+            return None
         inner = [a for a in args if a is not type(None)]
         return convert_option(key, inner[0], value)
     if typing.get_origin(hint) is typing.Literal:
