@@ -1,0 +1,334 @@
+"""Lines to and from a bot with deadlines, and the bot's process group from start to reaping.
+
+`LineChannel` never blocks the referee: both pipe ends are non-blocking, output that the bot does
+not read waits in a bounded buffer, and every read takes a deadline. One `selectors` loop, no
+threads, since only one seat is ever waited on at a time. `BotProcess` starts a command in its
+own session (so its whole process group can be signalled), drains stderr into a capped log file
+on a thread (stderr is never parsed), and shuts everything down: quit, grace, SIGTERM, SIGKILL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Final
+
+from .wire import MAX_LINE
+
+LineHook = Callable[[str, str], None]  # (direction ">" to bot / "<" from bot, text)
+
+LINE: Final = "line"
+TOO_LONG: Final = "too-long"  # an over-long line, discarded up to its newline
+EOF: Final = "eof"  # the bot closed its output
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """One line read from the bot (without its newline), or the `EOF` / `TOO_LONG` marks."""
+
+    data: bytes
+    at: float
+    kind: str = LINE
+
+
+class LineChannel:
+    """Newline-terminated lines over a pair of pipe ends, with deadlines and no blocking."""
+
+    def __init__(
+        self,
+        read_fd: int,
+        write_fd: int,
+        max_line: int = MAX_LINE,
+        max_pending: int = 8 << 20,
+        on_line: LineHook | None = None,
+    ) -> None:
+        self.read_fd, self.write_fd = read_fd, write_fd
+        self.max_line, self.max_pending = max_line, max_pending
+        self.on_line = on_line
+        os.set_blocking(read_fd, False)
+        os.set_blocking(write_fd, False)
+        self._inbuf = bytearray()
+        self._skipping = False  # inside an over-long line, dropping bytes up to its newline
+        self._lines: deque[Incoming] = deque()
+        self._out = bytearray()
+        self.eof = False
+        self.write_error: str | None = None
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(read_fd, selectors.EVENT_READ)
+        self._writing = False
+
+    # -- output ----------------------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        """Queue `line` and write as much as the pipe takes now; never blocks."""
+        if self.on_line is not None:
+            self.on_line(">", line)
+        if self.write_error is not None:
+            return
+        self._out += line.encode("utf-8") + b"\n"
+        if len(self._out) > self.max_pending:
+            self.write_error = f"stopped reading: over {self.max_pending} bytes unread"
+            self._out.clear()
+            return
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._out:
+            try:
+                n = os.write(self.write_fd, self._out)
+            except BlockingIOError:
+                break
+            except OSError as exc:  # EPIPE: the bot closed its stdin or died
+                self.write_error = f"cannot write to the bot: {exc.strerror or exc}"
+                self._out.clear()
+                break
+            del self._out[:n]
+        self._watch_writes(bool(self._out))
+
+    def _watch_writes(self, pending: bool) -> None:
+        if pending == self._writing:
+            return
+        if pending:
+            self._selector.register(self.write_fd, selectors.EVENT_WRITE)
+        else:
+            self._selector.unregister(self.write_fd)
+        self._writing = pending
+
+    @property
+    def unsent(self) -> int:
+        """Bytes written by the referee that the bot has not read yet."""
+        return len(self._out)
+
+    # -- input -----------------------------------------------------------------------------
+
+    def read(self, deadline: float) -> Incoming | None:
+        """The next line, `EOF` once the bot closed its output, or None at `deadline`."""
+        while not self._lines:
+            if self.eof:
+                return Incoming(b"", time.monotonic(), EOF)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._pump(left)
+        return self._lines.popleft()
+
+    def poll(self) -> None:
+        """Move whatever is ready through the pipes without waiting."""
+        self._pump(0)
+
+    def pending(self) -> list[Incoming]:
+        """Every line already received, removed from the queue (EOF not included)."""
+        self.poll()
+        out = list(self._lines)
+        self._lines.clear()
+        return out
+
+    def _pump(self, timeout: float) -> None:
+        if self.eof and not self._writing:
+            if timeout > 0:
+                time.sleep(min(timeout, 0.01))
+            return
+        for key, _ in self._selector.select(timeout):
+            if key.fd == self.write_fd and key.events & selectors.EVENT_WRITE and self._writing:
+                self._flush()
+            elif key.fd == self.read_fd and not self.eof:
+                self._read_chunk()
+
+    def _read_chunk(self) -> None:
+        try:
+            chunk = os.read(self.read_fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.eof = True
+            self._selector.unregister(self.read_fd)
+            if self._inbuf and not self._skipping:  # a last line without its newline
+                self._add(bytes(self._inbuf))
+            self._inbuf.clear()
+            return
+        self._split(chunk)
+
+    def _split(self, chunk: bytes) -> None:
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            if nl < 0:
+                break
+            piece = chunk[start:nl]
+            if self._skipping:
+                self._skipping = False
+            else:
+                self._inbuf += piece
+                self._add(bytes(self._inbuf))
+            self._inbuf.clear()
+            start = nl + 1
+        if not self._skipping:
+            self._inbuf += chunk[start:]
+            if len(self._inbuf) > self.max_line + 1:  # +1: a '\r' before the newline
+                self._inbuf.clear()
+                self._skipping = True
+                self._lines.append(Incoming(b"", time.monotonic(), TOO_LONG))
+
+    def _add(self, data: bytes) -> None:
+        if data.endswith(b"\r"):
+            data = data[:-1]
+        if len(data) > self.max_line:
+            self._lines.append(Incoming(b"", time.monotonic(), TOO_LONG))
+            return
+        if self.on_line is not None:
+            self.on_line("<", data.decode("utf-8", "replace"))
+        self._lines.append(Incoming(data, time.monotonic()))
+
+    def close(self) -> None:
+        self._selector.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# Bot processes
+
+
+@dataclass(frozen=True, slots=True)
+class BotCommand:
+    """How to start a bot: argv (no shell), working directory, extra environment."""
+
+    argv: tuple[str, ...]
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def parse(
+        text: str, cwd: str | None = None, env: Mapping[str, str] | None = None
+    ) -> BotCommand:
+        """A command line split like a POSIX shell would (`shlex`), without running a shell."""
+        argv = tuple(shlex.split(text))
+        if not argv:
+            raise ValueError("empty bot command")
+        return BotCommand(argv, cwd, dict(env or {}))
+
+    def __str__(self) -> str:
+        return shlex.join(self.argv)
+
+
+def describe_exit(code: int) -> str:
+    """`Popen.returncode` in words: "exited with code 3" or "killed by signal SIGSEGV"."""
+    if code >= 0:
+        return f"exited with code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = str(-code)
+    return f"killed by signal {name}"
+
+
+class BotProcess:
+    """A running bot: its own process group, stdin/stdout pipes, stderr drained to a log."""
+
+    def __init__(
+        self, command: BotCommand, log_path: Path | None = None, stderr_limit: int = 1 << 20
+    ) -> None:
+        self.command = command
+        env = {**os.environ, **command.env}
+        try:
+            self.proc = subprocess.Popen(
+                command.argv, cwd=command.cwd, env=env, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                bufsize=0, close_fds=True,
+            )
+        except OSError as exc:
+            raise OSError(f"cannot start bot {command}: {exc.strerror or exc}") from exc
+        self.pid = self.proc.pid  # == its process group id (start_new_session)
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        self.stderr_bytes = 0
+        self._drain = threading.Thread(
+            target=self._drain_stderr, args=(self.proc.stderr, log_path, stderr_limit),
+            name=f"stderr-{self.pid}", daemon=True,
+        )
+        self._drain.start()
+
+    def _drain_stderr(self, pipe: BinaryIO, log_path: Path | None, limit: int) -> None:
+        log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed below)
+        try:
+            while chunk := os.read(pipe.fileno(), 1 << 16):
+                kept = max(0, min(len(chunk), limit - self.stderr_bytes))
+                if log and kept:
+                    log.write(chunk[:kept])
+                    log.flush()
+                self.stderr_bytes += len(chunk)
+            if log and self.stderr_bytes > limit:
+                log.write(f"\n[meldref: {self.stderr_bytes - limit} more bytes of stderr "
+                          f"dropped]\n".encode())
+        except (OSError, ValueError):
+            pass
+        finally:
+            if log:
+                log.close()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.poll()
+
+    def wait_exit(self, timeout: float) -> int | None:
+        """The exit code once the process ended within `timeout` seconds, else None."""
+        try:
+            return self.proc.wait(timeout=max(0.0, timeout))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def signal_group(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, sig)
+
+    def shutdown(self, grace: float, term_grace: float) -> int:
+        """Wait `grace` for the bot to exit by itself (after `quit`), then SIGTERM the group,
+        then SIGKILL it; always reaps the process, whatever it does. Returns the exit code."""
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close() if self.proc.stdin else None
+        code = self.wait_exit(grace)
+        if code is None:
+            self.signal_group(signal.SIGTERM)
+            code = self.wait_exit(term_grace)
+        # Always sweep the group: children the bot left behind die with it.
+        self.signal_group(signal.SIGKILL)
+        if code is None:
+            code = self.proc.wait()
+        with contextlib.suppress(OSError):
+            self.proc.stdout.close() if self.proc.stdout else None
+        self._drain.join(timeout=1.0)
+        return code
+
+    def group_alive(self) -> list[int]:
+        """Pids still in this bot's process group (from /proc; zombies count as gone)."""
+        return group_members(self.pid)
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes whose process group is `pgid`, read from /proc."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            out.append(int(entry))
+    return out
+
+
+def argv_of(words: Sequence[str]) -> str:
+    return shlex.join(words)

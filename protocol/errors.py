@@ -1,0 +1,51 @@
+"""Bot failures: one recorded `Fault` per problem, and the exceptions that carry them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+# Every outcome a fault record can hold. "late" (an answer to an old request) and non-fatal
+# "malformed" lines are noted but cost the bot nothing.
+OUTCOMES: Final = ("illegal", "malformed", "timeout", "stalled", "crashed", "closed", "late")
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One bot failure as recorded: what happened, in words, and whether it ended the seat."""
+
+    outcome: str
+    detail: str
+    request_id: int | None = None
+    fatal: bool = False
+
+    def to_record(self, seat: int) -> dict[str, Any]:
+        return {
+            "type": "fault",
+            "seat": seat,
+            "outcome": self.outcome,
+            "detail": self.detail,
+            "request": self.request_id,
+            "fatal": self.fatal,
+        }
+
+
+class BotError(RuntimeError):
+    """A bot failed; `fault` says how, as it is recorded."""
+
+    def __init__(self, fault: Fault, elapsed: float = 0.0) -> None:
+        super().__init__(f"{fault.outcome}: {fault.detail}")
+        self.fault = fault
+        self.elapsed = elapsed
+
+
+class BotTimeoutError(BotError):
+    """No answer before the deadline: alive but slow ("timeout") or silent to a ping ("stalled")."""
+
+
+class BotCrashedError(BotError):
+    """The bot process exited or died ("crashed"), or closed its output ("closed")."""
+
+
+class BotProtocolError(BotError):
+    """The bot sent a line that is not protocol ("malformed"); the referee may ask again."""

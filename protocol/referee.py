@@ -1,0 +1,384 @@
+"""The referee's game loop: ask the seat to move, check with the game, apply, tell everyone.
+
+`play_game` plays one game between seats and returns a `GameRecord`. It never trusts a bot:
+an illegal or malformed answer may be retried (`MatchPolicy.illegal_retries`), and a bot that
+keeps failing, times out, stalls, crashes or closes its pipes is either out of the game
+("forfeit": ranked last) or played by the referee from then on ("autoplay": ranked normally).
+Whoever fails, the game goes on with `state.autoplay_action()` for that seat.
+
+Records passed to `on_record`, in order (JSON-able dicts; a replay file is these, one a line):
+
+- ``{"type": "start", "protocol": 1, "game": name, "rules": {option: value}, "players": n,
+  "seed": seed, "names": [...], "policy": {...}}``
+- ``{"type": "action", "n": i, "seat": s, "decision": d, "action": text, "auto": bool,
+  "elapsed": seconds or None, "events": [...]}`` per applied action, i = 0, 1, ... Each event is
+  ``Event.for_seat(None)`` (everything, private parts included) plus ``"private": [keys]``
+  naming the keys only ``event["seat"]`` may see; dropping them gives what the others saw.
+  ``auto`` is true when the referee chose the action (a failed seat).
+- ``{"type": "fault", "seat": s, "outcome": o, "detail": text, "request": id or None,
+  "fatal": bool}`` for each bot failure, where o is one of illegal, malformed, timeout, stalled,
+  crashed, closed, late. A fatal fault ended the seat's play (forfeit or autoplay follows).
+- ``{"type": "result", "outcome": Outcome.to_json(), "status": [per seat: "ok" | "forfeit" |
+  "autoplay"], "faults": [per seat count], "actions": n, "decisions": n, "wall_time": seconds}``
+
+Re-simulation: ``find_game(game).new_game(rules_from_json(...), players, seed)``, then apply each
+action record's text with ``state.parse_action``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..engine.game import Event, GameInfo, GameState, Outcome, Termination, rules_to_json
+from .errors import BotError, BotProtocolError, Fault
+from .seats import Reply, Request, Seat, Setup
+from .wire import PROTOCOL_VERSION
+
+JSON = Any
+RecordHook = Callable[[dict[str, JSON]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPolicy:
+    """How a match treats its bots. Times in seconds.
+
+    Each decision may take `move_time` (`first_move_time` for a seat's first decision of a game)
+    plus what is left of the seat's `time_bank`; time over `move_time` comes out of the bank, and
+    `increment` is added to it after every decision.
+    """
+
+    move_time: float = 1.0
+    first_move_time: float = 5.0
+    startup_time: float = 10.0
+    time_bank: float = 5.0
+    increment: float = 0.0
+    illegal_retries: int = 2  # extra attempts per decision after an illegal or malformed answer
+    on_failure: Literal["forfeit", "autoplay"] = "forfeit"
+    legal_hints: bool = True  # send `legal` lines (the engine's legal_actions) with each request
+    max_actions: int = 1_000_000  # a guard against a game that never ends (an engine bug)
+
+    def __post_init__(self) -> None:
+        if self.on_failure not in ("forfeit", "autoplay"):
+            raise ValueError(f"on_failure must be forfeit or autoplay, not {self.on_failure!r}")
+        if min(self.move_time, self.first_move_time, self.startup_time) <= 0:
+            raise ValueError("move_time, first_move_time and startup_time must be positive")
+        if self.time_bank < 0 or self.increment < 0 or self.illegal_retries < 0:
+            raise ValueError("time_bank, increment and illegal_retries cannot be negative")
+
+    def to_json(self) -> dict[str, JSON]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class GameRecord:
+    """What happened in one game, for the match runner."""
+
+    game: str
+    seed: int
+    rules: dict[str, JSON]
+    names: list[str]
+    outcome: Outcome
+    status: list[str]  # per seat: "ok", "forfeit" or "autoplay"
+    faults: list[list[Fault]]  # per seat, every fault in order
+    actions: list[str] = field(default_factory=list)
+    decisions: int = 0  # decisions asked of bots (retries included)
+    wall_time: float = 0.0
+    think_time: list[float] = field(default_factory=list)  # per seat, seconds
+
+    @property
+    def forfeited(self) -> list[int]:
+        return [s for s, st in enumerate(self.status) if st == "forfeit"]
+
+
+class _Clock:
+    """One seat's clock under a policy."""
+
+    def __init__(self, policy: MatchPolicy) -> None:
+        self.policy = policy
+        self.bank = policy.time_bank
+        self.first = True
+        self.used = 0.0
+
+    def allowance(self) -> float:
+        return self.policy.first_move_time if self.first else self.policy.move_time
+
+    def charge(self, elapsed: float) -> None:
+        over = max(0.0, elapsed - self.allowance())
+        self.bank = max(0.0, self.bank - over) + self.policy.increment
+        self.first = False
+        self.used += elapsed
+
+
+class _Referee:
+    """One game in progress between seats."""
+
+    def __init__(self, game: GameInfo, rules: Any, seats: Sequence[Seat], seed: int,
+                 policy: MatchPolicy, on_record: RecordHook | None) -> None:
+        self.game, self.rules, self.seats, self.seed = game, rules, list(seats), seed
+        self.policy, self.on_record = policy, on_record
+        n = len(self.seats)
+        self.status = ["ok"] * n
+        self.faults: list[list[Fault]] = [[] for _ in range(n)]
+        self.clocks = [_Clock(policy) for _ in range(n)]
+        self.actions: list[str] = []
+        self.decisions = 0
+        self.state: GameState = game.new_game(rules, n, seed)
+
+    # -- records and faults ----------------------------------------------------------------
+
+    def emit(self, record: dict[str, JSON]) -> None:
+        if self.on_record is not None:
+            self.on_record(record)
+
+    def note(self, seat: int, fault: Fault) -> None:
+        self.faults[seat].append(fault)
+        self.emit(fault.to_record(seat))
+
+    def collect_notes(self, seat: int) -> None:
+        for fault in self.seats[seat].take_notes():
+            self.note(seat, fault)
+
+    def active(self, seat: int) -> bool:
+        return self.status[seat] == "ok"
+
+    def fail(self, seat: int, fault: Fault) -> None:
+        """A fatal fault: the seat is out (forfeit) or autoplayed, and its bot is stopped."""
+        self.collect_notes(seat)
+        self.note(seat, dataclasses.replace(fault, fatal=True))
+        self.status[seat] = self.policy.on_failure
+        self.seats[seat].reject(fault.request_id, f"{fault.outcome}: {fault.detail}")
+        self.seats[seat].close()
+
+    def guarded(self, seat: int, call: Callable[[], None]) -> None:
+        if not self.active(seat):
+            return
+        try:
+            call()
+        except BotError as exc:
+            self.fail(seat, exc.fault)
+
+    # -- the game --------------------------------------------------------------------------
+
+    def play(self) -> GameRecord:
+        began = time.perf_counter()
+        failed = {}
+        for i, seat in enumerate(self.seats):  # handshakes first: names come from them
+            try:
+                seat.connect(self.policy.startup_time)
+            except BotError as exc:
+                failed[i] = exc.fault
+        names = [s.name for s in self.seats]
+        self.emit(self.start_record(names))
+        for i in range(len(self.seats)):
+            if i in failed:
+                self.fail(i, failed[i])
+            self.collect_notes(i)
+        rules = rules_to_json(self.rules)
+        for i, seat in enumerate(self.seats):
+            setup = Setup(self.game.name, rules, i, tuple(names))
+            self.guarded(i, lambda seat=seat, setup=setup: seat.start(setup))
+        outcome = self.loop()
+        outcome = self.rank(outcome)
+        for i, seat in enumerate(self.seats):
+            self.guarded(i, lambda seat=seat: seat.finish(outcome.to_json()))
+            self.collect_notes(i)
+        record = GameRecord(
+            self.game.name, self.seed, rules, names, outcome, self.status, self.faults,
+            self.actions, self.decisions, time.perf_counter() - began,
+            [c.used for c in self.clocks],
+        )
+        self.emit(self.result_record(record))
+        return record
+
+    def loop(self) -> Outcome:
+        state = self.state
+        while (seat := state.to_move) is not None:
+            if self.forfeits_decide():
+                return self.forfeit_outcome()
+            if len(self.actions) >= self.policy.max_actions:
+                raise RuntimeError(f"{self.game.name} did not end within "
+                                   f"{self.policy.max_actions} actions (seed {self.seed})")
+            action, reply = self.choose(seat)
+            self.advance(seat, action, reply)
+        assert state.outcome is not None
+        return state.outcome
+
+    def choose(self, seat: int) -> tuple[Any, Reply | None]:
+        """The action for `seat`: its bot's, or the referee's if the bot failed."""
+        if self.active(seat):
+            chosen = self.ask(seat)
+            if chosen is not None:
+                return chosen
+        return self.state.autoplay_action(), None
+
+    def ask(self, seat: int) -> tuple[Any, Reply] | None:
+        bot, clock = self.seats[seat], self.clocks[seat]
+        for attempt in range(self.policy.illegal_retries + 1):
+            last = attempt == self.policy.illegal_retries
+            self.decisions += 1
+            try:
+                reply = bot.decide(self.request(seat))
+            except BotProtocolError as exc:
+                clock.charge(exc.elapsed)
+                if not self.refuse(seat, exc.fault, last):
+                    return None
+                continue
+            except BotError as exc:
+                clock.charge(exc.elapsed)
+                self.fail(seat, exc.fault)
+                return None
+            finally:
+                self.collect_notes(seat)
+            clock.charge(reply.elapsed)
+            action, why = self.judge(reply)
+            if why is None:
+                return action, reply
+            if not self.refuse(seat, Fault("illegal", why, reply.request_id), last):
+                return None
+        return None
+
+    def refuse(self, seat: int, fault: Fault, last: bool) -> bool:
+        """Record a rejected answer; True if the bot may try again."""
+        if last:
+            self.fail(seat, fault)
+            return False
+        self.note(seat, fault)
+        self.seats[seat].reject(fault.request_id, f"{fault.outcome}: {fault.detail}")
+        return True
+
+    def request(self, seat: int) -> Request:
+        state, clock = self.state, self.clocks[seat]
+        hints = None
+        if self.policy.legal_hints:
+            hints = lambda: [str(a) for a in state.legal_actions()]  # noqa: E731
+        return Request(state.decision, state.observation(seat), clock.allowance(), clock.bank,
+                       hints)
+
+    def judge(self, reply: Reply) -> tuple[Any, str | None]:
+        """The action and None if legal, else None and the reason (syntax or rules)."""
+        state = self.state
+        action = reply.action
+        try:
+            if action is None:
+                action = state.parse_action(reply.text)
+            why = state.why_illegal(action)
+        except ValueError as exc:  # InvalidActionError, or bad values inside the text
+            return None, f"{' '.join(reply.text.split())!r}: {exc}"
+        except Exception as exc:  # an engine that chokes on odd input still must not stop us
+            return None, f"{' '.join(reply.text.split())!r}: not understood ({exc!r})"
+        if why is not None:
+            return None, f"{action}: {why}"
+        return action, None
+
+    def advance(self, seat: int, action: Any, reply: Reply | None) -> None:
+        state = self.state
+        decision = state.decision
+        events = state.apply(action)
+        text = str(action)
+        self.actions.append(text)
+        if self.on_record is not None:
+            self.emit({
+                "type": "action", "n": len(self.actions) - 1, "seat": seat,
+                "decision": decision, "action": text, "auto": reply is None,
+                "elapsed": None if reply is None else round(reply.elapsed, 6),
+                "events": [event_record(e) for e in events],
+            })
+        for i, other in enumerate(self.seats):
+            if self.active(i) and events:
+                views = [e.for_seat(i) for e in events]
+                self.guarded(i, lambda other=other, views=views: other.notify(views))
+
+    # -- ending ----------------------------------------------------------------------------
+
+    def forfeits_decide(self) -> bool:
+        """True once forfeits leave at most one seat playing (no one left to play against)."""
+        if self.policy.on_failure != "forfeit" or "forfeit" not in self.status:
+            return False
+        playing = sum(1 for st in self.status if st == "ok")
+        return playing <= 1 if len(self.seats) > 1 else playing == 0
+
+    def forfeit_outcome(self) -> Outcome:
+        n = len(self.seats)
+        places = tuple(1 if self.active(s) else 2 for s in range(n)) if n > 1 else (1,)
+        return Outcome(Termination.FORFEIT, places, current_scores(self.state, n))
+
+    def rank(self, outcome: Outcome) -> Outcome:
+        """Forfeited seats share the last place; the others keep their order."""
+        out = [s for s in range(len(self.seats)) if self.status[s] == "forfeit"]
+        detail = dict(outcome.detail)
+        detail["forfeited"] = out
+        detail["autoplayed"] = [s for s, st in enumerate(self.status) if st == "autoplay"]
+        if not out or len(out) == len(self.seats):
+            return dataclasses.replace(outcome, detail=detail)
+        kept = [s for s in range(len(self.seats)) if s not in out]
+        places = list(outcome.places)
+        for s in kept:  # competition ranking among the seats still in
+            places[s] = 1 + sum(1 for t in kept if outcome.places[t] < outcome.places[s])
+        for s in out:
+            places[s] = len(kept) + 1
+        return dataclasses.replace(outcome, places=tuple(places), detail=detail)
+
+    def start_record(self, names: list[str]) -> dict[str, JSON]:
+        return {
+            "type": "start", "protocol": PROTOCOL_VERSION, "game": self.game.name,
+            "rules": rules_to_json(self.rules), "players": len(self.seats), "seed": self.seed,
+            "names": names, "policy": self.policy.to_json(),
+        }
+
+    def result_record(self, record: GameRecord) -> dict[str, JSON]:
+        return {
+            "type": "result", "outcome": record.outcome.to_json(), "status": record.status,
+            "faults": [len(f) for f in record.faults], "actions": len(record.actions),
+            "decisions": record.decisions, "wall_time": round(record.wall_time, 6),
+            "names": record.names,
+        }
+
+
+def event_record(event: Event) -> dict[str, JSON]:
+    """An event as a replay stores it: everything, plus which keys were private."""
+    out = event.for_seat(None)
+    out["private"] = sorted(event.private)
+    return out
+
+
+def current_scores(state: GameState, players: int) -> tuple[int, ...]:
+    """The game's running totals, when its referee view shows them (an early end by forfeit)."""
+    try:
+        scores = state.public_view().get("scores")
+    except Exception:
+        scores = None
+    if isinstance(scores, list) and len(scores) == players and all(
+        isinstance(x, int) for x in scores
+    ):
+        return tuple(scores)
+    return (0,) * players
+
+
+def play_game(
+    game: GameInfo,
+    rules: Any,
+    seats: Sequence[Seat],
+    seed: int,
+    policy: MatchPolicy | None = None,
+    on_record: RecordHook | None = None,
+) -> GameRecord:
+    """Play one game of `game` under `rules` between `seats` (seat i plays seat i).
+
+    Seats are started (`connect`, `start`) here but not closed, so they can play again; seats
+    whose bot failed are closed. See the module docstring for the records.
+    """
+    game.check_players(len(seats))
+    return _Referee(game, rules, seats, seed, policy or MatchPolicy(), on_record).play()
+
+
+def close_all(seats: Sequence[Seat]) -> None:
+    """Close every seat (quit, then SIGTERM/SIGKILL for programs that linger)."""
+    for seat in seats:
+        seat.close()
+
+
+__all__ = ["GameRecord", "MatchPolicy", "close_all", "event_record", "play_game"]

@@ -1,0 +1,255 @@
+"""The protocol's text form: referee messages built from JSON-like values, bot lines parsed.
+
+Pure functions, no I/O (spec/PROTOCOL.md is the reference). Every message is one line whose first
+word is its type. After positional arguments come `key value` pairs in which every value is ONE
+token, so a bot in any language can skip a key it does not know:
+
+- int: decimal; bool: ``true``/``false``; None: ``none``; empty string or empty list: ``-``;
+- str: itself, any whitespace inside replaced by ``_``;
+- list of scalars: the elements joined by ``,``; by ``;`` when the elements are group tokens
+  such as ``run:R3,R4,W=5`` (an element holds ``,`` or ``:``);
+- anything else (never sent by the v1 games): compact JSON.
+
+A top-level list of dicts (tables, players, piles) is sent as one `item <key> k v ...` line per
+element, a dict as one such line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+PROTOCOL_VERSION: Final = 1
+MAX_LINE: Final = 16384  # bytes in a line, without its newline; longer lines are malformed
+BOT_MESSAGES: Final = ("id", "ready", "action", "pong", "info")
+
+JSON = Any
+
+
+# ----------------------------------------------------------------------------------------------
+# Values to tokens
+
+
+def encode_value(value: JSON) -> str:
+    """The one-token text of `value` (see the module docstring)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return "_".join(value.split()) or "-"
+    if isinstance(value, list | tuple) and all(_is_scalar(v) for v in value):
+        parts = [encode_value(v) for v in value]
+        if not parts:
+            return "-"
+        grouped = any("," in p or ":" in p for p in parts)
+        return (";" if grouped else ",").join(parts)
+    return "_".join(json.dumps(value, separators=(",", ":"), sort_keys=True).split())
+
+
+def _is_scalar(value: JSON) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def encode_fields(fields: Mapping[str, JSON]) -> str:
+    """`key value key value ...` for a flat mapping."""
+    return " ".join(f"{encode_key(k)} {encode_value(v)}" for k, v in fields.items())
+
+
+def encode_key(key: str) -> str:
+    return "_".join(str(key).split()) or "-"
+
+
+def _is_item_list(value: JSON) -> bool:
+    return isinstance(value, list | tuple) and bool(value) and all(
+        isinstance(v, Mapping) for v in value
+    )
+
+
+def join(*words: str) -> str:
+    return " ".join(w for w in words if w)
+
+
+# ----------------------------------------------------------------------------------------------
+# Referee -> bot messages
+
+
+def hello_line(game: str) -> str:
+    return f"meldref {PROTOCOL_VERSION} {game}"
+
+
+def setup_lines(
+    game: str, seat: int, rules: Mapping[str, JSON], names: Sequence[str]
+) -> list[str]:
+    """`game`, one `rule` per option, one `player` per seat (name: rest of the line)."""
+    lines = [f"game {game} players {len(names)} seat {seat}"]
+    lines += [f"rule {encode_key(k)} {encode_value(v)}" for k, v in rules.items()]
+    lines += [f"player {i} {' '.join(name.split()) or '-'}" for i, name in enumerate(names)]
+    return lines
+
+
+def event_line(event: Mapping[str, JSON]) -> str:
+    """`event <kind> key value ...` from an `Event.for_seat` dict."""
+    fields = dict(event)
+    kind = fields.pop("event", "unknown")
+    return join("event", encode_value(kind), encode_fields(fields))
+
+
+def view_lines(view: Mapping[str, JSON]) -> list[str]:
+    """One `view` line with every scalar and list field, then one `item` line per dict."""
+    flat = {k: v for k, v in view.items() if not (_is_item_list(v) or isinstance(v, Mapping))}
+    lines = [join("view", encode_fields(flat))]
+    for key, value in view.items():
+        if isinstance(value, Mapping):
+            lines.append(join("item", encode_key(key), encode_fields(value)))
+        elif _is_item_list(value):
+            lines += [join("item", encode_key(key), encode_fields(v)) for v in value]
+    return lines
+
+
+def request_lines(
+    request_id: int,
+    decision: str,
+    view: Mapping[str, JSON],
+    legal: Iterable[str] | None,
+    time_ms: int,
+    bank_ms: int,
+) -> list[str]:
+    """A whole decision request: view, items, legal hints, and the `go` line that asks."""
+    lines = view_lines(view)
+    if legal is not None:
+        lines += [f"legal {' '.join(text.split())}" for text in legal]
+    lines.append(
+        f"go {request_id} decision {encode_value(decision)} time {time_ms} bank {bank_ms}"
+    )
+    return lines
+
+
+def error_line(request_id: int | None, reason: str) -> str:
+    shown = "-" if request_id is None else str(request_id)
+    return f"error {shown} {' '.join(reason.split()) or '-'}"
+
+
+def gameover_line(result: Mapping[str, JSON]) -> str:
+    return join("gameover", encode_fields(result))
+
+
+def check_length(line: str) -> str:
+    """`line` itself; ValueError if it breaks the documented maximum (a referee bug)."""
+    if len(line.encode()) > MAX_LINE:
+        raise ValueError(f"referee line of {len(line.encode())} bytes > {MAX_LINE}: {line[:80]}")
+    return line
+
+
+# ----------------------------------------------------------------------------------------------
+# Bot -> referee lines
+
+
+@dataclass(frozen=True, slots=True)
+class BotLine:
+    """One parsed line from a bot: `kind` is a message type of BOT_MESSAGES or "malformed"."""
+
+    kind: str
+    request_id: int | None = None
+    text: str = ""  # action text, pong token, id value, info text, or the malformed reason
+    key: str = ""  # for `id`: name / author / version / ...
+
+    @property
+    def malformed(self) -> bool:
+        return self.kind == "malformed"
+
+
+def bad(reason: str) -> BotLine:
+    return BotLine("malformed", text=reason)
+
+
+def parse_bot_line(raw: bytes | str) -> BotLine | None:
+    """The message in one line from a bot (no newline), None for a blank line; never raises."""
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_LINE:
+            return bad(f"line longer than {MAX_LINE} bytes")
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return bad(f"not UTF-8 ({exc.reason} at byte {exc.start})")
+    if len(raw) > MAX_LINE and len(raw.encode("utf-8", "replace")) > MAX_LINE:
+        return bad(f"line longer than {MAX_LINE} bytes")
+    if any(ord(c) < 32 and c not in "\t\r" for c in raw):
+        return bad("control character in line")
+    words = raw.split()
+    if not words:
+        return None
+    kind, args = words[0].lower(), words[1:]
+    parser = _PARSERS.get(kind)
+    if parser is None:
+        return bad(f"unknown message type {_clip(words[0])!r} (expected one of "
+                   f"{', '.join(BOT_MESSAGES)})")
+    return parser(args)
+
+
+def _clip(text: str, size: int = 40) -> str:
+    return text if len(text) <= size else text[:size] + "..."
+
+
+def _parse_id(args: list[str]) -> BotLine:
+    if not args:
+        return bad("`id` needs a key and a value, e.g. `id name mybot`")
+    return BotLine("id", key=args[0].lower(), text=" ".join(args[1:]))
+
+
+def _parse_ready(args: list[str]) -> BotLine:
+    return BotLine("ready", text=" ".join(args))
+
+
+def _parse_action(args: list[str]) -> BotLine:
+    if len(args) < 2:
+        return bad("`action` needs the request id and the action, e.g. `action 7 draw pile`")
+    request_id = _request_id(args[0])
+    if request_id is None:
+        return bad(f"`action` id {_clip(args[0])!r} is not a request id (a whole number)")
+    return BotLine("action", request_id=request_id, text=" ".join(args[1:]))
+
+
+def _request_id(word: str) -> int | None:
+    if not (word.isascii() and word.isdigit()) or len(word) > 18:
+        return None
+    return int(word)
+
+
+def _parse_pong(args: list[str]) -> BotLine:
+    if len(args) != 1:
+        return bad("`pong` needs exactly the token of the ping, e.g. `pong 3`")
+    return BotLine("pong", text=args[0])
+
+
+def _parse_info(args: list[str]) -> BotLine:
+    return BotLine("info", text=" ".join(args))
+
+
+_PARSERS: Final = {
+    "id": _parse_id,
+    "ready": _parse_ready,
+    "action": _parse_action,
+    "pong": _parse_pong,
+    "info": _parse_info,
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading referee lines back (tests, transcripts, Python bots)
+
+
+def split_fields(words: Sequence[str]) -> dict[str, str]:
+    """`key value key value ...` words into a dict of raw tokens."""
+    return {words[i]: words[i + 1] for i in range(0, len(words) - 1, 2)}
+
+
+def decode_list(token: str) -> list[str]:
+    """The elements of a list token (``-`` is the empty list; group lists split on ``;``)."""
+    if token == "-":
+        return []
+    return token.split(";") if ";" in token or ":" in token else token.split(",")
