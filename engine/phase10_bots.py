@@ -1,0 +1,185 @@
+"""In-process Phase 10 bots: `random` (uniform over action kinds) and `greedy` (a heuristic).
+
+Both decide from their seat's `Phase10View` alone, the same information a bot program gets
+through the protocol.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from .cards import SKIP, WILD, Card
+from .melds import Meld, MeldError, build_meld, extend
+from .phase10 import (
+    PHASES,
+    Action,
+    Discard,
+    Draw,
+    LayDown,
+    Phase10View,
+    card_points,
+    missing_cards,
+)
+
+LAY_CHANCE: Final = 0.5  # how often the random bot looks for a lay-down it could make
+
+
+class RandomBot:
+    """Picks an action kind at random among those open to it, then an action of that kind."""
+
+    name = "random"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(f"phase10-random:{seed}")
+
+    def act(self, view: Phase10View) -> Action:
+        rng = self.rng
+        if view.decision == "draw":
+            return rng.choice(view.draw_options())
+        if not view.has_laid:
+            if rng.random() < LAY_CHANCE:  # the coin first: the finder runs only when it wins
+                phases = list(view.phases_left)
+                rng.shuffle(phases)
+                for phase in phases:
+                    lay = view.find_lay(phase)
+                    if lay is not None:
+                        return lay
+        elif rng.random() < 0.5:
+            hits = view.hit_options()
+            if hits:
+                return rng.choice(hits)
+        card = rng.choice(view.hand)
+        if card is SKIP:
+            victims = view.victims
+            return Discard(SKIP, rng.choice(victims) if victims else None)
+        return Discard(card)
+
+
+class GreedyBot:
+    """Lays as soon as it can (with extras), hits all it can, discards the least useful card.
+
+    It takes the discard when that brings its phase closer (or the card can be hit), keeps its
+    wilds, and skips the seat that leads the game.
+    """
+
+    name = "greedy"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(f"phase10-greedy:{seed}")
+
+    def act(self, view: Phase10View) -> Action:
+        if view.decision == "draw":
+            return self._draw(view)
+        if not view.has_laid:
+            lay = self._lay(view)
+            if lay is not None:
+                return lay
+        else:
+            hits = view.hit_options()
+            if hits:  # naturals before wilds: a wild fits anywhere later
+                return min(hits, key=lambda h: h.card is WILD)
+        return self._discard(view)
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def _draw(self, view: Phase10View) -> Draw:
+        options = view.draw_options()
+        top = view.discard_top
+        if len(options) == 1 or top is None:
+            return options[0]
+        if top is WILD:
+            return Draw("discard")
+        if view.has_laid:
+            useful = any(g.fits(top) for g in view.table)
+        else:
+            useful = _distance(view, (*view.hand, top)) < _distance(view, view.hand)
+        return Draw("discard") if useful else Draw("pile")
+
+    # -- laying down ---------------------------------------------------------------------------
+
+    def _lay(self, view: Phase10View) -> LayDown | None:
+        wilds = view.hand.count(WILD)
+        wrap = view.rules.run_wrap
+        # Harder phases first when the order is free: they are the ones hard to make later.
+        for phase in sorted(view.phases_left, reverse=True):
+            if missing_cards(view.hand, PHASES[phase], wrap) > wilds:
+                continue
+            lay = view.find_lay(phase)
+            if lay is not None:
+                return _with_extras(view, lay)
+        return None
+
+    # -- discarding ----------------------------------------------------------------------------
+
+    def _discard(self, view: Phase10View) -> Discard:
+        hand = view.hand
+        if SKIP in hand:
+            victims = view.victims
+            if victims or all(c is SKIP or c is WILD for c in hand):
+                return Discard(SKIP, _leader(view, victims))
+        plain = [c for c in dict.fromkeys(hand) if c is not SKIP and c is not WILD]
+        if not plain:
+            return Discard(WILD if WILD in hand else SKIP, None)
+        if view.has_laid:
+            return Discard(max(plain, key=card_points))
+        rest = list(hand)
+
+        def cost(card: Card) -> tuple[int, int, float]:
+            rest.remove(card)
+            after = _distance(view, rest)
+            rest.append(card)
+            return (after, -card_points(card), self.rng.random())
+
+        return Discard(min(plain, key=cost))
+
+
+def _distance(view: Phase10View, hand: tuple[Card, ...] | list[Card]) -> int:
+    """Cards still lacking for the easiest phase left, wilds counted as found."""
+    wilds = hand.count(WILD)
+    wrap = view.rules.run_wrap
+    return min(
+        max(0, missing_cards(hand, PHASES[p], wrap) - wilds) for p in view.phases_left
+    )
+
+
+def _with_extras(view: Phase10View, lay: LayDown) -> LayDown:
+    """`lay` with every natural card left in hand that extends one of its groups."""
+    rules = view.rules.melds
+    melds: list[Meld] = [build_meld(kind, placed, rules) for kind, placed in lay.groups]
+    rest = list(view.hand)
+    for meld in melds:
+        for card in meld.cards:
+            rest.remove(card)
+    keep = 1 if view.rules.going_out == "must-discard" else 0
+    grown = True
+    while grown and len(rest) > keep:
+        grown = False
+        for card in [c for c in rest if c is not WILD]:
+            for i, meld in enumerate(melds):
+                try:
+                    melds[i] = extend(meld, card, None, rules)
+                except MeldError:
+                    continue
+                rest.remove(card)
+                grown = True
+                break
+            if len(rest) <= keep:
+                break
+    return LayDown.from_melds(melds, lay.phase, rules)
+
+
+def _leader(view: Phase10View, victims: tuple[int, ...]) -> int | None:
+    """The victim closest to winning: most phases, phase down, fewest cards, lowest score."""
+    if not victims:
+        return None
+    return max(victims, key=lambda s: (
+        len(view.completed[s]), view.laid[s] is not None, -view.hand_sizes[s], -view.scores[s],
+    ))
+
+
+BOTS: Final[Mapping[str, Callable[[int], RandomBot | GreedyBot]]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+}
