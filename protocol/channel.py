@@ -104,6 +104,16 @@ class LineChannel:
             self._selector.unregister(self.write_fd)
         self._writing = pending
 
+    def drain(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for queued output to reach the pipe; True if it did."""
+        deadline = time.monotonic() + timeout
+        while self._out and self.write_error is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._pump(left)
+        return not self._out
+
     @property
     def unsent(self) -> int:
         """Bytes written by the referee that the bot has not read yet."""
@@ -119,7 +129,7 @@ class LineChannel:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            self._pump(left)
+            self._pump(min(left, 3600.0))
         return self._lines.popleft()
 
     def poll(self) -> None:

@@ -197,6 +197,7 @@ class ProcessSeat(Seat):
         self._fixed_name = name is not None
         self.ids: dict[str, str] = {}  # from `id key value` in the handshake
         self.process: BotProcess | None = None
+        self.pids: list[int] = []  # every process started for this seat (tests check them)
         self.channel: LineChannel | None = None
         self._conn: _Conversation | None = None
 
@@ -208,7 +209,11 @@ class ProcessSeat(Seat):
         if self._conn is not None and self.alive:
             return
         self.close()
-        self.process = BotProcess(self.command, self.log_path, self.limits.stderr_limit)
+        try:
+            self.process = BotProcess(self.command, self.log_path, self.limits.stderr_limit)
+        except OSError as exc:
+            raise BotCrashedError(Fault("crashed", str(exc), fatal=True)) from exc
+        self.pids.append(self.process.pid)
         self.channel = LineChannel(
             self.process.stdout_fd, self.process.stdin_fd,
             max_pending=self.limits.max_pending, on_line=self.on_line,
@@ -468,7 +473,7 @@ class _Conversation:
             return
         self._closed = True
         self.send("quit")
-        self.channel.poll()
+        self.channel.drain(self.limits.quit_grace / 2)
 
 
 # ----------------------------------------------------------------------------------------------

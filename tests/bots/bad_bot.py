@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""A bot that misbehaves on purpose, one way per mode (argv[1]); otherwise it plays the first
+`legal` hint. Used by tests/test_protocol_failures.py.
+
+Modes:
+  good          plays correctly (the control)
+  silent        handshakes, then never writes again (ignores pings too)      -> stalled
+  slow          answers every decision (and pings) after SLOW seconds           -> timeout, late
+  garbage       answers every decision with a line that is not protocol         -> malformed
+  illegal       answers every decision with an action the rules forbid          -> illegal
+  crash         plays 3 decisions, then exits with code 3                       -> crashed
+  segv          plays 1 decision, then kills itself with SIGSEGV                -> crashed
+  exit_at_start exits with code 1 before the handshake                          -> crashed
+  close_stdout  closes stdout after the handshake, keeps running                -> closed
+  stderr_flood  plays correctly while writing megabytes to stderr               -> normal game
+  no_read       handshakes, then stops reading stdin forever                    -> stalled
+  fork_child    forks a child that ignores SIGTERM, then stalls ignoring SIGTERM -> stalled,
+                and the referee must SIGKILL both
+  no_flush      handshakes, then answers without flushing                       -> stalled
+  retry_once    answers each decision illegally once, then legally after the error
+  late_then_ok  answers the first decision late, then plays correctly (autoplay policy tests)
+  chatty        sends info lines and a stray pong before every answer           -> normal game
+  banner        prints a banner line before the handshake                       -> normal game
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
+SLOW = float(os.environ.get("BAD_BOT_SLOW", "0.6"))
+CHILD_PID_FILE = os.environ.get("BAD_BOT_CHILD_PID_FILE", "")
+
+
+def send(line: str, flush: bool = True) -> None:
+    sys.stdout.write(line + "\n")
+    if flush:
+        sys.stdout.flush()
+
+
+def fork_stubborn_child() -> None:
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        os.closerange(0, 3)
+        while True:
+            time.sleep(1)
+    if CHILD_PID_FILE:
+        with open(CHILD_PID_FILE, "w") as f:
+            f.write(str(pid))
+
+
+def main() -> None:
+    if MODE == "no_flush":  # block-buffered even under PYTHONUNBUFFERED, as C stdio on a pipe
+        sys.stdout = os.fdopen(1, "w", buffering=8192, closefd=False)
+    if MODE == "exit_at_start":
+        sys.exit(1)
+    if MODE == "banner":
+        send("Welcome to BadBot 0.1, the finest bot in town")
+    legal: list[str] = []
+    decisions = 0
+    for raw in sys.stdin:
+        words = raw.split()
+        if not words:
+            continue
+        kind = words[0]
+        if kind == "meldref":
+            send(f"id name bad-{MODE}")
+            send("ready")
+            sys.stdout.flush()
+            after_handshake()
+        elif kind == "view":
+            legal = []
+        elif kind == "legal":
+            legal.append(" ".join(words[1:]))
+        elif kind == "ping" and MODE != "silent":
+            if MODE == "slow":
+                time.sleep(SLOW / 4)
+            send(f"pong {words[1]}", flush=MODE != "no_flush")
+        elif kind == "quit":
+            return
+        elif kind == "go":
+            decisions += 1
+            answer(words[1], legal, decisions)
+
+
+def after_handshake() -> None:
+    if MODE in ("silent", "no_read"):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        while True:
+            time.sleep(1)
+    if MODE == "close_stdout":
+        sys.stdout.close()
+        os.close(1)
+        while True:
+            time.sleep(1)
+    if MODE == "fork_child":
+        fork_stubborn_child()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            time.sleep(1)
+
+
+def answer(rid: str, legal: list[str], decisions: int) -> None:
+    good = legal[0] if legal else "draw pile"
+    if MODE == "stderr_flood":
+        sys.stderr.write("x" * 200_000 + "\n")
+    if MODE == "chatty":
+        send("info thinking hard")
+        send("pong 999")
+    if MODE in ("slow", "late_then_ok") and (MODE == "slow" or decisions == 1):
+        time.sleep(SLOW)
+    if MODE == "garbage":
+        send("hello referee, I would like to draw please")
+    elif MODE == "illegal":
+        send(f"action {rid} discard Q*")
+    elif MODE == "retry_once" and decisions % 2 == 1:  # every other request: the retries
+        send(f"action {rid} draw nowhere")
+    elif MODE == "no_flush":
+        send(f"action {rid} {good}", flush=False)
+    else:
+        send(f"action {rid} {good}")
+    if MODE == "crash" and decisions >= 3:
+        sys.exit(3)
+    if MODE == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+
+if __name__ == "__main__":
+    main()

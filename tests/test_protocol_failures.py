@@ -1,0 +1,223 @@
+"""Every way a bot program can fail ends as documented, and leaves no process behind.
+
+Each case plays the fake game with tests/bots/bad_bot.py MODE in seat 0 against an in-process
+bot, with short deadlines.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import fakegame
+import pytest
+
+from meldref.protocol.channel import BotCommand, LineChannel, group_members
+from meldref.protocol.errors import BotCrashedError
+from meldref.protocol.referee import GameRecord, MatchPolicy, close_all, play_game
+from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
+
+BAD_BOT = Path(__file__).parent / "bots" / "bad_bot.py"
+FAST = Limits(ping_grace=0.4, exit_wait=0.5, quit_grace=0.3, term_grace=0.3,
+              stderr_limit=64 << 10)
+GAME = fakegame.GAME
+
+
+def pid_gone(pid: int) -> bool:
+    """True if `pid` no longer runs (absent, or a zombie waiting for init to reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def wait_gone(pids: list[int], timeout: float = 3.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(pid_gone(p) and not group_members(p) for p in pids):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def play_bad(mode: str, tmp_path: Path, policy: MatchPolicy | None = None,
+             env: dict[str, str] | None = None) -> tuple[GameRecord, list[dict[str, Any]],
+                                                          ProcessSeat]:
+    command = BotCommand((sys.executable, str(BAD_BOT), mode), env=env or {})
+    seat = ProcessSeat(command, FAST, log_path=tmp_path / "bot.log", game=GAME.name)
+    other = InProcessSeat(fakegame.RandomFakeBot(1))
+    records: list[dict[str, Any]] = []
+    policy = policy or MatchPolicy(move_time=0.4, first_move_time=0.4, time_bank=0.0,
+                                   startup_time=10.0)
+    try:
+        record = play_game(GAME, GAME.rules(turns=8), [seat, other], 3, policy, records.append)
+    finally:
+        close_all([seat, other])
+    assert seat.pids, "the bot was never started"
+    assert wait_gone(seat.pids), f"processes left behind: {seat.pids}"
+    return record, records, seat
+
+
+def outcomes(record: GameRecord, seat: int = 0) -> list[tuple[str, bool]]:
+    return [(f.outcome, f.fatal) for f in record.faults[seat]]
+
+
+def assert_forfeited(record: GameRecord) -> None:
+    assert record.status == ["forfeit", "ok"]
+    assert record.outcome.places == (2, 1)
+    assert record.outcome.termination == "forfeit"
+    assert record.outcome.detail["forfeited"] == [0]
+
+
+PATIENT = MatchPolicy(move_time=5.0, first_move_time=10.0, time_bank=0.0)
+
+
+@pytest.mark.parametrize("mode", ["good", "chatty", "stderr_flood"])
+def test_well_behaved_bots_finish_the_game(mode: str, tmp_path: Path) -> None:
+    record, records, _ = play_bad(mode, tmp_path, PATIENT)
+    assert record.status == ["ok", "ok"]
+    assert outcomes(record) == []
+    assert record.outcome.termination == "normal"
+    assert [r["type"] for r in records][:1] == ["start"]
+    assert records[-1]["type"] == "result"
+    if mode == "stderr_flood":  # stderr went to the log, capped, and was never parsed
+        size = (tmp_path / "bot.log").stat().st_size
+        assert 64 << 10 <= size < (64 << 10) + 200
+
+
+def test_banner_before_the_handshake_is_only_noted(tmp_path: Path) -> None:
+    record, _, _ = play_bad("banner", tmp_path, PATIENT)
+    assert record.status == ["ok", "ok"]
+    assert outcomes(record) == [("malformed", False)]
+
+
+def test_silent_bot_is_stalled(tmp_path: Path) -> None:
+    record, records, _ = play_bad("silent", tmp_path)
+    assert outcomes(record) == [("stalled", True)]
+    assert_forfeited(record)
+    fault = next(r for r in records if r["type"] == "fault")
+    assert fault["request"] == 1 and "no pong" in fault["detail"]
+
+
+def test_slow_bot_times_out_and_its_late_answer_is_recognised(tmp_path: Path) -> None:
+    record, _, _ = play_bad("slow", tmp_path, env={"BAD_BOT_SLOW": "0.7"})
+    kinds = outcomes(record)
+    assert ("timeout", True) in kinds
+    assert ("late", False) in kinds
+    assert_forfeited(record)
+
+
+def test_garbage_is_malformed_and_retried_then_forfeits(tmp_path: Path) -> None:
+    record, _, _ = play_bad("garbage", tmp_path)
+    assert outcomes(record) == [("malformed", False), ("malformed", False), ("malformed", True)]
+    assert "unknown message type 'hello'" in record.faults[0][0].detail
+    assert_forfeited(record)
+
+
+def test_illegal_actions_get_reasons_then_forfeit(tmp_path: Path) -> None:
+    record, _, _ = play_bad("illegal", tmp_path)
+    assert outcomes(record) == [("illegal", False), ("illegal", False), ("illegal", True)]
+    assert "it is time to draw" in record.faults[0][0].detail
+    assert_forfeited(record)
+
+
+def test_retry_after_an_error_is_accepted(tmp_path: Path) -> None:
+    record, _, _ = play_bad("retry_once", tmp_path, PATIENT)
+    assert record.status == ["ok", "ok"]
+    assert outcomes(record) and set(outcomes(record)) == {("illegal", False)}
+    assert record.outcome.termination == "normal"
+
+
+@pytest.mark.parametrize(("mode", "words"), [
+    ("crash", "exited with code 3"),
+    ("segv", "killed by signal SIGSEGV"),
+])
+def test_crash_mid_game(mode: str, words: str, tmp_path: Path) -> None:
+    record, _, _ = play_bad(mode, tmp_path, PATIENT)
+    assert outcomes(record) == [("crashed", True)]
+    assert words in record.faults[0][0].detail
+    assert_forfeited(record)
+    assert len(record.actions) > 1
+
+
+def test_exit_at_start(tmp_path: Path) -> None:
+    record, records, _ = play_bad("exit_at_start", tmp_path)
+    assert outcomes(record) == [("crashed", True)]
+    assert "exited with code 1 during the handshake" in record.faults[0][0].detail
+    assert_forfeited(record)
+    assert record.actions == []
+    assert [r["type"] for r in records] == ["start", "fault", "result"]
+
+
+def test_closed_stdout(tmp_path: Path) -> None:
+    record, _, _ = play_bad("close_stdout", tmp_path)
+    assert outcomes(record) == [("closed", True)]
+    assert "still running" in record.faults[0][0].detail
+    assert_forfeited(record)
+
+
+@pytest.mark.parametrize("mode", ["no_read", "no_flush"])
+def test_bot_that_stops_reading_or_never_flushes_is_stalled(mode: str, tmp_path: Path) -> None:
+    record, _, _ = play_bad(mode, tmp_path)
+    assert outcomes(record) == [("stalled", True)]
+    assert_forfeited(record)
+
+
+def test_child_ignoring_sigterm_is_killed_with_its_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    record, _, _ = play_bad("fork_child", tmp_path, env={"BAD_BOT_CHILD_PID_FILE": str(pid_file)})
+    assert outcomes(record) == [("stalled", True)]
+    child = int(pid_file.read_text())
+    assert wait_gone([child])
+
+
+def test_autoplay_policy_keeps_the_seat_ranked_normally(tmp_path: Path) -> None:
+    policy = MatchPolicy(move_time=0.4, first_move_time=0.4, time_bank=0.0,
+                         on_failure="autoplay")
+    record, records, _ = play_bad("silent", tmp_path, policy)
+    assert record.status == ["autoplay", "ok"]
+    assert record.outcome.termination == "normal"
+    assert record.outcome.detail["autoplayed"] == [0]
+    autos = [r for r in records if r["type"] == "action" and r["seat"] == 0]
+    assert autos and all(r["auto"] for r in autos)
+
+
+def test_wrong_command_fails_loudly_before_the_game(tmp_path: Path) -> None:
+    seat = ProcessSeat(BotCommand.parse("/nonexistent/bot --x"), FAST)
+    with pytest.raises(BotCrashedError, match="cannot start bot"):
+        seat.connect(1.0)
+    seat.close()
+
+
+def test_seat_restarts_after_failure_for_the_next_game(tmp_path: Path) -> None:
+    command = BotCommand((sys.executable, str(BAD_BOT), "good"))
+    seat = ProcessSeat(command, FAST, game=GAME.name)
+    other = InProcessSeat(fakegame.RandomFakeBot(1))
+    try:
+        for seed in (1, 2):
+            record = play_game(GAME, GAME.rules(), [seat, other], seed, PATIENT)
+            assert record.status == ["ok", "ok"]
+            seat.process.signal_group(9)  # type: ignore[union-attr]  (dies between games)
+            seat.process.wait_exit(2.0)  # type: ignore[union-attr]
+    finally:
+        close_all([seat, other])
+    assert len(seat.pids) == 2
+    assert wait_gone(seat.pids)
+
+
+def test_writes_never_block_on_a_bot_that_does_not_read() -> None:
+    r, w = os.pipe()
+    r2, w2 = os.pipe()
+    channel = LineChannel(r2, w, max_pending=1 << 16)
+    try:
+        for _ in range(10_000):  # would block forever on a blocking pipe (64 KiB buffer)
+            channel.send("event draw seat 1 from pile " + "x" * 50)
+        assert channel.write_error is not None and "stopped reading" in channel.write_error
+    finally:
+        channel.close()
+        for fd in (r, w, r2, w2):
+            os.close(fd)

@@ -1,0 +1,133 @@
+"""The wire format: values to tokens, referee lines, and the parser of bot lines."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from meldref.protocol.channel import EOF, TOO_LONG, LineChannel
+from meldref.protocol.wire import (
+    MAX_LINE,
+    decode_list,
+    encode_value,
+    error_line,
+    event_line,
+    parse_bot_line,
+    request_lines,
+    setup_lines,
+    split_fields,
+    view_lines,
+)
+
+
+def test_scalars_are_one_token_each() -> None:
+    assert encode_value(None) == "none"
+    assert encode_value(True) == "true"
+    assert encode_value(False) == "false"
+    assert encode_value(12) == "12"
+    assert encode_value("2 sets of 3") == "2_sets_of_3"
+    assert encode_value("") == "-"
+
+
+def test_lists_join_cards_with_commas_and_groups_with_semicolons() -> None:
+    assert encode_value(["R1", "W", "10*"]) == "R1,W,10*"
+    assert encode_value([]) == "-"
+    groups = ["run:R3,R4,W=5,G6", "set:R7,B7,W"]
+    assert encode_value(groups) == "run:R3,R4,W=5,G6;set:R7,B7,W"
+    assert decode_list(encode_value(groups)) == groups
+    assert decode_list(encode_value(groups[:1])) == groups[:1]
+    assert decode_list("R1,W,10*") == ["R1", "W", "10*"]
+    assert decode_list("-") == []
+
+
+def test_view_puts_scalars_on_one_line_and_dicts_on_item_lines() -> None:
+    lines = view_lines({
+        "hand": ["R1", "W"], "phase": 3, "table": [{"id": 1, "group": "set:R7,B7,W"}],
+        "empty": [], "me": {"seat": 0},
+    })
+    assert lines == [
+        "view hand R1,W phase 3 empty -",
+        "item table id 1 group set:R7,B7,W",
+        "item me seat 0",
+    ]
+
+
+def test_request_ends_with_go_carrying_id_and_clocks() -> None:
+    lines = request_lines(7, "draw", {"hand": ["R1"]}, ["draw pile", "draw  discard"], 1500, 0)
+    assert lines[-1] == "go 7 decision draw time 1500 bank 0"
+    assert lines[1:3] == ["legal draw pile", "legal draw discard"]
+    assert request_lines(8, "x", {}, None, 1, 2)[:-1] == ["view"]
+
+
+def test_setup_event_and_error_lines() -> None:
+    lines = setup_lines("phase10", 1, {"skip-victim": "choose", "phases-to-win": None},
+                        ["a bot", "b"])
+    assert lines == ["game phase10 players 2 seat 1", "rule skip-victim choose",
+                     "rule phases-to-win none", "player 0 a bot", "player 1 b"]
+    assert event_line({"event": "draw", "seat": 0, "from": "pile"}) == \
+        "event draw seat 0 from pile"
+    assert error_line(3, "illegal:\nno  way") == "error 3 illegal: no way"
+    words = event_line({"event": "x", "a": 1, "b": ["R1", "R2"]}).split()
+    assert split_fields(words[2:]) == {"a": "1", "b": "R1,R2"}
+
+
+def test_bot_lines() -> None:
+    msg = parse_bot_line(b"action 12 lay phase=1 set:R9,Y9,B9  set:Y8,R8,W=8\r")
+    assert msg is not None and msg.kind == "action" and msg.request_id == 12
+    assert msg.text == "lay phase=1 set:R9,Y9,B9 set:Y8,R8,W=8"
+    assert parse_bot_line("   ") is None
+    assert parse_bot_line("ID name My Bot 2").text == "My Bot 2"  # type: ignore[union-attr]
+    assert parse_bot_line("pong 4").text == "4"  # type: ignore[union-attr]
+    for bad in ("action x draw pile", "action 3", "pong", "hello", "action -1 draw",
+                "id", "act\x01ion 1 x", b"\xff\xfe", b"a" * (MAX_LINE + 1)):
+        got = parse_bot_line(bad)
+        assert got is not None and got.malformed, bad
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_never_crash_the_parser(data: bytes) -> None:
+    for line in data.split(b"\n"):
+        got = parse_bot_line(line)
+        assert got is None or got.kind in ("id", "ready", "action", "pong", "info", "malformed")
+        if got is not None and got.malformed:
+            assert got.text  # always a reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
+    got = parse_bot_line(text)
+    assert got is None or got.malformed or got.kind in ("id", "ready", "action", "pong", "info")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.binary(max_size=80), max_size=12), st.integers(1, 7))
+def test_channel_splits_any_byte_stream_into_lines(chunks: list[bytes], step: int) -> None:
+    """Bytes written in arbitrary pieces come out as the same lines; overlong ones marked."""
+    r, w = os.pipe()
+    r2, w2 = os.pipe()
+    try:
+        channel = LineChannel(r, w2, max_line=40)
+        data = b"\n".join(chunks)
+        for i in range(0, len(data), step):
+            os.write(w, data[i:i + step])
+        os.close(w)
+        w = -1
+        got = []
+        while (item := channel.read(deadline=float("inf"))).kind != EOF:
+            got.append(None if item.kind == TOO_LONG else item.data)
+        want = []
+        for line in data.split(b"\n") if data else []:
+            line = line[:-1] if line.endswith(b"\r") else line
+            want.append(None if len(line) > 40 else line)
+        if data.endswith(b"\n") or not data:
+            want = want[:-1] if data else []
+        assert got == want
+        channel.close()
+    finally:
+        for fd in (r, w, r2, w2):
+            if fd >= 0:
+                os.close(fd)
