@@ -1209,15 +1209,16 @@ def _matches_phase(phase: int, melds: list[Meld]) -> str | None:
     if len(melds) != len(needs):
         return (f"{want}, not {len(melds)} group{'s' if len(melds) != 1 else ''} (extra cards "
                 "may only extend the phase's own groups)")
-    orders = [needs] if len(needs) == 1 else [needs, needs[::-1]]
-    for order in orders:
-        if all(m.kind is n.kind and len(m) >= n.size for m, n in zip(melds, order, strict=True)):
-            return None
-    for m in melds:
-        if all(m.kind is not n.kind for n in needs):
-            return f"{want}: {format_meld(m)} is a {m.kind.value}"
-    short = min(melds, key=len)
-    return f"{want}: {format_meld(short)} has only {len(short)} cards"
+    got = sorted(m.kind.value for m in melds)
+    if got != sorted(n.kind.value for n in needs):
+        return f"{want}, not {' + '.join(got)}"
+    # Same kinds: the largest group goes to the largest need of its kind.
+    pairs = zip(sorted(melds, key=lambda m: (m.kind.value, -len(m))),
+                sorted(needs, key=lambda n: (n.kind.value, -n.size)), strict=True)
+    for meld, need in pairs:
+        if len(meld) < need.size:
+            return f"{want}: {format_meld(meld)} has {len(meld)} cards, not {need.size}"
+    return None
 
 
 def _held(hand: list[Card], used: list[Card]) -> str | None:
