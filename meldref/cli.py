@@ -1,11 +1,239 @@
-"""The `meldref` command line."""
+"""The `meldref` command line: matches, tournaments, replays, a person at the table, bot checks.
+
+Exit codes (README.md): 0 done; 1 a check failed (replay verify, bot check, a game the referee
+could not finish); 2 the command cannot run (usage, configuration, rule options, a bot that
+cannot start), nothing was played; 130 interrupted (a tournament resumes when rerun).
+"""
 
 from __future__ import annotations
 
-import typer
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
 
-app = typer.Typer(no_args_is_help=True, help="Referee for Phase 10 and Five Crowns bots.")
+import typer
+from rich.console import Console
+
+from .config import ConfigError, build_config, parse_pairs, read_toml
+from .engine.game import GAME_NAMES
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Referee for Phase 10, Five Crowns and Five Crowns Solitaire bots.",
+)
+replay_app = typer.Typer(no_args_is_help=True, help="Show, verify, count and resume replays.")
+bot_app = typer.Typer(no_args_is_help=True, help="Check a bot program against the protocol.")
+app.add_typer(replay_app, name="replay")
+app.add_typer(bot_app, name="bot")
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+BotOpt = Annotated[
+    list[str] | None,
+    typer.Option("--bot", "-b", help='A seat: "builtin:greedy", "builtin:random" or a command '
+                 'line such as "python3 bots/random_bot.py". Repeat once per seat.'),
+]
+RulesOpt = Annotated[
+    list[str] | None,
+    typer.Option("--rules", "-r", help="A rule option KEY=VALUE (e.g. phases-to-win=3). Repeat."),
+]
+GameArg = Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}.")]
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    err.print(f"[bold red]error:[/bold red] {message}")
+    raise typer.Exit(code)
+
+
+def _limits(move_time: float | None, startup_time: float | None) -> dict[str, Any]:
+    limits: dict[str, Any] = {}
+    if move_time is not None:
+        limits["move-time"] = move_time
+    if startup_time is not None:
+        limits["startup-time"] = startup_time
+    return limits
+
+
+# ----------------------------------------------------------------------------------------------
+# match
+
+
+@app.command()
+def match(
+    game: Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}.")] = "phase10",
+    bot: BotOpt = None,
+    players: Annotated[int | None, typer.Option(
+        "--players", "-n", help="Seats of built-in greedy bots when no --bot is given "
+        "(or copies of a single --bot).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the first game (game k: seed + k); "
+                                                  "random when left out.")] = None,
+    games: Annotated[int, typer.Option("--games", "-g", help="Games to play; the seats rotate "
+                                       "one place each game.")] = 1,
+    rules: RulesOpt = None,
+    replay: Annotated[Path | None, typer.Option(
+        help="Write the replay to PATH (one game) or PATH/game-0001.jsonl... (several).")] = None,
+    move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
+    startup_time: Annotated[float | None, typer.Option(
+        help="Seconds a bot program has to start and say ready.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
+                                          "(deterministic: no times).")] = False,
+) -> None:
+    """Play one or more games between bots and print who won."""
+    from .match import build_match, match_json, preflight, run_match
+    from .report import match_table, totals_table
+
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    try:
+        spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
+                           _limits(move_time, startup_time), replay)
+        preflight(spec.game, spec.bots, startup_time or 10.0)
+    except ConfigError as exc:
+        fail(str(exc))
+    began = time.perf_counter()
+    try:
+        lines = run_match(spec)
+    except KeyboardInterrupt:
+        fail("interrupted", EXIT_INTERRUPTED)
+    if as_json:
+        sys.stdout.write(json.dumps(match_json(spec, lines), indent=2) + "\n")
+    else:
+        title = f"{spec.game} seed {spec.seed}: {len(lines)} game(s)"
+        out.print(match_table(lines, title))
+        if len(lines) > 1:
+            out.print(totals_table(match_json(spec, lines)["totals"]))
+        out.print(f"wall time {time.perf_counter() - began:.2f} s")
+    if any(line["status"] != "ok" for line in lines):
+        raise typer.Exit(EXIT_FAILED)
+
+
+# ----------------------------------------------------------------------------------------------
+# tournament
+
+
+@app.command()
+def tournament(
+    config: Annotated[Path | None, typer.Argument(
+        help="A TOML file (see README); flags given here override it.")] = None,
+    bot: BotOpt = None,
+    game: Annotated[str | None, typer.Option(help="The game (default phase10).")] = None,
+    players: Annotated[int | None, typer.Option("--players", "-n",
+                                                help="Seats per table.")] = None,
+    games: Annotated[int | None, typer.Option("--games", "-g",
+                                              help="Games per table (pairing).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j",
+                                             help="Games played at once (processes).")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="round-robin or gauntlet "
+                                            "(the first bot against all the others).")] = None,
+    duplicate: Annotated[bool | None, typer.Option(
+        "--duplicate/--no-duplicate", help="Replay each deal with the bots rotated through "
+        "the seats (default on).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the first deal.")] = None,
+    rules: RulesOpt = None,
+    out_dir: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Output folder (default tournaments/<game>-<fingerprint>); rerun "
+        "with the same folder to resume.")] = None,
+    sprt: Annotated[str | None, typer.Option(
+        help="Two bots: stop when the SPRT elo0,elo1[,alpha,beta] decides.")] = None,
+    move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
+    startup_time: Annotated[float | None, typer.Option(
+        help="Seconds a bot program has to start and say ready.")] = None,
+    keep_logs: Annotated[bool, typer.Option(
+        help="Keep every bot's stderr log, not only those of failed games.")] = False,
+    stop_after: Annotated[int | None, typer.Option(
+        help="Play at most this many games now, then stop (resume later).")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+) -> None:
+    """Play a round robin or gauntlet, streaming results to disk; print standings."""
+    from .match import preflight
+    from .tournament import run_tournament
+
+    try:
+        data = read_toml(config) if config is not None else {}
+        overrides = {
+            "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
+            "format": fmt, "duplicate": duplicate, "seed": seed, "out": out_dir, "sprt": sprt,
+            "rules": parse_pairs(rules or []), "limits": _limits(move_time, startup_time),
+        }
+        cfg = build_config(data, overrides)
+        startup = float(cfg.limits.get("startup-time", 10.0))
+        preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs")
+    except ConfigError as exc:
+        fail(str(exc))
+    run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
+    _print_tournament(run, as_json)
+    if run.stopped == "interrupted":
+        err.print(f"interrupted: {run.missing} games missing; rerun the same command to resume")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if any(r.get("status") != "ok" for r in run.results):
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, keep_logs: bool,
+                       show: bool) -> Any:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    total = len(cfg.plan.jobs())
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
+                   console=err, disable=not show, transient=False)
+    failed = 0
+
+    def on_result(result: dict[str, Any], done: int, total: int) -> None:
+        nonlocal failed
+        failed += result.get("status") != "ok" or any(result.get("faults") or [])
+        note = f"[red]{failed} failed[/red]" if failed else ""
+        bar.update(task, completed=done, note=note)
+
+    with bar:
+        task = bar.add_task(f"{cfg.plan.game} {cfg.plan.format}", total=total, note="")
+        run = run_tournament(cfg, on_result=on_result, stop_after=stop_after,
+                             keep_logs=keep_logs)
+        bar.update(task, completed=len(run.results))
+    return run
+
+
+def _print_tournament(run: Any, as_json: bool) -> None:
+    from .report import head_to_head_lines, standings_table
+
+    if as_json:
+        data = {"folder": str(run.folder), "games": run.total, "played_now": run.played,
+                "found_done": run.already_done, "missing": run.missing, "stopped": run.stopped,
+                **run.standings.to_json()}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return
+    out.print(standings_table(run.standings))
+    for line in head_to_head_lines(run.standings):
+        out.print(line)
+    failures = run.folder / "failures.txt"
+    out.print(f"{len(run.results)}/{run.total} games in {run.folder} "
+              f"({run.played} played now, {run.already_done} found done)")
+    if failures.exists() and failures.stat().st_size:
+        out.print(f"failures: {failures}")
+    if run.stopped == "sprt":
+        out.print("stopped early: the SPRT decided")
 
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""`meldref match`: a few games between given seats, played one after another.
+
+The JSON summary holds only what the seed and the bots decide (no times), so a match between
+deterministic bots prints the same bytes every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import ConfigError
+from .engine.game import RuleOptionError, find_game, rules_to_json
+from .protocol.errors import BotError
+from .runner import make_policy, run_job, which_missing
+from .schedule import BotEntry, GameJob, bot_entries
+
+DEFAULT_SEATS = {"phase10": 4, "fivecrowns": 4, "solitaire": 1}
+DEFAULT_BOT = "builtin:greedy"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """A checked match: game, rules texts, seats, seed, games, limits, replay destination."""
+
+    game: str
+    rules: Mapping[str, str]
+    bots: tuple[BotEntry, ...]
+    seed: int
+    games: int
+    limits: Mapping[str, Any]
+    replay: Path | None = None
+
+    def jobs(self) -> list[GameJob]:
+        """Game g: seed + g, the seats rotated g places (each bot plays each position)."""
+        k = len(self.bots)
+        out = []
+        for g in range(self.games):
+            r = g % k
+            seats = self.bots[r:] + self.bots[:r]
+            out.append(GameJob(g, f"game-{g + 1:04d}", self.game, dict(self.rules),
+                               self.seed + g, g, tuple(seats)))
+        return out
+
+    def replay_path(self, job: GameJob) -> Path | None:
+        """PATH for one game; PATH/<game id>.jsonl for several."""
+        if self.replay is None:
+            return None
+        if self.games == 1 and self.replay.suffix:
+            return self.replay
+        return self.replay / f"{job.game_id}.jsonl"
+
+
+def build_match(game: str, specs: Sequence[str], players: int | None, seed: int, games: int,
+                rules: Mapping[str, str], limits: Mapping[str, Any],
+                replay: Path | None) -> MatchSpec:
+    """Check everything a match needs before a bot starts; `ConfigError` with the reason."""
+    try:
+        info = find_game(game)
+    except KeyError as exc:
+        raise ConfigError(str(exc.args[0])) from None
+    specs = list(specs)
+    if not specs:
+        specs = [DEFAULT_BOT] * (players or DEFAULT_SEATS[info.name])
+    elif players is not None and players != len(specs):
+        if len(specs) != 1:
+            raise ConfigError(f"--players {players} but {len(specs)} --bot given")
+        specs = specs * players
+    try:
+        info.check_players(len(specs))
+        info.rules(dict(rules))
+        make_policy(limits)
+    except (RuleOptionError, ValueError) as exc:
+        raise ConfigError(str(exc)) from None
+    if games < 1:
+        raise ConfigError(f"--games {games}: at least 1")
+    return MatchSpec(info.name, dict(rules), tuple(bot_entries(specs)), seed, games,
+                     dict(limits), replay)
+
+
+def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
+              log_dir: Path | None = None) -> None:
+    """Start every distinct bot program once (handshake) so a wrong command fails before any
+    game; `ConfigError` naming the bot and the reason."""
+    from .protocol.seats import seat_from_spec
+
+    info = find_game(game)
+    for bot in {b.spec: b for b in bots}.values():
+        if bot.spec.strip().startswith("builtin:"):
+            try:
+                seat_from_spec(bot.spec, info).close()
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+            continue
+        missing = which_missing(bot.spec)
+        if missing:
+            raise ConfigError(missing)
+        log = None
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            log = log_dir / f"preflight-{bot.name}.stderr"
+        seat = seat_from_spec(bot.spec, info, log_path=log)
+        try:
+            seat.connect(startup_time)
+        except BotError as exc:
+            raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}") from None
+        finally:
+            seat.close()
+
+
+def run_match(spec: MatchSpec) -> list[dict[str, Any]]:
+    """Play every game of the match in order; their result lines."""
+    return [run_job(job, None, spec.limits, replay=spec.replay_path(job)) for job in spec.jobs()]
+
+
+def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
+    """One game for `--json`: who won, scores, progress, faults (nothing time-dependent)."""
+    out: dict[str, Any] = {"game_id": line["game_id"], "seed": line["seed"],
+                           "seats": list(line["bots"]), "status": line["status"]}
+    if line["status"] != "ok":
+        out["error"] = line.get("error")
+        return out
+    detail = line.get("detail") or {}
+    out.update(
+        termination=line["termination"],
+        winners=[line["bots"][s] for s in line["winners"]],
+        winner_seats=list(line["winners"]),
+        places=list(line["places"]),
+        scores=list(line["scores"]),
+        hands=line.get("hands"),
+        actions=line["actions"],
+        decisions=line["decisions"],
+        seat_status=list(line["seat_status"]),
+        faults=[[{"outcome": f["outcome"], "fatal": f["fatal"]} for f in fs]
+                for fs in line["faults"]],
+        detail={k: v for k, v in detail.items()},
+    )
+    if "phases_completed" in detail:
+        out["phases"] = list(detail["phases_completed"])
+    if "rounds" in detail:
+        out["rounds"] = detail["rounds"]
+    if line.get("replay"):
+        out["replay"] = line["replay"]
+    return out
+
+
+def totals(lines: Sequence[Mapping[str, Any]], bots: Sequence[BotEntry]) -> list[dict[str, Any]]:
+    """Per bot over the match: games, wins (shared wins split), mean score and place, faults."""
+    rows = {b.name: {"bot": b.name, "games": 0, "wins": 0.0, "score": 0, "place": 0,
+                     "faults": 0} for b in bots}
+    for line in lines:
+        if line["status"] != "ok":
+            continue
+        for seat, name in enumerate(line["bots"]):
+            row = rows[name]
+            row["games"] += 1
+            row["score"] += line["scores"][seat]
+            row["place"] += line["places"][seat]
+            row["faults"] += len(line["faults"][seat])
+            if seat in line["winners"]:
+                row["wins"] += 1 / len(line["winners"])
+    out = []
+    for row in rows.values():
+        n = row["games"] or 1
+        out.append({"bot": row["bot"], "games": row["games"], "wins": round(row["wins"], 4),
+                    "mean_score": round(row["score"] / n, 2),
+                    "mean_place": round(row["place"] / n, 3), "faults": row["faults"]})
+    return out
+
+
+def match_json(spec: MatchSpec, lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    info = find_game(spec.game)
+    return {
+        "game": spec.game,
+        "rules": rules_to_json(info.rules(dict(spec.rules))),
+        "seed": spec.seed,
+        "players": len(spec.bots),
+        "bots": [{"name": b.name, "spec": b.spec} for b in spec.bots],
+        "games": [game_summary(line) for line in lines],
+        "totals": totals(lines, spec.bots),
+    }

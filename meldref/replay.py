@@ -1,0 +1,316 @@
+"""Replay files: JSON Lines written record by record, read back, checked and re-simulated.
+
+Layout (spec/REPLAY.md): a header line, then the referee's records in order (start, action,
+fault, ...), then a result line. Every line ends with a `"sum"` field chaining a hash of the
+line's bytes to the previous line's sum, so `verify` finds the first altered line even where the
+change does not alter play (a name, a fault's detail), and a line cut short is a truncation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from . import __version__
+from .engine.game import (
+    Event,
+    GameInfo,
+    GameState,
+    IllegalActionError,
+    InvalidActionError,
+    RuleOptionError,
+    find_game,
+    rules_from_json,
+)
+from .protocol.referee import event_record
+
+FORMAT = "meldref-replay"
+FORMAT_VERSION = 1
+_SUM = re.compile(r',"sum":"([0-9a-f]{16})"\}$')
+
+
+def _digest(previous: str, body: str) -> str:
+    return hashlib.sha256((previous + body).encode()).hexdigest()[:16]
+
+
+def _dumps(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+class ReplayWriter:
+    """Writes one replay, flushing every line so a killed referee leaves a readable file."""
+
+    def __init__(self, path: str | os.PathLike[str], header: Mapping[str, Any]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
+        self._sum = ""
+        self.write({"type": "header", "format": FORMAT, "version": FORMAT_VERSION,
+                    "meldref": __version__, **header})
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        """Append one record (a JSON-able dict with a "type") and flush it to disk."""
+        if self._file is None:
+            raise ValueError(f"replay {self.path} is closed")
+        clean = {k: v for k, v in record.items() if k != "sum"}
+        body = _dumps(clean)
+        self._sum = _digest(self._sum, body)
+        self._file.write(f'{body[:-1]},"sum":"{self._sum}"}}\n')
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> ReplayWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading
+
+
+class ReplayError(ValueError):
+    """A replay that cannot be read or does not check out; `line` is 1-based (0: the file)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line = line
+        self.reason = message
+
+
+@dataclass(slots=True)
+class Replay:
+    """A replay's header and records (each with its 1-based line number)."""
+
+    path: Path
+    header: dict[str, Any]
+    records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        for _, record in reversed(self.records):
+            if record.get("type") == "result":
+                return record
+        return None
+
+    @property
+    def game(self) -> GameInfo:
+        return find_game(self.header["game"])
+
+    def actions(self) -> list[tuple[int, dict[str, Any]]]:
+        return [(n, r) for n, r in self.records if r.get("type") == "action"]
+
+    def faults(self) -> list[dict[str, Any]]:
+        return [r for _, r in self.records if r.get("type") == "fault"]
+
+    def rules(self) -> Any:
+        return rules_from_json(self.game.rules_type, self.header["rules"])
+
+    def new_state(self) -> GameState:
+        h = self.header
+        return self.game.new_game(self.rules(), int(h["players"]), h["seed"])
+
+    def seat_names(self) -> list[str]:
+        seats = self.header.get("seats") or []
+        return [str(s.get("name") or s.get("command") or f"seat {i}")
+                for i, s in enumerate(seats)]
+
+
+def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line as a dict, checking its sum chain; `ReplayError` at the first bad line."""
+    data = Path(path).read_bytes()
+    if not data:
+        raise ReplayError(1, "empty file (no header)")
+    raw_lines = data.split(b"\n")
+    complete = raw_lines[-1] == b""
+    lines = raw_lines[:-1] if complete else raw_lines
+    previous = ""
+    for number, raw in enumerate(lines, start=1):
+        last_partial = not complete and number == len(lines)
+        record, previous = _check_line(number, raw, previous, last_partial)
+        yield number, record
+
+
+def _check_line(number: int, raw: bytes, previous: str, partial: bool) -> tuple[dict[str, Any],
+                                                                               str]:
+    if partial:
+        raise ReplayError(number, "truncated: the last line is cut short (no newline)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReplayError(number, "altered: not valid UTF-8") from None
+    match = _SUM.search(text)
+    if match is None:
+        raise ReplayError(number, 'altered: the line does not end with its "sum" field')
+    body = text[: match.start()] + "}"
+    if _digest(previous, body) != match.group(1):
+        raise ReplayError(number, "altered: the line's sum does not match its contents")
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReplayError(number, f"altered: not JSON ({exc.msg})") from None
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+        raise ReplayError(number, 'altered: not a JSON object with a "type"')
+    record.pop("sum", None)
+    return record, match.group(1)
+
+
+def load_replay(path: str | os.PathLike[str]) -> Replay:
+    """Read a replay whose lines are intact (a missing result is allowed: see `verify`)."""
+    lines = read_lines(path)
+    try:
+        _, header = next(lines)
+    except StopIteration:
+        raise ReplayError(1, "empty file (no header)") from None
+    _check_header(header)
+    replay = Replay(Path(path), header)
+    replay.records.extend(lines)
+    return replay
+
+
+def _check_header(header: dict[str, Any]) -> None:
+    if header.get("type") != "header" or header.get("format") != FORMAT:
+        raise ReplayError(1, f"not a meldref replay header (format {FORMAT!r} expected)")
+    if header.get("version") != FORMAT_VERSION:
+        raise ReplayError(1, f"replay format version {header.get('version')!r} is not "
+                             f"{FORMAT_VERSION}")
+    missing = [k for k in ("game", "rules", "seed", "players") if k not in header]
+    if missing:
+        raise ReplayError(1, f"header lacks {', '.join(missing)}")
+    try:
+        find_game(header["game"])
+    except KeyError as exc:
+        raise ReplayError(1, str(exc.args[0])) from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Re-simulation
+
+
+def event_for_seat(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
+    """A stored event (`protocol.referee.event_record`) as `seat` saw it (None: everything)."""
+    private = set(data.get("private") or ())
+    show_all = seat is None or data.get("seat") == seat
+    return {k: v for k, v in data.items() if k != "private" and (show_all or k not in private)}
+
+
+@dataclass(slots=True)
+class Step:
+    """One applied action during re-simulation."""
+
+    line: int
+    record: dict[str, Any]
+    seat: int
+    decision: str
+    action: str
+    events: list[Event]
+    before: GameState  # the state as it was before the action (same object as after: do not keep)
+
+
+def simulate(
+    replay: Replay,
+    on_step: Callable[[Step, GameState], None] | None = None,
+    stop_after: int | None = None,
+) -> GameState:
+    """Replay the actions from the seed, checking each one; `ReplayError` at the first bad line.
+
+    `stop_after` stops once that many actions are applied (for `replay resume`).
+    """
+    try:
+        state = replay.new_state()
+    except (RuleOptionError, ValueError, TypeError) as exc:
+        raise ReplayError(1, f"cannot start the game from the header: {exc}") from None
+    applied = 0
+    for line, record in replay.records:
+        if stop_after is not None and applied >= stop_after:
+            break
+        if record["type"] != "action":
+            continue
+        step = _apply_record(state, line, record, applied)
+        applied += 1
+        if on_step is not None:
+            on_step(step, state)
+    return state
+
+
+def _apply_record(state: GameState, line: int, record: dict[str, Any], applied: int) -> Step:
+    if record.get("n", applied) != applied:
+        raise ReplayError(line, f"action number {record.get('n')!r}, expected {applied}")
+    if state.to_move is None:
+        raise ReplayError(line, "an action after the game was over")
+    seat, decision = state.to_move, state.decision
+    if record.get("seat", seat) != seat:
+        raise ReplayError(line, f"seat {record.get('seat')} acts, but seat {seat} is to move")
+    if record.get("decision", decision) != decision:
+        raise ReplayError(line, f"decision {record.get('decision')!r}, expected {decision!r}")
+    text = record.get("action")
+    if not isinstance(text, str):
+        raise ReplayError(line, "action record without an action text")
+    events = _apply_text(state, line, text)
+    stored = record.get("events")
+    if stored is not None and stored != [event_record(e) for e in events]:
+        raise ReplayError(line, f"the events of {text!r} differ from the re-simulated ones")
+    return Step(line, record, seat, decision, text, events, state)
+
+
+def _apply_text(state: GameState, line: int, text: str) -> list[Event]:
+    try:
+        action = state.parse_action(text)
+    except InvalidActionError as exc:
+        raise ReplayError(line, f"{text!r} is not an action: {exc}") from None
+    reason = state.why_illegal(action)
+    if reason is not None:
+        raise ReplayError(line, f"{text!r} is illegal here: {reason}")
+    try:
+        return state.apply(action)
+    except IllegalActionError as exc:
+        raise ReplayError(line, f"{text!r} is illegal here: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """What a successful `verify` found."""
+
+    actions: int
+    faults: int
+    result: dict[str, Any]
+
+
+def verify(path: str | os.PathLike[str]) -> Verified:
+    """Check every line and re-simulate the game; `ReplayError` naming the first bad line."""
+    replay = load_replay(path)
+    result_lines = [n for n, r in replay.records if r["type"] == "result"]
+    if result_lines and result_lines[0] != replay.records[-1][0]:
+        raise ReplayError(result_lines[0] + 1, "lines after the result")
+    state = simulate(replay)
+    last = replay.records[-1][0] if replay.records else 1
+    if not result_lines:
+        raise ReplayError(last + 1, "truncated: no result line (the game did not finish)")
+    _check_result(state, result_lines[0], replay.records[-1][1])
+    return Verified(len(replay.actions()), len(replay.faults()), replay.records[-1][1])
+
+
+def _check_result(state: GameState, line: int, result: dict[str, Any]) -> None:
+    stored = result.get("outcome", result)
+    termination = stored.get("termination")
+    if termination == "forfeit":
+        return  # the referee ended a game the rules had not: nothing to compare with
+    outcome = state.outcome
+    if outcome is None:
+        raise ReplayError(line, "a result, but the re-simulated game is not over")
+    expected = outcome.to_json()
+    for key in ("termination", "places", "scores"):
+        if stored.get(key) != expected[key]:
+            raise ReplayError(line, f"result {key} {stored.get(key)!r}, re-simulated "
+                                    f"{expected[key]!r}")
