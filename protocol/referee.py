@@ -9,7 +9,9 @@ Whoever fails, the game goes on with `state.autoplay_action()` for that seat.
 Records passed to `on_record`, in order (JSON-able dicts; a replay file is these, one a line):
 
 - ``{"type": "start", "protocol": 1, "game": name, "rules": {option: value}, "players": n,
-  "seed": seed, "names": [...], "policy": {...}}``
+  "seed": seed, "names": [...], "policy": {...}, "events": [...]}``; the events are those of
+  the first deal when the game reports them (`state.opening_events()`, an optional extra),
+  else empty
 - ``{"type": "action", "n": i, "seat": s, "decision": d, "action": text, "auto": bool,
   "elapsed": seconds or None, "events": [...]}`` per applied action, i = 0, 1, ... Each event is
   ``Event.for_seat(None)`` (everything, private parts included) plus ``"private": [keys]``
@@ -127,6 +129,10 @@ class _Referee:
         self.actions: list[str] = []
         self.decisions = 0
         self.state: GameState = game.new_game(rules, n, seed)
+        # The first deal happens in new_game; a game that reports it (`opening_events`, an
+        # optional extra of GameState) has it sent to the seats and stored in the start record.
+        opening = getattr(self.state, "opening_events", None)
+        self.opening: list[Event] = list(opening()) if callable(opening) else []
 
     # -- records and faults ----------------------------------------------------------------
 
@@ -181,6 +187,7 @@ class _Referee:
         for i, seat in enumerate(self.seats):
             setup = Setup(self.game.name, rules, i, tuple(names))
             self.guarded(i, lambda seat=seat, setup=setup: seat.start(setup))
+        self.tell(self.opening)
         outcome = self.loop()
         outcome = self.rank(outcome)
         for i, seat in enumerate(self.seats):
@@ -287,10 +294,16 @@ class _Referee:
                 "elapsed": None if reply is None else round(reply.elapsed, 6),
                 "events": [event_record(e) for e in events],
             })
-        for i, other in enumerate(self.seats):
-            if self.active(i) and events:
+        self.tell(events)
+
+    def tell(self, events: Sequence[Event]) -> None:
+        """Send `events` to every seat still playing, as that seat may see them."""
+        if not events:
+            return
+        for i, seat in enumerate(self.seats):
+            if self.active(i):
                 views = [e.for_seat(i) for e in events]
-                self.guarded(i, lambda other=other, views=views: other.notify(views))
+                self.guarded(i, lambda seat=seat, views=views: seat.notify(views))
 
     # -- ending ----------------------------------------------------------------------------
 
@@ -303,7 +316,8 @@ class _Referee:
 
     def forfeit_outcome(self) -> Outcome:
         n = len(self.seats)
-        places = tuple(1 if self.active(s) else 2 for s in range(n)) if n > 1 else (1,)
+        playing = sum(1 for s in range(n) if self.active(s))
+        places = tuple(1 if self.active(s) else playing + 1 for s in range(n))
         return Outcome(Termination.FORFEIT, places, current_scores(self.state, n))
 
     def rank(self, outcome: Outcome) -> Outcome:
@@ -327,6 +341,7 @@ class _Referee:
             "type": "start", "protocol": PROTOCOL_VERSION, "game": self.game.name,
             "rules": rules_to_json(self.rules), "players": len(self.seats), "seed": self.seed,
             "names": names, "policy": self.policy.to_json(),
+            "events": [event_record(e) for e in self.opening],
         }
 
     def result_record(self, record: GameRecord) -> dict[str, JSON]:

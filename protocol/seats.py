@@ -376,7 +376,7 @@ class _Conversation:
         while True:
             got = self.channel.read(deadline)
             if got is None:
-                self._diagnose_silence(request_id, began, "an answer", request.deadline)
+                self._diagnose_silence(request_id, began, "answer", request.deadline)
                 continue
             if got.kind == EOF:
                 raise self._gone(f"before answering request {request_id}",
