@@ -16,7 +16,7 @@ def why(state: Phase10State, text: str) -> str | None:
     return state.why_illegal(state.parse_action(text))
 
 
-def first_turned(seed: int, players: int, rules: Phase10Rules = SEAT0) -> str:
+def first_turned(seed: int, players: int) -> str:
     deck = shuffled(phase10_deck(), rng_for(seed, "deal", 1))
     return deck[-players * 10 - 1].text
 
