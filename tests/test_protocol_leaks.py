@@ -1,0 +1,158 @@
+"""No line sent to a seat names a card that seat cannot know: another seat's hidden hand or an
+unrevealed draw-pile card (the bug that leaked hands in an old RLCard UNO).
+
+Real games through real pipes: every line the referee writes to each bots/random_bot.py process
+is recorded with the number of actions applied when it was sent; the game is then re-simulated
+from the records and each line checked against the referee's full state (`public_view`) just
+before and just after that action. A card token may appear in a line to seat i only if some copy
+of it is visible to i: in i's hand, on the discard pile, on the table, or in hands revealed
+because the hand/round or the game ended with that action.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import fakegame
+import pytest
+
+from meldref.engine.cards import Card, CardError
+from meldref.engine.game import GameInfo, find_game
+from meldref.protocol.referee import MatchPolicy, close_all, play_game
+from meldref.protocol.seats import ProcessSeat, seat_from_spec
+
+RANDOM_BOT = Path(__file__).parents[1] / "bots" / "random_bot.py"
+POLICY = MatchPolicy(move_time=10.0, first_move_time=20.0, startup_time=20.0)
+
+
+def card_tokens(text: str) -> set[str]:
+    out = set()
+    for word in re.split(r"[\s,;:=_]+", text):
+        try:
+            if word and Card.parse(word).text == word:
+                out.add(word)
+        except CardError:
+            pass
+    return out
+
+
+def strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+def cards_in(value: Any) -> set[str]:
+    return {c for s in strings(value) for c in card_tokens(s)}
+
+
+class Zones:
+    """Where every card is, from the referee's full view, for one game's snapshot keys."""
+
+    def __init__(self, view: dict[str, Any], public_keys: tuple[str, ...], round_key: str,
+                 hidden_keys: tuple[str, ...] = ("draw_pile",)) -> None:
+        self.hands = [cards_in(h) for h in view["hands"]]
+        self.hidden = set().union(*(cards_in(view.get(k)) for k in hidden_keys))
+        self.public = set().union(*(cards_in(view.get(k)) for k in public_keys))
+        self.round = view.get(round_key)
+
+
+GAME_ZONES: dict[str, Callable[[dict[str, Any]], Zones]] = {
+    "fake": lambda v: Zones(v, ("discard_pile",), "players"),  # one hand: no round key
+    "phase10": lambda v: Zones(v, ("discard_pile", "table"), "hand_number"),
+}
+
+
+def leaks_in_game(game: GameInfo, players: int, seed: int) -> tuple[int, list[str]]:
+    """Play one game through pipes; the number of lines checked and every leak found."""
+    step = [0]
+    sent: list[list[tuple[int, str]]] = [[] for _ in range(players)]
+
+    def hook(seat: int) -> Callable[[str, str], None]:
+        return lambda way, text: sent[seat].append((step[0], text)) if way == ">" else None
+
+    def on_record(record: dict[str, Any]) -> None:
+        if record["type"] == "action":
+            step[0] += 1
+
+    seats = [seat_from_spec(f"{sys.executable} {RANDOM_BOT} --seed {seed + i}", game,
+                            on_line=hook(i)) for i in range(players)]
+    try:
+        record = play_game(game, game.rules(), seats, seed, POLICY, on_record)
+    finally:
+        close_all(seats)
+    assert record.status == ["ok"] * players, record.faults
+    assert all(isinstance(s, ProcessSeat) for s in seats)
+
+    state = game.new_game(game.rules(), players, seed)
+    zones = [GAME_ZONES[game.name](state.public_view())]
+    ended = [False]
+    for text in record.actions:
+        state.apply(state.parse_action(text))
+        zones.append(GAME_ZONES[game.name](state.public_view()))
+        ended.append(state.outcome is not None or zones[-1].round != zones[-2].round)
+
+    leaks, checked = [], 0
+    for seat in range(players):
+        for k, line in sent[seat]:
+            around = [zones[k - 1], zones[k]] if k else [zones[0]]
+            visible = set().union(*(z.hands[seat] | z.public for z in around))
+            if ended[k]:
+                visible |= set().union(*zones[k - 1].hands)
+            hidden = set().union(*(z.hidden | set().union(
+                *(h for i, h in enumerate(z.hands) if i != seat)) for z in around))
+            bad = (card_tokens(line) & hidden) - visible
+            checked += 1
+            if bad:
+                leaks.append(f"seat {seat} after action {k}: {sorted(bad)} in {line!r}")
+    return checked, leaks
+
+
+def available(name: str) -> GameInfo:
+    if name == "fake":
+        return fakegame.GAME
+    try:
+        return find_game(name)
+    except (ImportError, AttributeError) as exc:
+        pytest.skip(f"{name} is not written yet ({exc})")
+    raise AssertionError
+
+
+@pytest.mark.parametrize(("name", "players", "seed"), [
+    ("fake", 3, 1), ("fake", 4, 2),
+    ("phase10", 2, 1), ("phase10", 4, 2),
+])
+def test_no_line_names_a_hidden_card(name: str, players: int, seed: int) -> None:
+    game = available(name)
+    if name not in GAME_ZONES:
+        pytest.skip(f"no card zones for {name} yet")
+    checked, leaks = leaks_in_game(game, players, seed)
+    assert checked > 50
+    assert leaks == [], "\n".join(leaks[:10])
+
+
+class LeakyState(fakegame.FakeState):
+    def observation(self, seat: int) -> fakegame.FakeView:
+        view = super().observation(seat)
+        view.data["next_card"] = self.draw_pile[-1].text if self.draw_pile else None
+        return view
+
+
+def test_the_checker_catches_a_leaky_observation() -> None:
+    def new_game(rules: Any, players: int, seed: int) -> LeakyState:
+        return LeakyState(**vars(fakegame.new_game(rules, players, seed)))
+
+    leaky = dataclasses.replace(fakegame.GAME, new_game=new_game)
+    GAME_ZONES["fake-leaky"] = GAME_ZONES["fake"]
+    leaky = dataclasses.replace(leaky, name="fake-leaky")
+    _, leaks = leaks_in_game(leaky, 2, 3)
+    assert leaks and "next_card" in leaks[0]
