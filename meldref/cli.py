@@ -34,8 +34,24 @@ bot_app = typer.Typer(no_args_is_help=True, help="Check a bot program against th
 app.add_typer(replay_app, name="replay")
 app.add_typer(bot_app, name="bot")
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+class _Screen:
+    """A rich console made when printing, for whatever stdout/stderr is then (tests swap them);
+    120 columns when not a terminal, so tables in logs and pipes are not squeezed."""
+
+    def __init__(self, stderr: bool = False) -> None:
+        self.stderr = stderr
+
+    def console(self) -> Console:
+        stream = sys.stderr if self.stderr else sys.stdout
+        width = None if stream.isatty() else 120
+        return Console(file=stream, width=width, highlight=False, soft_wrap=True)
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        self.console().print(*objects, **options)
+
+
+out = _Screen()
+err = _Screen(stderr=True)
 
 BotOpt = Annotated[
     list[str] | None,
@@ -193,7 +209,7 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
     total = len(cfg.plan.jobs())
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
-                   console=err, disable=not show, transient=False)
+                   console=err.console(), disable=not show, transient=False)
     failed = 0
 
     def on_result(result: dict[str, Any], done: int, total: int) -> None:
@@ -229,6 +245,137 @@ def _print_tournament(run: Any, as_json: bool) -> None:
         out.print(f"failures: {failures}")
     if run.stopped == "sprt":
         out.print("stopped early: the SPRT decided")
+
+
+# ----------------------------------------------------------------------------------------------
+# replay
+
+
+@replay_app.command("show")
+def replay_show(
+    path: Annotated[Path, typer.Argument(help="A replay file.")],
+    seat: Annotated[int | None, typer.Option(
+        help="Tell the game as this seat saw it (its hand before each of its moves; other "
+        "hands hidden).")] = None,
+    hand: Annotated[int | None, typer.Option(help="Only this hand (round).")] = None,
+) -> None:
+    """Tell a recorded game move by move."""
+    from .replay import ReplayError
+    from .replay_show import tell
+
+    try:
+        telling = tell(path, seat, hand)
+    except (ReplayError, OSError) as exc:
+        fail(f"{path}: {exc}", EXIT_FAILED)
+    players = len(telling.lines)
+    for line in telling.lines:
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    if telling.problem or players == 0:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@replay_app.command("verify")
+def replay_verify(
+    paths: Annotated[list[Path], typer.Argument(help="Replay files (or folders of them).")],
+) -> None:
+    """Re-simulate replays from their seed and actions; exit 1 naming the first bad line."""
+    from .replay import ReplayError, verify
+    from .replay_show import replay_files
+
+    bad = 0
+    files = list(replay_files(paths))
+    if not files:
+        fail("no replay files found", EXIT_FAILED)
+    for path in files:
+        try:
+            done = verify(path)
+        except ReplayError as exc:
+            bad += 1
+            err.print(f"[red]FAIL[/red] {path}: {exc}", markup=True, highlight=False)
+            continue
+        except OSError as exc:
+            bad += 1
+            err.print(f"[red]FAIL[/red] {path}: {exc.strerror or exc}")
+            continue
+        outcome = done.result.get("outcome", {})
+        out.print(f"ok {path}: {done.actions} actions, {done.faults} faults, winners "
+                  f"{outcome.get('winners')}", markup=False)
+    if bad:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@replay_app.command("stats")
+def replay_stats(
+    paths: Annotated[list[Path], typer.Argument(help="Replay files or folders of them.")],
+    check: Annotated[bool, typer.Option("--verify", help="Verify each replay first; "
+                                        "failing ones are listed, not counted.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Figures over replays: games, wins per seat and bot, mean scores, faults, hands."""
+    from rich.table import Table
+
+    from .replay_show import gather_stats
+
+    stats = gather_stats(paths, check)
+    data = stats.to_json()
+    if as_json:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        out.print(f"{data['games']} games ({data['finished']} finished), {data['decisions']} "
+                  f"decisions, {data['hands']} hands (mean {data['mean_hands']}), wins by seat "
+                  f"{data['wins_by_seat']}", markup=False)
+        table = Table(title="bots", title_justify="left")
+        for column in ("bot", "games", "wins", "mean score", "faults"):
+            table.add_column(column)
+        for row in data["bots"]:
+            faults = " ".join(f"{k}:{v}" for k, v in row["faults"].items()) or "-"
+            table.add_row(row["bot"], str(row["games"]), str(row["wins"]),
+                          str(row["mean_score"]), faults)
+        out.print(table)
+        for problem in data["unreadable"]:
+            err.print(f"unreadable: {problem}", markup=False)
+        for name in data["truncated"]:
+            err.print(f"truncated: {name}", markup=False)
+    if stats.games == 0 or stats.unreadable:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@replay_app.command("resume")
+def replay_resume(
+    path: Annotated[Path, typer.Argument(help="A replay file (a truncated one too).")],
+    at: Annotated[int, typer.Option(help="Replay this many actions (0 = from the deal), "
+                                    "then let the bots play on.")],
+    bot: BotOpt = None,
+    replay: Annotated[Path | None, typer.Option(
+        help="Where the continued game's replay goes (default: next to PATH, "
+        "<name>-resumed-at-N.jsonl).")] = None,
+    move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
+    startup_time: Annotated[float | None, typer.Option(
+        help="Seconds a bot program has to start and say ready.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Continue a recorded game from action --at with the given bots (default: its own)."""
+    from .match import game_summary
+    from .replay import ReplayError
+    from .report import match_table
+    from .resume import resume
+
+    try:
+        done = resume(path, at, bot or [], replay, _limits(move_time, startup_time))
+    except (ReplayError, ValueError, OSError) as exc:
+        fail(f"{path}: {exc}")
+    if as_json:
+        summary = {**game_summary(done.line), "resumed_from": str(path), "at": at,
+                   "diverged_at": done.diverged_at}
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        out.print(match_table([done.line], f"{path.name} resumed at action {at}"))
+        out.print(f"replay: {done.replay}", markup=False)
+    if done.diverged_at is not None:
+        err.print(f"warning: the game left the recorded actions at action {done.diverged_at} "
+                  "(a seat failed before the resume point)")
+    if done.line.get("status") != "ok":
+        raise typer.Exit(EXIT_FAILED)
 
 
 def main() -> None:

@@ -215,16 +215,17 @@ class Step:
     decision: str
     action: str
     events: list[Event]
-    before: GameState  # the state as it was before the action (same object as after: do not keep)
 
 
 def simulate(
     replay: Replay,
     on_step: Callable[[Step, GameState], None] | None = None,
     stop_after: int | None = None,
+    before: Callable[[dict[str, Any], GameState], None] | None = None,
 ) -> GameState:
     """Replay the actions from the seed, checking each one; `ReplayError` at the first bad line.
 
+    `before(record, state)` sees the state before each action, `on_step` after it;
     `stop_after` stops once that many actions are applied (for `replay resume`).
     """
     try:
@@ -235,13 +236,47 @@ def simulate(
     for line, record in replay.records:
         if stop_after is not None and applied >= stop_after:
             break
+        if record["type"] == "start":
+            _check_start(replay, state, line, record)
         if record["type"] != "action":
             continue
+        if before is not None:
+            before(record, state)
         step = _apply_record(state, line, record, applied)
         applied += 1
         if on_step is not None:
             on_step(step, state)
     return state
+
+
+def opening_events(state: GameState) -> list[Event]:
+    """The events of the first deal, for games that report them (an optional extra)."""
+    opening = getattr(state, "opening_events", None)
+    return list(opening()) if callable(opening) else []
+
+
+def _check_start(replay: Replay, state: GameState, line: int, record: dict[str, Any]) -> None:
+    for key in ("game", "seed", "players", "rules"):
+        if key in record and record[key] != replay.header.get(key):
+            raise ReplayError(line, f"start record {key} {record[key]!r} differs from the "
+                                    f"header's {replay.header.get(key)!r}")
+    stored = record.get("events")
+    if stored is not None:
+        _same_events(line, "the events of the first deal", stored, opening_events(state))
+
+
+def _same_events(line: int, what: str, stored: Any, events: list[Event]) -> None:
+    expected = [event_record(e) for e in events]
+    if stored == expected:
+        return
+    if not isinstance(stored, list) or len(stored) != len(expected):
+        count = len(stored) if isinstance(stored, list) else "no"
+        raise ReplayError(line, f"{what}: {count} events stored, {len(expected)} re-simulated")
+    for i, (got, want) in enumerate(zip(stored, expected, strict=True)):
+        if got != want:
+            keys = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+            raise ReplayError(line, f"{what}: event {i} ({want.get('event')}) differs from the "
+                                    f"re-simulated one in {', '.join(keys)}")
 
 
 def _apply_record(state: GameState, line: int, record: dict[str, Any], applied: int) -> Step:
@@ -259,9 +294,9 @@ def _apply_record(state: GameState, line: int, record: dict[str, Any], applied: 
         raise ReplayError(line, "action record without an action text")
     events = _apply_text(state, line, text)
     stored = record.get("events")
-    if stored is not None and stored != [event_record(e) for e in events]:
-        raise ReplayError(line, f"the events of {text!r} differ from the re-simulated ones")
-    return Step(line, record, seat, decision, text, events, state)
+    if stored is not None:
+        _same_events(line, f"the events of {text!r}", stored, events)
+    return Step(line, record, seat, decision, text, events)
 
 
 def _apply_text(state: GameState, line: int, text: str) -> list[Event]:
@@ -297,20 +332,25 @@ def verify(path: str | os.PathLike[str]) -> Verified:
     last = replay.records[-1][0] if replay.records else 1
     if not result_lines:
         raise ReplayError(last + 1, "truncated: no result line (the game did not finish)")
-    _check_result(state, result_lines[0], replay.records[-1][1])
+    _check_result(state, result_lines[0], replay.records[-1][1], len(replay.actions()))
     return Verified(len(replay.actions()), len(replay.faults()), replay.records[-1][1])
 
 
-def _check_result(state: GameState, line: int, result: dict[str, Any]) -> None:
+def _check_result(state: GameState, line: int, result: dict[str, Any], actions: int) -> None:
+    if "actions" in result and result["actions"] != actions:
+        raise ReplayError(line, f"the result counts {result['actions']} actions, the replay "
+                                f"holds {actions}")
     stored = result.get("outcome", result)
-    termination = stored.get("termination")
-    if termination == "forfeit":
+    if stored.get("termination") == "forfeit":
         return  # the referee ended a game the rules had not: nothing to compare with
     outcome = state.outcome
     if outcome is None:
         raise ReplayError(line, "a result, but the re-simulated game is not over")
     expected = outcome.to_json()
-    for key in ("termination", "places", "scores"):
+    # Forfeited seats are moved to the last places by the referee; the rest is the game's.
+    keys = ("termination", "scores") if "forfeit" in result.get("status", ()) else (
+        "termination", "places", "scores")
+    for key in keys:
         if stored.get(key) != expected[key]:
             raise ReplayError(line, f"result {key} {stored.get(key)!r}, re-simulated "
                                     f"{expected[key]!r}")

@@ -11,7 +11,7 @@ import dataclasses
 import re
 import shutil
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from .protocol.seats import Seat, seat_from_spec
 from .replay import ReplayWriter
 from .schedule import BotEntry, GameJob
 
+RecordHook = Callable[[dict[str, Any]], None]
 POLICY_FIELDS = {f.name for f in dataclasses.fields(MatchPolicy)}
 
 
@@ -112,14 +113,26 @@ def replay_header(info: GameInfo, rules: Any, players: int, seed: int, policy: M
 
 def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: Sequence[Seat],
                   seed: int, policy: MatchPolicy, replay: Path | None,
-                  game_id: str | None = None) -> GameRecord:
-    """`play_game` with a replay written line by line to `replay` (if given)."""
+                  game_id: str | None = None, also: RecordHook | None = None,
+                  extra: Mapping[str, Any] | None = None) -> GameRecord:
+    """`play_game` with a replay written line by line to `replay` (if given).
+
+    `also` sees every record too; `extra` adds fields to the replay header.
+    """
+    hooks: list[RecordHook] = [also] if also is not None else []
     recorder = None
     if replay is not None:
-        header = replay_header(info, rules, len(seats), seed, policy, game_id)
+        header = {**replay_header(info, rules, len(seats), seed, policy, game_id),
+                  **(extra or {})}
         recorder = ReplayRecorder(replay, header, bots, seats)
+        hooks.append(recorder)
+
+    def on_record(record: dict[str, Any]) -> None:
+        for hook in hooks:
+            hook(record)
+
     try:
-        return play_game(info, rules, seats, seed, policy, on_record=recorder)
+        return play_game(info, rules, seats, seed, policy, on_record=on_record if hooks else None)
     finally:
         if recorder is not None:
             recorder.close()

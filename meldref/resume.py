@@ -1,0 +1,142 @@
+"""`meldref replay resume`: continue a recorded game from any action with other (or the same)
+bots.
+
+The game is replayed from its seed through the referee, each seat answering with its recorded
+actions up to the chosen point (a `ScriptedSeat` in front of the real bot, which sees every
+event as if it had played), and the bots play on from there. The new replay is a whole game
+from the seed, so `replay verify` checks it like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .engine.game import find_game
+from .protocol.errors import Fault
+from .protocol.seats import Reply, Request, Seat, Setup
+from .replay import ReplayError, simulate
+from .replay_show import lenient_replay
+from .runner import close_seats, make_policy, make_seats, play_recorded, summarize
+from .schedule import BotEntry, bot_entries
+
+
+@dataclass(slots=True)
+class Script:
+    """The recorded action texts to replay, and how many actions the new game has applied."""
+
+    texts: list[str]
+    applied: list[str] = field(default_factory=list)
+
+    def on_record(self, record: Mapping[str, Any]) -> None:
+        if record.get("type") == "action":
+            self.applied.append(str(record["action"]))
+
+    def next_text(self) -> str | None:
+        n = len(self.applied)
+        return self.texts[n] if n < len(self.texts) else None
+
+    def diverged_at(self) -> int | None:
+        """The first action where the new game left the script (a seat failed), or None."""
+        for i, (a, b) in enumerate(zip(self.texts, self.applied, strict=False)):
+            if a != b:
+                return i
+        return None
+
+
+class ScriptedSeat(Seat):
+    """Answers with the script while it lasts, then lets the real seat decide."""
+
+    def __init__(self, inner: Seat, script: Script) -> None:
+        self.inner = inner
+        self.script = script
+
+    @property  # type: ignore[override]
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def ids(self) -> dict[str, str]:
+        return dict(getattr(self.inner, "ids", {}) or {})
+
+    def connect(self, startup_time: float) -> None:
+        self.inner.connect(startup_time)
+
+    def start(self, setup: Setup) -> None:
+        self.inner.start(setup)
+
+    def decide(self, request: Request) -> Reply:
+        text = self.script.next_text()
+        if text is not None:
+            return Reply(text, 0.0)
+        return self.inner.decide(request)
+
+    def notify(self, events: Sequence[Mapping[str, Any]]) -> None:
+        self.inner.notify(events)
+
+    def reject(self, request_id: int | None, reason: str) -> None:
+        self.inner.reject(request_id, reason)
+
+    def finish(self, result: Mapping[str, Any]) -> None:
+        self.inner.finish(result)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def take_notes(self) -> list[Fault]:
+        return self.inner.take_notes()
+
+    @property
+    def alive(self) -> bool:
+        return self.inner.alive
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    line: dict[str, Any]
+    replay: Path
+    bots: tuple[BotEntry, ...]
+    diverged_at: int | None
+
+
+def resume(path: Path, at: int, specs: Sequence[str], out: Path | None,
+           limits: Mapping[str, Any]) -> Resumed:
+    """Replay `at` actions of the game in `path`, then let `specs` (default: its seats) play on.
+
+    `ReplayError` / `ValueError` when the replay or the arguments do not allow it.
+    """
+    replay, _problem = lenient_replay(path)  # a truncated game may be resumed: that is the point
+    actions = [str(r["action"]) for _, r in replay.actions()]
+    if not 0 <= at <= len(actions):
+        raise ValueError(f"--at {at}: the replay holds actions 0..{len(actions)}")
+    simulate(replay, stop_after=at)  # the prefix must re-simulate cleanly
+    header = replay.header
+    players = int(header["players"])
+    if not specs:
+        specs = [str(s.get("spec") or "builtin:greedy") for s in header.get("seats") or []]
+    if len(specs) != players:
+        raise ValueError(f"the game has {players} seats; give {players} --bot (or none to "
+                         f"reuse the recorded ones), not {len(specs)}")
+    info = find_game(header["game"])
+    rules = replay.rules()
+    policy = make_policy(limits)
+    bots = tuple(bot_entries(list(specs)))
+    target = out or path.with_name(f"{path.stem}-resumed-at-{at}.jsonl")
+    script = Script(actions[:at])
+    seats: list[Seat] = []
+    try:
+        inner = make_seats(info, bots, int(header["seed"]), [None] * players)
+        seats = [ScriptedSeat(s, script) for s in inner]
+        record = play_recorded(info, rules, bots, seats, header["seed"], policy, target,
+                               header.get("game_id"), also=script.on_record,
+                               extra={"resumed_from": {"path": str(path), "at": at}})
+    finally:
+        close_seats(seats)
+    line = {"game_id": header.get("game_id") or path.stem, "seed": header["seed"],
+            "bots": [b.name for b in bots], "replay": str(target), **summarize(record)}
+    return Resumed(line, target, bots, script.diverged_at())
+
+
+__all__ = ["ReplayError", "Resumed", "ScriptedSeat", "resume"]
