@@ -378,6 +378,59 @@ def replay_resume(
         raise typer.Exit(EXIT_FAILED)
 
 
+# ----------------------------------------------------------------------------------------------
+# bot check
+
+
+@bot_app.command("check")
+def bot_check(
+    command: Annotated[str, typer.Argument(help='The bot\'s command line, quoted: '
+                                           '"python3 bots/random_bot.py".')],
+    game: Annotated[list[str] | None, typer.Option(
+        "--game", help="A game to check (repeat); default: the games it claims with "
+        "`id games ...`, else all.")] = None,
+    startup_time: Annotated[float, typer.Option(help="Seconds to say ready.")] = 10.0,
+    move_time: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
+    logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
+) -> None:
+    """Check a bot program: handshake, ping, flushing, quit, and legal full games of every
+    decision type. Exit 0 only if every check passes."""
+    from rich.table import Table
+
+    from .botcheck import check_bot
+
+    games = []
+    for name in game or []:
+        try:
+            from .engine.game import find_game
+
+            games.append(find_game(name).name)
+        except (KeyError, ImportError) as exc:
+            fail(str(exc))
+    marks = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]",
+             "warn": "[yellow]WARN[/yellow]"}
+
+    def show(check: Any) -> None:
+        if not as_json and sys.stderr.isatty():
+            err.print(f"{marks[check.status]} {check.name}", highlight=False)
+
+    report = check_bot(command, games, startup_time, move_time, logs, show)
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
+    else:
+        table = Table(title=f"bot check: {command}", title_justify="left")
+        for column in ("check", "result", "why"):
+            table.add_column(column)
+        for check in report.checks:
+            table.add_row(check.name, marks[check.status], check.detail)
+        out.print(table)
+        verdict = "[green]all checks pass[/green]" if report.passed else "[red]not conformant[/red]"
+        out.print(verdict)
+    if not report.passed:
+        raise typer.Exit(EXIT_FAILED)
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,346 @@
+"""`meldref bot check`: a conformance test of a bot program, as a checklist with reasons.
+
+The session checks (handshake, ping, unknown messages, quit, end of input) talk to the program
+over raw pipes, so they can say *why* nothing arrived: a line without its newline, or output
+that only shows up once the program exits (it never flushed: PROTOCOL.md section 2). The game
+checks go through the referee (`ProcessSeat` and `play_game`) exactly as a match does, with a
+strict policy: no retries, any fault fails the check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .engine.game import GAME_NAMES, find_game
+from .protocol.channel import BotCommand, BotProcess
+from .protocol.referee import MatchPolicy, play_game
+from .protocol.seats import ProcessSeat, Seat, seat_from_spec
+
+PASS, FAIL, WARN = "pass", "fail", "warn"
+OPPONENT = "builtin:greedy"
+CHECK_PLAYERS = {"phase10": 2, "fivecrowns": 2, "solitaire": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the checklist."""
+
+    name: str
+    status: str  # pass, fail or warn (a warning does not fail the bot)
+    detail: str
+
+
+@dataclass(slots=True)
+class Report:
+    command: str
+    checks: list[Check] = field(default_factory=list)
+    ids: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return all(c.status != FAIL for c in self.checks)
+
+    def add(self, name: str, status: str, detail: str) -> Check:
+        check = Check(name, status, detail)
+        self.checks.append(check)
+        return check
+
+    def to_json(self) -> dict[str, Any]:
+        return {"command": self.command, "passed": self.passed, "ids": self.ids,
+                "checks": [{"check": c.name, "status": c.status, "detail": c.detail}
+                           for c in self.checks]}
+
+
+# ----------------------------------------------------------------------------------------------
+# Raw pipes
+
+
+class RawBot:
+    """A bot process read byte by byte, to tell missing newlines and missing flushes apart."""
+
+    def __init__(self, command: BotCommand, log: Path | None) -> None:
+        self.process = BotProcess(command, log)
+        self.buffer = b""
+        self.eof = False
+
+    def send(self, line: str) -> bool:
+        try:
+            os.write(self.process.stdin_fd, line.encode() + b"\n")
+        except OSError:
+            return False
+        return True
+
+    def read_line(self, timeout: float) -> str | None:
+        """The next complete line within `timeout` seconds, else None (bytes kept)."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or self.eof:
+                return None
+            ready, _, _ = select.select([self.process.stdout_fd], [], [], left)
+            if ready:
+                chunk = os.read(self.process.stdout_fd, 65536)
+                self.eof = not chunk
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+    def expect(self, wanted: Callable[[str], bool], timeout: float) -> tuple[str | None,
+                                                                             list[str]]:
+        """Lines until one is `wanted` (returned) or the time is up; the lines seen before."""
+        seen: list[str] = []
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            line = self.read_line(left)
+            if line is None:
+                break
+            if wanted(line):
+                return line, seen
+            if line.strip():
+                seen.append(line)
+        return None, seen
+
+    def close_input(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.process.stdin_fd)
+
+    def why_silent(self, what: str, waited: float) -> str:
+        """After a missed deadline: newline missing, output held back, or nothing at all."""
+        if self.buffer:
+            return (f"no {what} within {waited:g} s, but {self.buffer[:60]!r} arrived without "
+                    "a newline: end every line with \\n")
+        if self.process.returncode is not None:
+            return f"no {what}: the program ended ({self._exit()}); see its stderr log"
+        self.close_input()  # a program that never flushes usually writes all at exit
+        code = self.process.wait_exit(1.0)
+        late = self.read_line(0.5)
+        if late is not None or self.buffer:
+            shown = late if late is not None else self.buffer[:60].decode("utf-8", "replace")
+            return (f"no {what} within {waited:g} s; {shown!r} only arrived when its input was "
+                    "closed: it does not flush stdout after each line (PROTOCOL.md section 2)")
+        state = "still running" if code is None else self._exit()
+        return (f"no {what} within {waited:g} s and no output at all ({state}): does it read "
+                "line by line and flush stdout after each line?")
+
+    def _exit(self) -> str:
+        from .protocol.channel import describe_exit
+
+        code = self.process.returncode
+        return "still running" if code is None else describe_exit(code)
+
+    def shutdown(self) -> None:
+        self.process.shutdown(0.2, 0.5)
+
+
+# ----------------------------------------------------------------------------------------------
+# The checks
+
+
+def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.0,
+              move_time: float = 1.0, log_dir: Path | None = None,
+              progress: Callable[[Check], None] | None = None) -> Report:
+    """Run the whole checklist against the program `command`."""
+    report = Report(command)
+
+    def add(name: str, status: str, detail: str) -> None:
+        check = report.add(name, status, detail)
+        if progress is not None:
+            progress(check)
+
+    try:
+        parsed = BotCommand.parse(command)
+    except ValueError as exc:
+        add("command", FAIL, str(exc))
+        return report
+    log = (log_dir / "session.stderr") if log_dir else None
+    if log_dir:
+        log_dir.mkdir(parents=True, exist_ok=True)
+    first = games[0] if games else "phase10"
+    if not _session_checks(parsed, first, startup_time, log, report, add):
+        return report
+    claimed = report.ids.get("games", "")
+    wanted = list(games) or _claimed(claimed) or list(GAME_NAMES)
+    for game in wanted:
+        _game_checks(command, game, startup_time, move_time, log_dir, add)
+    return report
+
+
+def _claimed(text: str) -> list[str]:
+    names = [w.strip() for w in text.replace(",", " ").split() if w.strip()]
+    return [n for n in names if n in GAME_NAMES]
+
+
+Add = Callable[[str, str, str], None]
+
+
+def _session_checks(command: BotCommand, game: str, startup: float, log: Path | None,
+                    report: Report, add: Add) -> bool:
+    try:
+        bot = RawBot(command, log)
+    except OSError as exc:
+        add("starts", FAIL, str(exc))
+        return False
+    try:
+        add("starts", PASS, f"pid {bot.process.pid}")
+        if not _handshake(bot, game, startup, report, add):
+            return False
+        _ping(bot, add)
+        _unknown_message(bot, add)
+        _quit(bot, add)
+    finally:
+        bot.shutdown()
+    _end_of_input(command, game, startup, add)
+    return True
+
+
+def _handshake(bot: RawBot, game: str, startup: float, report: Report, add: Add) -> bool:
+    began = time.monotonic()
+    bot.send(f"meldref 1 {game}")
+    line, seen = bot.expect(lambda s: s.strip().lower() == "ready", startup)
+    if line is None:
+        stray = f" (it sent: {' | '.join(seen[:3])})" if seen else ""
+        add("handshake", FAIL, bot.why_silent("`ready`", startup) + stray)
+        return False
+    for text in seen:
+        words = text.split(maxsplit=2)
+        if len(words) >= 3 and words[0].lower() == "id":
+            report.ids[words[1]] = words[2]
+    others = [s for s in seen if not s.lower().startswith(("id ", "info "))]
+    ms = (time.monotonic() - began) * 1000
+    add("handshake", WARN if others else PASS,
+        f"ready after {ms:.0f} ms" + (f"; stray lines before ready: {others[:3]}" if others
+                                      else ""))
+    ids = ", ".join(f"{k}={v}" for k, v in report.ids.items())
+    add("identifies itself", PASS if "name" in report.ids else WARN,
+        ids if "name" in report.ids else "no `id name` line: results will show its command")
+    return True
+
+
+def _ping(bot: RawBot, add: Add) -> None:
+    bot.send("ping check-1")
+    line, _ = bot.expect(lambda s: s.split()[:2] == ["pong", "check-1"], 1.0)
+    add("answers ping", PASS if line else FAIL,
+        "pong check-1" if line else bot.why_silent("`pong check-1`", 1.0))
+
+
+def _unknown_message(bot: RawBot, add: Add) -> None:
+    bot.send("xyzzy-unknown-message from a later protocol version")
+    bot.send("ping check-2")
+    line, seen = bot.expect(lambda s: s.split()[:2] == ["pong", "check-2"], 1.0)
+    if line is None:
+        add("ignores unknown messages", FAIL, bot.why_silent("`pong check-2` after an unknown "
+                                                             "message", 1.0))
+    elif seen:
+        add("ignores unknown messages", WARN, f"answered an unknown message with {seen[:2]}")
+    else:
+        add("ignores unknown messages", PASS, "still answers ping")
+
+
+def _quit(bot: RawBot, add: Add) -> None:
+    if bot.process.returncode is not None:
+        return
+    bot.send("quit")
+    code = bot.process.wait_exit(1.0)
+    left = [p for p in bot.process.group_alive() if p != bot.process.pid]
+    if code is None:
+        add("exits on quit", FAIL, "still running 1 s after `quit`")
+    elif left:
+        add("exits on quit", FAIL, f"exited but left processes {left} in its group")
+    else:
+        add("exits on quit", PASS, f"exited ({code}) within 1 s")
+
+
+def _end_of_input(command: BotCommand, game: str, startup: float, add: Add) -> None:
+    try:
+        bot = RawBot(command, None)
+    except OSError as exc:
+        add("exits when its input closes", FAIL, str(exc))
+        return
+    try:
+        bot.send(f"meldref 1 {game}")
+        bot.expect(lambda s: s.strip().lower() == "ready", startup)
+        bot.close_input()
+        code = bot.process.wait_exit(1.0)
+        add("exits when its input closes", PASS if code is not None else FAIL,
+            f"exited ({code})" if code is not None else "still running 1 s after end of input")
+    finally:
+        bot.shutdown()
+
+
+def _game_checks(command: str, game: str, startup: float, move_time: float,
+                 log_dir: Path | None, add: Add) -> None:
+    try:
+        info = find_game(game)
+    except (KeyError, ImportError) as exc:
+        add(f"{game}: a full game", FAIL, f"this meldref cannot play {game}: {exc}")
+        return
+    policy = MatchPolicy(move_time=move_time, first_move_time=max(move_time, 5.0),
+                         startup_time=startup, time_bank=0.0, illegal_retries=0,
+                         on_failure="forfeit")
+    players = CHECK_PLAYERS[info.name]
+    log = (log_dir / f"{game}.stderr") if log_dir else None
+    seat = seat_from_spec(command, info, log_path=log)
+    others = [seat_from_spec(OPPONENT, info, seed=k) for k in range(1, players)]
+    try:
+        for n in (1, 2):
+            if not _one_game(info, seat, others, policy, n, add):
+                return
+    finally:
+        seat.close()
+
+
+def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n: int,
+              add: Add) -> bool:
+    asked: Counter[str] = Counter()
+    times: list[float] = []
+
+    def on_record(record: dict[str, Any]) -> None:
+        if record.get("type") == "action" and record["seat"] == 0 and not record.get("auto"):
+            asked[record["decision"]] += 1
+            if record.get("elapsed") is not None:
+                times.append(record["elapsed"])
+
+    label = f"{info.name}: {'a full game' if n == 1 else 'a second game, same process'}"
+    try:
+        record = play_game(info, info.rules(), [seat, *others], 1000 + n, policy, on_record)
+    except Exception as exc:  # the referee must not stop; if it does, say so
+        add(label, FAIL, f"the referee failed: {exc!r}")
+        return False
+    faults = record.faults[0]
+    if faults or record.status[0] != "ok":
+        first = faults[0] if faults else None
+        why = f"{first.outcome}: {first.detail}" if first else record.status[0]
+        if first is not None and first.outcome == "stalled":
+            why += " (a bot that does not flush stdout looks exactly like this)"
+        add(label, FAIL, why)
+        return False
+    add(label, PASS, f"{sum(asked.values())} decisions, result "
+                     f"{record.outcome.termination.value}, place {record.outcome.places[0]}")
+    if n == 1:
+        missing = [d for d in info.decisions if not asked[d]]
+        add(f"{info.name}: every decision type", FAIL if missing else PASS,
+            f"never asked: {missing}" if missing else
+            ", ".join(f"{d} x{asked[d]}" for d in info.decisions))
+        add(f"{info.name}: timing", *_timing(times, policy.move_time))
+    return True
+
+
+def _timing(times: list[float], allowed: float) -> tuple[str, str]:
+    if not times:
+        return WARN, "no timed answers"
+    worst, mean = max(times), statistics.fmean(times)
+    detail = (f"mean {mean * 1000:.1f} ms, max {worst * 1000:.1f} ms of {allowed * 1000:.0f} ms "
+              "allowed")
+    return (WARN if worst > allowed / 2 else PASS), detail
+
+
+__all__ = ["Check", "ProcessSeat", "Report", "check_bot"]
