@@ -1,0 +1,219 @@
+"""`meldref play`: a person plays one seat in the terminal against bots, through the referee.
+
+`HumanSeat` is a `Seat` like any bot. It keeps a shadow copy of the game, replayed from the
+referee's records, so it can answer `hint` with the engine's legal actions and explain a mistake
+with the engine's own reason before anything reaches the referee. What it shows is only the
+seat's observation and the events as that seat sees them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from .engine.cards import Card, CardError, Kind, sort_key
+from .engine.game import GameInfo, GameState, InvalidActionError
+from .protocol.errors import BotCrashedError, Fault
+from .protocol.seats import Reply, Request, Seat, Setup
+from .replay_show import describe_event
+
+SHORTCUTS = {"p": "draw pile", "d": "draw discard", "dp": "draw pile", "dd": "draw discard"}
+HELP = """\
+Type an action as the protocol writes it, for example:
+  draw pile | draw discard                  (shortcuts: p, d)
+  lay set:R7,B7,W set:Y3,G3,R3              (phase 10: your whole phase)
+  hit 2 R8   hit 1 W=5                      (phase 10: add a card to group 2)
+  discard R9   discard S 2                  (a Skip names its victim)
+  discard 7H run:3H,4H,5H book:QS,QD,X      (five crowns: go out with groups)
+  place 7 QH                                (solitaire: to pile 7, then discard QH)
+Other commands: hint (the legal actions, numbered; then type a number), table, help, quit."""
+
+
+class QuitGame(Exception):
+    """The person typed quit (or closed the input)."""
+
+
+class HumanSeat(Seat):
+    """A seat played from the terminal; mistakes are explained and asked again."""
+
+    def __init__(self, info: GameInfo, rules: Any, players: int, seed: int, seat: int,
+                 console: Console, read: Callable[[str], str] = input,
+                 names: Sequence[str] = ()) -> None:
+        self.info, self.rules, self.players, self.seed = info, rules, players, seed
+        self.seat = seat
+        self.name = "you"
+        self.console = console
+        self.read = read
+        self.names = list(names)
+        self.shadow: GameState = info.new_game(rules, players, seed)
+        self.legal: list[str] = []
+
+    # -- the referee's records keep the shadow game in step ----------------------------------
+
+    def on_record(self, record: Mapping[str, Any]) -> None:
+        if record.get("type") == "action":
+            state = self.shadow
+            state.apply(state.parse_action(str(record["action"])))
+
+    # -- Seat ----------------------------------------------------------------------------------
+
+    def start(self, setup: Setup) -> None:
+        self.names = list(setup.names)
+        self.say(f"[bold]{self.info.title}[/bold]: you are seat {self.seat} of "
+                 f"{setup.players}. Type [bold]help[/bold] for the action forms, "
+                 "[bold]hint[/bold] for the legal actions.")
+
+    def notify(self, events: Sequence[Mapping[str, Any]]) -> None:
+        for event in events:
+            if event.get("event") == "game_over":
+                continue
+            self.say("  " + describe_event(event, self._names()), markup=False)
+
+    def decide(self, request: Request) -> Reply:
+        began = time.perf_counter()
+        self.show_table(request.observation.to_json())
+        self.legal = []
+        while True:
+            try:
+                text = self.read(f"{request.decision}> ").strip()
+            except EOFError:
+                raise BotCrashedError(Fault("closed", "the player closed the input", None, True),
+                                      time.perf_counter() - began) from None
+            action = self.interpret(text, request)
+            if action is not None:
+                return Reply(action, time.perf_counter() - began)
+
+    def reject(self, request_id: int | None, reason: str) -> None:
+        self.say(f"[red]refused:[/red] {reason}")
+
+    def finish(self, result: Mapping[str, Any]) -> None:
+        winners = ", ".join(self._who(s) for s in result.get("winners", []))
+        self.say(f"[bold]game over[/bold] ({result.get('termination')}): winner {winners}; "
+                 f"scores {result.get('scores')}; places {result.get('places')}")
+
+    # -- input ---------------------------------------------------------------------------------
+
+    def interpret(self, text: str, request: Request) -> str | None:
+        """The action text if `text` is a legal action (or a shortcut), else None after
+        explaining why."""
+        word = text.lower()
+        if not word:
+            return None
+        if word in ("quit", "exit", "q"):
+            raise QuitGame()
+        if word in ("help", "?", "h"):
+            self.say(HELP, markup=False)
+            return None
+        if word in ("hint", "hints", "legal"):
+            self.show_hints()
+            return None
+        if word in ("table", "t", "show"):
+            self.show_table(request.observation.to_json())
+            return None
+        if word.isdigit():
+            return self.pick(int(word))
+        return self.check(SHORTCUTS.get(word, text))
+
+    def pick(self, number: int) -> str | None:
+        legal = self.legal or self.legal_texts()
+        if not 1 <= number <= len(legal):
+            self.say(f"no legal action number {number} (type hint to list them)")
+            return None
+        return legal[number - 1]
+
+    def check(self, text: str) -> str | None:
+        state = self.shadow
+        try:
+            action = state.parse_action(text)
+        except (InvalidActionError, ValueError) as exc:
+            self.say(f"[red]not an action:[/red] {exc}", markup=True)
+            return None
+        reason = state.why_illegal(action)
+        if reason is not None:
+            self.say(f"[red]not allowed:[/red] {reason}")
+            return None
+        return str(action)
+
+    def legal_texts(self) -> list[str]:
+        return [str(a) for a in self.shadow.legal_actions()]
+
+    def show_hints(self) -> None:
+        self.legal = self.legal_texts()
+        for i, text in enumerate(self.legal, start=1):
+            self.say(f"  {i:3}  {text}", markup=False)
+        self.say("type a number to play that action")
+
+    # -- output --------------------------------------------------------------------------------
+
+    def say(self, text: str, markup: bool = True) -> None:
+        self.console.print(text, markup=markup, highlight=False, soft_wrap=True)
+
+    def show_table(self, view: Mapping[str, Any]) -> None:
+        """The seat's view: its hand sorted and grouped, the piles, the table, every seat."""
+        head = [f"seat {self.seat}", f"to decide: {view.get('decision')}"]
+        for key in ("hand_number", "round", "phase", "needs", "wild_rank", "wild"):
+            if view.get(key) not in (None, "", []):
+                head.append(f"{key.replace('_', ' ')}: {view[key]}")
+        self.say(" | ".join(str(h) for h in head), markup=False)
+        if isinstance(view.get("hand"), list):
+            self.say(f"your hand: {group_hand(view['hand'])}", markup=False)
+        piles = [f"{k.replace('_', ' ')}: {view[k]}" for k in view
+                 if k in ("discard_top", "draw_pile_size", "drawn", "top") and view[k] is not None]
+        if piles:
+            self.say("  ".join(piles), markup=False)
+        for key, value in view.items():
+            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                self.console.print(records_table(key, value))
+
+    def _names(self) -> list[str]:
+        names = list(self.names)
+        if 0 <= self.seat < len(names):
+            names[self.seat] = "you"
+        return names
+
+    def _who(self, seat: int) -> str:
+        return "you" if seat == self.seat else f"seat {seat}"
+
+
+def group_hand(tokens: Sequence[str]) -> str:
+    """Cards sorted, numbers grouped: `R1 B1 | G3 | Y7 Y7 | W W | S`."""
+    cards: list[Card] = []
+    for token in tokens:
+        try:
+            cards.append(Card.parse(token))
+        except CardError:
+            continue
+    cards.sort(key=sort_key)
+    groups: list[list[str]] = []
+    last: tuple[Kind, int] | None = None
+    for card in cards:
+        key = (card.kind, card.rank)
+        if key != last:
+            groups.append([])
+            last = key
+        groups[-1].append(card.text)
+    return " | ".join(" ".join(g) for g in groups) or "(empty)"
+
+
+def records_table(title: str, rows: Sequence[Mapping[str, Any]]) -> Table:
+    table = Table(title=title.replace("_", " "), title_justify="left")
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    for column in columns:
+        table.add_column(column.replace("_", " "))
+    for row in rows:
+        table.add_row(*(_cell(row.get(c)) for c in columns))
+    return table
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    return str(value)
