@@ -100,6 +100,9 @@ class RandomBot:
             pile = self.rng.choice(piles)
             return f"place {pile['size']} {self.rng.choice(tokens(pile['cards']))}"
         card = self.rng.choice(hand)
+        victims = tokens(self.view.get("victims", "-"))
+        if card == "S" and victims:  # Phase 10: a Skip names its victim (rule skip-victim)
+            return f"discard S {self.rng.choice(victims)}"
         return f"discard {card}"
 
 

@@ -69,13 +69,14 @@ class LineChannel:
 
     # -- output ----------------------------------------------------------------------------
 
-    def send(self, line: str) -> None:
-        """Queue `line` and write as much as the pipe takes now; never blocks."""
+    def send(self, *lines: str) -> None:
+        """Queue `lines` and write as much as the pipe takes now (one write); never blocks."""
         if self.on_line is not None:
-            self.on_line(">", line)
+            for line in lines:
+                self.on_line(">", line)
         if self.write_error is not None:
             return
-        self._out += line.encode("utf-8") + b"\n"
+        self._out += "".join(line + "\n" for line in lines).encode("utf-8")
         if len(self._out) > self.max_pending:
             self.write_error = f"stopped reading: over {self.max_pending} bytes unread"
             self._out.clear()

@@ -235,16 +235,14 @@ class ProcessSeat(Seat):
     def start(self, setup: Setup) -> None:
         self.connect()
         self.game = setup.game
-        for line in setup_lines(setup.game, setup.seat, setup.rules, setup.names):
-            self._live().send(line)
+        self._live().send(*setup_lines(setup.game, setup.seat, setup.rules, setup.names))
 
     def decide(self, request: Request) -> Reply:
         return self._live().decide(request)
 
     def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
         if self._conn is not None:
-            for event in events:
-                self._conn.send(event_line(event))
+            self._conn.send(*(event_line(e) for e in events))
             self._conn.channel.poll()
 
     def reject(self, request_id: int | None, reason: str) -> None:
@@ -291,15 +289,13 @@ class StreamSeat(Seat):
             self._connected = True
 
     def start(self, setup: Setup) -> None:
-        for line in setup_lines(setup.game, setup.seat, setup.rules, setup.names):
-            self._conn.send(line)
+        self._conn.send(*setup_lines(setup.game, setup.seat, setup.rules, setup.names))
 
     def decide(self, request: Request) -> Reply:
         return self._conn.decide(request)
 
     def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
-        for event in events:
-            self._conn.send(event_line(event))
+        self._conn.send(*(event_line(e) for e in events))
 
     def reject(self, request_id: int | None, reason: str) -> None:
         self._conn.send(error_line(request_id, reason))
@@ -327,8 +323,8 @@ class _Conversation:
     _game: str = ""
     _closed: bool = False
 
-    def send(self, line: str) -> None:
-        self.channel.send(line)
+    def send(self, *lines: str) -> None:
+        self.channel.send(*lines)
 
     def take_notes(self) -> list[Fault]:
         notes, self.notes = self.notes, []
@@ -368,9 +364,8 @@ class _Conversation:
         request_id = next(self._ids)
         view = request.observation.to_json()
         hints = list(request.hints()) if request.hints is not None else None
-        for line in request_lines(request_id, request.decision, view, hints,
-                                  int(request.time * 1000), int(request.bank * 1000)):
-            self.send(line)
+        self.send(*request_lines(request_id, request.decision, view, hints,
+                                 int(request.time * 1000), int(request.bank * 1000)))
         began = time.monotonic()
         deadline = began + request.deadline
         while True:
