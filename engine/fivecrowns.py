@@ -1,0 +1,714 @@
+"""Five Crowns (digest section 2): rule options, actions, the round-by-round state machine, views.
+
+Eleven rounds deal 3..13 cards; the rank equal to the deal size is wild that round, with the
+Jokers. Combinations (books and runs) stay in the hand until a seat goes out: after drawing it
+lays every card but the one it discards. Then each other seat has one last turn, lays what it
+can, and scores the cards left. Lowest total after round 11 wins.
+
+Shuffles come from `cards.rng_for(seed, ...)`: the deal of round r from ("deal", r), the k-th
+reshuffle of round r from ("reshuffle", r, k), the first dealer from ("dealer",). The tie-break
+round is round 12. Piles are lists whose *end* is the top.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from .cards import (
+    FC_RANK_TEXT,
+    SUITS,
+    Card,
+    CardError,
+    Kind,
+    fivecrowns_deck,
+    rng_for,
+    shuffled,
+    sort_key,
+)
+from .fivecrowns_solver import Natural, Solver, hand_points
+from .game import (
+    JSON,
+    Event,
+    GameInfo,
+    IllegalActionError,
+    InvalidActionError,
+    Outcome,
+    RuleOptionError,
+    Termination,
+    check_choice,
+    rules_from_json,
+    rules_to_json,
+)
+from .melds import GroupKind, Meld, MeldError, MeldRules, build_meld, fivecrowns_melds, parse_group
+
+# ----------------------------------------------------------------------------------------------
+# The game's facts
+
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 14  # party mode: two games' decks together
+STANDARD_MAX: Final = 7  # most seats one double deck (116 cards) serves
+ROUNDS: Final = 11
+TIEBREAK_ROUND: Final = ROUNDS + 1
+TIEBREAK_DEAL: Final = 6  # the tie-break round deals 6 cards, so 6s are wild
+MIN_GROUP: Final = 3
+COMBINATIONS: Final = (GroupKind.BOOK, GroupKind.RUN)
+_PARSE_RULES: Final = fivecrowns_melds(0)  # reading group tokens needs no wild rank
+
+
+def deal_size(round_number: int) -> int:
+    """Cards dealt to each seat in round 1..11 (3..13), or in the tie-break round (6)."""
+    return TIEBREAK_DEAL if round_number == TIEBREAK_ROUND else round_number + 2
+
+
+def wild_rank(round_number: int) -> int:
+    """The rotating wild rank of a round: the deal size (3s in round 1 ... Kings in round 11)."""
+    return deal_size(round_number)
+
+
+def rank_text(rank: int) -> str:
+    return FC_RANK_TEXT[rank]
+
+
+# ----------------------------------------------------------------------------------------------
+# Rule options
+
+
+@dataclass(frozen=True, slots=True)
+class FiveCrownsRules:
+    """Every rule option of Five Crowns (digest 2.1-2.5); the defaults are the printed rules."""
+
+    dealer: Literal["random", "seat0"] = "random"  # first dealer: seeded random, or seat 0
+    natural: Literal["none", "group"] = "none"  # group: every book and run needs a natural card
+    tiebreak: Literal["shared", "round"] = "shared"  # round: a 6-card round among the tied
+    party: Literal["auto", "on", "off"] = "auto"  # on: 4 decks (232 cards); auto: on above 7
+    turn_cap: int | None = 50  # turns each seat may take in a round before it ends, nobody out
+
+    def __post_init__(self) -> None:
+        for name in ("dealer", "natural", "tiebreak", "party"):
+            check_choice(name, getattr(self, name), typing.get_args(_HINTS[name]))
+        cap = self.turn_cap
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+            raise RuleOptionError(f"rule option turn-cap={cap!r}: a whole number from 1, or none")
+
+    def for_players(self, players: int) -> FiveCrownsRules:
+        """These rules with `party` settled for `players` seats (recorded in the game)."""
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise RuleOptionError(f"fivecrowns is for {MIN_PLAYERS}..{MAX_PLAYERS} players")
+        if self.party == "off" and players > STANDARD_MAX:
+            raise RuleOptionError(
+                f"rule option party=off: two decks serve at most {STANDARD_MAX} players, not "
+                f"{players}; use party=on or party=auto"
+            )
+        if self.party != "auto":
+            return self
+        return dataclasses.replace(self, party="on" if players > STANDARD_MAX else "off")
+
+    @property
+    def decks(self) -> int:
+        """58-card decks in play: 4 in party mode, else 2."""
+        return 4 if self.party == "on" else 2
+
+
+_HINTS: Final = typing.get_type_hints(FiveCrownsRules)
+
+
+# ----------------------------------------------------------------------------------------------
+# Actions: small values whose str() is the protocol text
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """`draw pile` or `draw discard`."""
+
+    source: Literal["pile", "discard"]
+
+    def __str__(self) -> str:
+        return f"draw {self.source}"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """`discard <card> [<group>...]`: groups that cover every other card go out; on a last
+    turn they lay what they can. Groups are kept as written (checked by the state)."""
+
+    card: Card
+    groups: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return " ".join(("discard", self.card.text, *self.groups))
+
+    @staticmethod
+    def laying(card: Card, melds: Iterable[Meld]) -> Discard:
+        return Discard(card, tuple(str(m) for m in melds))
+
+
+Action = Draw | Discard
+
+
+def parse_action(text: str) -> Action:
+    """The action written as `text`; `InvalidActionError` if it is not a Five Crowns action."""
+    words = text.split()
+    verb = words[0].lower() if words else ""
+    if verb == "draw":
+        if len(words) != 2 or words[1].lower() not in ("pile", "discard"):
+            raise InvalidActionError("draw takes one word: draw pile | draw discard")
+        return Draw(typing.cast(Literal["pile", "discard"], words[1].lower()))
+    if verb != "discard":
+        raise InvalidActionError(f"unknown action {text.strip()!r}; one of: draw, discard")
+    if len(words) < 2:
+        raise InvalidActionError("discard takes a card, then any groups: discard 5H book:QH,QS,X")
+    try:
+        card = _fc_card(Card.parse(words[1]))
+        for token in words[2:]:
+            for c, _ in parse_group(token, _PARSE_RULES)[1]:
+                _fc_card(c)
+    except (CardError, MeldError) as exc:
+        raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
+    return Discard(card, tuple(words[2:]))
+
+
+def _fc_card(card: Card) -> Card:
+    if card.kind is Kind.JOKER or (card.kind is Kind.NUMBER and card.suit in SUITS):
+        return card
+    raise CardError(f"{card.text} is not a Five Crowns card")
+
+
+# ----------------------------------------------------------------------------------------------
+# What a seat sees
+
+
+@dataclass(frozen=True, slots=True)
+class FiveCrownsView:
+    """What one seat may know now, and the legal actions it implies (for in-process bots)."""
+
+    seat: int
+    players: int
+    round: int  # 1..11; 12 is the tie-break round
+    dealer: int
+    to_move: int | None
+    decision: str
+    turn: int  # turns started this round
+    turn_cap: int | None  # per seat
+    natural: Natural
+    decks: int
+    hand: tuple[Card, ...]
+    discard_top: Card | None
+    discard_pile_size: int
+    draw_pile_size: int
+    went_out: int | None
+    table: tuple[tuple[int, Meld], ...]  # (seat, group) laid this round
+    playing: tuple[bool, ...]
+    scores: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    had_last_turn: tuple[bool, ...]
+
+    @property
+    def deal_size(self) -> int:
+        return deal_size(self.round)
+
+    @property
+    def wild_rank(self) -> int:
+        return wild_rank(self.round)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.to_move == self.seat
+
+    @property
+    def last_turn(self) -> bool:
+        """Someone went out: this seat's turn (now or to come) is its last this round."""
+        return (self.went_out is not None and self.went_out != self.seat
+                and self.playing[self.seat] and not self.had_last_turn[self.seat])
+
+    def solver(self, hand: Iterable[Card] | None = None) -> Solver:
+        return Solver(self.hand if hand is None else hand, self.wild_rank, self.natural)
+
+    def draw_options(self) -> list[Draw]:
+        pile = [Draw("pile")] if self.draw_pile_size else []
+        return [*pile, Draw("discard")] if self.discard_top is not None else pile
+
+    def discard_options(self, solver: Solver | None = None) -> list[Discard]:
+        """Each discard; with it, the going out it allows, or on a last turn the best lay."""
+        solver = solver or self.solver()
+        out = []
+        for card in solver.discards():
+            out.append(Discard(card))
+            if self.last_turn or solver.points(card) == 0:
+                groups = solver.split(card).groups
+                if groups:
+                    out.append(Discard.laying(card, groups))
+        return out
+
+    def best_discard(self) -> Discard:
+        """Go out if possible, else discard the card leaving the fewest points (the costliest
+        of equals); on a last turn, lay the best groups of the rest."""
+        solver = self.solver()
+        card, points = solver.best_discard()
+        if points == 0 or self.last_turn:
+            return Discard.laying(card, solver.split(card).groups)
+        return Discard(card)
+
+    def legal_actions(self) -> list[Action]:
+        if not self.my_turn:
+            return []
+        if self.decision == "draw":
+            return list(self.draw_options())
+        return list(self.discard_options())
+
+    def to_json(self) -> dict[str, JSON]:
+        seats = [
+            {
+                "seat": s,
+                "playing": self.playing[s],
+                "score": self.scores[s],
+                "hand_size": self.hand_sizes[s],
+                "gone_out": self.went_out == s,
+                "had_last_turn": self.had_last_turn[s],
+            }
+            for s in range(self.players)
+        ]
+        return {
+            "seat": self.seat,
+            "round": self.round,
+            "tiebreak": self.round == TIEBREAK_ROUND,
+            "deal_size": self.deal_size,
+            "wild_rank": rank_text(self.wild_rank),
+            "dealer": self.dealer,
+            "to_move": self.to_move,
+            "decision": self.decision,
+            "turn": self.turn,
+            "turn_cap": self.turn_cap,
+            "natural": self.natural,
+            "decks": self.decks,
+            "hand": [c.text for c in self.hand],
+            "discard_top": None if self.discard_top is None else self.discard_top.text,
+            "discard_pile_size": self.discard_pile_size,
+            "draw_pile_size": self.draw_pile_size,
+            "went_out": self.went_out,
+            "last_turn": self.last_turn,
+            "table": [{"seat": s, "group": str(m)} for s, m in self.table],
+            "seats": seats,
+        }
+
+
+# ----------------------------------------------------------------------------------------------
+# The state
+
+
+class FiveCrownsState:
+    """A Five Crowns game in progress (implements `engine.game.GameState`)."""
+
+    def __init__(self, rules: FiveCrownsRules, players: int, seed: int | str) -> None:
+        GAME.check_players(players)
+        self._setup(rules.for_players(players), players, seed)
+        self.dealer = 0 if rules.dealer == "seat0" else rng_for(seed, "dealer").randrange(players)
+        self._opening = self._deal(tuple(range(players)))
+
+    def _setup(self, rules: FiveCrownsRules, players: int, seed: int | str) -> None:
+        self.rules, self.players, self.seed = rules, players, seed
+        self.scores = [0] * players
+        self.round = 0
+        self.dealer = 0
+        self.history: list[dict[str, JSON]] = []  # one entry per finished round
+        self.tied: tuple[int, ...] | None = None  # seats of the tie-break round
+        self.tiebreak_points: list[int] | None = None
+        self._outcome: Outcome | None = None
+        self._opening: list[Event] = []
+
+    # -- GameState: questions ------------------------------------------------------------------
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self._outcome is not None else self._to_move
+
+    @property
+    def decision(self) -> str:
+        return "over" if self._outcome is not None else self._decision
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    @property
+    def melds(self) -> MeldRules:
+        """The meld rules of this round (its wild rank)."""
+        return fivecrowns_melds(wild_rank(self.round))
+
+    def opening_events(self) -> list[Event]:
+        """The events of the first deal (later deals come from the `apply` that ends a round)."""
+        return list(self._opening)
+
+    def parse_action(self, text: str) -> Action:
+        return parse_action(text)
+
+    def observation(self, seat: int) -> FiveCrownsView:
+        return FiveCrownsView(
+            seat=seat,
+            players=self.players,
+            round=self.round,
+            dealer=self.dealer,
+            to_move=self.to_move,
+            decision=self.decision,
+            turn=self.turns,
+            turn_cap=self.rules.turn_cap,
+            natural=self.rules.natural,
+            decks=self.rules.decks,
+            hand=tuple(sorted(self.hands[seat], key=sort_key)),
+            discard_top=self.discard_pile[-1] if self.discard_pile else None,
+            discard_pile_size=len(self.discard_pile),
+            draw_pile_size=len(self.draw_pile),
+            went_out=self.went_out,
+            table=tuple(self.table),
+            playing=self.playing,
+            scores=tuple(self.scores),
+            hand_sizes=tuple(map(len, self.hands)),
+            had_last_turn=tuple(self.had_last_turn),
+        )
+
+    def legal_actions(self) -> list[Action]:
+        if self._outcome is not None:
+            return []
+        return self.observation(self._to_move).legal_actions()
+
+    def autoplay_action(self) -> Action:
+        """Draw from the pile (else the discard), then the greedy bot's discard."""
+        if self._decision == "draw":
+            return Draw("pile") if self.draw_pile else Draw("discard")
+        return self.observation(self._to_move).best_discard()
+
+    def why_illegal(self, action: Any) -> str | None:
+        if self._outcome is not None:
+            return "the game is over"
+        if isinstance(action, Draw):
+            return self._why_draw(action)
+        if isinstance(action, Discard):
+            return self._check_discard(action)[0]
+        return f"not a Five Crowns action: {action!r}"
+
+    def _why_draw(self, action: Draw) -> str | None:
+        if self._decision != "draw":
+            return "you have drawn already: discard (with groups to go out)"
+        if action.source == "pile":
+            return None if self.draw_pile else "the draw pile is empty: draw discard"
+        return None if self.discard_pile else "the discard pile is empty: draw pile"
+
+    def _check_discard(self, action: Discard) -> tuple[str | None, list[Meld]]:
+        if self._decision != "discard":
+            return "draw first: draw pile or draw discard", []
+        hand = self.hands[self._to_move]
+        if action.card not in hand:
+            return f"you do not hold {action.card.text}", []
+        melds, reason = self._build_groups(action.groups)
+        if reason is None:
+            reason = _held(hand, [action.card, *(c for m in melds for c in m.cards)])
+        if reason is None and melds and self.went_out is None:
+            reason = _covers_rest(hand, action.card, melds)
+        return reason, melds
+
+    def _build_groups(self, groups: Sequence[str]) -> tuple[list[Meld], str | None]:
+        rules = self.melds
+        melds = []
+        for token in groups:
+            try:
+                kind, placed = parse_group(token, rules)
+                if kind not in COMBINATIONS:
+                    return [], f"{token}: Five Crowns combinations are book and run"
+                meld = build_meld(kind, placed, rules, MIN_GROUP)
+            except (MeldError, CardError) as exc:
+                return [], str(exc)
+            if self.rules.natural == "group" and not meld.naturals(rules):
+                return [], f"natural=group: {meld} needs a natural (not wild) card"
+            melds.append(meld)
+        return melds, None
+
+    # -- GameState: playing --------------------------------------------------------------------
+
+    def apply(self, action: Any) -> list[Event]:
+        reason = self.why_illegal(action)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        if isinstance(action, Draw):
+            return self._draw(action)
+        return self._discard(action, self._check_discard(action)[1])
+
+    def _draw(self, action: Draw) -> list[Event]:
+        seat = self._to_move
+        if action.source == "pile":
+            card = self.draw_pile.pop()
+            event = Event("draw", seat, {"source": "pile"}, {"card": card.text})
+        else:
+            card = self.discard_pile.pop()
+            event = Event("draw", seat, {"source": "discard", "card": card.text})
+        self.hands[seat].append(card)
+        self._decision = "discard"
+        return [event]
+
+    def _discard(self, action: Discard, melds: list[Meld]) -> list[Event]:
+        seat = self._to_move
+        hand = self.hands[seat]
+        for card in (action.card, *(c for m in melds for c in m.cards)):
+            hand.remove(card)
+        self.discard_pile.append(action.card)
+        self.table += [(seat, m) for m in melds]
+        events = [Event("discard", seat, {"card": action.card.text})]
+        laid = {"groups": [str(m) for m in melds], "left": len(hand)}
+        if self.went_out is None:
+            if melds:
+                self.went_out = seat
+                events.append(Event("go_out", seat, laid))
+        else:
+            self.had_last_turn[seat] = True
+            events.append(Event("last_turn", seat, laid))
+        following = self._next[seat]
+        if following == self.went_out:
+            self._end_round("out", events)
+        else:
+            self._start_turn(following, events)
+        return events
+
+    # -- the flow of a round -------------------------------------------------------------------
+
+    def _deal(self, seats: tuple[int, ...]) -> list[Event]:
+        """Start the next round among `seats` (all, or the tied seats of the tie-break round)."""
+        self.round = TIEBREAK_ROUND if self.tied is not None else self.round + 1
+        n = self.players
+        self.playing = tuple(s in seats for s in range(n))
+        order = [s for s in ((self.dealer + k) % n for k in range(1, n + 1)) if self.playing[s]]
+        self._next = [0] * n
+        for i, s in enumerate(order):
+            self._next[s] = order[(i + 1) % len(order)]
+        deck = shuffled(fivecrowns_deck(self.rules.decks), rng_for(self.seed, "deal", self.round))
+        self.hands: list[list[Card]] = [[] for _ in range(n)]
+        for _ in range(deal_size(self.round)):
+            for s in order:
+                self.hands[s].append(deck.pop())
+        self.draw_pile = deck
+        self.discard_pile = [deck.pop()]
+        self.table: list[tuple[int, Meld]] = []
+        self.went_out: int | None = None
+        self.had_last_turn = [False] * n
+        self.turns = 0
+        self.reshuffles = 0
+        public = {"round": self.round, "dealer": self.dealer, "deal_size": deal_size(self.round),
+                  "wild_rank": rank_text(wild_rank(self.round)), "decks": self.rules.decks}
+        events = [Event("deal", s, public, {"hand": [c.text for c in self.hands[s]]})
+                  for s in order]
+        events.append(Event("turn_up", None, {"card": self.discard_pile[-1].text}))
+        self._start_turn(order[0], events)
+        return events
+
+    def _start_turn(self, seat: int, events: list[Event]) -> None:
+        cap = self.rules.turn_cap
+        if self.went_out is None and cap is not None and self.turns >= cap * sum(self.playing):
+            self._end_round("turn-cap", events)
+            return
+        if not self.draw_pile and len(self.discard_pile) > 1:
+            self._reshuffle(events)
+        self.turns += 1
+        self._to_move = seat
+        self._decision = "draw"
+
+    def _reshuffle(self, events: list[Event]) -> None:
+        self.reshuffles += 1
+        top = self.discard_pile.pop()
+        rng = rng_for(self.seed, "reshuffle", self.round, self.reshuffles)
+        self.draw_pile = shuffled(self.discard_pile, rng)
+        self.discard_pile = [top]
+        events.append(Event("reshuffle", None, {"draw_pile_size": len(self.draw_pile)}))
+
+    def _end_round(self, ended: str, events: list[Event]) -> None:
+        wild = wild_rank(self.round)
+        points = [
+            0 if s == self.went_out or not self.playing[s] else hand_points(self.hands[s], wild)
+            for s in range(self.players)
+        ]
+        tiebreak = self.round == TIEBREAK_ROUND
+        if tiebreak:
+            self.tiebreak_points = points
+        else:
+            self.scores = [t + p for t, p in zip(self.scores, points, strict=True)]
+        self.history.append({"round": self.round, "ended": ended, "went_out": self.went_out})
+        self._to_move, self._decision = 0, "over"
+        events.append(Event("round_end", None, {
+            "round": self.round,
+            "tiebreak": tiebreak,
+            "ended": ended,
+            "went_out": self.went_out,
+            "hands": [" ".join(c.text for c in h) for h in self.hands],
+            "points": points,
+            "totals": list(self.scores),
+        }))
+        self._after_round(events)
+
+    def _after_round(self, events: list[Event]) -> None:
+        if self.round == TIEBREAK_ROUND:
+            self._finish("tiebreak-round", events)
+            return
+        if self.round == ROUNDS:
+            best = min(self.scores)
+            tied = tuple(s for s in range(self.players) if self.scores[s] == best)
+            if len(tied) == 1 or self.rules.tiebreak == "shared":
+                self._finish("score" if len(tied) == 1 else "shared", events)
+                return
+            self.tied = tied
+        self.dealer = (self.dealer + 1) % self.players
+        events.extend(self._deal(self.tied or tuple(range(self.players))))
+
+    def _rank_key(self, seat: int) -> tuple[int, int]:
+        extra = self.tiebreak_points[seat] if self.tiebreak_points is not None else 0
+        return (self.scores[seat], extra)
+
+    def _finish(self, decided_by: str, events: list[Event]) -> None:
+        keys = [self._rank_key(s) for s in range(self.players)]
+        places = tuple(1 + sum(1 for k in keys if k < mine) for mine in keys)
+        endings = [str(h["ended"]) for h in self.history]
+        capped = endings.count("turn-cap")
+        self._outcome = Outcome(
+            Termination.TURN_CAP if capped else Termination.NORMAL, places, tuple(self.scores), {
+                "decided_by": decided_by,
+                "rounds": len(endings),
+                "round_endings": endings,
+                "capped_rounds": capped,
+                "tiebreak_points": self.tiebreak_points,
+                "decks": self.rules.decks,
+            })
+        events.append(Event("game_over", None, self._outcome.to_json()))
+
+    # -- snapshots -----------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, JSON]:
+        out = self._outcome
+        return {
+            "game": "fivecrowns",
+            "rules": rules_to_json(self.rules),
+            "players": self.players,
+            "seed": self.seed,
+            "scores": list(self.scores),
+            "round": self.round,
+            "dealer": self.dealer,
+            "history": [dict(h) for h in self.history],
+            "tied": None if self.tied is None else list(self.tied),
+            "tiebreak_points": self.tiebreak_points,
+            "outcome": None if out is None else {
+                "termination": out.termination.value, "places": list(out.places),
+                "scores": list(out.scores), "detail": dict(out.detail),
+            },
+            "playing": [s for s in range(self.players) if self.playing[s]],
+            "hands": [_tokens(h) for h in self.hands],
+            "draw_pile": _tokens(self.draw_pile),
+            "discard_pile": _tokens(self.discard_pile),
+            "table": [{"seat": s, "group": str(m)} for s, m in self.table],
+            "went_out": self.went_out,
+            "had_last_turn": list(self.had_last_turn),
+            "turns": self.turns,
+            "reshuffles": self.reshuffles,
+            "to_move": self._to_move,
+            "decision": self._decision,
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: Mapping[str, JSON]) -> FiveCrownsState:
+        """The state `snapshot()` wrote; `ValueError` if `data` is not a Five Crowns snapshot."""
+        if data.get("game") != "fivecrowns":
+            raise ValueError(f"not a Five Crowns snapshot (game={data.get('game')!r})")
+        try:
+            return cls._restore(data)
+        except (KeyError, TypeError, IndexError, CardError, MeldError) as exc:
+            raise ValueError(f"broken Five Crowns snapshot: {exc!r}") from None
+
+    @classmethod
+    def _restore(cls, data: Mapping[str, JSON]) -> FiveCrownsState:
+        state = cls.__new__(cls)
+        n = int(data["players"])
+        state._setup(rules_from_json(FiveCrownsRules, data["rules"]), n, data["seed"])
+        state.scores, state.round = list(data["scores"]), data["round"]
+        state.dealer, state.history = data["dealer"], [dict(h) for h in data["history"]]
+        state.tied = None if data["tied"] is None else tuple(data["tied"])
+        tb = data["tiebreak_points"]
+        state.tiebreak_points = None if tb is None else list(tb)
+        if data["outcome"] is not None:
+            o = data["outcome"]
+            state._outcome = Outcome(Termination(o["termination"]), tuple(o["places"]),
+                                     tuple(o["scores"]), dict(o["detail"]))
+        seats = set(data["playing"])
+        state.playing = tuple(s in seats for s in range(n))
+        order = [s for s in ((state.dealer + k) % n for k in range(1, n + 1)) if s in seats]
+        state._next = [0] * n
+        for i, s in enumerate(order):
+            state._next[s] = order[(i + 1) % len(order)]
+        state.hands = [_cards(h) for h in data["hands"]]
+        state.draw_pile = _cards(data["draw_pile"])
+        state.discard_pile = _cards(data["discard_pile"])
+        melds = state.melds
+        state.table = [(g["seat"], _parse_meld(g["group"], melds)) for g in data["table"]]
+        state.went_out, state.had_last_turn = data["went_out"], list(data["had_last_turn"])
+        state.turns, state.reshuffles = data["turns"], data["reshuffles"]
+        state._to_move, state._decision = data["to_move"], data["decision"]
+        return state
+
+    def public_view(self) -> dict[str, JSON]:
+        """The referee's whole view (every hand and the pile order): the snapshot itself."""
+        return self.snapshot()
+
+
+def _parse_meld(token: str, rules: MeldRules) -> Meld:
+    kind, placed = parse_group(token, rules)
+    return build_meld(kind, placed, rules, MIN_GROUP)
+
+
+def _held(hand: list[Card], used: list[Card]) -> str | None:
+    lacking = Counter(used) - Counter(hand)
+    if not lacking:
+        return None
+    shown = " ".join(c.text for c in sorted(lacking.elements(), key=sort_key))
+    return f"the discard and groups use cards you do not hold: {shown}"
+
+
+def _covers_rest(hand: list[Card], discard: Card, melds: list[Meld]) -> str | None:
+    rest = list(hand)
+    rest.remove(discard)
+    for meld in melds:
+        for card in meld.cards:
+            rest.remove(card)
+    if not rest:
+        return None
+    left = " ".join(c.text for c in sorted(rest, key=sort_key))
+    return ("combinations stay in your hand until you go out: to go out the groups must hold "
+            f"every card but the discard, and {left} are left")
+
+
+def _tokens(cards: Iterable[Card]) -> list[str]:
+    return [c.text for c in cards]
+
+
+def _cards(tokens: Iterable[str]) -> list[Card]:
+    return [Card.parse(t) for t in tokens]
+
+
+def new_game(rules: FiveCrownsRules, players: int, seed: int | str) -> FiveCrownsState:
+    """A new game: round 1 is dealt and the seat left of the dealer is to draw."""
+    return FiveCrownsState(rules, players, seed)
+
+
+def _bots() -> Mapping[str, Callable[[int], Any]]:
+    from .fivecrowns_bots import FIVECROWNS_BOTS  # the bots import this module
+
+    return FIVECROWNS_BOTS
+
+
+GAME: Final = GameInfo(
+    name="fivecrowns",
+    title="Five Crowns",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    rules_type=FiveCrownsRules,
+    new_game=new_game,
+    from_snapshot=FiveCrownsState.from_snapshot,
+    bots={name: lambda seed, name=name: _bots()[name](seed) for name in ("random", "greedy")},
+    decisions=("draw", "discard"),
+)

@@ -1,0 +1,104 @@
+"""In-process bots of Five Crowns and Five Crowns Solitaire: `random` and `greedy`.
+
+Each decides from its seat's view alone, the same information a bot program gets through the
+protocol; `greedy` asks the solver (engine.fivecrowns_solver) for the best arrangement.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from .fivecrowns import Action, Discard, Draw, FiveCrownsView
+from .solitaire import Place, SolitaireView
+
+
+class FiveCrownsRandomBot:
+    """Draws at random and discards a random card; goes out (or lays, on a last turn) when
+    the rest of the hand allows it."""
+
+    name = "random"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(f"fivecrowns-random:{seed}")
+
+    def act(self, view: FiveCrownsView) -> Action:
+        if view.decision == "draw":
+            return self.rng.choice(view.draw_options())
+        card = self.rng.choice(view.hand)
+        solver = view.solver()
+        if view.last_turn or solver.points(card) == 0:
+            return Discard.laying(card, solver.split(card).groups)
+        return Discard(card)
+
+
+class FiveCrownsGreedyBot:
+    """Takes the discard when it lowers the best points left, goes out as soon as it can,
+    else discards the card whose loss leaves the fewest points."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.seed = seed  # deterministic: the seed is not needed
+
+    def act(self, view: FiveCrownsView) -> Action:
+        if view.decision == "draw":
+            return self._draw(view)
+        return view.best_discard()
+
+    def _draw(self, view: FiveCrownsView) -> Draw:
+        options = view.draw_options()
+        top = view.discard_top
+        if len(options) == 1 or top is None:
+            return options[0]
+        now = view.solver().points()
+        _, taken = view.solver((*view.hand, top)).best_discard()
+        return Draw("discard") if taken < now else Draw("pile")
+
+
+class SolitaireRandomBot:
+    """Puts the drawn card into a random open pile and discards a random card of it."""
+
+    name = "random"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(f"solitaire-random:{seed}")
+
+    def act(self, view: SolitaireView) -> Place:
+        size = self.rng.choice(view.open_piles())
+        assert view.draw_top is not None
+        return Place(size, self.rng.choice([*view.pile(size), view.draw_top]))
+
+
+class SolitaireGreedyBot:
+    """Closes a pile when it can (the largest first), else makes the move that cuts a pile's
+    points left the most (then: the fewest points left)."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.seed = seed
+
+    def act(self, view: SolitaireView) -> Place:
+        top = view.draw_top
+        assert top is not None
+        best: tuple[tuple[bool, int, int, int], Place] | None = None
+        for size in view.open_piles():
+            before = view.solver(size).points()
+            card, after = view.solver(size, top).best_discard()
+            key = (after != 0, after - before, after, -size)
+            if best is None or key < best[0]:
+                best = (key, Place(size, card))
+        assert best is not None
+        return best[1]
+
+
+FIVECROWNS_BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
+    "random": FiveCrownsRandomBot,
+    "greedy": FiveCrownsGreedyBot,
+}
+SOLITAIRE_BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
+    "random": SolitaireRandomBot,
+    "greedy": SolitaireGreedyBot,
+}
