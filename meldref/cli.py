@@ -172,7 +172,7 @@ def tournament(
 ) -> None:
     """Play a round robin or gauntlet, streaming results to disk; print standings."""
     from .match import preflight
-    from .tournament import run_tournament
+    from .tournament import check_folder, run_tournament
 
     try:
         data = read_toml(config) if config is not None else {}
@@ -183,6 +183,7 @@ def tournament(
         }
         cfg = build_config(data, overrides)
         startup = float(cfg.limits.get("startup-time", 10.0))
+        check_folder(cfg)
         preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs")
     except ConfigError as exc:
         fail(str(exc))

@@ -105,9 +105,13 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
         try:
             seat.connect(startup_time)
         except BotError as exc:
-            raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}") from None
-        finally:
             seat.close()
+            where = f"; its stderr: {log}" if log is not None and log.exists() else ""
+            raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}{where}"
+                              ) from None
+        seat.close()
+        if log is not None and log.exists() and log.stat().st_size == 0:
+            log.unlink()
 
 
 def run_match(spec: MatchSpec) -> list[dict[str, Any]]:

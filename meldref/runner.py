@@ -165,7 +165,7 @@ def run_job(job: GameJob, folder: Path | None, limits: Mapping[str, Any],
     finally:
         close_seats(seats)
     line.update(summarize(record))
-    line["logs"] = _keep_logs(logs, folder, keep_logs or _failed(line))
+    line["logs"] = _keep_logs(logs, folder, keep_logs, _failed(line))
     return line
 
 
@@ -196,11 +196,14 @@ def _failed(line: Mapping[str, Any]) -> bool:
     return line.get("status") != "ok" or any(line.get("faults") or [])
 
 
-def _keep_logs(logs: Sequence[Path | None], folder: Path | None,
-               keep: bool) -> list[str | None]:
+def _keep_logs(logs: Sequence[Path | None], folder: Path | None, keep_all: bool,
+               failed: bool) -> list[str | None]:
+    """A failed game keeps every log (even empty: "it wrote nothing" is worth knowing); a clean
+    one keeps none, or the non-empty ones with `keep_all`."""
     out: list[str | None] = []
     for path in logs:
-        if path is not None and path.exists() and (keep and path.stat().st_size > 0):
+        exists = path is not None and path.exists()
+        if path is not None and exists and (failed or (keep_all and path.stat().st_size)):
             out.append(_rel(path, folder))
             continue
         if path is not None:

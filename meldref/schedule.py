@@ -124,7 +124,7 @@ def default_name(spec: str) -> str:
         return "bot"
     interpreters = {"python", "python3", "node", "ruby", "java", "pypy3", "bash", "sh"}
     rest = words[1:] if PurePath(words[0]).name in interpreters else []
-    if rest[:1] == ["-m"]:
-        rest = rest[1:]
+    if rest[:1] == ["-m"] and len(rest) > 1:
+        return rest[1]  # a module name, dots and all
     pick = rest[0] if rest else words[0]
     return PurePath(pick).stem or pick

@@ -60,25 +60,32 @@ class TournamentRun:
 # The folder
 
 
+def check_folder(config: TournamentConfig) -> None:
+    """`ConfigError` if the folder holds games of another tournament (nothing is written)."""
+    folder = config.folder
+    meta = folder / "tournament.json"
+    if not meta.exists() or not read_results(folder / "results.jsonl"):
+        return
+    try:
+        found = json.loads(meta.read_text(encoding="utf-8")).get("fingerprint")
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{meta} is unreadable: {exc}") from None
+    fingerprint = config.plan.fingerprint()
+    if found != fingerprint:
+        raise ConfigError(f"{folder} holds another tournament (fingerprint {found}, this "
+                          f"one {fingerprint}): choose another --out folder")
+
+
 def prepare_folder(config: TournamentConfig) -> Path:
     """Create the folder, or check that it holds this same tournament (`ConfigError` if not)."""
+    check_folder(config)
     folder = config.folder
     folder.mkdir(parents=True, exist_ok=True)
-    meta = folder / "tournament.json"
-    fingerprint = config.plan.fingerprint()
-    if meta.exists():
-        try:
-            found = json.loads(meta.read_text(encoding="utf-8")).get("fingerprint")
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"{meta} is unreadable: {exc}") from None
-        if found != fingerprint:
-            raise ConfigError(f"{folder} holds another tournament (fingerprint {found}, this "
-                              f"one {fingerprint}): choose another --out folder")
-        return folder
-    data = {"fingerprint": fingerprint, "plan": asdict(config.plan), "jobs": config.jobs,
-            "limits": dict(config.limits),
+    data = {"fingerprint": config.plan.fingerprint(), "plan": asdict(config.plan),
+            "jobs": config.jobs, "limits": dict(config.limits),
             "sprt": asdict(config.sprt) if config.sprt else None}
-    meta.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    (folder / "tournament.json").write_text(json.dumps(data, indent=2, default=str) + "\n",
+                                            encoding="utf-8")
     return folder
 
 

@@ -1,0 +1,180 @@
+"""The tournament's schedule, configuration checks and standings arithmetic (no games played)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from meldref.config import ConfigError, build_config, parse_pairs, read_toml
+from meldref.schedule import BotEntry, Plan, bot_entries, default_name
+from meldref.standings import SprtSpec, compute_standings, head_to_head, wilson
+from meldref.tournament import failure_lines, read_results
+
+A, B, C, D = (BotEntry(n, f"builtin:{n}") for n in "abcd")
+
+
+def test_duplicate_deals_rotate_every_bot_through_every_seat() -> None:
+    plan = Plan("phase10", (A, B, C), players=3, games=6, duplicate=True, seed=10)
+    jobs = plan.jobs()
+    assert len(jobs) == 6
+    by_deal: dict[int, list[tuple[str, ...]]] = {}
+    for job in jobs:
+        by_deal.setdefault(job.deal, []).append(tuple(b.name for b in job.bots))
+        assert job.seed == 10 + job.deal
+    assert sorted(by_deal) == [0, 1]
+    for seatings in by_deal.values():
+        assert len(seatings) == 3
+        for seat in range(3):  # each bot holds each seat's cards once per deal
+            assert sorted(s[seat] for s in seatings) == ["a", "b", "c"]
+
+
+def test_duplicate_rounds_games_up_to_whole_rotations() -> None:
+    plan = Plan("phase10", (A, B), players=2, games=5, duplicate=True)
+    assert len(plan.jobs()) == 6
+
+
+def test_without_duplicate_every_game_is_a_new_deal() -> None:
+    plan = Plan("phase10", (A, B), players=2, games=4, duplicate=False, seed=1)
+    assert [j.seed for j in plan.jobs()] == [1, 2, 3, 4]
+    assert Counter(j.bots[0].name for j in plan.jobs()) == {"a": 2, "b": 2}
+
+
+def test_round_robin_and_gauntlet_tables() -> None:
+    rr = Plan("phase10", (A, B, C, D), players=2, games=2)
+    assert len(rr.tables()) == 6
+    gauntlet = Plan("phase10", (A, B, C, D), players=2, games=2, format="gauntlet")
+    assert [tuple(b.name for b in t) for t in gauntlet.tables()] == [
+        ("a", "b"), ("a", "c"), ("a", "d")]
+    three = Plan("phase10", (A, B, C, D), players=3, games=3, format="gauntlet")
+    assert all(t[0] is A for t in three.tables()) and len(three.tables()) == 3
+
+
+def test_game_ids_are_unique_and_fixed_by_the_plan() -> None:
+    plan = Plan("phase10", (A, B, C), players=2, games=4)
+    ids = [j.game_id for j in plan.jobs()]
+    assert len(set(ids)) == len(ids)
+    assert ids == [j.game_id for j in Plan("phase10", (A, B, C), players=2, games=4).jobs()]
+    assert plan.fingerprint() == Plan("phase10", (A, B, C), players=2, games=4).fingerprint()
+    assert plan.fingerprint() != Plan("phase10", (A, B, C), players=2, games=6).fingerprint()
+
+
+def test_bot_names() -> None:
+    assert default_name("builtin:greedy") == "greedy"
+    assert default_name("python3 bots/random_bot.py --seed 3") == "random_bot"
+    assert default_name("python3 -m mybot.main") == "mybot.main"
+    assert default_name("./engines/x7") == "x7"
+    names = [b.name for b in bot_entries(["builtin:greedy", "builtin:greedy", "builtin:random"])]
+    assert names == ["greedy#1", "greedy#2", "random"]
+
+
+def test_config_file_and_flags(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(
+        'game = "phase10"\nplayers = 2\ngames = 4\njobs = 2\nsprt = "0,50"\n'
+        '[rules]\nphases-to-win = 2\nrun-wrap = true\n[limits]\nmove-time = 0.5\n'
+        '[[bot]]\nname = "g"\ncmd = "builtin:greedy"\n[[bot]]\ncmd = "builtin:random"\n')
+    cfg = build_config(read_toml(path), {"games": 6})
+    assert [b.name for b in cfg.plan.bots] == ["g", "random"]
+    assert cfg.plan.games == 6 and cfg.jobs == 2
+    assert cfg.plan.rules == {"phases-to-win": "2", "run-wrap": "yes"}
+    assert cfg.limits == {"move-time": 0.5}
+    assert cfg.sprt == SprtSpec(0, 50)
+    assert cfg.folder.name.startswith("phase10-")
+
+
+@pytest.mark.parametrize(("text", "overrides", "message"), [
+    ('games = 2\nbots = ["builtin:greedy", "builtin:random"]\n[rules]\nno-such = 1\n', {},
+     "unknown rule option"),
+    ('bots = ["builtin:greedy", "builtin:random"]\nplayers = 9\n', {}, "2..6"),
+    ('bots = ["builtin:greedy"]\nplayers = 2\n', {}, "cannot fill"),
+    ('bots = ["builtin:greedy", "builtin:random"]\ncolour = "red"\n', {}, "unknown keys"),
+    ('bots = ["builtin:greedy", "builtin:random"]\ngames = 0\n', {}, "games = 0"),
+    ('bots = ["builtin:greedy", "builtin:random"]\nformat = "swiss"\n', {}, "gauntlet"),
+    ('bots = ["builtin:greedy", "builtin:random"]\ngame = "chess"\n', {}, "unknown game"),
+    ('bots = ["a", "b", "c"]\nsprt = "0,10"\n', {}, "exactly two bots"),
+    ('bots = ["builtin:greedy", "builtin:random"]\n[limits]\nspeed = 3\n', {}, "unknown keys"),
+    ("bots = [", {}, "not valid TOML"),
+])
+def test_config_errors_say_why(tmp_path: Path, text: str, overrides: dict[str, object],
+                               message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        build_config(read_toml(path), overrides)
+
+
+def test_unreadable_config(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read"):
+        read_toml(tmp_path / "missing.toml")
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        parse_pairs(["phases-to-win"])
+
+
+def test_wilson_interval_known_values() -> None:
+    band = wilson(0.5, 100)
+    assert math.isclose(band.low, 0.4038, abs_tol=1e-4)
+    assert math.isclose(band.high, 0.5962, abs_tol=1e-4)
+    assert math.isclose(wilson(1.0, 10).high, 1.0) and wilson(1.0, 10).low > 0.69
+    assert wilson(0.0, 0).low == 0.0 and wilson(0.0, 0).high == 1.0
+
+
+def test_sprt_decides_one_sided_records_and_waits_on_even_ones() -> None:
+    spec = SprtSpec.parse("0,100,0.05,0.05")
+    assert spec.verdict(60, 0, 0) == "H1"
+    assert spec.verdict(0, 0, 60) == "H0"
+    assert spec.verdict(5, 0, 5) is None
+    assert spec.llr(0, 0, 0) == 0.0
+    with pytest.raises(ValueError, match="below"):
+        SprtSpec.parse("10,0")
+    with pytest.raises(ValueError, match="elo0,elo1"):
+        SprtSpec.parse("10")
+
+
+def _result(index: int, bots: list[str], places: list[int], scores: list[int]) -> dict:
+    return {"index": index, "game_id": f"g{index}", "bots": bots, "places": places,
+            "scores": scores, "status": "ok", "faults": [[] for _ in bots]}
+
+
+def test_standings_rank_the_winner_first_and_do_not_depend_on_finish_order() -> None:
+    results = [_result(i, ["a", "b", "c"] if i % 2 else ["c", "a", "b"],
+                       [1, 2, 3] if i % 2 else [3, 1, 2], [0, 10, 20] if i % 2 else [20, 0, 10])
+               for i in range(12)]
+    forward = compute_standings(results, ["a", "b", "c"])
+    backward = compute_standings(list(reversed(results)), ["a", "b", "c"])
+    assert [line.name for line in forward.lines] == ["a", "b", "c"]
+    assert forward.to_json() == backward.to_json()
+    a = forward.lines[0]
+    assert a.games == 12 and a.wins == 12 and a.mean_place == 1.0 and a.sigma < 8.33
+
+
+def test_shared_wins_split_and_head_to_head() -> None:
+    results = [_result(0, ["a", "b"], [1, 1], [5, 5]), _result(1, ["b", "a"], [1, 2], [0, 9]),
+               {**_result(2, ["a", "b"], [1, 2], [0, 9]), "status": "error"}]
+    standings = compute_standings(results, ["a", "b"], SprtSpec(0, 50))
+    lines = {line.name: line for line in standings.lines}
+    assert lines["a"].wins == 0.5 and lines["b"].wins == 1.5
+    assert standings.failed_games == 1
+    h = head_to_head(results, "a", "b")
+    assert (h.wins, h.draws, h.losses) == (0, 1, 1)
+    data = standings.to_json()
+    assert data["head_to_head"]["score"] == 0.25 and data["sprt"]["verdict"] is None
+
+
+def test_results_file_loses_only_a_cut_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(b'{"game_id": "a"}\n{"game_id": "b"}\n{"game_id": "c", "sta')
+    assert [r["game_id"] for r in read_results(path)] == ["a", "b"]
+    assert path.read_bytes().endswith(b'"b"}\n')
+
+
+def test_failure_lines_name_the_seat_the_outcome_and_the_log() -> None:
+    result = {**_result(0, ["a", "b"], [1, 2], [0, 5]), "replay": "replays/g0.jsonl",
+              "logs": [None, "logs/g0/seat1-b.stderr"]}
+    result["faults"] = [[], [{"outcome": "timeout", "detail": "slow", "fatal": True}]]
+    (line,) = failure_lines(result)
+    assert line.split("\t") == ["g0", "seat 1", "b", "timeout", "logs/g0/seat1-b.stderr",
+                                "replays/g0.jsonl"]
+    assert failure_lines({**result, "status": "error", "error": "boom"})[0].startswith("g0\t-")

@@ -1,0 +1,209 @@
+"""Tournaments end to end: subprocess bots, parallel jobs, duplicate deals, interruption and
+resume, SPRT, failures and fail-fast configuration errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from meldref.cli import app
+from meldref.replay import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
+BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
+SHORT = ["--rules", "phases-to-win=2"]
+runner = CliRunner()
+
+
+def results(folder: Path) -> list[dict]:
+    lines = (folder / "results.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["tournament", *args], catch_exceptions=False)
+    return result.exit_code, result.stdout
+
+
+def test_subprocess_bots_two_jobs_duplicate_deals(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    code, stdout = invoke("--bot", f"{RANDOM_BOT} --seed 1 --name r1", "--bot", "builtin:greedy",
+                          "--games", "4", "-j", "2", *SHORT, "--out", str(out), "--json",
+                          "--no-progress")
+    assert code == 0, stdout
+    data = json.loads(stdout)
+    assert data["games"] == 4 and data["played_now"] == 4 and data["missing"] == 0
+    assert {line["bot"] for line in data["standings"]} == {"random_bot", "greedy"}
+    assert data["head_to_head"]["wins"] + data["head_to_head"]["draws"] + \
+        data["head_to_head"]["losses"] == 4
+    lines = results(out)
+    assert sorted(r["game_id"] for r in lines) == sorted(
+        ["t00-d0000-r0", "t00-d0000-r1", "t00-d0001-r0", "t00-d0001-r1"])
+    for deal in (0, 1):  # the same deal, the bots swapped
+        pair = [r for r in lines if r["deal"] == deal]
+        assert pair[0]["seed"] == pair[1]["seed"]
+        assert pair[0]["bots"] == list(reversed(pair[1]["bots"]))
+    for r in lines:
+        assert r["status"] == "ok"
+        assert verify(out / r["replay"]).actions == r["actions"]
+    assert (out / "standings.json").exists() and (out / "tournament.json").exists()
+    assert not list((out / "logs").rglob("*.stderr"))  # clean games keep no logs
+
+
+def test_stop_after_then_resume_plays_exactly_the_missing_games(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    args = ["--bot", "builtin:greedy", "--bot", "builtin:random", "--bot", "builtin:greedy",
+            "--players", "2", "--games", "2", *SHORT, "--out", str(out), "--json",
+            "--no-progress"]
+    code, stdout = invoke(*args, "--stop-after", "2")
+    first = json.loads(stdout)
+    assert code == 0 and first["played_now"] == 2 and first["stopped"] == "stop-after"
+    assert first["missing"] == 4
+    code, stdout = invoke(*args)
+    second = json.loads(stdout)
+    assert code == 0 and second["played_now"] == 4 and second["found_done"] == 2
+    ids = [r["game_id"] for r in results(out)]
+    assert len(ids) == 6 and len(set(ids)) == 6
+    code, stdout = invoke(*args)
+    assert json.loads(stdout)["played_now"] == 0
+
+
+def test_killed_tournament_resumes_and_leaves_no_process(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    bot = f"{RANDOM_BOT} --name {token}"
+    command = [sys.executable, "-m", "meldref.cli", "tournament", "--bot", bot, "--bot",
+               "builtin:random", "--games", "16", "-j", "2", *SHORT, "--out", str(out), "--json",
+               "--no-progress"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    path = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().count("\n") >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    done_before = len(results(out))
+    assert 2 <= done_before < 16
+    _wait_until_gone(token)
+    finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    data = json.loads(finished.stdout)
+    assert data["played_now"] == 16 - done_before and data["found_done"] == done_before
+    ids = [r["game_id"] for r in results(out)]
+    assert len(ids) == 16 and len(set(ids)) == 16
+    _wait_until_gone(token)
+
+
+def _wait_until_gone(token: str) -> None:
+    """Bots of a killed tournament must go (their worker dies with the tournament)."""
+    deadline = time.monotonic() + 15
+    while True:
+        alive = [pid for pid in _pids_with(token) if pid != os.getpid()]
+        if not alive:
+            return
+        assert time.monotonic() < deadline, f"bot processes left behind: {alive}"
+        time.sleep(0.1)
+
+
+def _pids_with(token: str) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if token.encode() in cmdline and stat.rsplit(")", 1)[1].split()[0] != "Z":
+                out.append(int(entry))
+    return out
+
+
+def test_sprt_stops_a_lopsided_match(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    code, stdout = invoke("--bot", "builtin:greedy", "--bot", "builtin:random", "--games", "200",
+                          "--sprt", "0,200,0.1,0.1", *SHORT, "--out", str(out), "--json",
+                          "--no-progress")
+    data = json.loads(stdout)
+    assert code == 0 and data["stopped"] == "sprt"
+    assert data["sprt"]["verdict"] == "H1" and data["played_now"] < 200
+
+
+def test_failed_games_are_listed_with_their_logs(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    code, stdout = invoke("--bot", f"{BAD_BOT} crash", "--bot", "builtin:greedy", "--games", "2",
+                          *SHORT, "--out", str(out), "--no-progress")
+    assert code == 0
+    failures = (out / "failures.txt").read_text().splitlines()
+    assert len(failures) == 2
+    game_id, seat, bot, outcome, log, replay = failures[0].split("\t")
+    assert game_id.startswith("t00-")
+    assert outcome == "crashed" and bot == "bad_bot" and seat in ("seat 0", "seat 1")
+    assert (out / log).exists() and (out / replay).exists()
+    assert "failures:" in stdout
+    for r in results(out):
+        verify(out / r["replay"])
+
+
+def test_standings_table_and_progress_bar(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["tournament", "--bot", "builtin:greedy", "--bot",
+                                 "builtin:random", "--bot", "builtin:greedy", "--players", "3",
+                                 "--games", "3", *SHORT, "--out", str(tmp_path / "t")])
+    assert result.exit_code == 0, result.output
+    assert "ordinal" in result.stdout and "greedy#1" in result.stdout
+    assert "3/3" in result.stderr  # the progress bar's last state
+
+
+def test_config_file_runs(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(f'games = 2\nformat = "gauntlet"\nout = "{tmp_path / "o"}"\n'
+                      '[rules]\nphases-to-win = 1\n'
+                      '[[bot]]\nname = "champ"\ncmd = "builtin:greedy"\n'
+                      '[[bot]]\ncmd = "builtin:random"\n[[bot]]\ncmd = "builtin:greedy"\n'
+                      '[limits]\nmove-time = 2\n')
+    code, stdout = invoke(str(config), "--json", "--no-progress", "--players", "2")
+    data = json.loads(stdout)
+    assert code == 0 and data["games"] == 4
+    assert all("champ" in r["bots"] for r in results(tmp_path / "o"))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bot", "./no/such/bot", "--bot", "builtin:greedy"], "does not exist"),
+    (["--bot", "no-such-program-xyz", "--bot", "builtin:greedy"], "not on PATH"),
+    (["--bot", "builtin:nope", "--bot", "builtin:greedy"], "no built-in bot"),
+    (["--bot", f"{BAD_BOT} exit_at_start", "--bot", "builtin:greedy"], "failed to start"),
+    (["--bot", "builtin:greedy", "--bot", "builtin:random", "--rules", "wrap=yes"],
+     "unknown rule option"),
+    (["--bot", "builtin:greedy", "--bot", "builtin:random", "--rules", "run-wrap=maybe"],
+     "yes or no"),
+    (["/no/such/config.toml"], "cannot read"),
+    (["--bot", "builtin:greedy"], "cannot fill"),
+])
+def test_fail_fast_before_any_game(tmp_path: Path, args: list[str], message: str) -> None:
+    out = tmp_path / "t"
+    result = runner.invoke(app, ["tournament", *args, "--out", str(out), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.stderr.split())
+    assert not (out / "results.jsonl").exists()
+
+
+def test_another_tournament_in_the_same_folder_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    base = ["--bot", "builtin:greedy", "--bot", "builtin:random", *SHORT, "--out", str(out),
+            "--no-progress"]
+    assert invoke(*base, "--games", "2")[0] == 0
+    result = runner.invoke(app, ["tournament", *base, "--games", "4"])
+    assert result.exit_code == 2 and "another tournament" in result.stderr
