@@ -48,7 +48,6 @@ from .melds import (
     find_groups,
     format_meld,
     parse_group,
-    parse_meld,
 )
 
 # ----------------------------------------------------------------------------------------------
@@ -1035,6 +1034,7 @@ class Phase10State:
         self._to_move, self._decision = 0, "over"
         events.append(Event("hand_end", None, {
             "hand_number": self.hand_number,
+            "tiebreak": self.tied is not None,
             "ended": ended,
             "went_out": went_out,
             "hands": [" ".join(c.text for c in h) for h in self.hands],
@@ -1173,7 +1173,7 @@ class Phase10State:
         state.draw_pile = _cards(data["draw_pile"])
         state.discard_pile = _cards(data["discard_pile"])
         state.table = tuple(
-            TableGroup(g["id"], g["owner"], parse_meld(g["group"], rules.melds), rules.run_wrap)
+            TableGroup(g["id"], g["owner"], _table_meld(g["group"], rules.melds), rules.run_wrap)
             for g in data["table"]
         )
         state.phase_now, state.laid = list(data["phase_now"]), list(data["laid"])
@@ -1219,6 +1219,20 @@ def _matches_phase(phase: int, melds: list[Meld]) -> str | None:
         if len(meld) < need.size:
             return f"{want}: {format_meld(meld)} has {len(meld)} cards, not {need.size}"
     return None
+
+
+def _table_meld(token: str, rules: MeldRules) -> Meld:
+    """A laid group from its table token, exactly as it was (checked by the meld core).
+
+    `parse_meld` re-anchors a full wrapped run (all 12 numbers) at 1; the token's own order,
+    in which every wild is declared, is the group as laid and extended.
+    """
+    kind, placed = parse_group(token, rules)
+    meld = build_meld(kind, placed, rules)
+    if kind is not _RUN:
+        return meld
+    values = tuple(int(d) if d is not None else c.rank for c, d in placed)
+    return Meld(kind, tuple(c for c, _ in placed), values)
 
 
 def _held(hand: list[Card], used: list[Card]) -> str | None:
