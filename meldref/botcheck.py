@@ -147,7 +147,8 @@ class RawBot:
 
 def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.0,
               move_time: float = 1.0, log_dir: Path | None = None,
-              progress: Callable[[Check], None] | None = None) -> Report:
+              progress: Callable[[Check], None] | None = None,
+              first_move_time: float = 5.0) -> Report:
     """Run the whole checklist against the program `command`."""
     report = Report(command)
 
@@ -170,7 +171,7 @@ def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.
     claimed = report.ids.get("games", "")
     wanted = list(games) or _claimed(claimed) or list(GAME_NAMES)
     for game in wanted:
-        _game_checks(command, game, startup_time, move_time, log_dir, add)
+        _game_checks(command, game, startup_time, (move_time, first_move_time), log_dir, add)
     return report
 
 
@@ -276,14 +277,15 @@ def _end_of_input(command: BotCommand, game: str, startup: float, add: Add) -> N
         bot.shutdown()
 
 
-def _game_checks(command: str, game: str, startup: float, move_time: float,
+def _game_checks(command: str, game: str, startup: float, times: tuple[float, float],
                  log_dir: Path | None, add: Add) -> None:
     try:
         info = find_game(game)
     except (KeyError, ImportError) as exc:
         add(f"{game}: a full game", FAIL, f"this meldref cannot play {game}: {exc}")
         return
-    policy = MatchPolicy(move_time=move_time, first_move_time=max(move_time, 5.0),
+    move_time, first_move_time = times
+    policy = MatchPolicy(move_time=move_time, first_move_time=max(move_time, first_move_time),
                          startup_time=startup, time_bank=0.0, illegal_retries=0,
                          on_failure="forfeit")
     players = CHECK_PLAYERS[info.name]

@@ -454,6 +454,8 @@ def bot_check(
         "`id games ...`, else all.")] = None,
     startup_time: Annotated[float, typer.Option(help="Seconds to say ready.")] = 10.0,
     move_time: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
+    first_move_time: Annotated[float, typer.Option(
+        help="Seconds for the first decision of a game.")] = 5.0,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
 ) -> None:
@@ -478,7 +480,7 @@ def bot_check(
         if not as_json and sys.stderr.isatty():
             err.print(f"{marks[check.status]} {check.name}", highlight=False)
 
-    report = check_bot(command, games, startup_time, move_time, logs, show)
+    report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time)
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:

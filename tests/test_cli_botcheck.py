@@ -1,0 +1,80 @@
+"""`meldref bot check`: a good bot passes; bots that do not flush, end lines or play legally
+fail with the reason."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from meldref.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
+LAZY_BOT = f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'lazy_bot.py'}"
+BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
+runner = CliRunner()
+
+
+def check(command: str, *args: str) -> tuple[int, dict]:
+    result = runner.invoke(app, ["bot", "check", command, "--json", *args])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def statuses(report: dict) -> dict[str, str]:
+    return {c["check"]: c["status"] for c in report["checks"]}
+
+
+def test_the_random_bot_passes_everything() -> None:
+    code, report = check(RANDOM_BOT, "--game", "phase10")
+    assert code == 0 and report["passed"]
+    names = statuses(report)
+    for name in ("handshake", "answers ping", "ignores unknown messages", "exits on quit",
+                 "exits when its input closes", "phase10: a full game",
+                 "phase10: every decision type", "phase10: a second game, same process"):
+        assert names[name] == "pass", name
+    assert report["ids"]["name"] == "random_bot"
+
+
+def test_the_table_form() -> None:
+    result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--game", "phase10"])
+    assert result.exit_code == 0 and "all checks pass" in result.stdout
+
+
+@pytest.mark.parametrize(("mode", "reason"), [
+    ("never_flush", "does not flush"),
+    ("no_newline", "without a newline"),
+])
+def test_output_problems_are_named(mode: str, reason: str) -> None:
+    code, report = check(f"{LAZY_BOT} {mode}", "--game", "phase10", "--startup-time", "1")
+    assert code == 1 and not report["passed"]
+    (handshake,) = [c for c in report["checks"] if c["check"] == "handshake"]
+    assert handshake["status"] == "fail" and reason in handshake["detail"]
+
+
+def test_a_bot_that_stops_flushing_after_the_handshake() -> None:
+    code, report = check(f"{BAD_BOT} no_flush", "--game", "phase10", "--move-time", "0.2",
+                         "--first-move-time", "0.2")
+    assert code == 1
+    assert "does not flush" in " ".join(c["detail"] for c in report["checks"])
+
+
+def test_an_illegal_bot_fails_its_game() -> None:
+    code, report = check(f"{BAD_BOT} illegal", "--game", "phase10")
+    assert code == 1
+    assert statuses(report)["phase10: a full game"] == "fail"
+    (game,) = [c for c in report["checks"] if c["check"] == "phase10: a full game"]
+    assert game["detail"].startswith("illegal")
+
+
+def test_a_program_that_does_not_start() -> None:
+    code, report = check("/no/such/bot")
+    assert code == 1 and statuses(report) == {"starts": "fail"}
+
+
+def test_an_unknown_game_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--game", "chess"])
+    assert result.exit_code == 2 and "unknown game" in result.stderr

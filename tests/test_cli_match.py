@@ -1,0 +1,106 @@
+"""`meldref match` and the command line's help, options and exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from meldref.cli import app
+from meldref.replay import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 4"
+runner = CliRunner()
+
+
+def match(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["match", *args], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("command", [
+    [], ["match"], ["tournament"], ["replay"], ["replay", "show"], ["replay", "verify"],
+    ["replay", "stats"], ["replay", "resume"], ["play"], ["bot"], ["bot", "check"],
+])
+def test_every_command_has_help(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage" in result.stdout
+
+
+def test_seed_7_json_is_identical_twice_and_names_a_winner() -> None:
+    first = match("phase10", "--seed", "7", "--json")
+    second = match("phase10", "--seed", "7", "--json")
+    assert first[0] == 0 and first[1] == second[1]
+    data = json.loads(first[1])
+    (game,) = data["games"]
+    assert data["players"] == 4 and data["seed"] == 7
+    assert game["winners"] and game["status"] == "ok"
+    assert len(game["scores"]) == len(game["phases"]) == len(game["faults"]) == 4
+    assert game["hands"] >= 1 and game["decisions"] >= game["actions"] > 0
+    assert data["rules"]["phases-to-win"] is None  # every rule option, defaults included
+    assert "wall" not in first[1]
+
+
+def test_default_match_runs_and_prints_a_table() -> None:
+    code, stdout, _ = match()
+    assert code == 0 and "greedy#1" in stdout and "wall time" in stdout
+
+
+def test_subprocess_bot_and_rotation_over_several_games(tmp_path: Path) -> None:
+    code, stdout, _ = match("phase10", "--bot", RANDOM_BOT, "--bot", "builtin:greedy", "--games",
+                            "3", "--seed", "11", "--rules", "phases-to-win=2", "--replay",
+                            str(tmp_path / "r"), "--json")
+    assert code == 0
+    data = json.loads(stdout)
+    seats = [g["seats"] for g in data["games"]]
+    assert seats == [["random_bot", "greedy"], ["greedy", "random_bot"],
+                     ["random_bot", "greedy"]]
+    assert [g["seed"] for g in data["games"]] == [11, 12, 13]
+    assert {t["bot"]: t["games"] for t in data["totals"]} == {"random_bot": 3, "greedy": 3}
+    replays = sorted((tmp_path / "r").glob("*.jsonl"))
+    assert [p.name for p in replays] == ["game-0001.jsonl", "game-0002.jsonl",
+                                         "game-0003.jsonl"]
+    for path in replays:
+        verify(path)
+
+
+def test_players_sets_the_number_of_default_seats(tmp_path: Path) -> None:
+    code, stdout, _ = match("--players", "2", "--seed", "3", "--json", "--replay",
+                            str(tmp_path / "one.jsonl"))
+    assert code == 0 and json.loads(stdout)["players"] == 2
+    assert verify(tmp_path / "one.jsonl").actions > 0
+    code, stdout, _ = match("--players", "3", "--bot", "builtin:random", "--seed", "3", "--json")
+    assert [b["name"] for b in json.loads(stdout)["bots"]] == ["random#1", "random#2",
+                                                               "random#3"]
+
+
+def test_limits_reach_the_referee(tmp_path: Path) -> None:
+    code, _, _ = match("--players", "2", "--seed", "1", "--move-time", "0.5", "--startup-time",
+                       "2", "--replay", str(tmp_path / "g.jsonl"))
+    assert code == 0
+    header = json.loads((tmp_path / "g.jsonl").read_text().splitlines()[0])
+    assert header["policy"]["move_time"] == 0.5 and header["policy"]["startup_time"] == 2
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["chess"], "unknown game"),
+    (["phase10", "--rules", "no-such=1"], "unknown rule option"),
+    (["phase10", "--rules", "phases-to-win"], "KEY=VALUE"),
+    (["phase10", "--players", "9"], "2..6"),
+    (["phase10", "--bot", "builtin:greedy", "--bot", "builtin:x"], "no built-in bot"),
+    (["phase10", "--bot", "/no/such/bot", "--bot", "builtin:greedy"], "does not exist"),
+    (["phase10", "--players", "3", "--bot", "builtin:greedy", "--bot", "builtin:random"],
+     "--players 3"),
+    (["phase10", "--games", "0"], "--games 0"),
+    (["phase10", "--move-time", "-1"], "positive"),
+])
+def test_bad_input_exits_2_with_the_reason(args: list[str], message: str) -> None:
+    code, stdout, stderr = match(*args)
+    assert code == 2
+    assert message in " ".join(stderr.split())
+    assert stdout == ""
