@@ -33,6 +33,7 @@ class Showcase:
     players: int
     hand_end: str  # regex of the event line that ends a hand / round
     wanted: tuple[str, ...]  # regexes that must all match lines of that first hand
+    max_lines: int = 5000  # a shorter first hand is wanted: try the next seed
 
 
 SHOWCASES = (
@@ -40,8 +41,9 @@ SHOWCASES = (
         r"^> event skip ", r"^> event lay_down .*W=", r"^> event hit ",
         r"^> event hand_end .*went_out \d", r"^< action \d+ lay ")),
     Showcase("fivecrowns", 3, r"^> event round_end ", (
-        r"^> event .*went_out \d|^> event go_out ", r"^> event round_end ")),
-    Showcase("solitaire", 1, r"^> event game_over ", (r"^> event ",)),
+        r"^> event go_out .*=", r"^> event last_turn .*groups [^-]",
+        r"^> event round_end .*went_out \d")),
+    Showcase("solitaire", 1, r"^> event close ", (r"^> event place ",), max_lines=600),
 )
 
 
@@ -65,7 +67,7 @@ def record_game(game: GameInfo, players: int, seed: int) -> list[str]:
 def first_hand(lines: list[str], show: Showcase) -> int | None:
     """Index of the line ending the first hand, if that hand shows everything wanted."""
     end = next((i for i, ln in enumerate(lines) if re.search(show.hand_end, ln)), None)
-    if end is None:
+    if end is None or end > show.max_lines:
         return None
     head = lines[: end + 1]
     if all(any(re.search(w, ln) for ln in head) for w in show.wanted):

@@ -56,19 +56,25 @@ def cards_in(value: Any) -> set[str]:
 
 
 class Zones:
-    """Where every card is, from the referee's full view, for one game's snapshot keys."""
+    """Where the cards are, from the referee's full view: each seat's hidden hand, cards hidden
+    from everyone, cards public to everyone, and what tells one hand/round from the next."""
 
-    def __init__(self, view: dict[str, Any], public_keys: tuple[str, ...], round_key: str,
-                 hidden_keys: tuple[str, ...] = ("draw_pile",)) -> None:
-        self.hands = [cards_in(h) for h in view["hands"]]
-        self.hidden = set().union(*(cards_in(view.get(k)) for k in hidden_keys))
-        self.public = set().union(*(cards_in(view.get(k)) for k in public_keys))
-        self.round = view.get(round_key)
+    def __init__(self, hands: Any, hidden: Any, public: Any, round_: Any) -> None:
+        self.hands = [cards_in(h) for h in hands]
+        self.hidden = cards_in(hidden)
+        self.public = cards_in(public)
+        self.round = round_
 
 
 GAME_ZONES: dict[str, Callable[[dict[str, Any]], Zones]] = {
-    "fake": lambda v: Zones(v, ("discard_pile",), "players"),  # one hand: no round key
-    "phase10": lambda v: Zones(v, ("discard_pile", "table"), "hand_number"),
+    "fake": lambda v: Zones(v["hands"], v["draw_pile"], v["discard_pile"], None),
+    "phase10": lambda v: Zones(v["hands"], v["draw_pile"], [v["discard_pile"], v["table"]],
+                               v["hand_number"]),
+    "fivecrowns": lambda v: Zones(v["hands"], v["draw_pile"], [v["discard_pile"], v["table"]],
+                                  v["round"]),
+    # One seat; its piles lie face up, and so does the top of the draw pile.
+    "solitaire": lambda v: Zones([v["piles"]], v["draw_pile"][:-1],
+                                 [v["draw_pile"][-1:], v["out_of_play"]], None),
 }
 
 
@@ -130,6 +136,8 @@ def available(name: str) -> GameInfo:
 @pytest.mark.parametrize(("name", "players", "seed"), [
     ("fake", 3, 1), ("fake", 4, 2),
     ("phase10", 2, 1), ("phase10", 4, 2),
+    ("fivecrowns", 2, 1), ("fivecrowns", 5, 2),
+    ("solitaire", 1, 1), ("solitaire", 1, 2),
 ])
 def test_no_line_names_a_hidden_card(name: str, players: int, seed: int) -> None:
     game = available(name)
