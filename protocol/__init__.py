@@ -1,1 +1,11 @@
-"""The wire format and bot processes."""
+"""The wire format and bot processes (spec/PROTOCOL.md is the bot author's reference).
+
+- `wire`: message lines built from JSON-like values; the parser of bot lines (never raises).
+- `channel`: `LineChannel` (lines over pipes with deadlines, never blocking) and `BotProcess`
+  (a command in its own process group; stderr to a capped log; quit, SIGTERM, SIGKILL).
+- `errors`: `Fault` records and `BotError` > `BotTimeoutError`, `BotCrashedError`,
+  `BotProtocolError`.
+- `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat`, `seat_from_spec`.
+- `referee`: `MatchPolicy`, `play_game` (the game loop and its records), `GameRecord`.
+- `hostseat`: ``python -m meldref.protocol.hostseat`` plays one seat on the terminal.
+"""

@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meldref.protocol.channel import EOF, TOO_LONG, LineChannel
+from meldref.protocol.errors import BotError
+from meldref.protocol.seats import Limits, Request, StreamSeat
 from meldref.protocol.wire import (
     MAX_LINE,
     decode_list,
@@ -131,3 +133,31 @@ def test_channel_splits_any_byte_stream_into_lines(chunks: list[bytes], step: in
         for fd in (r, w, r2, w2):
             if fd >= 0:
                 os.close(fd)
+
+
+class _View:
+    def to_json(self) -> dict[str, object]:
+        return {"hand": ["R1"]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(max_size=60), min_size=1, max_size=4))
+def test_arbitrary_lines_during_a_decision_end_as_recorded_faults(lines: list[bytes]) -> None:
+    """Whatever a bot writes, `decide` returns an answer or raises a BotError with a fault."""
+    to_ref_r, to_ref_w = os.pipe()
+    to_bot_r, to_bot_w = os.pipe()
+    seat = StreamSeat(to_ref_r, to_bot_w, limits=Limits(ping_grace=0.01))
+    try:
+        os.write(to_ref_w, b"\n".join(lines) + b"\n")
+        try:
+            reply = seat.decide(Request("draw", _View(), 0.02, 0.0))
+        except BotError as exc:
+            assert exc.fault.outcome in ("malformed", "timeout", "stalled", "closed")
+            assert exc.fault.detail
+        else:
+            assert reply.request_id == 1 and reply.text
+        assert all(n.outcome in ("late", "malformed") for n in seat.take_notes())
+    finally:
+        seat.channel.close()
+        for fd in (to_ref_r, to_ref_w, to_bot_r, to_bot_w):
+            os.close(fd)
