@@ -1,9 +1,13 @@
-"""Phase 10 (digest section 1): rule options, actions, the hand-by-hand state machine, views.
+"""Phase 10 (digest section 1): the hand-by-hand state machine, snapshots and `GAME`.
 
 A game is a series of hands. In each hand every seat tries to lay down its current phase (the
 whole phase at once), then to get rid of its cards by hitting laid groups and discarding; the
 first seat with no cards left goes out and ends the hand. Laying a phase earns the credit at once;
 the game ends at the end of a hand in which a seat completed the last phase of the sequence.
+
+The game's facts and rule options live in `phase10_rules`, the actions in `phase10_actions`, what
+a seat sees in `phase10_view`; this module re-exports them, so `meldref.engine.phase10` is the
+one name to import.
 
 Shuffles come from `cards.rng_for(seed, ...)`: the deal of hand h from ("deal", h), the k-th
 reshuffle of hand h from ("reshuffle", h, k), the first dealer from ("dealer",). A snapshot thus
@@ -12,632 +16,64 @@ holds no generator state. Piles are lists whose *end* is the top.
 
 from __future__ import annotations
 
-import dataclasses
-import typing
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, TypeVar
 
-from .cards import SKIP, WILD, Card, CardError, Kind, phase10_deck, rng_for, shuffled
+from .cards import SKIP, WILD, Card, CardError, phase10_deck, rng_for, shuffled
 from .game import (
     JSON,
     Event,
     GameInfo,
     IllegalActionError,
-    InvalidActionError,
     Outcome,
-    RuleOptionError,
     Termination,
-    check_choice,
-    option_name,
     rules_from_json,
     rules_to_json,
 )
 from .melds import (
-    PHASE10_MELDS,
-    Declared,
     GroupKind,
     Meld,
     MeldError,
     MeldRules,
-    Need,
-    Placed,
     build_meld,
     extend,
-    find_groups,
     format_meld,
     parse_group,
 )
-
-# ----------------------------------------------------------------------------------------------
-# The game's facts
-
-MIN_PLAYERS: Final = 2
-MAX_PLAYERS: Final = 6
-HAND_SIZE: Final = 10
-SPAN: Final = 12  # numbers 1..12
-
-_SET, _RUN, _COLOUR = GroupKind.SET, GroupKind.RUN, GroupKind.COLOUR
-
-PHASES: Final[Mapping[int, tuple[Need, ...]]] = {
-    1: (Need(_SET, 3), Need(_SET, 3)),
-    2: (Need(_SET, 3), Need(_RUN, 4)),
-    3: (Need(_SET, 4), Need(_RUN, 4)),
-    4: (Need(_RUN, 7),),
-    5: (Need(_RUN, 8),),
-    6: (Need(_RUN, 9),),
-    7: (Need(_SET, 4), Need(_SET, 4)),
-    8: (Need(_COLOUR, 7),),
-    9: (Need(_SET, 5), Need(_SET, 2)),
-    10: (Need(_SET, 5), Need(_SET, 3)),
-}
-
-SEQUENCES: Final[Mapping[str, tuple[int, ...]]] = {
-    "all": tuple(range(1, 11)),
-    "even": (2, 4, 6, 8, 10),
-    "odd": (1, 3, 5, 7, 9),
-}
-
-
-def describe_phase(phase: int) -> str:
-    """The phase's requirement in words: "2 sets of 3", "1 set of 3 + 1 run of 4"..."""
-    needs = PHASES[phase]
-    if needs[0].kind is _COLOUR:
-        return f"{needs[0].size} cards of one colour"
-    if len(needs) == 1:
-        return f"1 {needs[0].kind.value} of {needs[0].size}"
-    if len(set(needs)) == 1:
-        return f"{len(needs)} {needs[0].kind.value}s of {needs[0].size}"
-    return " + ".join(f"1 {n.kind.value} of {n.size}" for n in needs)
-
-
-def card_points(card: Card) -> int:
-    """Penalty points of a card left in hand: 1..9 = 5, 10..12 = 10, Skip = 15, Wild = 25."""
-    if card.kind is Kind.WILD:
-        return 25
-    if card.kind is Kind.SKIP:
-        return 15
-    return 5 if card.rank <= 9 else 10
-
-
-# ----------------------------------------------------------------------------------------------
-# Rule options
-
-
-@dataclass(frozen=True, slots=True)
-class Phase10Rules:
-    """Every rule option of Phase 10 (digest 1.2-1.8); the defaults are the printed rules."""
-
-    dealer: Literal["random", "seat0"] = "random"  # first dealer: seeded random, or seat 0
-    first_skip: Literal["skip-first-player", "twist"] = "skip-first-player"  # turned-up Skip
-    natural: Literal["phase", "group", "none"] = "phase"  # where a natural card is required
-    run_wrap: bool = False  # 12 is followed by 1 in a run
-    skip_victim: Literal["choose", "next"] = "choose"  # who a discarded Skip skips
-    skip_repeat: Literal["once-per-orbit", "unlimited"] = "once-per-orbit"  # pending skips
-    hit_on_lay_turn: Literal["any", "own"] = "any"  # groups one may hit in the lay-down turn
-    going_out: Literal["any", "must-discard"] = "any"  # may the last card go by a hit
-    tiebreak: Literal["first-out", "first-to-lay", "shared"] = "first-out"
-    phases: Literal["all", "even", "odd"] = "all"  # which phases are played, in order
-    phases_to_win: int | None = None  # the game ends when a seat completes this many
-    any_order: bool = False  # phases in any order, each once
-    fixed_hands: bool = False  # one hand per phase, everyone on phase k in hand k
-    turn_cap: int = 300  # turns per hand before it ends with nobody out
-    hand_cap: int | None = 100  # hands per game before it ends on the turn cap
-
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            _check_option(f.name, getattr(self, f.name), _HINTS[f.name])
-        length = len(SEQUENCES[self.phases])
-        if self.phases_to_win is not None and not 1 <= self.phases_to_win <= length:
-            raise RuleOptionError(
-                f"rule option phases-to-win={self.phases_to_win}: 1..{length} "
-                f"with phases={self.phases}"
-            )
-        if self.turn_cap < 1:
-            raise RuleOptionError(f"rule option turn-cap={self.turn_cap}: at least 1")
-        if self.hand_cap is not None and self.hand_cap < 1:
-            raise RuleOptionError(f"rule option hand-cap={self.hand_cap}: at least 1, or none")
-        if self.fixed_hands:
-            self._check_fixed_hands(length)
-
-    def _check_fixed_hands(self, length: int) -> None:
-        if self.any_order:
-            raise RuleOptionError(
-                "rule options fixed-hands and any-order exclude each other: fixed-hands puts "
-                "everyone on phase k in hand k"
-            )
-        if self.phases_to_win is not None:
-            raise RuleOptionError(
-                "rule options fixed-hands and phases-to-win exclude each other: fixed-hands "
-                "always plays one hand per phase"
-            )
-        if self.hand_cap is not None and self.hand_cap < length:
-            raise RuleOptionError(
-                f"rule option hand-cap={self.hand_cap}: fixed-hands plays {length} hands"
-            )
-
-    @property
-    def sequence(self) -> tuple[int, ...]:
-        """The phases a seat may make, in order (any-order: in any order)."""
-        return SEQUENCES[self.phases]
-
-    @property
-    def target(self) -> int:
-        """How many phases a seat completes to end the game."""
-        return self.phases_to_win or len(self.sequence)
-
-    @property
-    def final_phase(self) -> int:
-        """The phase that takes the place of phase 10: end of game and tie-break hands."""
-        return self.sequence[self.target - 1]
-
-    @property
-    def melds(self) -> MeldRules:
-        return _WRAP_MELDS if self.run_wrap else PHASE10_MELDS
-
-
-_HINTS: Final = typing.get_type_hints(Phase10Rules)
-_WRAP_MELDS: Final = dataclasses.replace(PHASE10_MELDS, wrap=True)
-
-
-def _check_option(name: str, value: object, hint: Any) -> None:
-    args = typing.get_args(hint)
-    if typing.get_origin(hint) is Literal:
-        check_choice(name, value, args)
-    elif hint is bool and not isinstance(value, bool):
-        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: yes or no")
-    elif hint is not bool and not (
-        (isinstance(value, int) and not isinstance(value, bool))
-        or (value is None and type(None) in args)
-    ):
-        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: a whole number")
-
-
-# ----------------------------------------------------------------------------------------------
-# Actions: small values whose str() is the protocol text
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """`draw pile` or `draw discard`."""
-
-    source: Literal["pile", "discard"]
-
-    def __str__(self) -> str:
-        return f"draw {self.source}"
-
-
-Group = tuple[GroupKind, tuple[Placed, ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class LayDown:
-    """`lay [phase=N] <group> <group>...`: the whole phase at once, extras in its own groups."""
-
-    groups: tuple[Group, ...]
-    phase: int | None = None
-
-    def __str__(self) -> str:
-        words = ["lay"] if self.phase is None else ["lay", f"phase={self.phase}"]
-        return " ".join([*words, *(group_text(g) for g in self.groups)])
-
-    @staticmethod
-    def from_melds(melds: Iterable[Meld], phase: int | None, rules: MeldRules) -> LayDown:
-        """The lay-down that puts `melds` on the table as they are (wilds declared)."""
-        groups = tuple(
-            (m.kind, tuple((c, v if rules.is_wild(c) else None)
-                           for c, v in zip(m.cards, m.stands_for, strict=True)))
-            for m in melds
-        )
-        return LayDown(groups, phase)
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """`hit <group-id> <card>[=decl]`: add one card to a laid group."""
-
-    group_id: int
-    card: Card
-    declared: Declared = None
-
-    def __str__(self) -> str:
-        decl = "" if self.declared is None else f"={self.declared}"
-        return f"hit {self.group_id} {self.card.text}{decl}"
-
-
-@dataclass(frozen=True, slots=True)
-class Discard:
-    """`discard <card> [<victim-seat>]`: ends the turn; a Skip names the seat it skips."""
-
-    card: Card
-    victim: int | None = None
-
-    def __str__(self) -> str:
-        return f"discard {self.card.text}" + ("" if self.victim is None else f" {self.victim}")
-
-
-Action = Draw | LayDown | Hit | Discard
-
-
-def group_text(group: Group) -> str:
-    """A group's token as written in a lay-down: ``run:R3,R4,W=5,G6``."""
-    kind, placed = group
-    return f"{kind.value}:" + ",".join(
-        c.text if d is None else f"{c.text}={d}" for c, d in placed
-    )
-
-
-def parse_action(text: str) -> Action:
-    """The action written as `text`; `InvalidActionError` if it is not a Phase 10 action."""
-    words = text.split()
-    if not words:
-        raise InvalidActionError("empty action; one of: draw, lay, hit, discard")
-    verb, args = words[0].lower(), words[1:]
-    parser = _PARSERS.get(verb)
-    if parser is None:
-        raise InvalidActionError(f"unknown action {words[0]!r}; one of: draw, lay, hit, discard")
-    try:
-        return parser(args)
-    except (CardError, MeldError) as exc:
-        raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
-
-
-def _parse_draw(args: list[str]) -> Draw:
-    if len(args) != 1 or args[0].lower() not in ("pile", "discard"):
-        raise InvalidActionError("draw takes one word: draw pile | draw discard")
-    return Draw(typing.cast(Literal["pile", "discard"], args[0].lower()))
-
-
-def _parse_lay(args: list[str]) -> LayDown:
-    phase = None
-    if args and args[0].lower().startswith("phase="):
-        value = args[0].partition("=")[2]
-        if not value.isdigit():
-            raise InvalidActionError(f"lay: {args[0]!r} should be phase=N with N a number")
-        phase, args = int(value), args[1:]
-    if not args:
-        raise InvalidActionError("lay needs groups: lay [phase=N] set:R7,B7,W set:...")
-    groups = []
-    for token in args:
-        kind, placed = parse_group(token, PHASE10_MELDS)
-        if kind is GroupKind.BOOK:
-            raise InvalidActionError(f"{token!r}: Phase 10 groups are set, run or colour")
-        groups.append((kind, tuple(placed)))
-    return LayDown(tuple(groups), phase)
-
-
-def _parse_hit(args: list[str]) -> Hit:
-    if len(args) != 2 or not args[0].isdigit():
-        raise InvalidActionError("hit takes a group id and a card: hit 3 R7 (or hit 3 W=8)")
-    text, _, decl = args[1].partition("=")
-    declared: Declared = None
-    if decl:
-        declared = decl.upper() if decl.upper() in PHASE10_MELDS.suits else _number(decl)
-    return Hit(int(args[0]), Card.parse(text), declared)
-
-
-def _number(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= SPAN:
-        raise InvalidActionError(f"{text!r} is neither a number 1..12 nor a colour R, B, Y, G")
-    return int(text)
-
-
-def _parse_discard(args: list[str]) -> Discard:
-    if len(args) not in (1, 2) or (len(args) == 2 and not args[1].isdigit()):
-        raise InvalidActionError("discard takes a card and, for a Skip, a seat: discard S 2")
-    return Discard(Card.parse(args[0]), int(args[1]) if len(args) == 2 else None)
-
-
-_PARSERS: Final[Mapping[str, Callable[[list[str]], Action]]] = {
-    "draw": _parse_draw,
-    "lay": _parse_lay,
-    "hit": _parse_hit,
-    "discard": _parse_discard,
-}
-
-
-# ----------------------------------------------------------------------------------------------
-# Groups on the table
-
-
-class TableGroup:
-    """A laid group: its id (stable for the hand), its owner and the checked meld."""
-
-    __slots__ = ("_accepts", "id", "meld", "owner")
-
-    def __init__(self, group_id: int, owner: int, meld: Meld, wrap: bool) -> None:
-        self.id = group_id
-        self.owner = owner
-        self.meld = meld
-        # What a card must be to extend the group; precomputed because bots ask on every turn.
-        self._accepts: Any
-        if meld.kind is _RUN:
-            self._accepts = _run_ends(meld, wrap)
-        elif meld.kind is _COLOUR:
-            self._accepts = meld.colour
-        else:
-            self._accepts = meld.rank
-
-    def fits(self, card: Card) -> tuple[Declared, ...]:
-        """The declarations under which `card` extends this group (as `melds.fits`, faster)."""
-        kind = card.kind
-        if kind is Kind.SKIP:
-            return ()
-        group = self.meld.kind
-        if kind is Kind.WILD:
-            return self._accepts if group is _RUN else (None,)
-        if group is _RUN:
-            return (None,) if card.rank in self._accepts else ()
-        have = card.suit if group is _COLOUR else card.rank
-        return (None,) if have == self._accepts else ()
-
-    @property
-    def token(self) -> str:
-        return format_meld(self.meld)
-
-    def to_json(self) -> dict[str, JSON]:
-        return {"id": self.id, "owner": self.owner, "group": format_meld(self.meld)}
-
-
-def _run_ends(meld: Meld, wrap: bool) -> tuple[int, ...]:
-    """The values that extend a run: above its top first, then below its bottom."""
-    if len(meld.cards) >= SPAN:
-        return ()
-    lo, hi = meld.low, meld.high
-    if wrap:
-        return tuple(dict.fromkeys((hi % SPAN + 1, (lo - 2) % SPAN + 1)))
-    return tuple(v for v in (hi + 1, lo - 1) if 1 <= v <= SPAN)
-
-
-# ----------------------------------------------------------------------------------------------
-# How far a hand is from a phase (bots' heuristic and a cheap test before the finder)
-
-_WINDOWS: Final = {
-    (size, wrap): tuple(
-        sum(1 << ((start - 1 + k) % SPAN + 1) for k in range(size))
-        for start in range(1, (SPAN if wrap else SPAN - size + 1) + 1)
-    )
-    for size in range(1, SPAN + 1)
-    for wrap in (False, True)
-}
-
-
-def missing_cards(hand: Iterable[Card], needs: Sequence[Need], wrap: bool = False) -> int:
-    """How many cards (wilds) the natural cards of `hand` lack to make `needs` (Phase 10 needs).
-
-    Exact for every Phase 10 phase when wilds are free to take any value: a phase can be laid
-    only if this is at most the number of wilds held (the natural-card rule aside).
-    """
-    ranks = [0] * (SPAN + 1)
-    colours: Counter[str] = Counter()
-    for card in hand:
-        if card.kind is Kind.NUMBER:
-            ranks[card.rank] += 1
-            colours[card.suit] += 1
-    runs = [n.size for n in needs if n.kind is _RUN]
-    sets = sorted((n.size for n in needs if n.kind is not _RUN and n.kind is not _COLOUR),
-                  reverse=True)
-    colour = [n.size for n in needs if n.kind is _COLOUR]
-    if colour:
-        return max(0, colour[0] - max(colours.values(), default=0))
-    if not runs:
-        return _missing_sets(sets, sorted(ranks, reverse=True))
-    mask = sum(1 << r for r in range(1, SPAN + 1) if ranks[r])
-    windows = _WINDOWS.get((runs[0], wrap), ())
-    if not windows:
-        return runs[0] + sum(sets)
-    if not sets:
-        return runs[0] - max((mask & w).bit_count() for w in windows)
-    return min(_missing_set_and_run(sets[0], runs[0], ranks, mask, w) for w in windows)
-
-
-def _missing_sets(sets: list[int], counts: list[int]) -> int:
-    apart = sum(max(0, size - count) for size, count in zip(sets, counts, strict=False))
-    apart += sum(sets[len(counts):])
-    together = max(0, sum(sets) - counts[0]) if len(sets) == 2 else apart
-    return min(apart, together)
-
-
-def _missing_set_and_run(size: int, length: int, ranks: list[int], mask: int, window: int) -> int:
-    best = 0
-    for r in range(1, SPAN + 1):
-        left = ranks[r] - ((window >> r) & 1 if ranks[r] else 0)
-        best = max(best, left)
-    return length - (mask & window).bit_count() + max(0, size - best)
-
-
-def skip_victims(
-    rules: Phase10Rules, seat: int, playing: Sequence[bool], skips: Sequence[int]
-) -> tuple[int, ...]:
-    """The seats a Skip discarded by `seat` may skip, in seat order from its left."""
-    n = len(playing)
-    order = [s for s in ((seat + k) % n for k in range(1, n)) if playing[s]]
-    if rules.skip_victim == "next":
-        order = order[:1]
-    if rules.skip_repeat == "once-per-orbit":
-        return tuple(s for s in order if not skips[s])
-    return tuple(order)
-
-
-# ----------------------------------------------------------------------------------------------
-# What a seat sees
-
-
-class Phase10View:
-    """What one seat may know now, and the legal actions it implies (for in-process bots).
-
-    Holds immutable values only (tuples, interned cards, checked melds), so building it costs a
-    few tuple copies and a bot may keep it.
-    """
-
-    __slots__ = (
-        "completed", "dealer", "decision", "discard_top", "draw_pile_size", "hand",
-        "hand_number", "hand_sizes", "laid", "laid_this_turn", "phases", "players", "playing",
-        "rules", "scores", "seat", "skips", "table", "tiebreak", "to_move", "turn",
-    )
-
-    def __init__(self, **values: Any) -> None:
-        for name, value in values.items():
-            setattr(self, name, value)
-
-    seat: int
-    rules: Phase10Rules
-    players: int
-    hand_number: int
-    dealer: int
-    to_move: int | None
-    decision: str
-    turn: int
-    tiebreak: bool
-    hand: tuple[Card, ...]
-    discard_top: Card | None
-    draw_pile_size: int
-    table: tuple[TableGroup, ...]
-    laid_this_turn: bool
-    playing: tuple[bool, ...]  # per seat: plays this hand (tie-break hands seat only the tied)
-    phases: tuple[int | None, ...]  # per seat: the phase made this hand (any-order: once laid)
-    laid: tuple[int | None, ...]  # per seat: the phase laid this hand, or None
-    scores: tuple[int, ...]
-    hand_sizes: tuple[int, ...]
-    skips: tuple[int, ...]  # per seat: Skips pending against it
-    completed: tuple[tuple[int, ...], ...]  # per seat: phases completed, in order
-
-    # -- derived facts -------------------------------------------------------------------------
-
-    @property
-    def my_turn(self) -> bool:
-        return self.to_move == self.seat
-
-    @property
-    def phase(self) -> int | None:
-        """This seat's phase this hand (any-order: None until it lays one)."""
-        return self.phases[self.seat]
-
-    @property
-    def has_laid(self) -> bool:
-        return self.laid[self.seat] is not None
-
-    @property
-    def phases_left(self) -> tuple[int, ...]:
-        """The phases this seat may lay now (one, or in any-order every one not yet made)."""
-        if self.has_laid:
-            return ()
-        if self.tiebreak or not self.rules.any_order:
-            return (self.phases[self.seat],)  # type: ignore[return-value]
-        done = set(self.completed[self.seat])
-        return tuple(p for p in self.rules.sequence if p not in done)
-
-    @property
-    def victims(self) -> tuple[int, ...]:
-        """The seats a Skip discarded now may skip."""
-        return skip_victims(self.rules, self.seat, self.playing, self.skips)
-
-    # -- legal actions, as the state will judge them -------------------------------------------
-
-    def draw_options(self) -> list[Draw]:
-        out = [Draw("pile")] if self.draw_pile_size else []
-        if self.discard_top is not None and self.discard_top is not SKIP:
-            out.append(Draw("discard"))
-        return out
-
-    def discard_options(self) -> list[Discard]:
-        out = []
-        victims = self.victims
-        for card in dict.fromkeys(self.hand):
-            if card is SKIP and victims:
-                out.extend(Discard(card, v) for v in victims)
-            else:
-                out.append(Discard(card))
-        return out
-
-    def hittable_groups(self) -> tuple[TableGroup, ...]:
-        """The groups this seat may hit now (none before its phase is down)."""
-        if not self.has_laid:
-            return ()
-        if self.laid_this_turn and self.rules.hit_on_lay_turn == "own":
-            return tuple(g for g in self.table if g.owner == self.seat)
-        return self.table
-
-    def hit_options(self) -> list[Hit]:
-        if self.rules.going_out == "must-discard" and len(self.hand) <= 1:
-            return []
-        groups = self.hittable_groups()
-        return [
-            Hit(g.id, card, d)
-            for card in dict.fromkeys(self.hand)
-            for g in groups
-            for d in g.fits(card)
-        ]
-
-    def find_lay(self, phase: int) -> LayDown | None:
-        """The finder's way to lay `phase` from this hand (fewest wilds), or None."""
-        needs = PHASES[phase]
-        wilds = sum(1 for c in self.hand if c is WILD)
-        if missing_cards(self.hand, needs, self.rules.run_wrap) > wilds:
-            return None  # the finder is much dearer than this count
-        melds = find_groups(self.hand, needs, self.rules.melds, self.rules.natural)
-        if melds is None:
-            return None
-        return LayDown.from_melds(melds, phase, self.rules.melds)
-
-    def lay_options(self) -> list[LayDown]:
-        if self.decision != "play" or not self.my_turn:
-            return []
-        found = (self.find_lay(p) for p in self.phases_left)
-        return [lay for lay in found if lay is not None]
-
-    def legal_actions(self) -> list[Action]:
-        """Every draw, discard and single-card hit, and one lay-down per phase the finder finds."""
-        if not self.my_turn:
-            return []
-        if self.decision == "draw":
-            return list(self.draw_options())
-        return [*self.lay_options(), *self.hit_options(), *self.discard_options()]
-
-    # -- protocol form -------------------------------------------------------------------------
-
-    def to_json(self) -> dict[str, JSON]:
-        seat = self.seat
-        seats = [
-            {
-                "seat": s,
-                "playing": self.playing[s],
-                "phase": self.phases[s],
-                "laid": self.laid[s] is not None,
-                "score": self.scores[s],
-                "hand_size": self.hand_sizes[s],
-                "skip_pending": self.skips[s],
-                "completed": " ".join(map(str, self.completed[s])),
-            }
-            for s in range(self.players)
-        ]
-        phase = self.phases[seat]
-        return {
-            "seat": seat,
-            "hand_number": self.hand_number,
-            "dealer": self.dealer,
-            "to_move": self.to_move,
-            "decision": self.decision,
-            "turn": self.turn,
-            "turn_cap": self.rules.turn_cap,
-            "tiebreak": self.tiebreak,
-            "phase": phase,
-            "needs": describe_phase(phase) if phase is not None else None,
-            "phases_left": list(self.phases_left),
-            "laid": self.laid[seat],
-            "laid_this_turn": self.laid_this_turn,
-            "hand": [c.text for c in self.hand],
-            "discard_top": None if self.discard_top is None else self.discard_top.text,
-            "draw_pile_size": self.draw_pile_size,
-            "table": [g.to_json() for g in self.table],
-            "seats": seats,
-            "victims": list(self.victims),
-        }
-
-
-# ----------------------------------------------------------------------------------------------
-# The state
+from .phase10_actions import (
+    DRAW_DISCARD,
+    DRAW_PILE,
+    Action,
+    Discard,
+    Draw,
+    Group,
+    Hit,
+    LayDown,
+    group_text,
+    parse_action,
+)
+from .phase10_bots import BOTS
+from .phase10_rules import (
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PHASES,
+    SEQUENCES,
+    Phase10Rules,
+    card_points,
+    describe_phase,
+)
+from .phase10_view import Phase10View, TableGroup, missing_cards, skip_victims
+
+__all__ = [
+    "GAME", "PHASES", "SEQUENCES", "Action", "Discard", "Draw", "Hit", "LayDown",
+    "Phase10Rules", "Phase10State", "Phase10View", "TableGroup", "card_points", "describe_phase",
+    "group_text", "missing_cards", "new_game", "parse_action", "skip_victims",
+]
+
+T = TypeVar("T")
+_RUN, _COLOUR = GroupKind.RUN, GroupKind.COLOUR
 
 
 class Phase10State:
@@ -658,8 +94,9 @@ class Phase10State:
     def _setup(self, rules: Phase10Rules, players: int, seed: int | str) -> None:
         self.rules, self.players, self.seed = rules, players, seed
         self._melds = rules.melds
-        self.scores = [0] * players
-        self.completed: list[tuple[int, ...]] = [()] * players
+        # Per-seat values are tuples, replaced on the rare writes, so views share them.
+        self.scores: tuple[int, ...] = (0,) * players
+        self.completed: tuple[tuple[int, ...], ...] = ((),) * players
         self.hand_number = 0
         self.dealer = 0
         self.history: list[dict[str, JSON]] = []  # one entry per finished hand
@@ -706,12 +143,12 @@ class Phase10State:
             table=self.table,
             laid_this_turn=self.laid_this_turn and self._to_move == seat,
             playing=self.playing,
-            phases=tuple(self.phase_now),
-            laid=tuple(self.laid),
-            scores=tuple(self.scores),
+            phases=self.phase_now,
+            laid=self.laid,
+            scores=self.scores,
             hand_sizes=tuple(map(len, self.hands)),
-            skips=tuple(self.skips),
-            completed=tuple(self.completed),
+            skips=self.skips,
+            completed=self.completed,
         )
 
     def legal_actions(self) -> list[Action]:
@@ -722,7 +159,7 @@ class Phase10State:
     def autoplay_action(self) -> Action:
         """Draw from the pile (else the discard); discard the dearest card, Skips last."""
         if self._decision == "draw":
-            return Draw("pile") if self.draw_pile else Draw("discard")
+            return DRAW_PILE if self.draw_pile else DRAW_DISCARD
         hand = self.hands[self._to_move]
         plain = [c for c in hand if c is not SKIP]
         if plain:
@@ -897,14 +334,14 @@ class Phase10State:
                 hand.remove(card)
             ids.append(len(self.table) + 1)
             self.table = (*self.table, TableGroup(ids[-1], seat, meld, self.rules.run_wrap))
-        self.laid[seat] = phase
-        self.phase_now[seat] = phase
+        self.laid = _put(self.laid, seat, phase)
+        self.phase_now = _put(self.phase_now, seat, phase)
         self.laid_this_turn = True
         events = [Event("lay_down", seat, {
             "phase": phase, "groups": [format_meld(m) for m in melds], "group_ids": ids,
         })]
         if self.tied is None:
-            self.completed[seat] = (*self.completed[seat], phase)
+            self.completed = _put(self.completed, seat, (*self.completed[seat], phase))
         elif self.rules.tiebreak == "first-to-lay":
             self._end_hand(None, "tiebreak-lay", events)
             self._finish((seat,), "tiebreak-first-to-lay", Termination.NORMAL, events)
@@ -943,7 +380,7 @@ class Phase10State:
             victims = skip_victims(self.rules, seat, self.playing, self.skips)
             victim = victims[0] if victims else None
         if action.card is SKIP and victim is not None:
-            self.skips[victim] += 1
+            self.skips = _put(self.skips, victim, self.skips[victim] + 1)
             events.append(Event("skip", seat, {"victim": victim}))
         self._start_turn(self._next[seat], events)
         return events
@@ -968,9 +405,9 @@ class Phase10State:
         self.draw_pile = deck
         self.discard_pile = [deck.pop()]
         self.table: tuple[TableGroup, ...] = ()
-        self.phase_now = [self._phase_for(s) if self.playing[s] else None for s in range(n)]
-        self.laid: list[int | None] = [None] * n
-        self.skips = [0] * n
+        self.phase_now = tuple(self._phase_for(s) if self.playing[s] else None for s in range(n))
+        self.laid: tuple[int | None, ...] = (None,) * n
+        self.skips: tuple[int, ...] = (0,) * n
         self.turns = 0
         self.reshuffles = 0
         self.laid_this_turn = False
@@ -985,7 +422,7 @@ class Phase10State:
             self.discard_pile.append(deck.pop())
             events.append(Event("turn_up", None, {"card": self.discard_pile[-1].text}))
         if self.discard_pile[-1] is SKIP:
-            self.skips[order[0]] += 1
+            self.skips = _put(self.skips, order[0], 1)
         self._start_turn(order[0], events)
         return events
 
@@ -1000,7 +437,7 @@ class Phase10State:
 
     def _start_turn(self, seat: int, events: list[Event]) -> None:
         while self.skips[seat]:
-            self.skips[seat] -= 1
+            self.skips = _put(self.skips, seat, self.skips[seat] - 1)
             events.append(Event("skipped", seat))
             seat = self._next[seat]
         if self.turns >= self.rules.turn_cap:
@@ -1024,11 +461,10 @@ class Phase10State:
         events.append(Event("reshuffle", None, {"draw_pile_size": len(self.draw_pile)}))
 
     def _end_hand(self, went_out: int | None, ended: str, events: list[Event]) -> None:
-        seats = [s for s in range(self.players) if self.playing[s]]
-        points = [0 if s == went_out else sum(map(card_points, self.hands[s])) for s in seats]
+        points = [0 if s == went_out else sum(map(card_points, h))
+                  for s, h in enumerate(self.hands)]
         if self.tied is None:  # tie-break hands decide the tie only; they score nothing
-            for s, p in zip(seats, points, strict=True):
-                self.scores[s] += p
+            self.scores = tuple(map(sum, zip(self.scores, points, strict=True)))
         self.history.append({"hand": self.hand_number, "ended": ended, "went_out": went_out,
                              "tiebreak": self.tied is not None})
         self._to_move, self._decision = 0, "over"
@@ -1038,7 +474,7 @@ class Phase10State:
             "ended": ended,
             "went_out": went_out,
             "hands": [" ".join(c.text for c in h) for h in self.hands],
-            "points": [points[seats.index(s)] if s in seats else 0 for s in range(self.players)],
+            "points": points,
             "totals": list(self.scores),
             "laid": list(self.laid),
             "completed": [" ".join(map(str, c)) for c in self.completed],
@@ -1095,7 +531,7 @@ class Phase10State:
                             and self._rank_key(t) < key)
                 places.append(len(winners) + ahead + 1)
         endings = [str(h["ended"]) for h in self.history]
-        self._outcome = Outcome(termination, tuple(places), tuple(self.scores), {
+        self._outcome = Outcome(termination, tuple(places), self.scores, {
             "decided_by": decided_by,
             "hands": self.hand_number,
             "hand_endings": endings,
@@ -1155,8 +591,8 @@ class Phase10State:
         rules = rules_from_json(Phase10Rules, data["rules"])
         n = int(data["players"])
         state._setup(rules, n, data["seed"])
-        state.scores = list(data["scores"])
-        state.completed = [tuple(c) for c in data["completed"]]
+        state.scores = tuple(data["scores"])
+        state.completed = tuple(tuple(c) for c in data["completed"])
         state.hand_number, state.dealer = data["hand_number"], data["dealer"]
         state.history = [dict(h) for h in data["history"]]
         state.tied = None if data["tied"] is None else tuple(data["tied"])
@@ -1176,8 +612,8 @@ class Phase10State:
             TableGroup(g["id"], g["owner"], _table_meld(g["group"], rules.melds), rules.run_wrap)
             for g in data["table"]
         )
-        state.phase_now, state.laid = list(data["phase_now"]), list(data["laid"])
-        state.skips, state.turns = list(data["skips"]), data["turns"]
+        state.phase_now, state.laid = tuple(data["phase_now"]), tuple(data["laid"])
+        state.skips, state.turns = tuple(data["skips"]), data["turns"]
         state.reshuffles = data["reshuffles"]
         state._to_move, state._decision = data["to_move"], data["decision"]
         state.laid_this_turn = data["laid_this_turn"]
@@ -1244,6 +680,10 @@ def _held(hand: list[Card], used: list[Card]) -> str | None:
     return None
 
 
+def _put(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    return (*values[:index], value, *values[index + 1:])
+
+
 def _seats(seats: Iterable[int]) -> str:
     return ", ".join(map(str, seats))
 
@@ -1261,23 +701,6 @@ def new_game(rules: Phase10Rules, players: int, seed: int | str) -> Phase10State
     return Phase10State(rules, players, seed)
 
 
-def _bots() -> Mapping[str, Callable[[int], Any]]:
-    from .phase10_bots import BOTS  # the bots import this module
-
-    return BOTS
-
-
-class _LazyBots(Mapping[str, Callable[[int], Any]]):
-    def __getitem__(self, key: str) -> Callable[[int], Any]:
-        return _bots()[key]
-
-    def __iter__(self) -> Any:
-        return iter(_bots())
-
-    def __len__(self) -> int:
-        return len(_bots())
-
-
 GAME: Final = GameInfo(
     name="phase10",
     title="Phase 10",
@@ -1286,6 +709,6 @@ GAME: Final = GameInfo(
     rules_type=Phase10Rules,
     new_game=new_game,
     from_snapshot=Phase10State.from_snapshot,
-    bots=_LazyBots(),
+    bots=BOTS,
     decisions=("draw", "play"),
 )

@@ -12,16 +12,9 @@ from typing import Final
 
 from .cards import SKIP, WILD, Card
 from .melds import Meld, MeldError, build_meld, extend
-from .phase10 import (
-    PHASES,
-    Action,
-    Discard,
-    Draw,
-    LayDown,
-    Phase10View,
-    card_points,
-    missing_cards,
-)
+from .phase10_actions import DRAW_DISCARD, DRAW_PILE, Action, Discard, Draw, LayDown
+from .phase10_rules import PHASES, card_points
+from .phase10_view import Phase10View, missing_cards
 
 LAY_CHANCE: Final = 0.5  # how often the random bot looks for a lay-down it could make
 
@@ -90,12 +83,12 @@ class GreedyBot:
         if len(options) == 1 or top is None:
             return options[0]
         if top is WILD:
-            return Draw("discard")
+            return DRAW_DISCARD
         if view.has_laid:
             useful = any(g.fits(top) for g in view.table)
         else:
             useful = _distance(view, (*view.hand, top)) < _distance(view, view.hand)
-        return Draw("discard") if useful else Draw("pile")
+        return DRAW_DISCARD if useful else DRAW_PILE
 
     # -- laying down ---------------------------------------------------------------------------
 

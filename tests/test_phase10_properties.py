@@ -116,7 +116,7 @@ def test_random_games_keep_every_card_score_by_the_rule_and_end(game: tuple) -> 
         steps += 1
         assert steps < 200_000
     outcome = state.outcome
-    assert list(outcome.scores) == state.scores
+    assert outcome.scores == state.scores
     assert min(outcome.places) == 1 and len(outcome.places) == players
 
 

@@ -28,14 +28,14 @@ def test_the_player_out_scores_zero_the_others_their_hands() -> None:
     events = play(state, "discard R1")
     end = events[1].public
     assert end["points"] == [0, 70, 5]  # laid cards do not count
-    assert end["totals"] == [10, 90, 35] == state.scores
+    assert end["totals"] == [10, 90, 35] == list(state.scores)
 
 
 def test_everyone_who_laid_advances_the_others_repeat() -> None:
     state = position(["R1", "B1", "B2"], laid=[1, 1, None], completed=[[1], [1], []])
     play(state, "discard R1")
-    assert state.phase_now == [2, 2, 1]
-    assert state.completed == [(1,), (1,), ()]
+    assert state.phase_now == (2, 2, 1)
+    assert state.completed == ((1,), (1,), ())
 
 
 def test_credit_counts_from_the_lay_not_from_winning() -> None:
@@ -45,7 +45,7 @@ def test_credit_counts_from_the_lay_not_from_winning() -> None:
     play(state, "lay set:R7,B7,G7 set:R8,B8,G8")
     assert state.completed[0] == (1,)
     play(state, "discard Y2", "draw pile", "hit 1 Y9", "discard B6")  # seat 1 goes out
-    assert state.hand_number == 2 and state.phase_now == [2, 3]
+    assert state.hand_number == 2 and state.phase_now == (2, 3)
 
 
 def test_laying_phase_10_does_not_win_at_once() -> None:
@@ -85,7 +85,7 @@ def test_a_tie_is_broken_by_a_hand_among_the_tied() -> None:
     state = finish_two([55, 50, 0])
     assert state.outcome is None and state.tied == (0, 1)
     assert state.hand_number == 2 and state.playing == (True, True, False)
-    assert state.phase_now == [10, 10, None] and state.hands[2] == []
+    assert state.phase_now == (10, 10, None) and state.hands[2] == []
     view = state.observation(state.to_move or 0)
     assert view.tiebreak and view.to_json()["seats"][2]["playing"] is False
     assert state.observation(0).victims == (1,)
@@ -106,7 +106,7 @@ def test_tiebreak_first_out_wins() -> None:
     events = play(state, "draw pile", "hit 1 Y8", "discard B5")
     assert state.outcome is not None and state.outcome.winners == (0,)
     assert state.outcome.detail["decided_by"] == "tiebreak-first-out"
-    assert state.scores == [55, 55, 0]  # tie-break hands score nothing
+    assert state.scores == (55, 55, 0)  # tie-break hands score nothing
     assert kinds(events)[-1] == "game_over"
     assert state.outcome.places == (1, 2, 3)
 
@@ -153,19 +153,19 @@ def test_hand_cap_ends_the_game_on_the_turn_cap() -> None:
 def test_fixed_hands_everyone_moves_on_and_lowest_total_wins() -> None:
     state = position(["R1", "B1"], rules=rules(fixed_hands=True), laid=[None, None])
     play(state, "discard R1")
-    assert state.phase_now == [2, 2] and state.completed == [(), ()]
+    assert state.phase_now == (2, 2) and state.completed == ((), ())
     state = position(["R1", "B1 W"], rules=rules(fixed_hands=True), phase_now=[10, 10],
                      hand_number=10, scores=[100, 60])
     play(state, "discard R1")
     assert state.outcome is not None and state.outcome.winners == (1,)
-    assert state.scores == [100, 90] and state.outcome.detail["decided_by"] == "score"
+    assert state.scores == (100, 90) and state.outcome.detail["decided_by"] == "score"
 
 
 def test_fixed_hands_last_hand_follows_the_phase_sequence() -> None:
     state = position(["R1", "B1"], rules=rules(fixed_hands=True, phases="odd"), phase_now=[7, 7],
                      hand_number=4)
     play(state, "discard R1")
-    assert state.phase_now == [9, 9] and state.outcome is None
+    assert state.phase_now == (9, 9) and state.outcome is None
     play(state, "draw pile", str(state.observation(1).discard_options()[0]))
     assert state.hand_number == 5
 
@@ -182,7 +182,7 @@ def test_even_and_odd_phases(phases: str, first: int, second: int) -> None:
     state = position(["R1", "B1"], rules=rules(phases=phases), phase_now=[first, first],
                      laid=[first, None], completed=[[first], []])
     play(state, "discard R1")
-    assert state.phase_now == [second, first]
+    assert state.phase_now == (second, first)
 
 
 def test_odd_phases_end_on_phase_9() -> None:
@@ -203,7 +203,7 @@ def test_any_order_lays_a_named_phase_once() -> None:
     play(state, "lay phase=10 set:R8,B8,G8,Y8,R8 set:R3,B3,G3")
     assert state.completed[0] == (1, 2, 10) and state.phase_now[0] == 10
     play(state, "discard Y1")
-    assert state.phase_now == [None, None] and state.outcome is None
+    assert state.phase_now == (None, None) and state.outcome is None
     assert state.observation(0).phases_left == (3, 4, 5, 6, 7, 8, 9)
 
 

@@ -352,7 +352,7 @@ def test_a_skip_pending_once_per_orbit() -> None:
     assert state.observation(1).victims == (2, 0)
     play(state, "discard S 2")  # seat 2 and seat 3 both lose their turns
     assert state.to_move == 0
-    assert state.skips == [0, 0, 0, 0]
+    assert state.skips == (0, 0, 0, 0)
 
 
 def test_skips_unlimited_variant_stacks() -> None:
@@ -391,7 +391,7 @@ def test_going_out_by_discarding() -> None:
     events = play(state, "discard R1")
     end = next(e for e in events if e.kind == "hand_end")
     assert end.public["went_out"] == 0 and end.public["ended"] == "out"
-    assert end.public["points"] == [0, 45] and state.scores == [0, 45]
+    assert end.public["points"] == [0, 45] and state.scores == (0, 45)
     assert end.public["hands"] == ["", "R3 W S"]
 
 

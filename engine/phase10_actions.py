@@ -1,0 +1,169 @@
+"""Phase 10 actions: small frozen values whose `str()` is their protocol text, and the parser.
+
+    draw pile | draw discard
+    lay [phase=N] <group> <group>...      e.g. lay set:R7,B7,W set:G1,Y1,B1
+    hit <group-id> <card>[=decl]          e.g. hit 3 W=8
+    discard <card> [<victim-seat>]        e.g. discard S 2
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from .cards import Card, CardError
+from .game import InvalidActionError
+from .melds import (
+    PHASE10_MELDS,
+    Declared,
+    GroupKind,
+    Meld,
+    MeldError,
+    MeldRules,
+    Placed,
+    parse_group,
+)
+from .phase10_rules import SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """`draw pile` or `draw discard`."""
+
+    source: Literal["pile", "discard"]
+
+    def __str__(self) -> str:
+        return f"draw {self.source}"
+
+
+Group = tuple[GroupKind, tuple[Placed, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class LayDown:
+    """`lay [phase=N] <group> <group>...`: the whole phase at once, extras in its own groups."""
+
+    groups: tuple[Group, ...]
+    phase: int | None = None
+
+    def __str__(self) -> str:
+        words = ["lay"] if self.phase is None else ["lay", f"phase={self.phase}"]
+        return " ".join([*words, *(group_text(g) for g in self.groups)])
+
+    @staticmethod
+    def from_melds(melds: Iterable[Meld], phase: int | None, rules: MeldRules) -> LayDown:
+        """The lay-down that puts `melds` on the table as they are (wilds declared)."""
+        groups = tuple(
+            (m.kind, tuple((c, v if rules.is_wild(c) else None)
+                           for c, v in zip(m.cards, m.stands_for, strict=True)))
+            for m in melds
+        )
+        return LayDown(groups, phase)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """`hit <group-id> <card>[=decl]`: add one card to a laid group."""
+
+    group_id: int
+    card: Card
+    declared: Declared = None
+
+    def __str__(self) -> str:
+        decl = "" if self.declared is None else f"={self.declared}"
+        return f"hit {self.group_id} {self.card.text}{decl}"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """`discard <card> [<victim-seat>]`: ends the turn; a Skip names the seat it skips."""
+
+    card: Card
+    victim: int | None = None
+
+    def __str__(self) -> str:
+        return f"discard {self.card.text}" + ("" if self.victim is None else f" {self.victim}")
+
+
+Action = Draw | LayDown | Hit | Discard
+DRAW_PILE: Final = Draw("pile")
+DRAW_DISCARD: Final = Draw("discard")
+
+
+def group_text(group: Group) -> str:
+    """A group's token as written in a lay-down: ``run:R3,R4,W=5,G6``."""
+    kind, placed = group
+    return f"{kind.value}:" + ",".join(
+        c.text if d is None else f"{c.text}={d}" for c, d in placed
+    )
+
+
+def parse_action(text: str) -> Action:
+    """The action written as `text`; `InvalidActionError` if it is not a Phase 10 action."""
+    words = text.split()
+    if not words:
+        raise InvalidActionError("empty action; one of: draw, lay, hit, discard")
+    verb, args = words[0].lower(), words[1:]
+    parser = _PARSERS.get(verb)
+    if parser is None:
+        raise InvalidActionError(f"unknown action {words[0]!r}; one of: draw, lay, hit, discard")
+    try:
+        return parser(args)
+    except (CardError, MeldError) as exc:
+        raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
+
+
+def _parse_draw(args: list[str]) -> Draw:
+    if len(args) != 1 or args[0].lower() not in ("pile", "discard"):
+        raise InvalidActionError("draw takes one word: draw pile | draw discard")
+    return Draw(typing.cast(Literal["pile", "discard"], args[0].lower()))
+
+
+def _parse_lay(args: list[str]) -> LayDown:
+    phase = None
+    if args and args[0].lower().startswith("phase="):
+        value = args[0].partition("=")[2]
+        if not value.isdigit():
+            raise InvalidActionError(f"lay: {args[0]!r} should be phase=N with N a number")
+        phase, args = int(value), args[1:]
+    if not args:
+        raise InvalidActionError("lay needs groups: lay [phase=N] set:R7,B7,W set:...")
+    groups = []
+    for token in args:
+        kind, placed = parse_group(token, PHASE10_MELDS)
+        if kind is GroupKind.BOOK:
+            raise InvalidActionError(f"{token!r}: Phase 10 groups are set, run or colour")
+        groups.append((kind, tuple(placed)))
+    return LayDown(tuple(groups), phase)
+
+
+def _parse_hit(args: list[str]) -> Hit:
+    if len(args) != 2 or not args[0].isdigit():
+        raise InvalidActionError("hit takes a group id and a card: hit 3 R7 (or hit 3 W=8)")
+    text, _, decl = args[1].partition("=")
+    declared: Declared = None
+    if decl:
+        declared = decl.upper() if decl.upper() in PHASE10_MELDS.suits else _number(decl)
+    return Hit(int(args[0]), Card.parse(text), declared)
+
+
+def _number(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= SPAN:
+        raise InvalidActionError(f"{text!r} is neither a number 1..12 nor a colour R, B, Y, G")
+    return int(text)
+
+
+def _parse_discard(args: list[str]) -> Discard:
+    if len(args) not in (1, 2) or (len(args) == 2 and not args[1].isdigit()):
+        raise InvalidActionError("discard takes a card and, for a Skip, a seat: discard S 2")
+    return Discard(Card.parse(args[0]), int(args[1]) if len(args) == 2 else None)
+
+
+_PARSERS: Final[Mapping[str, Callable[[list[str]], Action]]] = {
+    "draw": _parse_draw,
+    "lay": _parse_lay,
+    "hit": _parse_hit,
+    "discard": _parse_discard,
+}

@@ -1,0 +1,153 @@
+"""Phase 10's facts and rule options (digest 1.1-1.8): the phases, card points, `Phase10Rules`."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from .cards import Card, Kind
+from .game import RuleOptionError, check_choice, option_name
+from .melds import PHASE10_MELDS, GroupKind, MeldRules, Need
+
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 6
+HAND_SIZE: Final = 10
+SPAN: Final = 12  # numbers 1..12
+
+_SET, _RUN, _COLOUR = GroupKind.SET, GroupKind.RUN, GroupKind.COLOUR
+
+PHASES: Final[Mapping[int, tuple[Need, ...]]] = {
+    1: (Need(_SET, 3), Need(_SET, 3)),
+    2: (Need(_SET, 3), Need(_RUN, 4)),
+    3: (Need(_SET, 4), Need(_RUN, 4)),
+    4: (Need(_RUN, 7),),
+    5: (Need(_RUN, 8),),
+    6: (Need(_RUN, 9),),
+    7: (Need(_SET, 4), Need(_SET, 4)),
+    8: (Need(_COLOUR, 7),),
+    9: (Need(_SET, 5), Need(_SET, 2)),
+    10: (Need(_SET, 5), Need(_SET, 3)),
+}
+
+SEQUENCES: Final[Mapping[str, tuple[int, ...]]] = {
+    "all": tuple(range(1, 11)),
+    "even": (2, 4, 6, 8, 10),
+    "odd": (1, 3, 5, 7, 9),
+}
+
+
+def describe_phase(phase: int) -> str:
+    """The phase's requirement in words: "2 sets of 3", "1 set of 3 + 1 run of 4"..."""
+    needs = PHASES[phase]
+    if needs[0].kind is _COLOUR:
+        return f"{needs[0].size} cards of one colour"
+    if len(needs) == 1:
+        return f"1 {needs[0].kind.value} of {needs[0].size}"
+    if len(set(needs)) == 1:
+        return f"{len(needs)} {needs[0].kind.value}s of {needs[0].size}"
+    return " + ".join(f"1 {n.kind.value} of {n.size}" for n in needs)
+
+
+def card_points(card: Card) -> int:
+    """Penalty points of a card left in hand: 1..9 = 5, 10..12 = 10, Skip = 15, Wild = 25."""
+    if card.kind is Kind.WILD:
+        return 25
+    if card.kind is Kind.SKIP:
+        return 15
+    return 5 if card.rank <= 9 else 10
+
+
+# ----------------------------------------------------------------------------------------------
+# Rule options
+
+
+@dataclass(frozen=True, slots=True)
+class Phase10Rules:
+    """Every rule option of Phase 10 (digest 1.2-1.8); the defaults are the printed rules."""
+
+    dealer: Literal["random", "seat0"] = "random"  # first dealer: seeded random, or seat 0
+    first_skip: Literal["skip-first-player", "twist"] = "skip-first-player"  # turned-up Skip
+    natural: Literal["phase", "group", "none"] = "phase"  # where a natural card is required
+    run_wrap: bool = False  # 12 is followed by 1 in a run
+    skip_victim: Literal["choose", "next"] = "choose"  # who a discarded Skip skips
+    skip_repeat: Literal["once-per-orbit", "unlimited"] = "once-per-orbit"  # pending skips
+    hit_on_lay_turn: Literal["any", "own"] = "any"  # groups one may hit in the lay-down turn
+    going_out: Literal["any", "must-discard"] = "any"  # may the last card go by a hit
+    tiebreak: Literal["first-out", "first-to-lay", "shared"] = "first-out"
+    phases: Literal["all", "even", "odd"] = "all"  # which phases are played, in order
+    phases_to_win: int | None = None  # the game ends when a seat completes this many
+    any_order: bool = False  # phases in any order, each once
+    fixed_hands: bool = False  # one hand per phase, everyone on phase k in hand k
+    turn_cap: int = 300  # turns per hand before it ends with nobody out
+    hand_cap: int | None = 100  # hands per game before it ends on the turn cap
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            _check_option(f.name, getattr(self, f.name), _HINTS[f.name])
+        length = len(SEQUENCES[self.phases])
+        if self.phases_to_win is not None and not 1 <= self.phases_to_win <= length:
+            raise RuleOptionError(
+                f"rule option phases-to-win={self.phases_to_win}: 1..{length} "
+                f"with phases={self.phases}"
+            )
+        if self.turn_cap < 1:
+            raise RuleOptionError(f"rule option turn-cap={self.turn_cap}: at least 1")
+        if self.hand_cap is not None and self.hand_cap < 1:
+            raise RuleOptionError(f"rule option hand-cap={self.hand_cap}: at least 1, or none")
+        if self.fixed_hands:
+            self._check_fixed_hands(length)
+
+    def _check_fixed_hands(self, length: int) -> None:
+        if self.any_order:
+            raise RuleOptionError(
+                "rule options fixed-hands and any-order exclude each other: fixed-hands puts "
+                "everyone on phase k in hand k"
+            )
+        if self.phases_to_win is not None:
+            raise RuleOptionError(
+                "rule options fixed-hands and phases-to-win exclude each other: fixed-hands "
+                "always plays one hand per phase"
+            )
+        if self.hand_cap is not None and self.hand_cap < length:
+            raise RuleOptionError(
+                f"rule option hand-cap={self.hand_cap}: fixed-hands plays {length} hands"
+            )
+
+    @property
+    def sequence(self) -> tuple[int, ...]:
+        """The phases a seat may make, in order (any-order: in any order)."""
+        return SEQUENCES[self.phases]
+
+    @property
+    def target(self) -> int:
+        """How many phases a seat completes to end the game."""
+        return self.phases_to_win or len(self.sequence)
+
+    @property
+    def final_phase(self) -> int:
+        """The phase that takes the place of phase 10: end of game and tie-break hands."""
+        return self.sequence[self.target - 1]
+
+    @property
+    def melds(self) -> MeldRules:
+        return _WRAP_MELDS if self.run_wrap else PHASE10_MELDS
+
+
+_HINTS: Final = typing.get_type_hints(Phase10Rules)
+_WRAP_MELDS: Final = dataclasses.replace(PHASE10_MELDS, wrap=True)
+
+
+def _check_option(name: str, value: object, hint: Any) -> None:
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is Literal:
+        check_choice(name, value, args)
+    elif hint is bool and not isinstance(value, bool):
+        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: yes or no")
+    elif hint is not bool and not (
+        (isinstance(value, int) and not isinstance(value, bool))
+        or (value is None and type(None) in args)
+    ):
+        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: a whole number")

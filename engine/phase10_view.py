@@ -1,0 +1,312 @@
+"""What a Phase 10 seat sees: table groups, the seat's view and the legal actions it implies.
+
+`Phase10View` is the observation of `Phase10State.observation(seat)`; in-process bots decide from
+it alone, and the state lists its legal actions through it, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .cards import SKIP, WILD, Card, Kind
+from .game import JSON
+from .melds import Declared, GroupKind, Meld, Need, find_groups, format_meld
+from .phase10_actions import DRAW_DISCARD, DRAW_PILE, Action, Discard, Draw, Hit, LayDown
+from .phase10_rules import PHASES, SPAN, Phase10Rules, describe_phase
+
+_RUN, _COLOUR = GroupKind.RUN, GroupKind.COLOUR
+
+
+class TableGroup:
+    """A laid group: its id (stable for the hand), its owner and the checked meld."""
+
+    __slots__ = ("_accepts", "id", "meld", "owner")
+
+    def __init__(self, group_id: int, owner: int, meld: Meld, wrap: bool) -> None:
+        self.id = group_id
+        self.owner = owner
+        self.meld = meld
+        # What a card must be to extend the group; precomputed because bots ask on every turn.
+        self._accepts: Any
+        if meld.kind is _RUN:
+            self._accepts = _run_ends(meld, wrap)
+        elif meld.kind is _COLOUR:
+            self._accepts = meld.colour
+        else:
+            self._accepts = meld.rank
+
+    def fits(self, card: Card) -> tuple[Declared, ...]:
+        """The declarations under which `card` extends this group (as `melds.fits`, faster)."""
+        kind = card.kind
+        if kind is Kind.SKIP:
+            return ()
+        group = self.meld.kind
+        if kind is Kind.WILD:
+            return self._accepts if group is _RUN else (None,)
+        if group is _RUN:
+            return (None,) if card.rank in self._accepts else ()
+        have = card.suit if group is _COLOUR else card.rank
+        return (None,) if have == self._accepts else ()
+
+    @property
+    def token(self) -> str:
+        return format_meld(self.meld)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"id": self.id, "owner": self.owner, "group": format_meld(self.meld)}
+
+
+def _run_ends(meld: Meld, wrap: bool) -> tuple[int, ...]:
+    """The values that extend a run: above its top first, then below its bottom."""
+    if len(meld.cards) >= SPAN:
+        return ()
+    lo, hi = meld.low, meld.high
+    if wrap:
+        return tuple(dict.fromkeys((hi % SPAN + 1, (lo - 2) % SPAN + 1)))
+    return tuple(v for v in (hi + 1, lo - 1) if 1 <= v <= SPAN)
+
+
+# ----------------------------------------------------------------------------------------------
+# How far a hand is from a phase (bots' heuristic and a cheap test before the finder)
+
+_WINDOWS: Final = {
+    (size, wrap): tuple(
+        sum(1 << ((start - 1 + k) % SPAN + 1) for k in range(size))
+        for start in range(1, (SPAN if wrap else SPAN - size + 1) + 1)
+    )
+    for size in range(1, SPAN + 1)
+    for wrap in (False, True)
+}
+
+
+def missing_cards(hand: Iterable[Card], needs: Sequence[Need], wrap: bool = False) -> int:
+    """How many cards (wilds) the natural cards of `hand` lack to make `needs` (Phase 10 needs).
+
+    Exact for every Phase 10 phase when wilds are free to take any value: a phase can be laid
+    only if this is at most the number of wilds held (the natural-card rule aside).
+    """
+    if needs[0].kind is _COLOUR:
+        colours = Counter(c.suit for c in hand if c.kind is Kind.NUMBER)
+        return max(0, needs[0].size - max(colours.values(), default=0))
+    ranks = [0] * (SPAN + 1)
+    for card in hand:
+        if card.kind is Kind.NUMBER:
+            ranks[card.rank] += 1
+    sets = sorted((n.size for n in needs if n.kind is not _RUN), reverse=True)
+    runs = [n.size for n in needs if n.kind is _RUN]
+    if not runs:
+        return _missing_sets(sets, sorted(ranks, reverse=True))
+    windows = _WINDOWS.get((runs[0], wrap), ())
+    if not windows:
+        return runs[0] + sum(sets)
+    mask = 0
+    for r in range(1, SPAN + 1):
+        if ranks[r]:
+            mask |= 1 << r
+    if not sets:
+        return runs[0] - max((mask & w).bit_count() for w in windows)
+    return _missing_set_and_run(sets[0], runs[0], ranks, mask, windows)
+
+
+def _missing_sets(sets: list[int], counts: list[int]) -> int:
+    apart = sum(max(0, size - count) for size, count in zip(sets, counts, strict=False))
+    apart += sum(sets[len(counts):])
+    together = max(0, sum(sets) - counts[0]) if len(sets) == 2 else apart
+    return min(apart, together)
+
+
+def _missing_set_and_run(
+    size: int, length: int, ranks: list[int], mask: int, windows: tuple[int, ...]
+) -> int:
+    # The run takes one card of each number it covers; the set gets what is left of its number.
+    # Only numbers within one of the most plentiful can give the set its best count.
+    top = max(ranks)
+    plenty = [(r, c) for r, c in enumerate(ranks) if c and c >= top - 1]
+    best = length + size
+    for w in windows:
+        kept = max((c - ((w >> r) & 1) for r, c in plenty), default=0)
+        best = min(best, length - (mask & w).bit_count() + max(0, size - kept))
+    return best
+
+
+def skip_victims(
+    rules: Phase10Rules, seat: int, playing: Sequence[bool], skips: Sequence[int]
+) -> tuple[int, ...]:
+    """The seats a Skip discarded by `seat` may skip, in seat order from its left."""
+    n = len(playing)
+    order = [s for s in ((seat + k) % n for k in range(1, n)) if playing[s]]
+    if rules.skip_victim == "next":
+        order = order[:1]
+    if rules.skip_repeat == "once-per-orbit":
+        return tuple(s for s in order if not skips[s])
+    return tuple(order)
+
+
+# ----------------------------------------------------------------------------------------------
+# What a seat sees
+
+
+@dataclass(slots=True, eq=False)
+class Phase10View:
+    """What one seat may know now, and the legal actions it implies (for in-process bots).
+
+    Holds immutable values only (tuples, interned cards, checked melds), so building it costs a
+    few tuple copies and a bot may keep it.
+    """
+
+    seat: int
+    rules: Phase10Rules
+    players: int
+    hand_number: int
+    dealer: int
+    to_move: int | None
+    decision: str
+    turn: int
+    tiebreak: bool
+    hand: tuple[Card, ...]
+    discard_top: Card | None
+    draw_pile_size: int
+    table: tuple[TableGroup, ...]
+    laid_this_turn: bool
+    playing: tuple[bool, ...]  # per seat: plays this hand (tie-break hands seat only the tied)
+    phases: tuple[int | None, ...]  # per seat: the phase made this hand (any-order: once laid)
+    laid: tuple[int | None, ...]  # per seat: the phase laid this hand, or None
+    scores: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    skips: tuple[int, ...]  # per seat: Skips pending against it
+    completed: tuple[tuple[int, ...], ...]  # per seat: phases completed, in order
+
+    # -- derived facts -------------------------------------------------------------------------
+
+    @property
+    def my_turn(self) -> bool:
+        return self.to_move == self.seat
+
+    @property
+    def phase(self) -> int | None:
+        """This seat's phase this hand (any-order: None until it lays one)."""
+        return self.phases[self.seat]
+
+    @property
+    def has_laid(self) -> bool:
+        return self.laid[self.seat] is not None
+
+    @property
+    def phases_left(self) -> tuple[int, ...]:
+        """The phases this seat may lay now (one, or in any-order every one not yet made)."""
+        if self.has_laid:
+            return ()
+        if self.tiebreak or not self.rules.any_order:
+            return (self.phases[self.seat],)  # type: ignore[return-value]
+        done = set(self.completed[self.seat])
+        return tuple(p for p in self.rules.sequence if p not in done)
+
+    @property
+    def victims(self) -> tuple[int, ...]:
+        """The seats a Skip discarded now may skip."""
+        return skip_victims(self.rules, self.seat, self.playing, self.skips)
+
+    # -- legal actions, as the state will judge them -------------------------------------------
+
+    def draw_options(self) -> list[Draw]:
+        out = [DRAW_PILE] if self.draw_pile_size else []
+        if self.discard_top is not None and self.discard_top is not SKIP:
+            out.append(DRAW_DISCARD)
+        return out
+
+    def discard_options(self) -> list[Discard]:
+        out = []
+        victims = self.victims
+        for card in dict.fromkeys(self.hand):
+            if card is SKIP and victims:
+                out.extend(Discard(card, v) for v in victims)
+            else:
+                out.append(Discard(card))
+        return out
+
+    def hittable_groups(self) -> tuple[TableGroup, ...]:
+        """The groups this seat may hit now (none before its phase is down)."""
+        if not self.has_laid:
+            return ()
+        if self.laid_this_turn and self.rules.hit_on_lay_turn == "own":
+            return tuple(g for g in self.table if g.owner == self.seat)
+        return self.table
+
+    def hit_options(self) -> list[Hit]:
+        if self.rules.going_out == "must-discard" and len(self.hand) <= 1:
+            return []
+        groups = self.hittable_groups()
+        return [
+            Hit(g.id, card, d)
+            for card in dict.fromkeys(self.hand)
+            for g in groups
+            for d in g.fits(card)
+        ]
+
+    def find_lay(self, phase: int) -> LayDown | None:
+        """The finder's way to lay `phase` from this hand (fewest wilds), or None."""
+        needs = PHASES[phase]
+        wilds = sum(1 for c in self.hand if c is WILD)
+        if missing_cards(self.hand, needs, self.rules.run_wrap) > wilds:
+            return None  # the finder is much dearer than this count
+        melds = find_groups(self.hand, needs, self.rules.melds, self.rules.natural)
+        if melds is None:
+            return None
+        return LayDown.from_melds(melds, phase, self.rules.melds)
+
+    def lay_options(self) -> list[LayDown]:
+        if self.decision != "play" or not self.my_turn:
+            return []
+        found = (self.find_lay(p) for p in self.phases_left)
+        return [lay for lay in found if lay is not None]
+
+    def legal_actions(self) -> list[Action]:
+        """Every draw, discard and single-card hit, and one lay-down per phase the finder finds."""
+        if not self.my_turn:
+            return []
+        if self.decision == "draw":
+            return list(self.draw_options())
+        return [*self.lay_options(), *self.hit_options(), *self.discard_options()]
+
+    # -- protocol form -------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, JSON]:
+        seat = self.seat
+        seats = [
+            {
+                "seat": s,
+                "playing": self.playing[s],
+                "phase": self.phases[s],
+                "laid": self.laid[s] is not None,
+                "score": self.scores[s],
+                "hand_size": self.hand_sizes[s],
+                "skip_pending": self.skips[s],
+                "completed": " ".join(map(str, self.completed[s])),
+            }
+            for s in range(self.players)
+        ]
+        phase = self.phases[seat]
+        return {
+            "seat": seat,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "to_move": self.to_move,
+            "decision": self.decision,
+            "turn": self.turn,
+            "turn_cap": self.rules.turn_cap,
+            "tiebreak": self.tiebreak,
+            "phase": phase,
+            "needs": describe_phase(phase) if phase is not None else None,
+            "phases_left": list(self.phases_left),
+            "laid": self.laid[seat],
+            "laid_this_turn": self.laid_this_turn,
+            "hand": [c.text for c in self.hand],
+            "discard_top": None if self.discard_top is None else self.discard_top.text,
+            "draw_pile_size": self.draw_pile_size,
+            "table": [g.to_json() for g in self.table],
+            "seats": seats,
+            "victims": list(self.victims),
+        }
