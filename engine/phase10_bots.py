@@ -14,7 +14,7 @@ from .cards import SKIP, WILD, Card
 from .melds import Meld, MeldError, build_meld, extend
 from .phase10_actions import DRAW_DISCARD, DRAW_PILE, Action, Discard, Draw, LayDown
 from .phase10_rules import PHASES, card_points
-from .phase10_view import Phase10View, missing_cards
+from .phase10_view import Phase10View, missing_cards, missing_without_each
 
 LAY_CHANCE: Final = 0.5  # how often the random bot looks for a lay-down it could make
 
@@ -117,13 +117,13 @@ class GreedyBot:
             return Discard(WILD if WILD in hand else SKIP, None)
         if view.has_laid:
             return Discard(max(plain, key=card_points))
-        rest = list(hand)
+        wilds = hand.count(WILD)
+        wrap = view.rules.run_wrap
+        after = [missing_without_each(hand, PHASES[p], wrap) for p in view.phases_left]
 
         def cost(card: Card) -> tuple[int, int, float]:
-            rest.remove(card)
-            after = _distance(view, rest)
-            rest.append(card)
-            return (after, -card_points(card), self.rng.random())
+            distance = min(max(0, m[card] - wilds) for m in after)
+            return (distance, -card_points(card), self.rng.random())
 
         return Discard(min(plain, key=cost))
 

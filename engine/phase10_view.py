@@ -91,10 +91,41 @@ def missing_cards(hand: Iterable[Card], needs: Sequence[Need], wrap: bool = Fals
     if needs[0].kind is _COLOUR:
         colours = Counter(c.suit for c in hand if c.kind is Kind.NUMBER)
         return max(0, needs[0].size - max(colours.values(), default=0))
+    return _missing_by_rank(_rank_counts(hand), needs, wrap)
+
+
+def missing_without_each(
+    hand: Sequence[Card], needs: Sequence[Need], wrap: bool = False
+) -> dict[Card, int]:
+    """`missing_cards` of `hand` less one copy of each of its cards, card by card (discards)."""
+    if needs[0].kind is _COLOUR:
+        return {c: missing_cards(_without(hand, c), needs, wrap) for c in dict.fromkeys(hand)}
+    ranks = _rank_counts(hand)
+    whole = _missing_by_rank(ranks, needs, wrap)
+    by_rank: dict[int, int] = {}
+    for card in dict.fromkeys(hand):
+        if card.kind is Kind.NUMBER and card.rank not in by_rank:
+            ranks[card.rank] -= 1
+            by_rank[card.rank] = _missing_by_rank(ranks, needs, wrap)
+            ranks[card.rank] += 1
+    return {c: by_rank[c.rank] if c.kind is Kind.NUMBER else whole for c in dict.fromkeys(hand)}
+
+
+def _without(hand: Sequence[Card], card: Card) -> list[Card]:
+    rest = list(hand)
+    rest.remove(card)
+    return rest
+
+
+def _rank_counts(hand: Iterable[Card]) -> list[int]:
     ranks = [0] * (SPAN + 1)
     for card in hand:
         if card.kind is Kind.NUMBER:
             ranks[card.rank] += 1
+    return ranks
+
+
+def _missing_by_rank(ranks: list[int], needs: Sequence[Need], wrap: bool) -> int:
     sets = sorted((n.size for n in needs if n.kind is not _RUN), reverse=True)
     runs = [n.size for n in needs if n.kind is _RUN]
     if not runs:

@@ -23,6 +23,7 @@ from meldref.engine.phase10 import (
     missing_cards,
 )
 from meldref.engine.phase10_bots import GreedyBot, RandomBot
+from meldref.engine.phase10_view import missing_without_each
 from meldref.engine.play import play_inprocess
 
 # PHASE10_EXAMPLES=500 pytest ... for a long soak; the default keeps the suite fast.
@@ -255,3 +256,16 @@ def test_missing_cards_is_exactly_what_the_finder_needs(hand: list[Card], phase:
     if missing:
         assert find_groups([*hand, *[WILD] * (missing - 1)], needs, rules, "none") is None
     assert PHASE10_MELDS.wrap is False
+
+
+@settings(max_examples=SCALE * 4, deadline=None)
+@given(st.lists(cards, min_size=1, max_size=11), st.integers(1, 10), st.booleans())
+def test_missing_without_each_is_missing_cards_of_the_smaller_hand(
+    hand: list[Card], phase: int, wrap: bool
+) -> None:
+    after = missing_without_each(hand, PHASES[phase], wrap)
+    assert set(after) == set(hand)
+    for card in hand:
+        rest = list(hand)
+        rest.remove(card)
+        assert after[card] == missing_cards(rest, PHASES[phase], wrap)
