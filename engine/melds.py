@@ -203,8 +203,18 @@ def _natural_rank(card: Card, rules: MeldRules) -> int | None:
     return None if rules.is_wild(card) else card.rank
 
 
+def _check_natural_declarations(
+    placed: Sequence[Placed], rules: MeldRules, what: str, colour: bool
+) -> None:
+    for card, decl in placed:
+        own = card.suit if colour else card.rank
+        if decl is not None and not rules.is_wild(card) and decl != own:
+            raise MeldError(f"{what}: {card.text} is not wild and cannot stand for {decl}")
+
+
 def _build_set(kind: GroupKind, placed: Sequence[Placed], rules: MeldRules) -> Meld:
     what = f"{kind.value} {_show(placed)}"
+    _check_natural_declarations(placed, rules, what, colour=False)
     ranks = {card.rank for card, _ in placed if not rules.is_wild(card)}
     declared = {d for card, d in placed if rules.is_wild(card) and d is not None}
     if any(isinstance(d, str) for d in declared):
@@ -223,6 +233,7 @@ def _build_set(kind: GroupKind, placed: Sequence[Placed], rules: MeldRules) -> M
 
 def _build_colour(placed: Sequence[Placed], rules: MeldRules) -> Meld:
     what = f"colour {_show(placed)}"
+    _check_natural_declarations(placed, rules, what, colour=True)
     colours = {card.suit for card, _ in placed if not rules.is_wild(card)}
     declared = {d for card, d in placed if rules.is_wild(card) and d is not None}
     if any(not isinstance(d, str) for d in declared):
@@ -260,7 +271,8 @@ def _build_run(placed: Sequence[Placed], rules: MeldRules) -> Meld:
         raise MeldError(f"{what}: a run must be of one suit, has {sorted(suits)}")
     if len(placed) > rules.span:
         raise MeldError(f"{what}: longer than {rules.low}..{rules.high}")
-    values = _run_values(sorted(fixed), len(placed), rules, what)
+    first = placed[0][1] if rules.is_wild(placed[0][0]) else placed[0][0].rank
+    values = _run_values(sorted(fixed), len(placed), rules, what, first)
     # Give each free wild a missing value; a wild-rank card prefers its own number (cosmetic).
     missing = [v for v in values if v not in fixed]
     slots: dict[int, Card] = dict(fixed)
@@ -272,13 +284,15 @@ def _build_run(placed: Sequence[Placed], rules: MeldRules) -> Meld:
     return Meld(GroupKind.RUN, tuple(slots[v] for v in values), tuple(values))
 
 
-def _run_values(fixed: list[int], size: int, rules: MeldRules, what: str) -> list[int]:
+def _run_values(
+    fixed: list[int], size: int, rules: MeldRules, what: str, first: Declared = None
+) -> list[int]:
     """The values a run of `size` cards covers, given its fixed (sorted, distinct) values."""
     lo_rank, hi_rank = rules.low, rules.high
     if not fixed:
         return list(range(lo_rank, lo_rank + size))
     if rules.wrap:
-        return _wrapped_run_values(fixed, size, rules, what)
+        return _wrapped_run_values(fixed, size, rules, what, first)
     lo, hi = fixed[0], fixed[-1]
     gaps = [v for v in range(lo, hi + 1) if v not in set(fixed)]
     spare = size - len(fixed) - len(gaps)
@@ -290,17 +304,23 @@ def _run_values(fixed: list[int], size: int, rules: MeldRules, what: str) -> lis
     return list(range(lo - down, hi + up + 1))
 
 
-def _wrapped_run_values(fixed: list[int], size: int, rules: MeldRules, what: str) -> list[int]:
+def _wrapped_run_values(
+    fixed: list[int], size: int, rules: MeldRules, what: str, first: Declared
+) -> list[int]:
     # On a cycle the shortest arc holding every fixed value is the run's core; it starts just
-    # after the largest empty stretch between consecutive fixed values.
+    # after the largest empty stretch between consecutive fixed values. Between equally short
+    # arcs the one starting at the first card as written wins (so a run's text round-trips),
+    # then one that does not pass from 12 to 1.
     n = rules.span
     pos = [v - rules.low for v in fixed]
     best_start, best_len = 0, n + 1
     for i, p in enumerate(pos):
         prev = pos[i - 1]
         length = (prev - p) % n + 1 if len(pos) > 1 else 1
-        wraps = p + length - 1 >= n
-        if length < best_len or (length == best_len and not wraps):
+        if (length, _arc_rank(p, length, n, first, rules)) < (
+            best_len,
+            _arc_rank(best_start, best_len, n, first, rules),
+        ):
             best_start, best_len = p, length
     if best_len > size:
         missing = [
@@ -311,6 +331,12 @@ def _wrapped_run_values(fixed: list[int], size: int, rules: MeldRules, what: str
         raise MeldError(f"{what}: gap at {', '.join(map(str, missing))} not covered")
     # Extend upwards (the cycle has no end); a full cycle is the longest run.
     return [(best_start + k) % n + rules.low for k in range(size)]
+
+
+def _arc_rank(start: int, length: int, n: int, first: Declared, rules: MeldRules) -> int:
+    if first == start + rules.low:
+        return 0
+    return 1 if start + length - 1 < n else 2
 
 
 # ----------------------------------------------------------------------------------------------
@@ -340,7 +366,7 @@ def _extend_run(
     if isinstance(value, str):
         raise MeldError(f"{what}: a wild in a run stands for a number, not a colour")
     if rules.run_same_suit and not wild:
-        suit = next(c.suit for c in meld.cards if not rules.is_wild(c))
+        suit = next((c.suit for c in meld.cards if not rules.is_wild(c)), card.suit)
         if card.suit != suit:
             raise MeldError(f"{what}: the run is of suit {suit}")
     above, below = _neighbours(meld, rules)

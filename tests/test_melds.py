@@ -1,7 +1,7 @@
 """The shared meld core (engine/melds.py): groups, their text, hits and the phase finder.
 
-Known bugs of the core are the `xfail(strict=True)` tests at the end: each turns into a failure
-("XPASS") the day the core is fixed, so the mark can go.
+The tests at the end pin bugs the core once had (a full wrapped run re-anchored, an all-wild
+same-suit run, a natural card declared as another value).
 """
 
 from __future__ import annotations
@@ -221,8 +221,6 @@ def test_finder_natural_rules() -> None:
 # -- known bugs of the core (reported; engine/phase10.py works around the first) -----------------
 
 
-@pytest.mark.xfail(strict=True, reason="parse_meld re-anchors a full wrapped run at 1, so "
-                   "parse_meld(str(m)) != m; phase10 restores table groups in token order")
 def test_full_wrapped_run_round_trips() -> None:
     m = extend(meld("run:R2,R3,R4,R5,R6,R7,R8,R9,R10,R11,R12", WRAP), Card.parse("B1"), None,
                WRAP)
@@ -230,16 +228,12 @@ def test_full_wrapped_run_round_trips() -> None:
     assert meld(str(m), WRAP) == m
 
 
-@pytest.mark.xfail(strict=True, raises=StopIteration,
-                   reason="extend on an all-wild same-suit run raises StopIteration, not MeldError")
 def test_extend_all_wild_five_crowns_run_is_a_meld_error() -> None:
     rules = fivecrowns_melds(wild_rank=3)
     with pytest.raises(MeldError):
         extend(meld("run:X,X,X", rules), Card.parse("7H"), None, rules)
 
 
-@pytest.mark.xfail(strict=True, reason="sets and colour groups ignore a natural card's "
-                   "declaration (runs reject it); phase10 rejects it itself")
 def test_a_natural_cards_declaration_must_be_its_own() -> None:
     with pytest.raises(MeldError):
         meld("set:R7=5,B7,G7")
