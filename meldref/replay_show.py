@@ -62,21 +62,43 @@ def describe_event(event: Mapping[str, Any], names: Sequence[str]) -> str:
     if kind == "turn_up":
         return f"the discard pile starts with {card}"
     if kind == "deal":
-        hand = event.get("hand")
-        shown = format_hand(hand) if isinstance(hand, list) else f"{event.get('hand_size')} cards"
-        return f"{who} is dealt {shown}"
+        return _deal(event, who)
+    if kind == "go_out":
+        return f"{who} goes out with {_value(event.get('groups'))}"
+    if kind == "last_turn":
+        return (f"{who} lays {_value(event.get('groups'))} on the last turn, "
+                f"{event.get('left')} cards left")
+    if kind == "place":
+        return (f"{who} puts {card} on pile {event.get('pile')} and discards "
+                f"{event.get('discarded')} (next card {event.get('draw_top')}, "
+                f"{event.get('draw_pile_size')} left)")
+    if kind == "close":
+        return f"pile {event.get('pile')} closes: {_value(event.get('groups'))}"
     if kind == "lay_down":
         return f"{who} lays phase {event.get('phase')}: {_value(event.get('groups'))}"
     if kind == "hit":
         return f"{who} hits group {event.get('group_id')} with {card} -> {event.get('group')}"
     if kind == "reshuffle":
         return f"the discard pile is shuffled into a new draw pile ({event.get('draw_pile_size')})"
-    if kind == "hand_end":
+    if kind in ("hand_end", "round_end"):
         return _hand_end(event, names)
     if kind == "game_over":
         return "game over"
     rest = " ".join(f"{k}={_value(v)}" for k, v in event.items() if k not in ("event", "seat"))
     return " ".join(p for p in (who, kind.replace("_", " "), rest) if p)
+
+
+def _deal(event: Mapping[str, Any], who: str) -> str:
+    if isinstance(event.get("piles"), list):
+        piles = " | ".join(str(p) for p in event["piles"])
+        return f"piles dealt: {piles}; next card {event.get('draw_top')}"
+    hand = event.get("hand")
+    if isinstance(hand, list):
+        shown = format_hand(hand)
+    else:
+        shown = f"{event.get('hand_size') or event.get('deal_size')} cards"
+    wild = f" ({event['wild_rank']}s wild)" if event.get("wild_rank") else ""
+    return f"{who} is dealt {shown}{wild}"
 
 
 def _hand_end(event: Mapping[str, Any], names: Sequence[str]) -> str:
@@ -87,7 +109,9 @@ def _hand_end(event: Mapping[str, Any], names: Sequence[str]) -> str:
     if isinstance(left, list):
         held = "; left in hand: " + ", ".join(
             f"s{s} {format_hand(str(h).split()) or '-'}" for s, h in enumerate(left))
-    return (f"hand {event.get('hand_number')} ends, {how}: points {_value(event.get('points'))}"
+    number = event.get("hand_number", event.get("round"))
+    word = "round" if "round" in event else "hand"
+    return (f"{word} {number} ends, {how}: points {_value(event.get('points'))}"
             f"; totals {_value(event.get('totals'))}{held}")
 
 
@@ -175,7 +199,8 @@ class _Story:
             if view.get("event") == "deal" and number is not None and (
                     number != self.hand or not self.started):
                 self.hand, self.started = number, True
-                self.add(f"-- hand {number} --")
+                word = "round" if "round" in view else "hand"
+                self.add(f"-- {word} {number} --")
             self.add("    " + describe_event(view, self.names))
 
     def before(self, record: dict[str, Any], state: Any) -> None:
