@@ -82,6 +82,21 @@ class Phase10State:
     rules: Phase10Rules
     players: int
     seed: int | str
+    # The hand in play, set by `_deal` (and `_restore`).
+    hands: list[list[Card]]  # per seat; tie-break hands leave the others' empty
+    draw_pile: list[Card]  # top at the end
+    discard_pile: list[Card]  # top at the end
+    table: tuple[TableGroup, ...]  # group id i is table[i - 1]
+    playing: tuple[bool, ...]  # per seat: dealt into this hand
+    phase_now: tuple[int | None, ...]  # per seat: the phase made this hand (any-order: once laid)
+    laid: tuple[int | None, ...]  # per seat: the phase laid this hand
+    skips: tuple[int, ...]  # per seat: Skips pending against it
+    turns: int  # turns started this hand (the turn cap)
+    reshuffles: int  # of this hand (the reshuffle's seed label)
+    laid_this_turn: bool
+    _to_move: int
+    _decision: str
+    _next: list[int]  # per playing seat: the next playing seat to its left
 
     def __init__(self, rules: Phase10Rules, players: int, seed: int | str) -> None:
         GAME.check_players(players)
@@ -220,7 +235,7 @@ class Phase10State:
         if self.laid[seat] is None:
             return "you have not laid your phase yet: hits come after your own phase is down"
         if not 1 <= action.group_id <= len(self.table):
-            ids = ", ".join(str(g.id) for g in self.table)
+            ids = ", ".join(str(g.id) for g in self.table) or "none yet"
             return f"no group {action.group_id} on the table; groups: {ids}"
         group = self.table[action.group_id - 1]
         if self.laid_this_turn and self.rules.hit_on_lay_turn == "own" and group.owner != seat:
@@ -404,10 +419,10 @@ class Phase10State:
                 self.hands[s].append(deck.pop())
         self.draw_pile = deck
         self.discard_pile = [deck.pop()]
-        self.table: tuple[TableGroup, ...] = ()
+        self.table = ()
         self.phase_now = tuple(self._phase_for(s) if self.playing[s] else None for s in range(n))
-        self.laid: tuple[int | None, ...] = (None,) * n
-        self.skips: tuple[int, ...] = (0,) * n
+        self.laid = (None,) * n
+        self.skips = (0,) * n
         self.turns = 0
         self.reshuffles = 0
         self.laid_this_turn = False

@@ -278,13 +278,14 @@ class Phase10View:
         ]
 
     def find_lay(self, phase: int) -> LayDown | None:
-        """The finder's way to lay `phase` from this hand (fewest wilds), or None."""
+        """A legal lay-down of `phase` from this hand, the finder's (fewest wilds), or None."""
         needs = PHASES[phase]
-        wilds = sum(1 for c in self.hand if c is WILD)
-        if missing_cards(self.hand, needs, self.rules.run_wrap) > wilds:
+        if missing_cards(self.hand, needs, self.rules.run_wrap) > self.hand.count(WILD):
             return None  # the finder is much dearer than this count
         melds = find_groups(self.hand, needs, self.rules.melds, self.rules.natural)
         if melds is None:
+            return None
+        if self.rules.going_out == "must-discard" and sum(map(len, melds)) == len(self.hand):
             return None
         return LayDown.from_melds(melds, phase, self.rules.melds)
 
