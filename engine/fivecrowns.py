@@ -238,7 +238,7 @@ class FiveCrownsView:
         out = []
         for card in solver.discards():
             out.append(Discard(card))
-            if self.last_turn or solver.points(card) == 0:
+            if self.last_turn or solver.goes_out_without(card):
                 groups = solver.split(card).groups
                 if groups:
                     out.append(Discard.laying(card, groups))

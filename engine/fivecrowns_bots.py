@@ -28,7 +28,7 @@ class FiveCrownsRandomBot:
             return self.rng.choice(view.draw_options())
         card = self.rng.choice(view.hand)
         solver = view.solver()
-        if view.last_turn or solver.points(card) == 0:
+        if view.last_turn or solver.goes_out_without(card):
             return Discard.laying(card, solver.split(card).groups)
         return Discard(card)
 

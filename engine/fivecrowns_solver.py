@@ -24,6 +24,7 @@ Every answer is built into real groups through `melds.build_meld`, which checks 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -121,6 +122,19 @@ class _Search:
             for c in self.cards
         ]
         self.memo: dict[int, tuple[int, ...]] = {}
+        self.shapes: dict[tuple[object, ...], tuple[int, ...]] = {}
+        self.suit_of = [_SUIT_INDEX[c.suit] for c in self.cards]
+
+    def shape(self, mask: int, mode: int) -> tuple[object, ...]:
+        """The state up to a renaming of suits (suits play symmetric parts)."""
+        by_suit: list[list[int]] = [[], [], [], [], []]
+        rank, suit = self.rank, self.suit_of
+        while mask:
+            low = mask & -mask
+            i = low.bit_length() - 1
+            by_suit[suit[i]].append(rank[i])
+            mask ^= low
+        return (mode, *sorted(tuple(r) for r in by_suit))
 
     def mask_of(self, cards: Iterable[Card]) -> int:
         """The state holding exactly `cards` (naturals of the hand)."""
@@ -192,6 +206,11 @@ class _Search:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
+        shape = self.shape(mask, mode)
+        hit = self.shapes.get(shape)
+        if hit is not None:
+            self.memo[key] = hit
+            return hit
         top = self.wilds
         if not mask:
             result = (0,) * (top + 1)
@@ -207,7 +226,7 @@ class _Search:
                     if sub[w - need] < best[w]:
                         best[w] = sub[w - need]
             result = tuple(best)
-        self.memo[key] = result
+        self.memo[key] = self.shapes[shape] = result
         return result
 
     def walk(self, mask: int, w: int) -> tuple[list[tuple[int, list[Card]]], list[Card]]:
@@ -320,14 +339,30 @@ class Solver:
     def _all_wild_book(self, wilds: Sequence[Card]) -> bool:
         return self.natural == "none" and len(wilds) >= MIN_GROUP
 
+    @functools.cached_property
+    def whole(self) -> Split:
+        """The best split of the whole hand; it bounds every discard (see `points`)."""
+        return self.split()
+
     def points(self, without: Card | None = None) -> int:
         """The fewest points the hand (less `without`) leaves unlaid."""
+        if without is not None and without in self.whole.leftover:
+            return self.whole.points - card_points(without, self.wild_rank)
         mask, wilds = self._without(without)
         left = self._search.left(mask)[len(wilds)]
         naturals = self._search.points(mask)
         if left < naturals or self._all_wild_book(wilds):
             return left  # there is a group, so every wild finds a place
         return naturals + hand_points(wilds, self.wild_rank)
+
+    def bound(self, without: Card) -> int:
+        """A floor under `points(without)`: a split without it, plus it, is a split of the hand.
+        (Exact when the card is left over in `whole`.)"""
+        return self.whole.points - card_points(without, self.wild_rank)
+
+    def goes_out_without(self, card: Card) -> bool:
+        """Whether every card but `card` makes books and runs."""
+        return self.bound(card) <= 0 and self.points(card) == 0
 
     def split(self, without: Card | None = None) -> Split:
         """A best split of the hand (less `without`), with its groups built and checked."""
@@ -354,18 +389,26 @@ class Solver:
         """Each distinct card of the hand once, in hand order."""
         return list(dict.fromkeys(self.hand))
 
+    def _costliest_first(self) -> list[Card]:
+        return sorted(self.discards(), key=lambda c: -card_points(c, self.wild_rank))
+
     def best_discard(self) -> tuple[Card, int]:
         """The discard leaving the fewest points (ties: the costliest card goes)."""
-        return min(
-            ((c, self.points(c)) for c in self.discards()),
-            key=lambda cp: (cp[1], -card_points(cp[0], self.wild_rank)),
-        )
+        best: tuple[Card, int] | None = None
+        for card in self._costliest_first():
+            if best is not None and self.bound(card) > best[1]:
+                break  # cheaper cards only have higher floors
+            points = self.points(card)
+            if best is None or points < best[1]:
+                best = (card, points)
+        assert best is not None, "an empty hand has no discard"
+        return best
 
     def go_out(self, discard: Card | None = None) -> tuple[Card, Split] | None:
         """A discard and split that lay every other card (with `discard` if given), or None."""
-        choices = [discard] if discard is not None else self.discards()
+        choices = [discard] if discard is not None else self._costliest_first()
         for card in choices:
-            if self.points(card) == 0:
+            if self.goes_out_without(card):
                 return card, self.split(card)
         return None
 

@@ -221,3 +221,25 @@ def test_random_full_hands_split_consistently() -> None:
     for _ in range(200):
         hand = rng.sample(deck, rng.randint(10, 14))
         check_split(hand, rng.randint(3, 13), rng.choice(["none", "group"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(fivecrowns_deck()), min_size=2, max_size=14),
+       st.integers(3, 13), st.sampled_from(["none", "group"]))
+def test_discard_answers_match_solving_each_smaller_hand(
+    hand: list[Card], wild: int, natural: str
+) -> None:
+    solver = Solver(hand, wild, natural)  # type: ignore[arg-type]
+    alone = {}
+    for card in dict.fromkeys(hand):
+        rest = list(hand)
+        rest.remove(card)
+        alone[card] = Solver(rest, wild, natural).points()  # type: ignore[arg-type]
+        assert solver.points(card) == alone[card] >= solver.bound(card)
+        assert solver.goes_out_without(card) == (alone[card] == 0)
+    card, points = solver.best_discard()
+    assert points == min(alone.values()) == alone[card]
+    assert card_points(card, wild) == max(card_points(c, wild) for c in alone
+                                          if alone[c] == points)
+    found = solver.go_out()
+    assert (found is not None) == (points == 0)
