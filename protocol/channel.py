@@ -69,8 +69,10 @@ class LineChannel:
 
     # -- output ----------------------------------------------------------------------------
 
-    def send(self, *lines: str) -> None:
-        """Queue `lines` and write as much as the pipe takes now (one write); never blocks."""
+    def send(self, *lines: str, now: bool = True) -> None:
+        """Queue `lines` and write as much as the pipe takes now (one write); never blocks.
+        With `now=False` they wait for the next send or `flush` (fewer writes, fewer wake-ups
+        of the bot)."""
         if self.on_line is not None:
             for line in lines:
                 self.on_line(">", line)
@@ -81,7 +83,13 @@ class LineChannel:
             self.write_error = f"stopped reading: over {self.max_pending} bytes unread"
             self._out.clear()
             return
-        self._flush()
+        if now:
+            self._flush()
+
+    def flush(self) -> None:
+        """Write what the pipe takes of the queued output now; never blocks."""
+        if self._out and self.write_error is None:
+            self._flush()
 
     def _flush(self) -> None:
         while self._out:

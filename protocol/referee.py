@@ -211,6 +211,8 @@ class _Referee:
                                    f"{self.policy.max_actions} actions (seed {self.seed})")
             action, reply = self.choose(seat)
             self.advance(seat, action, reply)
+            if state.to_move != seat:  # the turn passed: deliver the events it made
+                self.flush(skip=state.to_move)
         assert state.outcome is not None
         return state.outcome
 
@@ -295,6 +297,12 @@ class _Referee:
                 "events": [event_record(e) for e in events],
             })
         self.tell(events)
+
+    def flush(self, skip: int | None = None) -> None:
+        """Deliver queued events to every seat still playing (`skip`: its request will)."""
+        for i, seat in enumerate(self.seats):
+            if i != skip and self.active(i):
+                self.guarded(i, seat.flush)
 
     def tell(self, events: Sequence[Event]) -> None:
         """Send `events` to every seat still playing, as that seat may see them."""

@@ -91,7 +91,11 @@ class Seat(ABC):
         """The seat's action; BotError (with its `fault`) when the bot fails to give one."""
 
     def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:  # noqa: B027
-        """Public events, as this seat may see them (`Event.for_seat`)."""
+        """Public events, as this seat may see them (`Event.for_seat`). They may wait for the
+        next `flush`, `decide` or `finish` (the referee flushes at the end of every turn)."""
+
+    def flush(self) -> None:  # noqa: B027
+        """Deliver the events `notify` queued."""
 
     def reject(self, request_id: int | None, reason: str) -> None:  # noqa: B027
         """The last answer was not accepted: illegal or malformed, and why."""
@@ -242,7 +246,11 @@ class ProcessSeat(Seat):
 
     def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
         if self._conn is not None:
-            self._conn.send(*(event_line(e) for e in events))
+            self._conn.channel.send(*(event_line(e) for e in events), now=False)
+
+    def flush(self) -> None:
+        if self._conn is not None:
+            self._conn.channel.flush()
             self._conn.channel.poll()
 
     def reject(self, request_id: int | None, reason: str) -> None:
@@ -295,7 +303,10 @@ class StreamSeat(Seat):
         return self._conn.decide(request)
 
     def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
-        self._conn.send(*(event_line(e) for e in events))
+        self._conn.channel.send(*(event_line(e) for e in events), now=False)
+
+    def flush(self) -> None:
+        self._conn.channel.flush()
 
     def reject(self, request_id: int | None, reason: str) -> None:
         self._conn.send(error_line(request_id, reason))
