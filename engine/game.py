@@ -100,6 +100,13 @@ class GameState(Protocol):
     def outcome(self) -> Outcome | None:
         """The result once the game is over."""
 
+    @property
+    def scores(self) -> Sequence[int]:
+        """Per-seat running totals in the game's own units (penalty points; piles closed)."""
+
+    def opening_events(self) -> list[Event]:
+        """What happened before the first decision (the first deal), as events."""
+
     def parse_action(self, text: str) -> Any:
         """The action written as `text`; `InvalidActionError` if it is not one."""
 
