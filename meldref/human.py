@@ -161,8 +161,10 @@ class HumanSeat(Seat):
         self.say(" | ".join(str(h) for h in head), markup=False)
         if isinstance(view.get("hand"), list):
             self.say(f"your hand: {group_hand(view['hand'])}", markup=False)
-        piles = [f"{k.replace('_', ' ')}: {view[k]}" for k in view
-                 if k in ("discard_top", "draw_pile_size", "drawn", "top") and view[k] is not None]
+        shown = ("draw_top", "discard_top", "draw_pile_size", "piles_closed", "moves",
+                 "went_out", "last_turn", "laid_this_turn", "victims")
+        piles = [f"{k.replace('_', ' ')}: {_cell(view[k])}" for k in shown
+                 if view.get(k) not in (None, False, [])]
         if piles:
             self.say("  ".join(piles), markup=False)
         for key, value in view.items():

@@ -240,10 +240,13 @@ def compute_standings(
             continue
         _count(result, lines)
         _rate(model, result, ratings)
+    tables = _solitaire_tables(ordered)
+    for table in tables:
+        _rate(model, table, ratings)
     for name, line in lines.items():
         line.mu, line.sigma = ratings[name].mu, ratings[name].sigma
     ranked = sorted(lines.values(), key=lambda b: (-b.ordinal, b.name))
-    h2h = head_to_head(ordered, bots[0], bots[1]) if len(bots) == 2 else None
+    h2h = head_to_head([*ordered, *tables], bots[0], bots[1]) if len(bots) == 2 else None
     return Standings(ranked, h2h, sprt if h2h else None, failed)
 
 
@@ -257,7 +260,9 @@ def _count(result: Mapping[str, Any], lines: dict[str, BotLine]) -> None:
         line.place_sum += places[seat]
         line.score_sum += scores[seat]
         line.faults += len(faults[seat])
-        if seat in winners:
+        if len(seats) == 1:  # Solitaire: a win is every pile closed
+            line.wins += bool((result.get("detail") or {}).get("won"))
+        elif seat in winners:
             line.wins += 1 / len(winners)
 
 
@@ -271,6 +276,25 @@ def _rate(model: PlackettLuce, result: Mapping[str, Any], ratings: dict[str, Any
     rated = model.rate(teams, ranks=list(places))
     for name, team in zip(seats, rated, strict=True):
         ratings[name] = team[0]
+
+
+def _solitaire_tables(results: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One-seat games (Solitaire) rated as if the bots that played the same deal sat at one
+    table, ranked by score (piles closed: higher is better)."""
+    by_seed: dict[Any, list[Mapping[str, Any]]] = {}
+    for r in results:
+        if r.get("status") == "ok" and len(r["bots"]) == 1:
+            by_seed.setdefault(r["seed"], []).append(r)
+    tables = []
+    for games in by_seed.values():
+        if len({g["bots"][0] for g in games}) < 2 or len(games) != len({g["bots"][0]
+                                                                        for g in games}):
+            continue
+        scores = [g["scores"][0] for g in games]
+        places = [1 + sum(1 for t in scores if t > s) for s in scores]
+        tables.append({"bots": [g["bots"][0] for g in games], "places": places,
+                       "status": "ok"})
+    return tables
 
 
 def head_to_head(results: Iterable[Mapping[str, Any]], first: str, second: str) -> HeadToHead:

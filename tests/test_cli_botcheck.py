@@ -78,3 +78,9 @@ def test_a_program_that_does_not_start() -> None:
 def test_an_unknown_game_is_a_usage_error() -> None:
     result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--game", "chess"])
     assert result.exit_code == 2 and "unknown game" in result.stderr
+
+
+def test_logs_folder_keeps_the_bots_stderr(tmp_path: Path) -> None:
+    code, _ = check(f"{BAD_BOT} stderr_flood", "--game", "phase10", "--logs", str(tmp_path))
+    assert code == 0
+    assert (tmp_path / "phase10.stderr").stat().st_size > 0

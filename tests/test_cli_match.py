@@ -104,3 +104,22 @@ def test_bad_input_exits_2_with_the_reason(args: list[str], message: str) -> Non
     assert code == 2
     assert message in " ".join(stderr.split())
     assert stdout == ""
+
+
+@pytest.mark.parametrize(("game", "players"), [("fivecrowns", 3), ("solitaire", 1)])
+def test_other_games_play_record_and_tell(tmp_path: Path, game: str, players: int) -> None:
+    code, stdout, _ = match(game, "--seed", "2", "--games", "2", "--replay",
+                            str(tmp_path / "r"), "--json")
+    assert code == 0
+    data = json.loads(stdout)
+    assert data["players"] == (4 if game == "fivecrowns" else 1)
+    for path in sorted((tmp_path / "r").glob("*.jsonl")):
+        verify(path)
+        shown = runner.invoke(app, ["replay", "show", str(path), "--seat", "0"])
+        assert shown.exit_code == 0 and "result (" in shown.stdout
+    if game == "fivecrowns":
+        assert all(g["rounds"] == 11 for g in data["games"])
+        assert "-- round 11 --" in shown.stdout
+    code, stdout, _ = match(game, "--players", str(players), "--bot", RANDOM_BOT, "--seed", "1",
+                            "--json")
+    assert code == 0 and json.loads(stdout)["games"][0]["status"] == "ok"

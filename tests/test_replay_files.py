@@ -203,3 +203,19 @@ def test_resume_a_truncated_game_with_its_own_bots(replays: dict[str, Path],
 def test_resume_errors(replays: dict[str, Path], args: list[str], message: str) -> None:
     result = runner.invoke(app, ["replay", "resume", str(replays["clean"]), *args])
     assert result.exit_code == 2 and message in result.stderr
+
+
+def test_stats_with_verify_and_resume_limits(replays: dict[str, Path], tmp_path: Path) -> None:
+    changed = tmp_path / "changed.jsonl"
+    changed.write_bytes(replays["clean"].read_bytes().replace(b'"seed":5', b'"seed":6', 1))
+    result = runner.invoke(app, ["replay", "stats", "--verify", "--json", str(changed),
+                                 str(replays["clean"])])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["games"] == 1 and len(data["unreadable"]) == 1
+    result = runner.invoke(app, ["replay", "resume", str(replays["clean"]), "--at", "5",
+                                 "--move-time", "3", "--startup-time", "4", "--replay",
+                                 str(tmp_path / "r.jsonl")])
+    assert result.exit_code == 0
+    policy = load_replay(tmp_path / "r.jsonl").header["policy"]
+    assert policy["move_time"] == 3 and policy["startup_time"] == 4

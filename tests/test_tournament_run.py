@@ -207,3 +207,36 @@ def test_another_tournament_in_the_same_folder_is_refused(tmp_path: Path) -> Non
     assert invoke(*base, "--games", "2")[0] == 0
     result = runner.invoke(app, ["tournament", *base, "--games", "4"])
     assert result.exit_code == 2 and "another tournament" in result.stderr
+
+
+def test_flags_game_format_duplicate_seed_limits_logs(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    code, stdout = invoke("--game", "fivecrowns", "--format", "gauntlet", "--no-duplicate",
+                          "--seed", "40", "--bot", f"{RANDOM_BOT} --seed 3", "--bot",
+                          "builtin:greedy", "--bot", "builtin:random", "--players", "2",
+                          "--games", "2", "--move-time", "2", "--startup-time", "5",
+                          "--keep-logs", "--out", str(out), "--json", "--no-progress")
+    assert code == 0
+    lines = results(out)
+    assert len(lines) == 4 and all(r["game"] == "fivecrowns" for r in lines)
+    assert sorted({r["seed"] for r in lines}) == [40, 41]
+    assert all("random_bot" in r["bots"] for r in lines)
+    header = json.loads((out / lines[0]["replay"]).read_text().splitlines()[0])
+    assert header["policy"]["move_time"] == 2 and header["policy"]["startup_time"] == 5
+    plan = json.loads((out / "tournament.json").read_text())["plan"]
+    assert plan["format"] == "gauntlet" and plan["duplicate"] is False
+    assert json.loads(stdout)["games"] == 4
+
+
+def test_solitaire_tournament_ranks_by_score(tmp_path: Path) -> None:
+    code, stdout = invoke("--game", "solitaire", "--bot", "builtin:greedy", "--bot",
+                          "builtin:random", "--games", "2", "--out", str(tmp_path / "s"),
+                          "--json", "--no-progress")
+    data = json.loads(stdout)
+    assert code == 0 and data["games"] == 4
+    assert {line["bot"]: line["games"] for line in data["standings"]} == {"greedy": 2,
+                                                                        "random": 2}
+    # Bots that played the same deal are rated as if at one table, by piles closed.
+    assert data["head_to_head"]["wins"] + data["head_to_head"]["draws"] + \
+        data["head_to_head"]["losses"] == 2
+    assert data["standings"][0]["bot"] == "greedy"
