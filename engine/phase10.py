@@ -31,16 +31,7 @@ from .game import (
     rules_from_json,
     rules_to_json,
 )
-from .melds import (
-    GroupKind,
-    Meld,
-    MeldError,
-    MeldRules,
-    build_meld,
-    extend,
-    format_meld,
-    parse_group,
-)
+from .melds import Meld, MeldError, build_meld, extend, format_meld, parse_meld
 from .phase10_actions import (
     DRAW_DISCARD,
     DRAW_PILE,
@@ -73,7 +64,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-_RUN, _COLOUR = GroupKind.RUN, GroupKind.COLOUR
 
 
 class Phase10State:
@@ -296,11 +286,6 @@ class Phase10State:
     def _build_groups(self, groups: Sequence[Group]) -> tuple[list[Meld], str | None]:
         melds = []
         for kind, placed in groups:
-            for card, decl in placed:
-                if decl is not None and card is not WILD:
-                    own = card.suit if kind is _COLOUR else card.rank
-                    if decl != own:
-                        return [], f"{card.text} is not wild and cannot stand for {decl}"
             try:
                 melds.append(build_meld(kind, placed, self._melds))
             except MeldError as exc:
@@ -624,7 +609,7 @@ class Phase10State:
         state.draw_pile = _cards(data["draw_pile"])
         state.discard_pile = _cards(data["discard_pile"])
         state.table = tuple(
-            TableGroup(g["id"], g["owner"], _table_meld(g["group"], rules.melds), rules.run_wrap)
+            TableGroup(g["id"], g["owner"], parse_meld(g["group"], rules.melds), rules.run_wrap)
             for g in data["table"]
         )
         state.phase_now, state.laid = tuple(data["phase_now"]), tuple(data["laid"])
@@ -670,20 +655,6 @@ def _matches_phase(phase: int, melds: list[Meld]) -> str | None:
         if len(meld) < need.size:
             return f"{want}: {format_meld(meld)} has {len(meld)} cards, not {need.size}"
     return None
-
-
-def _table_meld(token: str, rules: MeldRules) -> Meld:
-    """A laid group from its table token, exactly as it was (checked by the meld core).
-
-    `parse_meld` re-anchors a full wrapped run (all 12 numbers) at 1; the token's own order,
-    in which every wild is declared, is the group as laid and extended.
-    """
-    kind, placed = parse_group(token, rules)
-    meld = build_meld(kind, placed, rules)
-    if kind is not _RUN:
-        return meld
-    values = tuple(int(d) if d is not None else c.rank for c, d in placed)
-    return Meld(kind, tuple(c for c, _ in placed), values)
 
 
 def _held(hand: list[Card], used: list[Card]) -> str | None:

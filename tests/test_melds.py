@@ -218,7 +218,7 @@ def test_finder_natural_rules() -> None:
     assert found is not None and all(m.naturals(P10) for m in found)
 
 
-# -- known bugs of the core (reported; engine/phase10.py works around the first) -----------------
+# -- bugs the core once had -------------------------------------------------------------------
 
 
 def test_full_wrapped_run_round_trips() -> None:

@@ -188,7 +188,7 @@ def test_cards_must_be_held_and_groups_valid() -> None:
     assert why(state, "lay set:B8,G8,B8 run:R3,R4,W,R1") == "you hold only 1 B8, the lay uses 2"
     assert why(state, "lay set:B8,G8,Y8 run:R3,R4,W,R12") == "you hold no R12, the lay uses 1"
     assert why(state, "lay set:B8,G8,Y8=7 run:R3,R4,W,R1") == (
-        "Y8 is not wild and cannot stand for 7"
+        "set B8 G8 Y8=7: Y8 is not wild and cannot stand for 7"
     )
 
 

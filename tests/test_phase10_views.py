@@ -157,6 +157,15 @@ def test_snapshot_round_trip_mid_game_plays_on_identically() -> None:
     assert state.outcome == restored.outcome
 
 
+def test_snapshot_keeps_a_full_wrapped_run_as_laid() -> None:
+    rules = Phase10Rules(dealer="seat0", run_wrap=True)
+    state = position(["B1 R2", "R3"], rules=rules, laid=[6, 6],
+                     table=[(1, "run:G2,Y3,B4,B5,R6,R7,W=8,R9,G10,B11,B12,Y1")])
+    restored = GAME.from_snapshot(state.snapshot())
+    assert restored.table[0].meld == state.table[0].meld
+    assert restored.table[0].token == "run:G2,Y3,B4,B5,R6,R7,W=8,R9,G10,B11,B12,Y1"
+
+
 def test_snapshot_of_a_finished_game() -> None:
     state = GAME.new_game(Phase10Rules(turn_cap=20, hand_cap=2), 2, 3)
     play_on(state, 0, 10_000)
