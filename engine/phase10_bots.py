@@ -93,12 +93,8 @@ class GreedyBot:
     # -- laying down ---------------------------------------------------------------------------
 
     def _lay(self, view: Phase10View) -> LayDown | None:
-        wilds = view.hand.count(WILD)
-        wrap = view.rules.run_wrap
         # Harder phases first when the order is free: they are the ones hard to make later.
         for phase in sorted(view.phases_left, reverse=True):
-            if missing_cards(view.hand, PHASES[phase], wrap) > wilds:
-                continue
             lay = view.find_lay(phase)
             if lay is not None:
                 return _with_extras(view, lay)
