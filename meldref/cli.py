@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -65,6 +67,15 @@ RulesOpt = Annotated[
 GameArg = Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}.")]
 
 
+def stop_on_sigterm() -> None:
+    """`kill PID` stops a run like Ctrl-C does: bots closed, results kept, exit code 130."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     err.print(f"[bold red]error:[/bold red] {message}")
     raise typer.Exit(code)
@@ -112,10 +123,12 @@ def match(
     try:
         spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
                            _limits(move_time, startup_time), replay)
-        preflight(spec.game, spec.bots, startup_time or 10.0)
+        with tempfile.TemporaryDirectory() as logs:  # for a failing bot's last words
+            preflight(spec.game, spec.bots, startup_time or 10.0, Path(logs), keep_log=False)
     except ConfigError as exc:
         fail(str(exc))
     began = time.perf_counter()
+    stop_on_sigterm()
     try:
         lines = run_match(spec)
     except KeyboardInterrupt:
@@ -187,6 +200,7 @@ def tournament(
         preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs")
     except ConfigError as exc:
         fail(str(exc))
+    stop_on_sigterm()
     run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
     _print_tournament(run, as_json)
     if run.stopped == "interrupted":
@@ -268,10 +282,9 @@ def replay_show(
         telling = tell(path, seat, hand)
     except (ReplayError, OSError) as exc:
         fail(f"{path}: {exc}", EXIT_FAILED)
-    players = len(telling.lines)
     for line in telling.lines:
         out.print(line, markup=False, highlight=False, soft_wrap=True)
-    if telling.problem or players == 0:
+    if telling.problem and "truncated" not in telling.problem:
         raise typer.Exit(EXIT_FAILED)
 
 

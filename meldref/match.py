@@ -48,7 +48,7 @@ class MatchSpec:
         """PATH for one game; PATH/<game id>.jsonl for several."""
         if self.replay is None:
             return None
-        if self.games == 1 and self.replay.suffix:
+        if self.games == 1 and not self.replay.is_dir():
             return self.replay
         return self.replay / f"{job.game_id}.jsonl"
 
@@ -81,9 +81,10 @@ def build_match(game: str, specs: Sequence[str], players: int | None, seed: int,
 
 
 def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
-              log_dir: Path | None = None) -> None:
+              log_dir: Path | None = None, keep_log: bool = True) -> None:
     """Start every distinct bot program once (handshake) so a wrong command fails before any
-    game; `ConfigError` naming the bot and the reason."""
+    game; `ConfigError` naming the bot and the reason (with the end of its stderr when
+    `log_dir` is given; `keep_log`: the log stays there and the message names it)."""
     from .protocol.seats import seat_from_spec
 
     info = find_game(game)
@@ -106,12 +107,20 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
             seat.connect(startup_time)
         except BotError as exc:
             seat.close()
-            where = f"; its stderr: {log}" if log is not None and log.exists() else ""
+            where = _stderr_tail(log, keep_log)
             raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}{where}"
                               ) from None
         seat.close()
         if log is not None and log.exists() and log.stat().st_size == 0:
             log.unlink()
+
+
+def _stderr_tail(log: Path | None, named: bool) -> str:
+    if log is None or not log.exists() or not log.stat().st_size:
+        return ""
+    tail = log.read_bytes()[-300:].decode("utf-8", "replace").strip().splitlines()[-2:]
+    where = f" ({log})" if named else ""
+    return f"; its stderr{where} ends: {' / '.join(tail)}"
 
 
 def run_match(spec: MatchSpec) -> list[dict[str, Any]]:

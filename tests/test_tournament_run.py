@@ -240,3 +240,28 @@ def test_solitaire_tournament_ranks_by_score(tmp_path: Path) -> None:
     assert data["head_to_head"]["wins"] + data["head_to_head"]["draws"] + \
         data["head_to_head"]["losses"] == 2
     assert data["standings"][0]["bot"] == "greedy"
+
+
+def test_sigterm_stops_cleanly_with_130_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    command = [sys.executable, "-m", "meldref.cli", "tournament", "--bot",
+               f"{RANDOM_BOT} --name {token}", "--bot", "builtin:greedy", "--games", "30",
+               *SHORT, "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    path = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while not (path.exists() and path.read_text().count("\n") >= 2):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "rerun the same command to resume" in " ".join(stderr.split())
+    _wait_until_gone(token)
+    done = len(results(out))
+    finished = subprocess.run([*command, "--json"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+    assert finished.returncode == 0
+    assert json.loads(finished.stdout)["played_now"] == 30 - done
