@@ -232,9 +232,9 @@ class FiveCrownsView:
         pile = [Draw("pile")] if self.draw_pile_size else []
         return [*pile, Draw("discard")] if self.discard_top is not None else pile
 
-    def discard_options(self, solver: Solver | None = None) -> list[Discard]:
+    def discard_options(self) -> list[Discard]:
         """Each discard; with it, the going out it allows, or on a last turn the best lay."""
-        solver = solver or self.solver()
+        solver = self.solver()
         out = []
         for card in solver.discards():
             out.append(Discard(card))

@@ -10,13 +10,17 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
+import pytest
 from fivecrowns_positions import all_cards, hide_from, table_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from meldref.engine.cards import fivecrowns_deck
-from meldref.engine.fivecrowns import GAME, FiveCrownsRules, FiveCrownsState
+from meldref.engine.fivecrowns import GAME, Draw, FiveCrownsRules, FiveCrownsState, FiveCrownsView
+from meldref.engine.game import Event
 from meldref.engine.play import play_inprocess
 
 # FIVECROWNS_EXAMPLES=300 pytest ... for a long soak; the default keeps the suite fast.
@@ -54,19 +58,24 @@ def check_snapshot(state: FiveCrownsState) -> None:
     assert GAME.from_snapshot(snap).snapshot() == snap
 
 
-def check_views_hide(state: FiveCrownsState, rng: random.Random) -> None:
+Restore = Callable[[dict[str, Any]], FiveCrownsState]
+
+
+def check_views_hide(state: FiveCrownsState, rng: random.Random,
+                     restore: Restore = FiveCrownsState.from_snapshot) -> None:
     seat = rng.randrange(state.players)
-    twin = GAME.from_snapshot(hide_from(state.snapshot(), seat, rng))
+    twin = restore(hide_from(state.snapshot(), seat, rng))
     assert twin.observation(seat).to_json() == state.observation(seat).to_json()
 
 
-def check_events_hide(state: FiveCrownsState, action: object, rng: random.Random) -> None:
+def check_events_hide(state: FiveCrownsState, action: object, rng: random.Random,
+                      restore: Restore = FiveCrownsState.from_snapshot) -> None:
     """Apply `action` to a twin whose draw pile is reordered: others see the same events."""
     actor = state.to_move
     snap = state.snapshot()
     pile = list(snap["draw_pile"])
     rng.shuffle(pile)
-    twin = GAME.from_snapshot({**snap, "draw_pile": pile})
+    twin = restore({**snap, "draw_pile": pile})
     ours, theirs = state.apply(action), twin.apply(action)
     for seat in range(state.players):
         if seat != actor:
@@ -117,3 +126,27 @@ def test_greedy_beats_random_over_full_games() -> None:
         outcome, _ = play_inprocess(GAME, rules, bots, seed)
         wins += outcome.places[0] == 1
     assert wins >= 5
+
+
+class LeakyState(FiveCrownsState):
+    """Shows the next card of the draw pile, and tells everyone what a pile draw took."""
+
+    def observation(self, seat: int) -> FiveCrownsView:
+        view = super().observation(seat)
+        leak = view.to_json()
+        leak["next_card"] = self.draw_pile[-1].text if self.draw_pile else None
+        return type("Leaky", (), {"to_json": lambda _: leak})()  # type: ignore[return-value]
+
+    def apply(self, action: object) -> list[Event]:
+        events = super().apply(action)
+        return [Event(e.kind, e.seat, {**e.public, **e.private}) for e in events]
+
+
+def test_the_secret_checks_catch_leaks() -> None:
+    state = LeakyState.from_snapshot(GAME.new_game(GAME.rules(), 3, 5).snapshot())
+    rng = random.Random(1)
+    with pytest.raises(AssertionError):
+        for _ in range(20):
+            check_views_hide(state, rng, LeakyState.from_snapshot)
+    with pytest.raises(AssertionError):
+        check_events_hide(state, Draw("pile"), rng, LeakyState.from_snapshot)
