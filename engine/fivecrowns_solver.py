@@ -122,19 +122,27 @@ class _Search:
             for c in self.cards
         ]
         self.memo: dict[int, tuple[int, ...]] = {}
-        self.shapes: dict[tuple[object, ...], tuple[int, ...]] = {}
+        self.shapes: dict[int, tuple[int, ...]] = {}
         self.suit_of = [_SUIT_INDEX[c.suit] for c in self.cards]
+        # A card's weight in its suit's signature: 3 bits per rank count up to 7 copies.
+        self.weight = [1 << 3 * (c.rank - LOWEST) for c in self.cards]
+        self.rank_copies = {
+            r: [copies[s, r] for s in SUITS if (s, r) in copies] for r in self.by_rank
+        }
 
-    def shape(self, mask: int, mode: int) -> tuple[object, ...]:
-        """The state up to a renaming of suits (suits play symmetric parts)."""
-        by_suit: list[list[int]] = [[], [], [], [], []]
-        rank, suit = self.rank, self.suit_of
+    def shape(self, mask: int, mode: int) -> int:
+        """The state up to a renaming of suits (suits play symmetric parts), as one number."""
+        sig = [0, 0, 0, 0, 0]
+        suit, weight = self.suit_of, self.weight
         while mask:
             low = mask & -mask
             i = low.bit_length() - 1
-            by_suit[suit[i]].append(rank[i])
+            sig[suit[i]] += weight[i]
             mask ^= low
-        return (mode, *sorted(tuple(r) for r in by_suit))
+        key = mode
+        for part in sorted(sig):
+            key = key << 33 | part
+        return key
 
     def mask_of(self, cards: Iterable[Card]) -> int:
         """The state holding exactly `cards` (naturals of the hand)."""
@@ -164,17 +172,19 @@ class _Search:
             elif span >= MIN_GROUP:
                 return  # longer runs only need more
 
+    def can_run(self, low: int, mask: int) -> bool:
+        """Whether natural `low` can be the lowest card of a run with a higher natural."""
+        return next(self.runs(low, mask), None) is not None
+
     def books(self, low: int, mask: int) -> Iterator[tuple[int, int]]:
         # A natural of the rank kept out of the book must start a run, so one that cannot is in.
-        rank = self.rank[low.bit_length() - 1]
-        same = mask & self.by_rank[rank] & ~low
         choices = []
-        for suit in SUITS:
-            bits = same & self.copies.get((suit, rank), 0)
+        for copies in self.rank_copies[self.rank[low.bit_length() - 1]]:
+            bits = mask & copies & ~low
             if bits:
                 n = bits.bit_count()
-                can_run = any(True for _ in self.runs(bits & -bits, mask))
-                choices.append([_lowest(bits, k) for k in range(0 if can_run else n, n + 1)])
+                least = 0 if self.can_run(bits & -bits, mask) else n
+                choices.append([_lowest(bits, k) for k in range(least, n + 1)])
         for picked in product(*choices):
             taken = low
             for bits in picked:
@@ -396,8 +406,8 @@ class Solver:
         """The discard leaving the fewest points (ties: the costliest card goes)."""
         best: tuple[Card, int] | None = None
         for card in self._costliest_first():
-            if best is not None and self.bound(card) > best[1]:
-                break  # cheaper cards only have higher floors
+            if best is not None and max(0, self.bound(card)) >= best[1]:
+                break  # no cheaper card can do better: their floors only rise
             points = self.points(card)
             if best is None or points < best[1]:
                 best = (card, points)
