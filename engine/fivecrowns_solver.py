@@ -8,8 +8,9 @@ over the natural cards only (at most 14) and counts the wilds each choice needs.
 natural left is either left over, or in the book of its rank (with any subset of the other
 naturals of that rank), or the lowest natural of a run of its suit up to some higher natural,
 taking every natural of that suit in between (wilds fill the gaps and pad the run to 3). Results
-are memoised on the multiset of naturals left, as a table "fewest points left over with at most
-w wilds" for every w, so one table answers the hand less any one card.
+are memoised on the multiset of naturals left, up to a renaming of the suits (which play
+symmetric parts), as a table "fewest points left over with at most w wilds" for every w, so one
+table answers the hand less any one card.
 
 Why that is exact:
 - A run that skips a natural x of its suit and range (a wild at x's place) can take x instead:
@@ -19,6 +20,10 @@ Why that is exact:
 - Once the hand has one group, every other wild fits somewhere: in a book (no size limit), on a
   run shorter than 3..K, or by reshaping a full run (see `_reshape`). So the points left are the
   naturals left over, and wilds only count when no group can be made at all.
+- Discards: the best split of the whole hand less card c, plus c, is a split of the whole hand,
+  so it leaves at least (the whole hand's best) - (c's points); with c left over in that best
+  split, exactly that. The best discard is searched from the costliest card down and stops once
+  that floor rules out every cheaper card.
 Every answer is built into real groups through `melds.build_meld`, which checks it again.
 """
 
