@@ -236,6 +236,7 @@ def test_discard_answers_match_solving_each_smaller_hand(
         rest.remove(card)
         alone[card] = Solver(rest, wild, natural).points()  # type: ignore[arg-type]
         assert solver.points(card) == alone[card] >= solver.bound(card)
+        assert solver.split(card).points == alone[card]
         assert solver.goes_out_without(card) == (alone[card] == 0)
     card, points = solver.best_discard()
     assert points == min(alone.values()) == alone[card]
