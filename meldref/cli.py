@@ -18,6 +18,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from .config import ConfigError, build_config, parse_pairs, read_toml
 from .engine.game import GAME_NAMES
@@ -35,6 +36,7 @@ replay_app = typer.Typer(no_args_is_help=True, help="Show, verify, count and res
 bot_app = typer.Typer(no_args_is_help=True, help="Check a bot program against the protocol.")
 app.add_typer(replay_app, name="replay")
 app.add_typer(bot_app, name="bot")
+
 
 class _Screen:
     """A rich console made when printing, for whatever stdout/stderr is then (tests swap them);
@@ -77,7 +79,7 @@ def stop_on_sigterm() -> None:
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    err.print(f"[bold red]error:[/bold red] {message}")
+    err.print(f"[bold red]error:[/bold red] {escape(message)}")
     raise typer.Exit(code)
 
 
@@ -96,7 +98,7 @@ def _limits(move_time: float | None, startup_time: float | None) -> dict[str, An
 
 @app.command()
 def match(
-    game: Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}.")] = "phase10",
+    game: GameArg = "phase10",
     bot: BotOpt = None,
     players: Annotated[int | None, typer.Option(
         "--players", "-n", help="Seats of built-in greedy bots when no --bot is given "
@@ -252,12 +254,12 @@ def _print_tournament(run: Any, as_json: bool) -> None:
         return
     out.print(standings_table(run.standings))
     for line in head_to_head_lines(run.standings):
-        out.print(line)
+        out.print(line, markup=False)
     failures = run.folder / "failures.txt"
     out.print(f"{len(run.results)}/{run.total} games in {run.folder} "
-              f"({run.played} played now, {run.already_done} found done)")
+              f"({run.played} played now, {run.already_done} found done)", markup=False)
     if failures.exists() and failures.stat().st_size:
-        out.print(f"failures: {failures}")
+        out.print(f"failures: {failures}", markup=False)
     if run.stopped == "sprt":
         out.print("stopped early: the SPRT decided")
 
@@ -305,11 +307,11 @@ def replay_verify(
             done = verify(path)
         except ReplayError as exc:
             bad += 1
-            err.print(f"[red]FAIL[/red] {path}: {exc}", markup=True, highlight=False)
+            err.print(f"[red]FAIL[/red] {escape(f'{path}: {exc}')}")
             continue
         except OSError as exc:
             bad += 1
-            err.print(f"[red]FAIL[/red] {path}: {exc.strerror or exc}")
+            err.print(f"[red]FAIL[/red] {escape(f'{path}: {exc.strerror or exc}')}")
             continue
         outcome = done.result.get("outcome", {})
         out.print(f"ok {path}: {done.actions} actions, {done.faults} faults, winners "
@@ -343,7 +345,7 @@ def replay_stats(
             table.add_column(column)
         for row in data["bots"]:
             faults = " ".join(f"{k}:{v}" for k, v in row["faults"].items()) or "-"
-            table.add_row(row["bot"], str(row["games"]), str(row["wins"]),
+            table.add_row(escape(row["bot"]), str(row["games"]), str(row["wins"]),
                           str(row["mean_score"]), faults)
         out.print(table)
         for problem in data["unreadable"]:
@@ -497,11 +499,11 @@ def bot_check(
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
-        table = Table(title=f"bot check: {command}", title_justify="left")
+        table = Table(title=escape(f"bot check: {command}"), title_justify="left")
         for column in ("check", "result", "why"):
             table.add_column(column)
         for check in report.checks:
-            table.add_row(check.name, marks[check.status], check.detail)
+            table.add_row(escape(check.name), marks[check.status], escape(check.detail))
         out.print(table)
         verdict = "[green]all checks pass[/green]" if report.passed else "[red]not conformant[/red]"
         out.print(verdict)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .engine.cards import Card, CardError, Kind, sort_key
@@ -88,7 +89,7 @@ class HumanSeat(Seat):
                 return Reply(action, time.perf_counter() - began)
 
     def reject(self, request_id: int | None, reason: str) -> None:
-        self.say(f"[red]refused:[/red] {reason}")
+        self.say(f"[red]refused:[/red] {escape(reason)}")
 
     def finish(self, result: Mapping[str, Any]) -> None:
         winners = ", ".join(self._who(s) for s in result.get("winners", []))
@@ -130,11 +131,11 @@ class HumanSeat(Seat):
         try:
             action = state.parse_action(text)
         except (InvalidActionError, ValueError) as exc:
-            self.say(f"[red]not an action:[/red] {exc}", markup=True)
+            self.say(f"[red]not an action:[/red] {escape(str(exc))}")
             return None
         reason = state.why_illegal(action)
         if reason is not None:
-            self.say(f"[red]not allowed:[/red] {reason}")
+            self.say(f"[red]not allowed:[/red] {escape(reason)}")
             return None
         return str(action)
 
@@ -207,7 +208,7 @@ def records_table(title: str, rows: Sequence[Mapping[str, Any]]) -> Table:
     for column in columns:
         table.add_column(column.replace("_", " "))
     for row in rows:
-        table.add_row(*(_cell(row.get(c)) for c in columns))
+        table.add_row(*(escape(_cell(row.get(c))) for c in columns))
     return table
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from .standings import Standings
@@ -26,14 +27,14 @@ def match_table(lines: Sequence[Mapping[str, Any]], title: str) -> Table:
         table.add_column(column, justify="right" if column in ("seed", "hands") else "left")
     for line in lines:
         if line["status"] != "ok":
-            table.add_row(line["game_id"], str(line["seed"]), " ".join(line["bots"]),
-                          "[red]error[/red]", line.get("error", ""), "", "", "")
+            table.add_row(line["game_id"], str(line["seed"]), escape(" ".join(line["bots"])),
+                          "[red]error[/red]", escape(str(line.get("error", ""))), "", "", "")
             continue
         detail = line.get("detail") or {}
         progress = detail.get("phases_completed") or detail.get("piles_closed") or ""
-        winners = ", ".join(f"{line['bots'][s]} (s{s})" for s in line["winners"])
+        winners = escape(", ".join(f"{line['bots'][s]} (s{s})" for s in line["winners"]))
         table.add_row(
-            line["game_id"], str(line["seed"]), " ".join(line["bots"]), winners,
+            line["game_id"], str(line["seed"]), escape(" ".join(line["bots"])), winners,
             " ".join(map(str, line["scores"])),
             " ".join(map(str, progress)) if isinstance(progress, list) else str(progress),
             str(line.get("hands") or ""), _faults_text(line["faults"]),
@@ -46,7 +47,7 @@ def totals_table(rows: Sequence[Mapping[str, Any]]) -> Table:
     for column in ("bot", "games", "wins", "mean score", "mean place", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in rows:
-        table.add_row(row["bot"], str(row["games"]), f"{row['wins']:g}",
+        table.add_row(escape(row["bot"]), str(row["games"]), f"{row['wins']:g}",
                       f"{row['mean_score']:.1f}", f"{row['mean_place']:.2f}",
                       str(row["faults"]))
     return table
@@ -60,7 +61,7 @@ def standings_table(standings: Standings, title: str = "standings") -> Table:
         table.add_column(column, justify="left" if column == "bot" else "right")
     for rank, line in enumerate(standings.lines, start=1):
         table.add_row(
-            str(rank), line.name, str(line.games), f"{line.wins:g}",
+            str(rank), escape(line.name), str(line.games), f"{line.wins:g}",
             f"{100 * line.win_rate:.1f}", f"{line.mean_place:.2f}", f"{line.mean_score:.1f}",
             f"{line.mu:.2f}", f"{line.sigma:.2f}", f"{line.ordinal:.2f}", str(line.faults),
         )
