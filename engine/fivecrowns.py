@@ -13,6 +13,7 @@ round is round 12. Piles are lists whose *end* is the top.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -582,7 +583,6 @@ class FiveCrownsState:
     # -- snapshots -----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, JSON]:
-        out = self._outcome
         return {
             "game": "fivecrowns",
             "rules": rules_to_json(self.rules),
@@ -594,10 +594,7 @@ class FiveCrownsState:
             "history": [dict(h) for h in self.history],
             "tied": None if self.tied is None else list(self.tied),
             "tiebreak_points": self.tiebreak_points,
-            "outcome": None if out is None else {
-                "termination": out.termination.value, "places": list(out.places),
-                "scores": list(out.scores), "detail": dict(out.detail),
-            },
+            "outcome": outcome_to_json(self._outcome),
             "playing": [s for s in range(self.players) if self.playing[s]],
             "hands": [_tokens(h) for h in self.hands],
             "draw_pile": _tokens(self.draw_pile),
@@ -631,10 +628,7 @@ class FiveCrownsState:
         state.tied = None if data["tied"] is None else tuple(data["tied"])
         tb = data["tiebreak_points"]
         state.tiebreak_points = None if tb is None else list(tb)
-        if data["outcome"] is not None:
-            o = data["outcome"]
-            state._outcome = Outcome(Termination(o["termination"]), tuple(o["places"]),
-                                     tuple(o["scores"]), dict(o["detail"]))
+        state._outcome = outcome_from_json(data["outcome"])
         seats = set(data["playing"])
         state.playing = tuple(s in seats for s in range(n))
         order = [s for s in ((state.dealer + k) % n for k in range(1, n + 1)) if s in seats]
@@ -695,10 +689,32 @@ def new_game(rules: FiveCrownsRules, players: int, seed: int | str) -> FiveCrown
     return FiveCrownsState(rules, players, seed)
 
 
-def _bots() -> Mapping[str, Callable[[int], Any]]:
-    from .fivecrowns_bots import FIVECROWNS_BOTS  # the bots import this module
+def lazy_bots(table: str) -> dict[str, Callable[[int], Any]]:
+    """Factories of the bots `fivecrowns_bots.<table>` (imported when first used, because the
+    bots import the game modules)."""
 
-    return FIVECROWNS_BOTS
+    def make(name: str, seed: int) -> Any:
+        from . import fivecrowns_bots
+
+        return getattr(fivecrowns_bots, table)[name](seed)
+
+    return {name: functools.partial(make, name) for name in ("random", "greedy")}
+
+
+def outcome_to_json(outcome: Outcome | None) -> JSON:
+    """An outcome as a snapshot holds it (None: the game goes on)."""
+    if outcome is None:
+        return None
+    return {"termination": outcome.termination.value, "places": list(outcome.places),
+            "scores": list(outcome.scores), "detail": dict(outcome.detail)}
+
+
+def outcome_from_json(data: Any) -> Outcome | None:
+    """The inverse of `outcome_to_json`."""
+    if data is None:
+        return None
+    return Outcome(Termination(data["termination"]), tuple(data["places"]),
+                   tuple(data["scores"]), dict(data["detail"]))
 
 
 GAME: Final = GameInfo(
@@ -709,6 +725,6 @@ GAME: Final = GameInfo(
     rules_type=FiveCrownsRules,
     new_game=new_game,
     from_snapshot=FiveCrownsState.from_snapshot,
-    bots={name: lambda seed, name=name: _bots()[name](seed) for name in ("random", "greedy")},
+    bots=lazy_bots("FIVECROWNS_BOTS"),
     decisions=("draw", "discard"),
 )

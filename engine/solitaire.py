@@ -10,11 +10,12 @@ closed wins, an empty draw pile first loses. Piles are checked after the deal an
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from .cards import FC_RANK_TEXT, Card, CardError, fivecrowns_deck, rng_for, shuffled, sort_key
+from .fivecrowns import lazy_bots, outcome_from_json, outcome_to_json
 from .fivecrowns_solver import Natural, Solver
 from .game import (
     JSON,
@@ -259,7 +260,6 @@ class SolitaireState:
     # -- snapshots -----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, JSON]:
-        out = self._outcome
         return {
             "game": "solitaire",
             "rules": rules_to_json(self.rules),
@@ -270,10 +270,7 @@ class SolitaireState:
             "draw_pile": [c.text for c in self.draw_pile],
             "out_of_play": [c.text for c in self.out_of_play],
             "moves": self.moves,
-            "outcome": None if out is None else {
-                "termination": out.termination.value, "places": list(out.places),
-                "scores": list(out.scores), "detail": dict(out.detail),
-            },
+            "outcome": outcome_to_json(self._outcome),
         }
 
     @classmethod
@@ -290,10 +287,7 @@ class SolitaireState:
             state.draw_pile = [Card.parse(t) for t in data["draw_pile"]]
             state.out_of_play = [Card.parse(t) for t in data["out_of_play"]]
             state.moves = int(data["moves"])
-            o = data["outcome"]
-            state._outcome = None if o is None else Outcome(
-                Termination(o["termination"]), tuple(o["places"]), tuple(o["scores"]),
-                dict(o["detail"]))
+            state._outcome = outcome_from_json(data["outcome"])
             state._opening = []
         except (KeyError, TypeError, IndexError, CardError, RuleOptionError) as exc:
             raise ValueError(f"broken Solitaire snapshot: {exc!r}") from None
@@ -311,12 +305,6 @@ def new_game(rules: SolitaireRules, players: int, seed: int | str) -> SolitaireS
     return SolitaireState(rules, players, seed)
 
 
-def _bots() -> Mapping[str, Callable[[int], Any]]:
-    from .fivecrowns_bots import SOLITAIRE_BOTS  # the bots import this module
-
-    return SOLITAIRE_BOTS
-
-
 GAME: Final = GameInfo(
     name="solitaire",
     title="Five Crowns Solitaire",
@@ -325,6 +313,6 @@ GAME: Final = GameInfo(
     rules_type=SolitaireRules,
     new_game=new_game,
     from_snapshot=SolitaireState.from_snapshot,
-    bots={name: lambda seed, name=name: _bots()[name](seed) for name in ("random", "greedy")},
+    bots=lazy_bots("SOLITAIRE_BOTS"),
     decisions=("place",),
 )
