@@ -238,7 +238,8 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
     with bar:
         task = bar.add_task(f"{cfg.plan.game} {cfg.plan.format}", total=total, note="")
         run = run_tournament(cfg, on_result=on_result, stop_after=stop_after,
-                             keep_logs=keep_logs)
+                             keep_logs=keep_logs,
+                             on_start=lambda done, _: bar.update(task, completed=done))
         bar.update(task, completed=len(run.results))
     return run
 

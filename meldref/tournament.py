@@ -153,8 +153,13 @@ def run_tournament(
     stop_after: int | None = None,
     keep_logs: bool = False,
     run: RunJob = run_job,
+    on_start: Callable[[int, int], None] | None = None,
 ) -> TournamentRun:
-    """Play every game of `config` not yet in its folder's results, then rank the bots."""
+    """Play every game of `config` not yet in its folder's results, then rank the bots.
+
+    `on_start(done, total)` is called once the games already played are known, `on_result`
+    after each game; `stop_after` stops after that many games played now.
+    """
     folder = prepare_folder(config)
     jobs = config.plan.jobs()
     results = read_results(folder / "results.jsonl")
@@ -163,6 +168,8 @@ def run_tournament(
     done = {r["game_id"] for r in results}
     todo = [job for job in jobs if job.game_id not in done]
     already = len(results)
+    if on_start is not None:
+        on_start(already, len(jobs))
     names = [b.name for b in config.plan.bots]
     stopped: str | None = None
     log = ResultsLog(folder)
