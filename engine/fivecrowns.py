@@ -41,7 +41,7 @@ from .game import (
     Outcome,
     RuleOptionError,
     Termination,
-    check_choice,
+    check_fields,
     rules_from_json,
     rules_to_json,
 )
@@ -90,11 +90,11 @@ class FiveCrownsRules:
     turn_cap: int | None = 50  # turns each seat may take in a round before it ends, nobody out
 
     def __post_init__(self) -> None:
-        for name in ("dealer", "natural", "tiebreak", "party"):
-            check_choice(name, getattr(self, name), typing.get_args(_HINTS[name]))
-        cap = self.turn_cap
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
-            raise RuleOptionError(f"rule option turn-cap={cap!r}: a whole number from 1, or none")
+        check_fields(self)
+        if self.turn_cap is not None and self.turn_cap < 1:
+            raise RuleOptionError(
+                f"rule option turn-cap={self.turn_cap!r}: a whole number from 1, or none"
+            )
 
     def for_players(self, players: int) -> FiveCrownsRules:
         """These rules with `party` settled for `players` seats (recorded in the game)."""
@@ -114,8 +114,6 @@ class FiveCrownsRules:
         """58-card decks in play: 4 in party mode, else 2."""
         return 4 if self.party == "on" else 2
 
-
-_HINTS: Final = typing.get_type_hints(FiveCrownsRules)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ the `GameState` protocol below, so they never depend on one game's rules.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import types
 import typing
@@ -249,6 +250,33 @@ def check_choice(name: str, value: object, choices: Sequence[object]) -> None:
     if value not in choices:
         shown = ", ".join(map(str, choices))
         raise RuleOptionError(f"rule option {option_name(name)}={value!r}: one of {shown}")
+
+
+def check_fields(rules: Any) -> None:
+    """For `__post_init__` checks: `RuleOptionError` unless every field of the rules dataclass
+    holds a value of its declared type (one of a Literal's choices, yes/no, a whole number, or
+    None where the type allows it). Ranges and combinations are the game's own checks."""
+    hints = _field_hints(type(rules))
+    for f in dataclasses.fields(rules):
+        _check_value(f.name, getattr(rules, f.name), hints[f.name])
+
+
+@functools.cache
+def _field_hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _check_value(name: str, value: object, hint: Any) -> None:
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is typing.Literal:
+        check_choice(name, value, args)
+    elif hint is bool and not isinstance(value, bool):
+        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: yes or no")
+    elif hint is not bool and not (
+        (isinstance(value, int) and not isinstance(value, bool))
+        or (value is None and type(None) in args)
+    ):
+        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: a whole number")
 
 
 class Bot(Protocol):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from .cards import Card, Kind
-from .game import RuleOptionError, check_choice, option_name
+from .game import RuleOptionError, check_fields
 from .melds import PHASE10_MELDS, GroupKind, MeldRules, Need
 
 MIN_PLAYERS: Final = 2
@@ -85,8 +84,7 @@ class Phase10Rules:
     hand_cap: int | None = 100  # hands per game before it ends on the turn cap
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            _check_option(f.name, getattr(self, f.name), _HINTS[f.name])
+        check_fields(self)
         length = len(SEQUENCES[self.phases])
         if self.phases_to_win is not None and not 1 <= self.phases_to_win <= length:
             raise RuleOptionError(
@@ -136,18 +134,4 @@ class Phase10Rules:
         return _WRAP_MELDS if self.run_wrap else PHASE10_MELDS
 
 
-_HINTS: Final = typing.get_type_hints(Phase10Rules)
 _WRAP_MELDS: Final = dataclasses.replace(PHASE10_MELDS, wrap=True)
-
-
-def _check_option(name: str, value: object, hint: Any) -> None:
-    args = typing.get_args(hint)
-    if typing.get_origin(hint) is Literal:
-        check_choice(name, value, args)
-    elif hint is bool and not isinstance(value, bool):
-        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: yes or no")
-    elif hint is not bool and not (
-        (isinstance(value, int) and not isinstance(value, bool))
-        or (value is None and type(None) in args)
-    ):
-        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: a whole number")

@@ -9,7 +9,6 @@ closed wins, an empty draw pile first loses. Piles are checked after the deal an
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -26,7 +25,7 @@ from .game import (
     Outcome,
     RuleOptionError,
     Termination,
-    check_choice,
+    check_fields,
     rules_from_json,
     rules_to_json,
 )
@@ -42,10 +41,8 @@ class SolitaireRules:
     natural: Literal["none", "group"] = "none"  # group: every book and run needs a natural card
 
     def __post_init__(self) -> None:
-        check_choice("natural", self.natural, typing.get_args(_HINTS["natural"]))
+        check_fields(self)
 
-
-_HINTS: Final = typing.get_type_hints(SolitaireRules)
 
 
 @dataclass(frozen=True, slots=True)
