@@ -13,12 +13,10 @@ round is round 12. Piles are lists whose *end* is the top.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import typing
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import ClassVar, Final, Literal
 
 from .cards import (
     FC_RANK_TEXT,
@@ -27,16 +25,28 @@ from .cards import (
     CardError,
     Kind,
     fivecrowns_deck,
-    rng_for,
-    shuffled,
+    format_cards,
     sort_key,
+)
+from .common import (
+    DRAW_DISCARD,
+    DRAW_PILE,
+    Checks,
+    Draw,
+    DrawDiscardState,
+    Moves,
+    first_dealer,
+    lazy_bots,
+    parse_draw,
+    restore_outcome,
+    snapshot_outcome,
+    tokens,
 )
 from .fivecrowns_solver import Natural, Solver, hand_points
 from .game import (
     JSON,
     Event,
     GameInfo,
-    IllegalActionError,
     InvalidActionError,
     Outcome,
     RuleOptionError,
@@ -121,16 +131,6 @@ class FiveCrownsRules:
 
 
 @dataclass(frozen=True, slots=True)
-class Draw:
-    """`draw pile` or `draw discard`."""
-
-    source: Literal["pile", "discard"]
-
-    def __str__(self) -> str:
-        return f"draw {self.source}"
-
-
-@dataclass(frozen=True, slots=True)
 class Discard:
     """`discard <card> [<group>...]`: groups that cover every other card go out; on a last
     turn they lay what they can. Groups are kept as written (checked by the state)."""
@@ -146,7 +146,7 @@ class Discard:
         return Discard(card, tuple(str(m) for m in melds))
 
 
-Action = Draw | Discard
+Action = Draw | Discard  # Draw (engine.common) is the same in Phase 10
 
 
 def parse_action(text: str) -> Action:
@@ -154,9 +154,7 @@ def parse_action(text: str) -> Action:
     words = text.split()
     verb = words[0].lower() if words else ""
     if verb == "draw":
-        if len(words) != 2 or words[1].lower() not in ("pile", "discard"):
-            raise InvalidActionError("draw takes one word: draw pile | draw discard")
-        return Draw(typing.cast(Literal["pile", "discard"], words[1].lower()))
+        return parse_draw(words[1:])
     if verb != "discard":
         raise InvalidActionError(f"unknown action {text.strip()!r}; one of: draw, discard")
     if len(words) < 2:
@@ -228,8 +226,8 @@ class FiveCrownsView:
         return Solver(self.hand if hand is None else hand, self.wild_rank, self.natural)
 
     def draw_options(self) -> list[Draw]:
-        pile = [Draw("pile")] if self.draw_pile_size else []
-        return [*pile, Draw("discard")] if self.discard_top is not None else pile
+        pile = [DRAW_PILE] if self.draw_pile_size else []
+        return [*pile, DRAW_DISCARD] if self.discard_top is not None else pile
 
     def discard_options(self) -> list[Discard]:
         """Each discard; with it, the going out it allows, or on a last turn the best lay."""
@@ -284,7 +282,7 @@ class FiveCrownsView:
             "turn_cap": self.turn_cap,
             "natural": self.natural,
             "decks": self.decks,
-            "hand": [c.text for c in self.hand],
+            "hand": tokens(self.hand),
             "discard_top": None if self.discard_top is None else self.discard_top.text,
             "discard_pile_size": self.discard_pile_size,
             "draw_pile_size": self.draw_pile_size,
@@ -299,13 +297,25 @@ class FiveCrownsView:
 # The state
 
 
-class FiveCrownsState:
-    """A Five Crowns game in progress (implements `engine.game.GameState`)."""
+class FiveCrownsState(DrawDiscardState):
+    """A Five Crowns game in progress (implements `engine.game.GameState`).
+
+    Hands, piles, seats and turns are `DrawDiscardState`'s; deal number d is round d.
+    """
+
+    game_name = "fivecrowns"
+    title = "Five Crowns"
+    after_draw = "discard"
+    rules: FiveCrownsRules
+    # The round in play, set by `_deal` (and `_restore`).
+    table: list[tuple[int, Meld]]  # (seat, group) laid this round
+    went_out: int | None
+    had_last_turn: list[bool]  # per seat, once someone went out
 
     def __init__(self, rules: FiveCrownsRules, players: int, seed: int | str) -> None:
         GAME.check_players(players)
         self._setup(rules.for_players(players), players, seed)
-        self.dealer = 0 if rules.dealer == "seat0" else rng_for(seed, "dealer").randrange(players)
+        self.dealer = first_dealer(rules.dealer, players, seed)
         self._opening = self._deal(tuple(range(players)))
 
     def _setup(self, rules: FiveCrownsRules, players: int, seed: int | str) -> None:
@@ -319,28 +329,12 @@ class FiveCrownsState:
         self._outcome: Outcome | None = None
         self._opening: list[Event] = []
 
-    # -- GameState: questions ------------------------------------------------------------------
-
-    @property
-    def to_move(self) -> int | None:
-        return None if self._outcome is not None else self._to_move
-
-    @property
-    def decision(self) -> str:
-        return "over" if self._outcome is not None else self._decision
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return self._outcome
+    # -- GameState: questions (the others are `CardGameState`'s) --------------------------------
 
     @property
     def melds(self) -> MeldRules:
         """The meld rules of this round (its wild rank)."""
         return fivecrowns_melds(wild_rank(self.round))
-
-    def opening_events(self) -> list[Event]:
-        """The events of the first deal (later deals come from the `apply` that ends a round)."""
-        return list(self._opening)
 
     def parse_action(self, text: str) -> Action:
         return parse_action(text)
@@ -369,25 +363,11 @@ class FiveCrownsState:
             had_last_turn=tuple(self.had_last_turn),
         )
 
-    def legal_actions(self) -> list[Action]:
-        if self._outcome is not None:
-            return []
-        return self.observation(self._to_move).legal_actions()
-
     def autoplay_action(self) -> Action:
         """Draw from the pile (else the discard), then the greedy bot's discard."""
         if self._decision == "draw":
-            return Draw("pile") if self.draw_pile else Draw("discard")
+            return DRAW_PILE if self.draw_pile else DRAW_DISCARD
         return self.observation(self._to_move).best_discard()
-
-    def why_illegal(self, action: Any) -> str | None:
-        if self._outcome is not None:
-            return "the game is over"
-        if isinstance(action, Draw):
-            return self._why_draw(action)
-        if isinstance(action, Discard):
-            return self._check_discard(action)[0]
-        return f"not a Five Crowns action: {action!r}"
 
     def _why_draw(self, action: Draw) -> str | None:
         if self._decision != "draw":
@@ -395,6 +375,9 @@ class FiveCrownsState:
         if action.source == "pile":
             return None if self.draw_pile else "the draw pile is empty: draw discard"
         return None if self.discard_pile else "the discard pile is empty: draw pile"
+
+    def _why_discard(self, action: Discard) -> str | None:
+        return self._check_discard(action)[0]
 
     def _check_discard(self, action: Discard) -> tuple[str | None, list[Meld]]:
         if self._decision != "discard":
@@ -427,27 +410,8 @@ class FiveCrownsState:
 
     # -- GameState: playing --------------------------------------------------------------------
 
-    def apply(self, action: Any) -> list[Event]:
-        reason = self.why_illegal(action)
-        if reason is not None:
-            raise IllegalActionError(reason)
-        if isinstance(action, Draw):
-            return self._draw(action)
-        return self._discard(action, self._check_discard(action)[1])
-
-    def _draw(self, action: Draw) -> list[Event]:
-        seat = self._to_move
-        if action.source == "pile":
-            card = self.draw_pile.pop()
-            event = Event("draw", seat, {"source": "pile"}, {"card": card.text})
-        else:
-            card = self.discard_pile.pop()
-            event = Event("draw", seat, {"source": "discard", "card": card.text})
-        self.hands[seat].append(card)
-        self._decision = "discard"
-        return [event]
-
-    def _discard(self, action: Discard, melds: list[Meld]) -> list[Event]:
+    def _discard(self, action: Discard) -> list[Event]:
+        melds = self._check_discard(action)[1]
         seat = self._to_move
         hand = self.hands[seat]
         for card in (action.card, *(c for m in melds for c in m.cards)):
@@ -470,32 +434,25 @@ class FiveCrownsState:
             self._start_turn(following, events)
         return events
 
+    # Each action type's check and move (`CardGameState.why_illegal` and `apply`).
+    _checks: ClassVar[Checks] = {Draw: _why_draw, Discard: _why_discard}
+    _moves: ClassVar[Moves] = {Draw: DrawDiscardState._draw, Discard: _discard}
+
     # -- the flow of a round -------------------------------------------------------------------
 
     def _deal(self, seats: tuple[int, ...]) -> list[Event]:
         """Start the next round among `seats` (all, or the tied seats of the tie-break round)."""
         self.round = TIEBREAK_ROUND if self.tied is not None else self.round + 1
         n = self.players
-        self.playing = tuple(s in seats for s in range(n))
-        order = [s for s in ((self.dealer + k) % n for k in range(1, n + 1)) if self.playing[s]]
-        self._next = [0] * n
-        for i, s in enumerate(order):
-            self._next[s] = order[(i + 1) % len(order)]
-        deck = shuffled(fivecrowns_deck(self.rules.decks), rng_for(self.seed, "deal", self.round))
-        self.hands: list[list[Card]] = [[] for _ in range(n)]
-        for _ in range(deal_size(self.round)):
-            for s in order:
-                self.hands[s].append(deck.pop())
-        self.draw_pile = deck
-        self.discard_pile = [deck.pop()]
-        self.table: list[tuple[int, Meld]] = []
-        self.went_out: int | None = None
+        order = self._seat(tuple(s in seats for s in range(n)))
+        deck = fivecrowns_deck(self.rules.decks)
+        self._deal_hands(deck, self.round, deal_size(self.round), order)
+        self.table = []
+        self.went_out = None
         self.had_last_turn = [False] * n
-        self.turns = 0
-        self.reshuffles = 0
         public = {"round": self.round, "dealer": self.dealer, "deal_size": deal_size(self.round),
                   "wild_rank": rank_text(wild_rank(self.round)), "decks": self.rules.decks}
-        events = [Event("deal", s, public, {"hand": [c.text for c in self.hands[s]]})
+        events = [Event("deal", s, public, {"hand": tokens(self.hands[s])})
                   for s in order]
         events.append(Event("turn_up", None, {"card": self.discard_pile[-1].text}))
         self._start_turn(order[0], events)
@@ -506,19 +463,10 @@ class FiveCrownsState:
         if self.went_out is None and cap is not None and self.turns >= cap * sum(self.playing):
             self._end_round("turn-cap", events)
             return
-        if not self.draw_pile and len(self.discard_pile) > 1:
-            self._reshuffle(events)
+        self._reshuffle_if_out(self.round, events)
         self.turns += 1
         self._to_move = seat
         self._decision = "draw"
-
-    def _reshuffle(self, events: list[Event]) -> None:
-        self.reshuffles += 1
-        top = self.discard_pile.pop()
-        rng = rng_for(self.seed, "reshuffle", self.round, self.reshuffles)
-        self.draw_pile = shuffled(self.discard_pile, rng)
-        self.discard_pile = [top]
-        events.append(Event("reshuffle", None, {"draw_pile_size": len(self.draw_pile)}))
 
     def _end_round(self, ended: str, events: list[Event]) -> None:
         wild = wild_rank(self.round)
@@ -538,7 +486,7 @@ class FiveCrownsState:
             "tiebreak": tiebreak,
             "ended": ended,
             "went_out": self.went_out,
-            "hands": [" ".join(c.text for c in h) for h in self.hands],
+            "hands": [format_cards(h) for h in self.hands],
             "points": points,
             "totals": list(self.scores),
         }))
@@ -582,7 +530,7 @@ class FiveCrownsState:
 
     def snapshot(self) -> dict[str, JSON]:
         return {
-            "game": "fivecrowns",
+            "game": self.game_name,
             "rules": rules_to_json(self.rules),
             "players": self.players,
             "seed": self.seed,
@@ -592,11 +540,8 @@ class FiveCrownsState:
             "history": [dict(h) for h in self.history],
             "tied": None if self.tied is None else list(self.tied),
             "tiebreak_points": self.tiebreak_points,
-            "outcome": outcome_to_json(self._outcome),
-            "playing": [s for s in range(self.players) if self.playing[s]],
-            "hands": [_tokens(h) for h in self.hands],
-            "draw_pile": _tokens(self.draw_pile),
-            "discard_pile": _tokens(self.discard_pile),
+            "outcome": snapshot_outcome(self._outcome),
+            **self._piles_to_json(),
             "table": [{"seat": s, "group": str(m)} for s, m in self.table],
             "went_out": self.went_out,
             "had_last_turn": list(self.had_last_turn),
@@ -605,16 +550,6 @@ class FiveCrownsState:
             "to_move": self._to_move,
             "decision": self._decision,
         }
-
-    @classmethod
-    def from_snapshot(cls, data: Mapping[str, JSON]) -> FiveCrownsState:
-        """The state `snapshot()` wrote; `ValueError` if `data` is not a Five Crowns snapshot."""
-        if data.get("game") != "fivecrowns":
-            raise ValueError(f"not a Five Crowns snapshot (game={data.get('game')!r})")
-        try:
-            return cls._restore(data)
-        except (KeyError, TypeError, IndexError, CardError, MeldError) as exc:
-            raise ValueError(f"broken Five Crowns snapshot: {exc!r}") from None
 
     @classmethod
     def _restore(cls, data: Mapping[str, JSON]) -> FiveCrownsState:
@@ -626,26 +561,14 @@ class FiveCrownsState:
         state.tied = None if data["tied"] is None else tuple(data["tied"])
         tb = data["tiebreak_points"]
         state.tiebreak_points = None if tb is None else list(tb)
-        state._outcome = outcome_from_json(data["outcome"])
-        seats = set(data["playing"])
-        state.playing = tuple(s in seats for s in range(n))
-        order = [s for s in ((state.dealer + k) % n for k in range(1, n + 1)) if s in seats]
-        state._next = [0] * n
-        for i, s in enumerate(order):
-            state._next[s] = order[(i + 1) % len(order)]
-        state.hands = [_cards(h) for h in data["hands"]]
-        state.draw_pile = _cards(data["draw_pile"])
-        state.discard_pile = _cards(data["discard_pile"])
+        state._outcome = restore_outcome(data["outcome"])
+        state._restore_piles(data)
         melds = state.melds
         state.table = [(g["seat"], _parse_meld(g["group"], melds)) for g in data["table"]]
         state.went_out, state.had_last_turn = data["went_out"], list(data["had_last_turn"])
         state.turns, state.reshuffles = data["turns"], data["reshuffles"]
         state._to_move, state._decision = data["to_move"], data["decision"]
         return state
-
-    def public_view(self) -> dict[str, JSON]:
-        """The referee's whole view (every hand and the pile order): the snapshot itself."""
-        return self.snapshot()
 
 
 def _parse_meld(token: str, rules: MeldRules) -> Meld:
@@ -674,45 +597,9 @@ def _covers_rest(hand: list[Card], discard: Card, melds: list[Meld]) -> str | No
             f"every card but the discard, and {left} are left")
 
 
-def _tokens(cards: Iterable[Card]) -> list[str]:
-    return [c.text for c in cards]
-
-
-def _cards(tokens: Iterable[str]) -> list[Card]:
-    return [Card.parse(t) for t in tokens]
-
-
 def new_game(rules: FiveCrownsRules, players: int, seed: int | str) -> FiveCrownsState:
     """A new game: round 1 is dealt and the seat left of the dealer is to draw."""
     return FiveCrownsState(rules, players, seed)
-
-
-def lazy_bots(table: str) -> dict[str, Callable[[int], Any]]:
-    """Factories of the bots `fivecrowns_bots.<table>` (imported when first used, because the
-    bots import the game modules)."""
-
-    def make(name: str, seed: int) -> Any:
-        from . import fivecrowns_bots
-
-        return getattr(fivecrowns_bots, table)[name](seed)
-
-    return {name: functools.partial(make, name) for name in ("random", "greedy")}
-
-
-def outcome_to_json(outcome: Outcome | None) -> JSON:
-    """An outcome as a snapshot holds it (None: the game goes on)."""
-    if outcome is None:
-        return None
-    return {"termination": outcome.termination.value, "places": list(outcome.places),
-            "scores": list(outcome.scores), "detail": dict(outcome.detail)}
-
-
-def outcome_from_json(data: Any) -> Outcome | None:
-    """The inverse of `outcome_to_json`."""
-    if data is None:
-        return None
-    return Outcome(Termination(data["termination"]), tuple(data["places"]),
-                   tuple(data["scores"]), dict(data["detail"]))
 
 
 GAME: Final = GameInfo(
@@ -723,6 +610,6 @@ GAME: Final = GameInfo(
     rules_type=FiveCrownsRules,
     new_game=new_game,
     from_snapshot=FiveCrownsState.from_snapshot,
-    bots=lazy_bots("FIVECROWNS_BOTS"),
+    bots=lazy_bots("fivecrowns_bots", "FIVECROWNS_BOTS"),  # the bots import this module
     decisions=("draw", "discard"),
 )

@@ -17,33 +17,25 @@ holds no generator state. Piles are lists whose *end* is the top.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Final, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Final, TypeVar
 
-from .cards import SKIP, WILD, Card, CardError, phase10_deck, rng_for, shuffled
-from .game import (
-    JSON,
-    Event,
-    GameInfo,
-    IllegalActionError,
-    Outcome,
-    Termination,
-    rules_from_json,
-    rules_to_json,
-)
-from .melds import Meld, MeldError, build_meld, extend, format_meld, parse_meld
-from .phase10_actions import (
+from .cards import SKIP, WILD, Card, format_cards, phase10_deck
+from .common import (
     DRAW_DISCARD,
     DRAW_PILE,
-    Action,
-    Discard,
+    Checks,
     Draw,
-    Group,
-    Hit,
-    LayDown,
-    group_text,
-    parse_action,
+    DrawDiscardState,
+    Moves,
+    first_dealer,
+    restore_outcome,
+    snapshot_outcome,
+    tokens,
 )
+from .game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json, rules_to_json
+from .melds import Meld, MeldError, build_meld, extend, format_meld, parse_meld
+from .phase10_actions import Action, Discard, Group, Hit, LayDown, group_text, parse_action
 from .phase10_bots import BOTS
 from .phase10_rules import (
     HAND_SIZE,
@@ -66,34 +58,28 @@ __all__ = [
 T = TypeVar("T")
 
 
-class Phase10State:
-    """A Phase 10 game in progress (implements `engine.game.GameState`)."""
+class Phase10State(DrawDiscardState):
+    """A Phase 10 game in progress (implements `engine.game.GameState`).
 
+    Hands, piles, seats and turns are `DrawDiscardState`'s (tie-break hands leave the others'
+    hands empty); deal number d is hand d.
+    """
+
+    game_name = "phase10"
+    title = "Phase 10"
+    after_draw = "play"
     rules: Phase10Rules
-    players: int
-    seed: int | str
     # The hand in play, set by `_deal` (and `_restore`).
-    hands: list[list[Card]]  # per seat; tie-break hands leave the others' empty
-    draw_pile: list[Card]  # top at the end
-    discard_pile: list[Card]  # top at the end
     table: tuple[TableGroup, ...]  # group id i is table[i - 1]
-    playing: tuple[bool, ...]  # per seat: dealt into this hand
     phase_now: tuple[int | None, ...]  # per seat: the phase made this hand (any-order: once laid)
     laid: tuple[int | None, ...]  # per seat: the phase laid this hand
     skips: tuple[int, ...]  # per seat: Skips pending against it
-    turns: int  # turns started this hand (the turn cap)
-    reshuffles: int  # of this hand (the reshuffle's seed label)
     laid_this_turn: bool
-    _to_move: int
-    _decision: str
-    _next: list[int]  # per playing seat: the next playing seat to its left
 
     def __init__(self, rules: Phase10Rules, players: int, seed: int | str) -> None:
         GAME.check_players(players)
         self._setup(rules, players, seed)
-        self.dealer = (
-            0 if rules.dealer == "seat0" else rng_for(seed, "dealer").randrange(players)
-        )
+        self.dealer = first_dealer(rules.dealer, players, seed)
         self._opening = self._deal(tuple(range(players)))
 
     def _setup(self, rules: Phase10Rules, players: int, seed: int | str) -> None:
@@ -110,23 +96,7 @@ class Phase10State:
         self._opening: list[Event] = []
         self._checked: tuple[LayDown, list[Meld], int] | None = None
 
-    # -- GameState: questions ------------------------------------------------------------------
-
-    @property
-    def to_move(self) -> int | None:
-        return None if self._outcome is not None else self._to_move
-
-    @property
-    def decision(self) -> str:
-        return "over" if self._outcome is not None else self._decision
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return self._outcome
-
-    def opening_events(self) -> list[Event]:
-        """The events of the first deal (later deals come from the `apply` that ends a hand)."""
-        return list(self._opening)
+    # -- GameState: questions (the others are `CardGameState`'s) --------------------------------
 
     def parse_action(self, text: str) -> Action:
         return parse_action(text)
@@ -156,11 +126,6 @@ class Phase10State:
             completed=self.completed,
         )
 
-    def legal_actions(self) -> list[Action]:
-        if self._outcome is not None:
-            return []
-        return self.observation(self._to_move).legal_actions()
-
     def autoplay_action(self) -> Action:
         """Draw from the pile (else the discard); discard the dearest card, Skips last."""
         if self._decision == "draw":
@@ -171,14 +136,6 @@ class Phase10State:
             return Discard(max(plain, key=card_points))
         victims = skip_victims(self.rules, self._to_move, self.playing, self.skips)
         return Discard(SKIP, victims[0] if victims else None)
-
-    def why_illegal(self, action: Any) -> str | None:
-        if self._outcome is not None:
-            return "the game is over"
-        check = _WHY.get(type(action))
-        if check is None:
-            return f"not a Phase 10 action: {action!r}"
-        return check(self, action)
 
     def _why_draw(self, action: Draw) -> str | None:
         if self._decision != "draw":
@@ -305,24 +262,9 @@ class Phase10State:
     # -- GameState: playing --------------------------------------------------------------------
 
     def apply(self, action: Any) -> list[Event]:
-        reason = self.why_illegal(action)
-        if reason is not None:
-            raise IllegalActionError(reason)
-        events = _DO[type(action)](self, action)
-        self._checked = None
+        events = super().apply(action)
+        self._checked = None  # the lay-down checked for this position, no longer
         return events
-
-    def _draw(self, action: Draw) -> list[Event]:
-        seat = self._to_move
-        if action.source == "pile":
-            card = self.draw_pile.pop()
-            event = Event("draw", seat, {"source": "pile"}, {"card": card.text})
-        else:
-            card = self.discard_pile.pop()
-            event = Event("draw", seat, {"source": "discard", "card": card.text})
-        self.hands[seat].append(card)
-        self._decision = "play"
-        return [event]
 
     def _lay(self, action: LayDown) -> list[Event]:
         _, melds, phase = self._check_lay(action)
@@ -385,41 +327,36 @@ class Phase10State:
         self._start_turn(self._next[seat], events)
         return events
 
+    # Each action type's check and move (`CardGameState.why_illegal` and `apply`).
+    _checks: ClassVar[Checks] = {
+        Draw: _why_draw, LayDown: _why_lay, Hit: _why_hit, Discard: _why_discard,
+    }
+    _moves: ClassVar[Moves] = {
+        Draw: DrawDiscardState._draw, LayDown: _lay, Hit: _hit, Discard: _discard,
+    }
+
     # -- the flow of a hand --------------------------------------------------------------------
 
     def _deal(self, seats: tuple[int, ...]) -> list[Event]:
         """Start the next hand among `seats` (all, or the tied seats of a tie-break hand)."""
         self.hand_number += 1
         n = self.players
-        self.playing = tuple(s in seats for s in range(n))
-        self._next = [0] * n
-        for i, s in enumerate(seats):
-            self._next[s] = seats[(i + 1) % len(seats)]
-        order = [(self.dealer + k) % n for k in range(1, n + 1)]
-        order = [s for s in order if self.playing[s]]
-        deck = shuffled(phase10_deck(), rng_for(self.seed, "deal", self.hand_number))
-        self.hands = [[] for _ in range(n)]
-        for _ in range(HAND_SIZE):
-            for s in order:
-                self.hands[s].append(deck.pop())
-        self.draw_pile = deck
-        self.discard_pile = [deck.pop()]
+        order = self._seat(tuple(s in seats for s in range(n)))
+        self._deal_hands(phase10_deck(), self.hand_number, HAND_SIZE, order)
         self.table = ()
         self.phase_now = tuple(self._phase_for(s) if self.playing[s] else None for s in range(n))
         self.laid = (None,) * n
         self.skips = (0,) * n
-        self.turns = 0
-        self.reshuffles = 0
         self.laid_this_turn = False
         events = [
             Event("deal", s, {"hand_number": self.hand_number, "dealer": self.dealer,
                               "phase": self.phase_now[s], "hand_size": HAND_SIZE},
-                  {"hand": [c.text for c in self.hands[s]]})
+                  {"hand": tokens(self.hands[s])})
             for s in order
         ]
         events.append(Event("turn_up", None, {"card": self.discard_pile[-1].text}))
         while self.discard_pile[-1] is SKIP and self.rules.first_skip == "twist":
-            self.discard_pile.append(deck.pop())
+            self.discard_pile.append(self.draw_pile.pop())
             events.append(Event("turn_up", None, {"card": self.discard_pile[-1].text}))
         if self.discard_pile[-1] is SKIP:
             self.skips = _put(self.skips, order[0], 1)
@@ -443,22 +380,13 @@ class Phase10State:
         if self.turns >= self.rules.turn_cap:
             self._end_hand(None, "turn-cap", events)
             return
-        if not self.draw_pile and len(self.discard_pile) > 1:
-            self._reshuffle(events)
+        self._reshuffle_if_out(self.hand_number, events)
         if not self.draw_pile and (not self.discard_pile or self.discard_pile[-1] is SKIP):
             self._end_hand(None, "no-cards", events)
             return
         self.turns += 1
         self._to_move = seat
         self._decision = "draw"
-
-    def _reshuffle(self, events: list[Event]) -> None:
-        self.reshuffles += 1
-        top = self.discard_pile.pop()
-        rng = rng_for(self.seed, "reshuffle", self.hand_number, self.reshuffles)
-        self.draw_pile = shuffled(self.discard_pile, rng)
-        self.discard_pile = [top]
-        events.append(Event("reshuffle", None, {"draw_pile_size": len(self.draw_pile)}))
 
     def _end_hand(self, went_out: int | None, ended: str, events: list[Event]) -> None:
         points = [0 if s == went_out else sum(map(card_points, h))
@@ -473,7 +401,7 @@ class Phase10State:
             "tiebreak": self.tied is not None,
             "ended": ended,
             "went_out": went_out,
-            "hands": [" ".join(c.text for c in h) for h in self.hands],
+            "hands": [format_cards(h) for h in self.hands],
             "points": points,
             "totals": list(self.scores),
             "laid": list(self.laid),
@@ -544,9 +472,8 @@ class Phase10State:
     # -- snapshots -----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, JSON]:
-        out = self._outcome
         return {
-            "game": "phase10",
+            "game": self.game_name,
             "rules": rules_to_json(self.rules),
             "players": self.players,
             "seed": self.seed,
@@ -556,14 +483,8 @@ class Phase10State:
             "dealer": self.dealer,
             "history": [dict(h) for h in self.history],
             "tied": None if self.tied is None else list(self.tied),
-            "outcome": None if out is None else {
-                "termination": out.termination.value, "places": list(out.places),
-                "scores": list(out.scores), "detail": dict(out.detail),
-            },
-            "playing": [s for s in range(self.players) if self.playing[s]],
-            "hands": [_tokens(h) for h in self.hands],
-            "draw_pile": _tokens(self.draw_pile),
-            "discard_pile": _tokens(self.discard_pile),
+            "outcome": snapshot_outcome(self._outcome),
+            **self._piles_to_json(),
             "table": [g.to_json() for g in self.table],
             "phase_now": list(self.phase_now),
             "laid": list(self.laid),
@@ -576,16 +497,6 @@ class Phase10State:
         }
 
     @classmethod
-    def from_snapshot(cls, data: Mapping[str, JSON]) -> Phase10State:
-        """The state `snapshot()` wrote; `ValueError` if `data` is not a Phase 10 snapshot."""
-        if data.get("game") != "phase10":
-            raise ValueError(f"not a Phase 10 snapshot (game={data.get('game')!r})")
-        try:
-            return cls._restore(data)
-        except (KeyError, TypeError, IndexError, CardError, MeldError) as exc:
-            raise ValueError(f"broken Phase 10 snapshot: {exc!r}") from None
-
-    @classmethod
     def _restore(cls, data: Mapping[str, JSON]) -> Phase10State:
         state = cls.__new__(cls)
         rules = rules_from_json(Phase10Rules, data["rules"])
@@ -596,18 +507,8 @@ class Phase10State:
         state.hand_number, state.dealer = data["hand_number"], data["dealer"]
         state.history = [dict(h) for h in data["history"]]
         state.tied = None if data["tied"] is None else tuple(data["tied"])
-        if data["outcome"] is not None:
-            o = data["outcome"]
-            state._outcome = Outcome(Termination(o["termination"]), tuple(o["places"]),
-                                     tuple(o["scores"]), dict(o["detail"]))
-        seats = tuple(data["playing"])
-        state.playing = tuple(s in seats for s in range(n))
-        state._next = [0] * n
-        for i, s in enumerate(seats):
-            state._next[s] = seats[(i + 1) % len(seats)]
-        state.hands = [_cards(h) for h in data["hands"]]
-        state.draw_pile = _cards(data["draw_pile"])
-        state.discard_pile = _cards(data["discard_pile"])
+        state._outcome = restore_outcome(data["outcome"])
+        state._restore_piles(data)
         state.table = tuple(
             TableGroup(g["id"], g["owner"], parse_meld(g["group"], rules.melds), rules.run_wrap)
             for g in data["table"]
@@ -618,24 +519,6 @@ class Phase10State:
         state._to_move, state._decision = data["to_move"], data["decision"]
         state.laid_this_turn = data["laid_this_turn"]
         return state
-
-    def public_view(self) -> dict[str, JSON]:
-        """The referee's whole view (every hand and the pile order): the snapshot itself."""
-        return self.snapshot()
-
-
-_WHY: Final[Mapping[type, Callable[[Phase10State, Any], str | None]]] = {
-    Draw: Phase10State._why_draw,
-    LayDown: Phase10State._why_lay,
-    Hit: Phase10State._why_hit,
-    Discard: Phase10State._why_discard,
-}
-_DO: Final[Mapping[type, Callable[[Phase10State, Any], list[Event]]]] = {
-    Draw: Phase10State._draw,
-    LayDown: Phase10State._lay,
-    Hit: Phase10State._hit,
-    Discard: Phase10State._discard,
-}
 
 
 def _matches_phase(phase: int, melds: list[Meld]) -> str | None:
@@ -672,14 +555,6 @@ def _put(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
 
 def _seats(seats: Iterable[int]) -> str:
     return ", ".join(map(str, seats))
-
-
-def _tokens(cards: Iterable[Card]) -> list[str]:
-    return [c.text for c in cards]
-
-
-def _cards(tokens: Iterable[str]) -> list[Card]:
-    return [Card.parse(t) for t in tokens]
 
 
 def new_game(rules: Phase10Rules, players: int, seed: int | str) -> Phase10State:

@@ -8,12 +8,12 @@
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from .cards import Card, CardError
+from .common import Draw, parse_draw
 from .game import InvalidActionError
 from .melds import (
     PHASE10_MELDS,
@@ -26,17 +26,6 @@ from .melds import (
     parse_group,
 )
 from .phase10_rules import SPAN
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """`draw pile` or `draw discard`."""
-
-    source: Literal["pile", "discard"]
-
-    def __str__(self) -> str:
-        return f"draw {self.source}"
-
 
 Group = tuple[GroupKind, tuple[Placed, ...]]
 
@@ -87,9 +76,7 @@ class Discard:
         return f"discard {self.card.text}" + ("" if self.victim is None else f" {self.victim}")
 
 
-Action = Draw | LayDown | Hit | Discard
-DRAW_PILE: Final = Draw("pile")
-DRAW_DISCARD: Final = Draw("discard")
+Action = Draw | LayDown | Hit | Discard  # Draw (engine.common) is the same in Five Crowns
 
 
 def group_text(group: Group) -> str:
@@ -113,12 +100,6 @@ def parse_action(text: str) -> Action:
         return parser(args)
     except (CardError, MeldError) as exc:
         raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
-
-
-def _parse_draw(args: list[str]) -> Draw:
-    if len(args) != 1 or args[0].lower() not in ("pile", "discard"):
-        raise InvalidActionError("draw takes one word: draw pile | draw discard")
-    return Draw(typing.cast(Literal["pile", "discard"], args[0].lower()))
 
 
 def _parse_lay(args: list[str]) -> LayDown:
@@ -162,7 +143,7 @@ def _parse_discard(args: list[str]) -> Discard:
 
 
 _PARSERS: Final[Mapping[str, Callable[[list[str]], Action]]] = {
-    "draw": _parse_draw,
+    "draw": parse_draw,
     "lay": _parse_lay,
     "hit": _parse_hit,
     "discard": _parse_discard,

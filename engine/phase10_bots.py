@@ -11,8 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Final
 
 from .cards import SKIP, WILD, Card
+from .common import DRAW_DISCARD, DRAW_PILE, Draw
 from .melds import Meld, MeldError, build_meld, extend
-from .phase10_actions import DRAW_DISCARD, DRAW_PILE, Action, Discard, Draw, LayDown
+from .phase10_actions import Action, Discard, LayDown
 from .phase10_rules import PHASES, card_points
 from .phase10_view import Phase10View, missing_cards, missing_without_each
 

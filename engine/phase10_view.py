@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .cards import SKIP, WILD, Card, Kind
+from .common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
 from .game import JSON
 from .melds import Declared, GroupKind, Meld, Need, find_groups, format_meld
-from .phase10_actions import DRAW_DISCARD, DRAW_PILE, Action, Discard, Draw, Hit, LayDown
+from .phase10_actions import Action, Discard, Hit, LayDown
 from .phase10_rules import PHASES, SPAN, Phase10Rules, describe_phase
 
 _RUN, _COLOUR = GroupKind.RUN, GroupKind.COLOUR
@@ -335,7 +336,7 @@ class Phase10View:
             "phases_left": list(self.phases_left),
             "laid": self.laid[seat],
             "laid_this_turn": self.laid_this_turn,
-            "hand": [c.text for c in self.hand],
+            "hand": tokens(self.hand),
             "discard_top": None if self.discard_top is None else self.discard_top.text,
             "draw_pile_size": self.draw_pile_size,
             "table": [g.to_json() for g in self.table],

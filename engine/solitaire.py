@@ -11,19 +11,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import ClassVar, Final, Literal
 
-from .cards import FC_RANK_TEXT, Card, CardError, fivecrowns_deck, rng_for, shuffled, sort_key
-from .fivecrowns import lazy_bots, outcome_from_json, outcome_to_json
+from .cards import (
+    FC_RANK_TEXT,
+    Card,
+    CardError,
+    fivecrowns_deck,
+    parse_cards,
+    rng_for,
+    shuffled,
+    sort_key,
+)
+from .common import (
+    CardGameState,
+    Checks,
+    Moves,
+    lazy_bots,
+    restore_outcome,
+    snapshot_outcome,
+    tokens,
+)
 from .fivecrowns_solver import Natural, Solver
 from .game import (
     JSON,
     Event,
     GameInfo,
-    IllegalActionError,
     InvalidActionError,
     Outcome,
-    RuleOptionError,
     Termination,
     check_fields,
     rules_from_json,
@@ -124,8 +139,13 @@ class SolitaireView:
         }
 
 
-class SolitaireState:
+class SolitaireState(CardGameState):
     """A Solitaire game in progress (implements `engine.game.GameState`)."""
+
+    game_name = "solitaire"
+    title = "Solitaire"
+    _to_move = 0  # one seat, and always the same decision
+    _decision = "place"
 
     def __init__(self, rules: SolitaireRules, players: int, seed: int | str) -> None:
         GAME.check_players(players)
@@ -146,23 +166,7 @@ class SolitaireState:
             self._check_close(size, self._opening)
         self._check_end(self._opening)
 
-    # -- GameState: questions ------------------------------------------------------------------
-
-    @property
-    def to_move(self) -> int | None:
-        return None if self._outcome is not None else 0
-
-    @property
-    def decision(self) -> str:
-        return "over" if self._outcome is not None else "place"
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return self._outcome
-
-    def opening_events(self) -> list[Event]:
-        """The deal, and any pile it closed."""
-        return list(self._opening)
+    # -- GameState: questions (the others are `CardGameState`'s) --------------------------------
 
     def parse_action(self, text: str) -> Place:
         return parse_action(text)
@@ -181,19 +185,12 @@ class SolitaireState:
             seat=seat,
         )
 
-    def legal_actions(self) -> list[Place]:
-        return self.observation().legal_actions()
-
     def autoplay_action(self) -> Place:
         """The drawn card into the first open pile, and straight out again."""
         first = next(s for s, shut in zip(PILE_SIZES, self.closed, strict=True) if not shut)
         return Place(first, self.draw_pile[-1])
 
-    def why_illegal(self, action: Any) -> str | None:
-        if self._outcome is not None:
-            return "the game is over"
-        if not isinstance(action, Place):
-            return f"not a Solitaire action: {action!r}"
+    def _why_place(self, action: Place) -> str | None:
         if action.pile not in PILE_SIZES:
             return f"no pile {action.pile}: piles are named by their dealt size, 3..13"
         index = PILE_SIZES.index(action.pile)
@@ -207,10 +204,7 @@ class SolitaireState:
 
     # -- GameState: playing --------------------------------------------------------------------
 
-    def apply(self, action: Any) -> list[Event]:
-        reason = self.why_illegal(action)
-        if reason is not None:
-            raise IllegalActionError(reason)
+    def _place(self, action: Place) -> list[Event]:
         pile = self.piles[PILE_SIZES.index(action.pile)]
         drawn = self.draw_pile.pop()
         pile.append(drawn)
@@ -227,6 +221,10 @@ class SolitaireState:
         self._check_close(action.pile, events)
         self._check_end(events)
         return events
+
+    # The one action's check and move (`CardGameState.why_illegal` and `apply`).
+    _checks: ClassVar[Checks] = {Place: _why_place}
+    _moves: ClassVar[Moves] = {Place: _place}
 
     def _check_close(self, size: int, events: list[Event]) -> None:
         index = PILE_SIZES.index(size)
@@ -258,43 +256,33 @@ class SolitaireState:
 
     def snapshot(self) -> dict[str, JSON]:
         return {
-            "game": "solitaire",
+            "game": self.game_name,
             "rules": rules_to_json(self.rules),
             "players": 1,
             "seed": self.seed,
-            "piles": [[c.text for c in p] for p in self.piles],
+            "piles": [tokens(p) for p in self.piles],
             "closed": list(self.closed),
-            "draw_pile": [c.text for c in self.draw_pile],
-            "out_of_play": [c.text for c in self.out_of_play],
+            "draw_pile": tokens(self.draw_pile),
+            "out_of_play": tokens(self.out_of_play),
             "moves": self.moves,
-            "outcome": outcome_to_json(self._outcome),
+            "outcome": snapshot_outcome(self._outcome),
         }
 
     @classmethod
-    def from_snapshot(cls, data: Mapping[str, JSON]) -> SolitaireState:
-        """The state `snapshot()` wrote; `ValueError` if `data` is not a Solitaire snapshot."""
-        if data.get("game") != "solitaire":
-            raise ValueError(f"not a Solitaire snapshot (game={data.get('game')!r})")
-        try:
-            state = cls.__new__(cls)
-            state.rules = rules_from_json(SolitaireRules, data["rules"])
-            state.seed = data["seed"]
-            state.piles = [[Card.parse(t) for t in p] for p in data["piles"]]
-            state.closed = [bool(c) for c in data["closed"]]
-            state.draw_pile = [Card.parse(t) for t in data["draw_pile"]]
-            state.out_of_play = [Card.parse(t) for t in data["out_of_play"]]
-            state.moves = int(data["moves"])
-            state._outcome = outcome_from_json(data["outcome"])
-            state._opening = []
-        except (KeyError, TypeError, IndexError, CardError, RuleOptionError) as exc:
-            raise ValueError(f"broken Solitaire snapshot: {exc!r}") from None
+    def _restore(cls, data: Mapping[str, JSON]) -> SolitaireState:
+        state = cls.__new__(cls)
+        state.rules = rules_from_json(SolitaireRules, data["rules"])
+        state.seed = data["seed"]
+        state.piles = [parse_cards(p) for p in data["piles"]]
+        state.closed = [bool(c) for c in data["closed"]]
+        state.draw_pile = parse_cards(data["draw_pile"])
+        state.out_of_play = parse_cards(data["out_of_play"])
+        state.moves = int(data["moves"])
+        state._outcome = restore_outcome(data["outcome"])
+        state._opening = []
         if len(state.piles) != len(PILE_SIZES):
             raise ValueError(f"broken Solitaire snapshot: {len(state.piles)} piles, not 11")
         return state
-
-    def public_view(self) -> dict[str, JSON]:
-        """The referee's whole view (the draw pile order too): the snapshot itself."""
-        return self.snapshot()
 
 
 def new_game(rules: SolitaireRules, players: int, seed: int | str) -> SolitaireState:
@@ -310,6 +298,6 @@ GAME: Final = GameInfo(
     rules_type=SolitaireRules,
     new_game=new_game,
     from_snapshot=SolitaireState.from_snapshot,
-    bots=lazy_bots("SOLITAIRE_BOTS"),
+    bots=lazy_bots("fivecrowns_bots", "SOLITAIRE_BOTS"),  # the bots import this module
     decisions=("place",),
 )
