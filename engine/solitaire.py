@@ -168,6 +168,11 @@ class SolitaireState(CardGameState):
 
     # -- GameState: questions (the others are `CardGameState`'s) --------------------------------
 
+    @property
+    def scores(self) -> tuple[int]:
+        """The piles closed so far (the game's one running total)."""
+        return (sum(self.closed),)
+
     def parse_action(self, text: str) -> Place:
         return parse_action(text)
 
