@@ -1,9 +1,13 @@
-"""Five Crowns (digest section 2): rule options, actions, the round-by-round state machine, views.
+"""Five Crowns (digest section 2): the round-by-round state machine, snapshots and `GAME`.
 
 Eleven rounds deal 3..13 cards; the rank equal to the deal size is wild that round, with the
 Jokers. Combinations (books and runs) stay in the hand until a seat goes out: after drawing it
 lays every card but the one it discards. Then each other seat has one last turn, lays what it
 can, and scores the cards left. Lowest total after round 11 wins.
+
+The game's facts and rule options live in `fivecrowns_rules`, the actions in
+`fivecrowns_actions`, what a seat sees in `fivecrowns_view`; this module re-exports them, so
+`meldref.engine.fivecrowns` is the one name to import.
 
 Shuffles come from `cards.rng_for(seed, ...)`: the deal of round r from ("deal", r), the k-th
 reshuffle of round r from ("reshuffle", r, k), the first dealer from ("dealer",). The tie-break
@@ -12,22 +16,11 @@ round is round 12. Piles are lists whose *end* is the top.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import ClassVar, Final, Literal
+from collections.abc import Mapping, Sequence
+from typing import ClassVar, Final
 
-from .cards import (
-    FC_RANK_TEXT,
-    SUITS,
-    Card,
-    CardError,
-    Kind,
-    fivecrowns_deck,
-    format_cards,
-    sort_key,
-)
+from .cards import Card, CardError, fivecrowns_deck, format_cards, sort_key
 from .common import (
     DRAW_DISCARD,
     DRAW_PILE,
@@ -37,264 +30,33 @@ from .common import (
     Moves,
     first_dealer,
     lazy_bots,
-    parse_draw,
     restore_outcome,
     snapshot_outcome,
     tokens,
 )
-from .fivecrowns_solver import Natural, Solver, hand_points
-from .game import (
-    JSON,
-    Event,
-    GameInfo,
-    InvalidActionError,
-    Outcome,
-    RuleOptionError,
-    Termination,
-    check_fields,
-    rules_from_json,
-    rules_to_json,
+from .fivecrowns_actions import Action, Discard, parse_action
+from .fivecrowns_rules import (
+    COMBINATIONS,
+    MAX_PLAYERS,
+    MIN_GROUP,
+    MIN_PLAYERS,
+    ROUNDS,
+    TIEBREAK_ROUND,
+    FiveCrownsRules,
+    deal_size,
+    rank_text,
+    wild_rank,
 )
-from .melds import GroupKind, Meld, MeldError, MeldRules, build_meld, fivecrowns_melds, parse_group
+from .fivecrowns_solver import hand_points
+from .fivecrowns_view import FiveCrownsView
+from .game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json, rules_to_json
+from .melds import Meld, MeldError, MeldRules, build_meld, fivecrowns_melds, parse_group
 
-# ----------------------------------------------------------------------------------------------
-# The game's facts
-
-MIN_PLAYERS: Final = 2
-MAX_PLAYERS: Final = 14  # party mode: two games' decks together
-STANDARD_MAX: Final = 7  # most seats one double deck (116 cards) serves
-ROUNDS: Final = 11
-TIEBREAK_ROUND: Final = ROUNDS + 1
-TIEBREAK_DEAL: Final = 6  # the tie-break round deals 6 cards, so 6s are wild
-MIN_GROUP: Final = 3
-COMBINATIONS: Final = (GroupKind.BOOK, GroupKind.RUN)
-_PARSE_RULES: Final = fivecrowns_melds(0)  # reading group tokens needs no wild rank
-
-
-def deal_size(round_number: int) -> int:
-    """Cards dealt to each seat in round 1..11 (3..13), or in the tie-break round (6)."""
-    return TIEBREAK_DEAL if round_number == TIEBREAK_ROUND else round_number + 2
-
-
-def wild_rank(round_number: int) -> int:
-    """The rotating wild rank of a round: the deal size (3s in round 1 ... Kings in round 11)."""
-    return deal_size(round_number)
-
-
-def rank_text(rank: int) -> str:
-    return FC_RANK_TEXT[rank]
-
-
-# ----------------------------------------------------------------------------------------------
-# Rule options
-
-
-@dataclass(frozen=True, slots=True)
-class FiveCrownsRules:
-    """Every rule option of Five Crowns (digest 2.1-2.5); the defaults are the printed rules."""
-
-    dealer: Literal["random", "seat0"] = "random"  # first dealer: seeded random, or seat 0
-    natural: Literal["none", "group"] = "none"  # group: every book and run needs a natural card
-    tiebreak: Literal["shared", "round"] = "shared"  # round: a 6-card round among the tied
-    party: Literal["auto", "on", "off"] = "auto"  # on: 4 decks (232 cards); auto: on above 7
-    turn_cap: int | None = 50  # turns each seat may take in a round before it ends, nobody out
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-        if self.turn_cap is not None and self.turn_cap < 1:
-            raise RuleOptionError(
-                f"rule option turn-cap={self.turn_cap!r}: a whole number from 1, or none"
-            )
-
-    def for_players(self, players: int) -> FiveCrownsRules:
-        """These rules with `party` settled for `players` seats (recorded in the game)."""
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise RuleOptionError(f"fivecrowns is for {MIN_PLAYERS}..{MAX_PLAYERS} players")
-        if self.party == "off" and players > STANDARD_MAX:
-            raise RuleOptionError(
-                f"rule option party=off: two decks serve at most {STANDARD_MAX} players, not "
-                f"{players}; use party=on or party=auto"
-            )
-        if self.party != "auto":
-            return self
-        return dataclasses.replace(self, party="on" if players > STANDARD_MAX else "off")
-
-    @property
-    def decks(self) -> int:
-        """58-card decks in play: 4 in party mode, else 2."""
-        return 4 if self.party == "on" else 2
-
-
-
-# ----------------------------------------------------------------------------------------------
-# Actions: small values whose str() is the protocol text
-
-
-@dataclass(frozen=True, slots=True)
-class Discard:
-    """`discard <card> [<group>...]`: groups that cover every other card go out; on a last
-    turn they lay what they can. Groups are kept as written (checked by the state)."""
-
-    card: Card
-    groups: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        return " ".join(("discard", self.card.text, *self.groups))
-
-    @staticmethod
-    def laying(card: Card, melds: Iterable[Meld]) -> Discard:
-        return Discard(card, tuple(str(m) for m in melds))
-
-
-Action = Draw | Discard  # Draw (engine.common) is the same in Phase 10
-
-
-def parse_action(text: str) -> Action:
-    """The action written as `text`; `InvalidActionError` if it is not a Five Crowns action."""
-    words = text.split()
-    verb = words[0].lower() if words else ""
-    if verb == "draw":
-        return parse_draw(words[1:])
-    if verb != "discard":
-        raise InvalidActionError(f"unknown action {text.strip()!r}; one of: draw, discard")
-    if len(words) < 2:
-        raise InvalidActionError("discard takes a card, then any groups: discard 5H book:QH,QS,X")
-    try:
-        card = _fc_card(Card.parse(words[1]))
-        for token in words[2:]:
-            for c, _ in parse_group(token, _PARSE_RULES)[1]:
-                _fc_card(c)
-    except (CardError, MeldError) as exc:
-        raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
-    return Discard(card, tuple(words[2:]))
-
-
-def _fc_card(card: Card) -> Card:
-    if card.kind is Kind.JOKER or (card.kind is Kind.NUMBER and card.suit in SUITS):
-        return card
-    raise CardError(f"{card.text} is not a Five Crowns card")
-
-
-# ----------------------------------------------------------------------------------------------
-# What a seat sees
-
-
-@dataclass(frozen=True, slots=True)
-class FiveCrownsView:
-    """What one seat may know now, and the legal actions it implies (for in-process bots)."""
-
-    seat: int
-    players: int
-    round: int  # 1..11; 12 is the tie-break round
-    dealer: int
-    to_move: int | None
-    decision: str
-    turn: int  # turns started this round
-    turn_cap: int | None  # per seat
-    natural: Natural
-    decks: int
-    hand: tuple[Card, ...]
-    discard_top: Card | None
-    discard_pile_size: int
-    draw_pile_size: int
-    went_out: int | None
-    table: tuple[tuple[int, Meld], ...]  # (seat, group) laid this round
-    playing: tuple[bool, ...]
-    scores: tuple[int, ...]
-    hand_sizes: tuple[int, ...]
-    had_last_turn: tuple[bool, ...]
-
-    @property
-    def deal_size(self) -> int:
-        return deal_size(self.round)
-
-    @property
-    def wild_rank(self) -> int:
-        return wild_rank(self.round)
-
-    @property
-    def my_turn(self) -> bool:
-        return self.to_move == self.seat
-
-    @property
-    def last_turn(self) -> bool:
-        """Someone went out: this seat's turn (now or to come) is its last this round."""
-        return (self.went_out is not None and self.went_out != self.seat
-                and self.playing[self.seat] and not self.had_last_turn[self.seat])
-
-    def solver(self, hand: Iterable[Card] | None = None) -> Solver:
-        return Solver(self.hand if hand is None else hand, self.wild_rank, self.natural)
-
-    def draw_options(self) -> list[Draw]:
-        pile = [DRAW_PILE] if self.draw_pile_size else []
-        return [*pile, DRAW_DISCARD] if self.discard_top is not None else pile
-
-    def discard_options(self) -> list[Discard]:
-        """Each discard; with it, the going out it allows, or on a last turn the best lay."""
-        solver = self.solver()
-        out = []
-        for card in solver.discards():
-            out.append(Discard(card))
-            if self.last_turn or solver.goes_out_without(card):
-                groups = solver.split(card).groups
-                if groups:
-                    out.append(Discard.laying(card, groups))
-        return out
-
-    def best_discard(self) -> Discard:
-        """Go out if possible, else discard the card leaving the fewest points (the costliest
-        of equals); on a last turn, lay the best groups of the rest."""
-        solver = self.solver()
-        card, points = solver.best_discard()
-        if points == 0 or self.last_turn:
-            return Discard.laying(card, solver.split(card).groups)
-        return Discard(card)
-
-    def legal_actions(self) -> list[Action]:
-        if not self.my_turn:
-            return []
-        if self.decision == "draw":
-            return list(self.draw_options())
-        return list(self.discard_options())
-
-    def to_json(self) -> dict[str, JSON]:
-        seats = [
-            {
-                "seat": s,
-                "playing": self.playing[s],
-                "score": self.scores[s],
-                "hand_size": self.hand_sizes[s],
-                "gone_out": self.went_out == s,
-                "had_last_turn": self.had_last_turn[s],
-            }
-            for s in range(self.players)
-        ]
-        return {
-            "seat": self.seat,
-            "round": self.round,
-            "tiebreak": self.round == TIEBREAK_ROUND,
-            "deal_size": self.deal_size,
-            "wild_rank": rank_text(self.wild_rank),
-            "dealer": self.dealer,
-            "to_move": self.to_move,
-            "decision": self.decision,
-            "turn": self.turn,
-            "turn_cap": self.turn_cap,
-            "natural": self.natural,
-            "decks": self.decks,
-            "hand": tokens(self.hand),
-            "discard_top": None if self.discard_top is None else self.discard_top.text,
-            "discard_pile_size": self.discard_pile_size,
-            "draw_pile_size": self.draw_pile_size,
-            "went_out": self.went_out,
-            "last_turn": self.last_turn,
-            "table": [{"seat": s, "group": str(m)} for s, m in self.table],
-            "seats": seats,
-        }
-
-
-# ----------------------------------------------------------------------------------------------
-# The state
+__all__ = [
+    "GAME", "MAX_PLAYERS", "MIN_PLAYERS", "ROUNDS", "TIEBREAK_ROUND", "Action", "Discard", "Draw",
+    "FiveCrownsRules", "FiveCrownsState", "FiveCrownsView", "deal_size", "new_game",
+    "parse_action", "rank_text", "wild_rank",
+]
 
 
 class FiveCrownsState(DrawDiscardState):
@@ -580,7 +342,7 @@ def _held(hand: list[Card], used: list[Card]) -> str | None:
     lacking = Counter(used) - Counter(hand)
     if not lacking:
         return None
-    shown = " ".join(c.text for c in sorted(lacking.elements(), key=sort_key))
+    shown = format_cards(sorted(lacking.elements(), key=sort_key))
     return f"the discard and groups use cards you do not hold: {shown}"
 
 
@@ -592,7 +354,7 @@ def _covers_rest(hand: list[Card], discard: Card, melds: list[Meld]) -> str | No
             rest.remove(card)
     if not rest:
         return None
-    left = " ".join(c.text for c in sorted(rest, key=sort_key))
+    left = format_cards(sorted(rest, key=sort_key))
     return ("combinations stay in your hand until you go out: to go out the groups must hold "
             f"every card but the discard, and {left} are left")
 

@@ -1,0 +1,63 @@
+"""Five Crowns actions: small frozen values whose `str()` is their protocol text, and the parser.
+
+    draw pile | draw discard
+    discard <card> [<group>...]           e.g. discard 5H book:QH,QS,X run:4C,5C,6C
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from .cards import SUITS, Card, CardError, Kind
+from .common import Draw, parse_draw
+from .game import InvalidActionError
+from .melds import Meld, MeldError, fivecrowns_melds, parse_group
+
+_PARSE_RULES: Final = fivecrowns_melds(0)  # reading group tokens needs no wild rank
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """`discard <card> [<group>...]`: groups that cover every other card go out; on a last
+    turn they lay what they can. Groups are kept as written (checked by the state)."""
+
+    card: Card
+    groups: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return " ".join(("discard", self.card.text, *self.groups))
+
+    @staticmethod
+    def laying(card: Card, melds: Iterable[Meld]) -> Discard:
+        return Discard(card, tuple(str(m) for m in melds))
+
+
+Action = Draw | Discard  # Draw (engine.common) is the same in Phase 10
+
+
+def parse_action(text: str) -> Action:
+    """The action written as `text`; `InvalidActionError` if it is not a Five Crowns action."""
+    words = text.split()
+    verb = words[0].lower() if words else ""
+    if verb == "draw":
+        return parse_draw(words[1:])
+    if verb != "discard":
+        raise InvalidActionError(f"unknown action {text.strip()!r}; one of: draw, discard")
+    if len(words) < 2:
+        raise InvalidActionError("discard takes a card, then any groups: discard 5H book:QH,QS,X")
+    try:
+        card = _fc_card(Card.parse(words[1]))
+        for token in words[2:]:
+            for c, _ in parse_group(token, _PARSE_RULES)[1]:
+                _fc_card(c)
+    except (CardError, MeldError) as exc:
+        raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
+    return Discard(card, tuple(words[2:]))
+
+
+def _fc_card(card: Card) -> Card:
+    if card.kind is Kind.JOKER or (card.kind is Kind.NUMBER and card.suit in SUITS):
+        return card
+    raise CardError(f"{card.text} is not a Five Crowns card")

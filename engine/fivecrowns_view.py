@@ -1,0 +1,132 @@
+"""What a Five Crowns seat sees, and the legal actions it implies (for in-process bots).
+
+`FiveCrownsView` is the observation of `FiveCrownsState.observation(seat)`; the state lists its
+legal actions through it, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .cards import Card
+from .common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
+from .fivecrowns_actions import Action, Discard
+from .fivecrowns_rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
+from .fivecrowns_solver import Natural, Solver
+from .game import JSON
+from .melds import Meld
+
+
+@dataclass(frozen=True, slots=True)
+class FiveCrownsView:
+    """What one seat may know now, and the legal actions it implies (for in-process bots)."""
+
+    seat: int
+    players: int
+    round: int  # 1..11; 12 is the tie-break round
+    dealer: int
+    to_move: int | None
+    decision: str
+    turn: int  # turns started this round
+    turn_cap: int | None  # per seat
+    natural: Natural
+    decks: int
+    hand: tuple[Card, ...]
+    discard_top: Card | None
+    discard_pile_size: int
+    draw_pile_size: int
+    went_out: int | None
+    table: tuple[tuple[int, Meld], ...]  # (seat, group) laid this round
+    playing: tuple[bool, ...]
+    scores: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    had_last_turn: tuple[bool, ...]
+
+    @property
+    def deal_size(self) -> int:
+        return deal_size(self.round)
+
+    @property
+    def wild_rank(self) -> int:
+        return wild_rank(self.round)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.to_move == self.seat
+
+    @property
+    def last_turn(self) -> bool:
+        """Someone went out: this seat's turn (now or to come) is its last this round."""
+        return (self.went_out is not None and self.went_out != self.seat
+                and self.playing[self.seat] and not self.had_last_turn[self.seat])
+
+    def solver(self, hand: Iterable[Card] | None = None) -> Solver:
+        return Solver(self.hand if hand is None else hand, self.wild_rank, self.natural)
+
+    def draw_options(self) -> list[Draw]:
+        pile = [DRAW_PILE] if self.draw_pile_size else []
+        return [*pile, DRAW_DISCARD] if self.discard_top is not None else pile
+
+    def discard_options(self) -> list[Discard]:
+        """Each discard; with it, the going out it allows, or on a last turn the best lay."""
+        solver = self.solver()
+        out = []
+        for card in solver.discards():
+            out.append(Discard(card))
+            if self.last_turn or solver.goes_out_without(card):
+                groups = solver.split(card).groups
+                if groups:
+                    out.append(Discard.laying(card, groups))
+        return out
+
+    def best_discard(self) -> Discard:
+        """Go out if possible, else discard the card leaving the fewest points (the costliest
+        of equals); on a last turn, lay the best groups of the rest."""
+        solver = self.solver()
+        card, points = solver.best_discard()
+        if points == 0 or self.last_turn:
+            return Discard.laying(card, solver.split(card).groups)
+        return Discard(card)
+
+    def legal_actions(self) -> list[Action]:
+        if not self.my_turn:
+            return []
+        if self.decision == "draw":
+            return list(self.draw_options())
+        return list(self.discard_options())
+
+    def to_json(self) -> dict[str, JSON]:
+        seats = [
+            {
+                "seat": s,
+                "playing": self.playing[s],
+                "score": self.scores[s],
+                "hand_size": self.hand_sizes[s],
+                "gone_out": self.went_out == s,
+                "had_last_turn": self.had_last_turn[s],
+            }
+            for s in range(self.players)
+        ]
+        return {
+            "seat": self.seat,
+            "round": self.round,
+            "tiebreak": self.round == TIEBREAK_ROUND,
+            "deal_size": self.deal_size,
+            "wild_rank": rank_text(self.wild_rank),
+            "dealer": self.dealer,
+            "to_move": self.to_move,
+            "decision": self.decision,
+            "turn": self.turn,
+            "turn_cap": self.turn_cap,
+            "natural": self.natural,
+            "decks": self.decks,
+            "hand": tokens(self.hand),
+            "discard_top": None if self.discard_top is None else self.discard_top.text,
+            "discard_pile_size": self.discard_pile_size,
+            "draw_pile_size": self.draw_pile_size,
+            "went_out": self.went_out,
+            "last_turn": self.last_turn,
+            "table": [{"seat": s, "group": str(m)} for s, m in self.table],
+            "seats": seats,
+        }
