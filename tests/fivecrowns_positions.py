@@ -1,8 +1,5 @@
-"""Building Five Crowns positions for tests, and helpers shared by the Five Crowns test files.
-
-A position is a real game's snapshot with the chosen fields replaced; the draw pile, unless
-given, is every card not placed elsewhere, so all cards stay accounted for.
-"""
+"""Building Five Crowns positions for tests (see `positions`), and helpers shared by the Five
+Crowns test files."""
 
 from __future__ import annotations
 
@@ -11,9 +8,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from positions import draw_pile, play
+
 from meldref.engine.cards import Card, fivecrowns_deck, parse_cards
 from meldref.engine.fivecrowns import GAME, FiveCrownsRules, FiveCrownsState
-from meldref.engine.game import Event
+
+__all__ = ["all_cards", "hide_from", "play", "position", "table_cards"]
 
 
 def position(
@@ -31,31 +31,16 @@ def position(
     rules = (rules or FiveCrownsRules(dealer="seat0")).for_players(len(hands))
     snap = GAME.new_game(rules, len(hands), 1).snapshot()
     placed = [c for h in hands for c in parse_cards(h)] + parse_cards(discard)
-    if draw is None:
-        rest = Counter(fivecrowns_deck(rules.decks))
-        rest.subtract(placed)
-        assert all(v >= 0 for v in rest.values()), "more copies of a card than the decks have"
-        pile = sorted(rest.elements(), key=lambda c: c.text)
-    else:
-        pile = parse_cards(draw)
     snap.update(
         round=round,
         hands=[h.split() for h in hands],
         discard_pile=discard.split(),
-        draw_pile=[c.text for c in pile],
+        draw_pile=draw_pile(fivecrowns_deck(rules.decks), placed, draw),
         to_move=to_move,
         decision=decision,
     )
     snap.update(fields)
     return FiveCrownsState.from_snapshot(snap)
-
-
-def play(state: FiveCrownsState, *texts: str) -> list[Event]:
-    """Apply each action text in turn; all the events."""
-    events: list[Event] = []
-    for text in texts:
-        events += state.apply(state.parse_action(text))
-    return events
 
 
 def all_cards(snap: dict[str, Any], zones: Sequence[str]) -> Counter[Card]:

@@ -1,8 +1,5 @@
-"""Building Phase 10 positions for tests: a real game's snapshot with the chosen fields replaced.
-
-The draw pile, unless given, is every card not placed elsewhere, so all 108 cards stay
-accounted for.
-"""
+"""Building Phase 10 positions for tests (see `positions`), and helpers shared by the Phase 10
+test files."""
 
 from __future__ import annotations
 
@@ -10,10 +7,14 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from positions import draw_pile, play
+
 from meldref.engine.cards import Card, parse_cards, phase10_deck
 from meldref.engine.game import Event
 from meldref.engine.melds import parse_meld
 from meldref.engine.phase10 import GAME, Phase10Rules, Phase10State
+
+__all__ = ["count_cards", "hand", "kinds", "play", "position"]
 
 
 def position(
@@ -37,17 +38,10 @@ def position(
     groups = [(owner, parse_meld(token, rules.melds)) for owner, token in table]
     held = [c for h in hands for c in parse_cards(h)]
     placed = held + parse_cards(discard) + [c for _, m in groups for c in m.cards]
-    if draw is None:
-        rest = Counter(phase10_deck())
-        rest.subtract(placed)
-        assert all(v >= 0 for v in rest.values()), "more copies of a card than the deck has"
-        pile = sorted(rest.elements(), key=lambda c: c.text)
-    else:
-        pile = parse_cards(draw)
     snap.update(
         hands=[h.split() for h in hands],
         discard_pile=discard.split(),
-        draw_pile=[c.text for c in pile],
+        draw_pile=draw_pile(phase10_deck(), placed, draw),
         table=[{"id": i + 1, "owner": owner, "group": str(m)}
                for i, (owner, m) in enumerate(groups)],
         to_move=to_move,
@@ -58,14 +52,6 @@ def position(
     )
     snap.update(fields)
     return Phase10State.from_snapshot(snap)
-
-
-def play(state: Phase10State, *texts: str) -> list[Event]:
-    """Apply actions given as text; all their events."""
-    events: list[Event] = []
-    for text in texts:
-        events += state.apply(state.parse_action(text))
-    return events
 
 
 def kinds(events: Iterable[Event]) -> list[str]:
