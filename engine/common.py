@@ -27,6 +27,7 @@ from .game import (
     Outcome,
     RuleOptionError,
     Termination,
+    rules_to_json,
 )
 from .melds import MeldError
 
@@ -94,14 +95,18 @@ Moves = Mapping[type, Callable[[Any, Any], list[Event]]]  # action type -> play 
 class CardGameState(abc.ABC):
     """The `GameState` members every game answers alike.
 
-    A game's state names its game (`game_name`, `title`), keeps `_to_move`, `_decision`,
-    `_outcome` and `_opening` up to date, maps each action type to its check (`_checks`: the
-    reason it is illegal, or None) and its move (`_moves`: play it, return the events), and
-    writes `observation`, `snapshot` and `_restore`.
+    A game's state names its game (`game_name`, `title`), holds its `rules`, `players` and
+    `seed`, keeps `_to_move`, `_decision` and `_opening` up to date and ends with `_end_game`.
+    It maps each action type to its check (`_checks`: the reason it is illegal, or None) and
+    its move (`_moves`: play it, return the events), and writes `observation`, `snapshot`
+    (from `_snapshot_head`) and `_restore`.
     """
 
     game_name: ClassVar[str]
-    title: ClassVar[str]
+    title: ClassVar[str]  # the game's name in messages
+    rules: Any  # the game's rule options (a frozen dataclass)
+    players: int
+    seed: int | str
     _checks: ClassVar[Checks]
     _moves: ClassVar[Moves]
     _to_move: int
@@ -147,9 +152,19 @@ class CardGameState(abc.ABC):
             raise IllegalActionError(reason)
         return self._moves[type(action)](self, action)
 
+    def _end_game(self, outcome: Outcome, events: list[Event]) -> None:
+        """The game is over with `outcome`, which every seat is told (`game_over`)."""
+        self._outcome = outcome
+        events.append(Event("game_over", None, outcome.to_json()))
+
     @abc.abstractmethod
     def snapshot(self) -> dict[str, JSON]:
         """The whole state as JSON; `from_snapshot` rebuilds it exactly."""
+
+    def _snapshot_head(self) -> dict[str, JSON]:
+        """What every snapshot starts with: the game, its rules, the players and the seed."""
+        return {"game": self.game_name, "rules": rules_to_json(self.rules),
+                "players": self.players, "seed": self.seed}
 
     @classmethod
     def from_snapshot(cls, data: Mapping[str, JSON]) -> Self:

@@ -49,7 +49,7 @@ from .fivecrowns_rules import (
 )
 from .fivecrowns_solver import hand_points
 from .fivecrowns_view import FiveCrownsView
-from .game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json, rules_to_json
+from .game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
 from .melds import Meld, MeldError, MeldRules, build_meld, fivecrowns_melds, parse_group
 
 __all__ = [
@@ -277,25 +277,21 @@ class FiveCrownsState(DrawDiscardState):
         places = tuple(1 + sum(1 for k in keys if k < mine) for mine in keys)
         endings = [str(h["ended"]) for h in self.history]
         capped = endings.count("turn-cap")
-        self._outcome = Outcome(
-            Termination.TURN_CAP if capped else Termination.NORMAL, places, tuple(self.scores), {
-                "decided_by": decided_by,
-                "rounds": len(endings),
-                "round_endings": endings,
-                "capped_rounds": capped,
-                "tiebreak_points": self.tiebreak_points,
-                "decks": self.rules.decks,
-            })
-        events.append(Event("game_over", None, self._outcome.to_json()))
+        termination = Termination.TURN_CAP if capped else Termination.NORMAL
+        self._end_game(Outcome(termination, places, tuple(self.scores), {
+            "decided_by": decided_by,
+            "rounds": len(endings),
+            "round_endings": endings,
+            "capped_rounds": capped,
+            "tiebreak_points": self.tiebreak_points,
+            "decks": self.rules.decks,
+        }), events)
 
     # -- snapshots -----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, JSON]:
         return {
-            "game": self.game_name,
-            "rules": rules_to_json(self.rules),
-            "players": self.players,
-            "seed": self.seed,
+            **self._snapshot_head(),
             "scores": list(self.scores),
             "round": self.round,
             "dealer": self.dealer,

@@ -33,7 +33,7 @@ from .common import (
     snapshot_outcome,
     tokens,
 )
-from .game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json, rules_to_json
+from .game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
 from .melds import Meld, MeldError, build_meld, extend, format_meld, parse_meld
 from .phase10_actions import Action, Discard, Group, Hit, LayDown, group_text, parse_action
 from .phase10_bots import BOTS
@@ -459,24 +459,20 @@ class Phase10State(DrawDiscardState):
                             and self._rank_key(t) < key)
                 places.append(len(winners) + ahead + 1)
         endings = [str(h["ended"]) for h in self.history]
-        self._outcome = Outcome(termination, tuple(places), self.scores, {
+        self._end_game(Outcome(termination, tuple(places), self.scores, {
             "decided_by": decided_by,
             "hands": self.hand_number,
             "hand_endings": endings,
             "hands_without_winner": sum(1 for e in endings if e in ("turn-cap", "no-cards")),
             "tiebreak_hands": sum(1 for h in self.history if h["tiebreak"]),
             "phases_completed": [len(c) for c in self.completed],
-        })
-        events.append(Event("game_over", None, self._outcome.to_json()))
+        }), events)
 
     # -- snapshots -----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, JSON]:
         return {
-            "game": self.game_name,
-            "rules": rules_to_json(self.rules),
-            "players": self.players,
-            "seed": self.seed,
+            **self._snapshot_head(),
             "scores": list(self.scores),
             "completed": [list(c) for c in self.completed],
             "hand_number": self.hand_number,

@@ -42,7 +42,6 @@ from .game import (
     Termination,
     check_fields,
     rules_from_json,
-    rules_to_json,
 )
 
 PILE_SIZES: Final = tuple(range(3, 14))  # a pile is named by its dealt size, also its wild rank
@@ -144,6 +143,7 @@ class SolitaireState(CardGameState):
 
     game_name = "solitaire"
     title = "Solitaire"
+    players = 1
     _to_move = 0  # one seat, and always the same decision
     _decision = "place"
 
@@ -247,24 +247,20 @@ class SolitaireState(CardGameState):
         left = [(s, p) for s, p, shut in zip(PILE_SIZES, self.piles, self.closed, strict=True)
                 if not shut]
         closed = sum(self.closed)
-        self._outcome = Outcome(Termination.NORMAL, (1,), (closed,), {
+        self._end_game(Outcome(Termination.NORMAL, (1,), (closed,), {
             "won": won,
             "piles_closed": closed,
             "open_piles": [s for s, _ in left],
             "cards_left": sum(len(p) for _, p in left),
             "points_left": sum(Solver(p, s, self.rules.natural).points() for s, p in left),
             "moves": self.moves,
-        })
-        events.append(Event("game_over", None, self._outcome.to_json()))
+        }), events)
 
     # -- snapshots -----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, JSON]:
         return {
-            "game": self.game_name,
-            "rules": rules_to_json(self.rules),
-            "players": 1,
-            "seed": self.seed,
+            **self._snapshot_head(),
             "piles": [tokens(p) for p in self.piles],
             "closed": list(self.closed),
             "draw_pile": tokens(self.draw_pile),
