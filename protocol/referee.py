@@ -48,9 +48,15 @@ RecordHook = Callable[[dict[str, JSON]], None]
 class MatchPolicy:
     """How a match treats its bots. Times in seconds.
 
-    Each decision may take `move_time` (`first_move_time` for a seat's first decision of a game)
-    plus what is left of the seat's `time_bank`; time over `move_time` comes out of the bank, and
-    `increment` is added to it after every decision.
+    Each decision has its own allowance, `time`: `move_time`, or for a seat's first decision of
+    a game `max(first_move_time, move_time)` (it covers the bot's set-up work, so it is never
+    the shorter). The deadline is `time + bank`. After the decision, with `elapsed` its time::
+
+        bank = min(max(0, bank - max(0, elapsed - time)) + increment, max_bank)
+
+    that is, only time over the allowance comes out of the bank, the increment is added after
+    every decision, and the bank never grows over `max_bank` (None: no cap). The bank starts
+    at `time_bank` for every game.
     """
 
     move_time: float = 1.0
@@ -58,6 +64,7 @@ class MatchPolicy:
     startup_time: float = 10.0
     time_bank: float = 5.0
     increment: float = 0.0
+    max_bank: float | None = None  # the bank's cap (riddles.io's maximum time bank); None: none
     illegal_retries: int = 2  # extra attempts per decision after an illegal or malformed answer
     on_failure: Literal["forfeit", "autoplay"] = "forfeit"
     legal_hints: bool = True  # send `legal` lines (the engine's legal_actions) with each request
@@ -70,6 +77,8 @@ class MatchPolicy:
             raise ValueError("move_time, first_move_time and startup_time must be positive")
         if self.time_bank < 0 or self.increment < 0 or self.illegal_retries < 0:
             raise ValueError("time_bank, increment and illegal_retries cannot be negative")
+        if self.max_bank is not None and self.max_bank < self.time_bank:
+            raise ValueError(f"max_bank ({self.max_bank}) is below time_bank ({self.time_bank})")
 
     def to_json(self) -> dict[str, JSON]:
         return dataclasses.asdict(self)
@@ -106,11 +115,15 @@ class _Clock:
         self.used = 0.0
 
     def allowance(self) -> float:
-        return self.policy.first_move_time if self.first else self.policy.move_time
+        policy = self.policy
+        return max(policy.first_move_time, policy.move_time) if self.first else policy.move_time
 
     def charge(self, elapsed: float) -> None:
+        """The decision took `elapsed` seconds: update the bank (see `MatchPolicy`)."""
         over = max(0.0, elapsed - self.allowance())
-        self.bank = max(0.0, self.bank - over) + self.policy.increment
+        bank = max(0.0, self.bank - over) + self.policy.increment
+        cap = self.policy.max_bank
+        self.bank = bank if cap is None else min(bank, cap)
         self.first = False
         self.used += elapsed
 
@@ -129,8 +142,11 @@ class _Referee:
         self.actions: list[str] = []
         self.decisions = 0
         self.state: GameState = game.new_game(rules, n, seed)
-        # The first deal happens in new_game; a game that reports it (`opening_events`, an
-        # optional extra of GameState) has it sent to the seats and stored in the start record.
+        # What is really played: a game may settle options when it starts (Five Crowns turns
+        # `party=auto` into on or off by the number of players). Seats and replays get these.
+        settled = getattr(self.state, "rules", rules)
+        self.rules = settled if isinstance(settled, type(rules)) else rules
+        # The first deal happens in new_game: its events go to the seats and the start record.
         opening = getattr(self.state, "opening_events", None)
         self.opening: list[Event] = list(opening()) if callable(opening) else []
 
@@ -210,6 +226,8 @@ class _Referee:
                 raise RuntimeError(f"{self.game.name} did not end within "
                                    f"{self.policy.max_actions} actions (seed {self.seed})")
             action, reply = self.choose(seat)
+            if reply is None and self.forfeits_decide():  # this failure just ended the game
+                return self.forfeit_outcome()
             self.advance(seat, action, reply)
             if state.to_move != seat:  # the turn passed: deliver the events it made
                 self.flush(skip=state.to_move)
@@ -369,16 +387,23 @@ def event_record(event: Event) -> dict[str, JSON]:
 
 
 def current_scores(state: GameState, players: int) -> tuple[int, ...]:
-    """The game's running totals, when its referee view shows them (an early end by forfeit)."""
-    try:
-        scores = state.public_view().get("scores")
-    except Exception:
-        scores = None
-    if isinstance(scores, list) and len(scores) == players and all(
-        isinstance(x, int) for x in scores
-    ):
-        return tuple(scores)
+    """The game's running totals (`state.scores`), for a game cut short by forfeits.
+
+    Falls back to the `scores` of the referee's view, then to zeros, for a game that does not
+    declare `scores` yet."""
+    for source in (lambda: state.scores, lambda: state.public_view().get("scores")):
+        try:
+            scores = source()
+        except Exception:  # a game without `scores` (yet): try the next source
+            continue
+        if _totals(scores, players):
+            return tuple(scores)
     return (0,) * players
+
+
+def _totals(scores: Any, players: int) -> bool:
+    return (isinstance(scores, list | tuple) and len(scores) == players
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in scores))
 
 
 def play_game(

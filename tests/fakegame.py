@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from meldref.engine.cards import PHASE10_NUMBERS, Card, CardError, rng_for, shuffled
@@ -66,7 +66,6 @@ class FakeState:
     seat: int = 0
     phase: str = "draw"
     over: Outcome | None = None
-    scores: list[int] = field(default_factory=list)
 
     @property
     def to_move(self) -> int | None:
@@ -79,6 +78,11 @@ class FakeState:
     @property
     def outcome(self) -> Outcome | None:
         return self.over
+
+    @property
+    def scores(self) -> list[int]:
+        """Running totals: each seat's hand total now."""
+        return [sum(c.rank for c in h) for h in self.hands]
 
     def parse_action(self, text: str) -> FakeAction:
         words = text.split()
@@ -137,8 +141,7 @@ class FakeState:
         return events
 
     def _finish(self) -> list[Event]:
-        totals = [sum(c.rank for c in h) for h in self.hands]
-        self.scores = totals
+        totals = self.scores
         key = totals if self.rules.scoring == "low" else [-t for t in totals]
         places = tuple(1 + sum(1 for o in key if o < k) for k in key)
         self.over = Outcome(Termination.NORMAL, places, tuple(totals))
@@ -181,7 +184,7 @@ class FakeState:
         }
 
     def public_view(self) -> dict[str, Any]:
-        return {**self.snapshot(), "scores": list(self.scores) or [0] * self.players}
+        return {**self.snapshot(), "scores": self.scores}
 
 
 def new_game(rules: FakeRules, players: int, seed: int) -> FakeState:

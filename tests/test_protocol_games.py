@@ -99,3 +99,23 @@ def test_spec_documents_every_field_the_game_sends(name: str, players: int) -> N
     missing = sorted(k for k in keys_sent(lines) - generic
                      if not re.search(rf"`{re.escape(k)}[` ]", section))
     assert missing == [], f"spec/PROTOCOL.md {SECTIONS[name]} does not document {missing}"
+
+
+def test_the_settled_rules_are_announced_and_recorded() -> None:
+    # party=auto is what the match asked for; 8 players settle it to on: bots and the replay
+    # must learn what is really played.
+    game = available("fivecrowns")
+    lines: list[str] = []
+    records: list[dict[str, object]] = []
+    hook = lambda way, text: lines.append(text) if way == ">" else None  # noqa: E731
+    seats = [seat_from_spec(BOT, game, on_line=hook),
+             *(seat_from_spec("builtin:random", game, seed=i) for i in range(1, 8))]
+    try:
+        record = play_game(game, game.rules({"turn-cap": "1"}), seats, 3, POLICY, records.append)
+    finally:
+        close_all(seats)
+    assert game.rules().party == "auto"
+    assert "rule party on" in lines and "rule party auto" not in lines
+    assert records[0]["rules"]["party"] == "on"  # type: ignore[index]
+    assert record.rules["party"] == "on"
+    assert record.outcome.detail["decks"] == 4

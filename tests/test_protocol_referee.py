@@ -11,7 +11,7 @@ import pytest
 
 from meldref.engine.game import rules_from_json
 from meldref.protocol.errors import Fault
-from meldref.protocol.referee import MatchPolicy, _Clock, play_game
+from meldref.protocol.referee import MatchPolicy, _Clock, current_scores, play_game
 from meldref.protocol.seats import InProcessSeat, Reply, Request, Seat, Setup, seat_from_spec
 
 GAME = fakegame.GAME
@@ -126,6 +126,66 @@ def test_clock_charges_only_time_over_the_allowance() -> None:
     assert clock.bank == pytest.approx(2.5)
     clock.charge(9.0)
     assert clock.bank == pytest.approx(0.5)
+
+
+def test_bank_is_capped_by_max_bank() -> None:
+    # bank = min(max(0, bank - max(0, elapsed - time)) + increment, max_bank)
+    clock = _Clock(MatchPolicy(move_time=1.0, time_bank=2.0, increment=0.5, max_bank=2.2))
+    clock.charge(0.1)
+    assert clock.bank == pytest.approx(2.2)  # 2.5 capped
+    clock.charge(1.7)
+    assert clock.bank == pytest.approx(2.0)  # 2.2 - 0.7 + 0.5, under the cap
+    with pytest.raises(ValueError, match="max_bank"):
+        MatchPolicy(time_bank=5.0, max_bank=1.0)
+
+
+def test_first_decision_is_never_shorter_than_the_others() -> None:
+    clock = _Clock(MatchPolicy(move_time=4.0, first_move_time=2.0))
+    assert clock.allowance() == 4.0
+    seen: list[Request] = []
+
+    class Probe(ScriptedSeat):
+        def decide(self, request: Request) -> Reply:
+            seen.append(request)
+            return super().decide(request)
+
+    play_game(GAME, GAME.rules(turns=4), [Probe([]), *seats("builtin:random")], 1,
+              MatchPolicy(move_time=1.0, first_move_time=5.0))
+    assert [r.time for r in seen[:3]] == [5.0, 1.0, 1.0]
+
+
+def test_forfeit_cuts_the_game_short_with_the_running_scores() -> None:
+    class FailsLater(ScriptedSeat):
+        def decide(self, request: Request) -> Reply:
+            if len(request.observation.to_json()["hand"]) == 4 and request.observation.data[
+                    "turn"] >= 2:
+                return Reply("nonsense", 0.001)
+            return super().decide(request)
+
+    record = play_game(GAME, GAME.rules(turns=40), [FailsLater([]), *seats("builtin:random")], 4)
+    assert record.outcome.termination == "forfeit"
+    state = GAME.new_game(GAME.rules(turns=40), 2, 4)
+    for text in record.actions:  # the failure itself adds no referee action
+        state.apply(state.parse_action(text))
+    assert len(record.actions) == 5 and state.to_move == 0
+    assert record.outcome.scores == tuple(state.scores) != (0, 0)
+
+
+class _NoScores:
+    def public_view(self) -> dict[str, Any]:
+        return {"scores": [3, 4]}
+
+
+class _Nothing:
+    def public_view(self) -> dict[str, Any]:
+        raise RuntimeError("no view")
+
+
+def test_running_scores_fall_back_to_the_view_then_zeros() -> None:
+    assert current_scores(GAME.new_game(GAME.rules(), 2, 4), 2) != (0, 0)
+    assert current_scores(_NoScores(), 2) == (3, 4)  # type: ignore[arg-type]
+    assert current_scores(_NoScores(), 3) == (0, 0, 0)  # type: ignore[arg-type]
+    assert current_scores(_Nothing(), 2) == (0, 0)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("bad", [dict(on_failure="retry"), dict(move_time=0),
