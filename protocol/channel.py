@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Final
@@ -332,10 +332,13 @@ class BotProcess:
         """Pids still in this bot's process group (from /proc; zombies count as gone)."""
         return group_members(self.pid)
 
+    def cpu_time(self) -> float | None:
+        """CPU seconds used so far by the bot's process group (None where /proc is missing)."""
+        return group_cpu_time(self.pid)
 
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes whose process group is `pgid`, read from /proc."""
-    out = []
+
+def _proc_stats() -> Iterator[tuple[int, list[str]]]:
+    """(pid, fields after the command name) of every process in /proc."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -343,10 +346,27 @@ def group_members(pgid: int) -> list[int]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            out.append(int(entry))
-    return out
+        yield int(entry), stat.rsplit(")", 1)[1].split()
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes whose process group is `pgid`, read from /proc."""
+    return [pid for pid, f in _proc_stats() if int(f[2]) == pgid and f[0] != "Z"]
+
+
+_TICKS: Final = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def group_cpu_time(pgid: int) -> float | None:
+    """CPU seconds (user + system, reaped children included) of the processes in group `pgid`;
+    None where there is no /proc to read. Tells a bot that computes from one that sleeps."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    ticks = 0
+    for _, f in _proc_stats():
+        if int(f[2]) == pgid:  # utime stime cutime cstime: fields 14-17 of proc(5)
+            ticks += sum(int(x) for x in f[11:15])
+    return ticks / _TICKS
 
 
 def argv_of(words: Sequence[str]) -> str:

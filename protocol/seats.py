@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Final, NoReturn
 
 from ..engine.game import GameInfo
 from .channel import EOF, TOO_LONG, BotCommand, BotProcess, Incoming, LineChannel, LineHook
@@ -33,6 +33,8 @@ from .wire import (
 )
 
 JSON = Any
+# A silent bot using at least this share of one CPU while waited for is computing, not hung.
+BUSY_SHARE: Final = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +169,11 @@ class InProcessSeat(Seat):
 class Limits:
     """The process side of a seat's deadlines, in seconds (decision times come per request)."""
 
-    ping_grace: float = 1.0  # after a missed deadline: a pong within this means "timeout"
+    # After a missed deadline the bot gets a `ping`; any line from it within `ping_grace`
+    # makes the fault "timeout". A bot that is silent but using the CPU (a single-threaded bot
+    # still computing cannot read the ping) is waited for up to `busy_grace`.
+    ping_grace: float = 1.0
+    busy_grace: float = 10.0
     exit_wait: float = 0.5  # after stdout closed: time to exit before it counts as "closed"
     quit_grace: float = 1.0  # after `quit`: time to exit by itself before SIGTERM
     term_grace: float = 1.0  # after SIGTERM: time before SIGKILL
@@ -430,34 +436,69 @@ class _Conversation:
 
     def _diagnose_silence(
         self, request_id: int | None, began: float, what: str, allowed: float
-    ) -> None:
-        """Past the deadline: dead, alive and answering a ping ("timeout"), or silent
-        ("stalled"). Always raises."""
+    ) -> NoReturn:
+        """Past the deadline: tell a slow bot from a hung one and a dead one. Always raises.
+
+        - the process died (or closed its output): "crashed" (or "closed");
+        - alive and not answering in time: "timeout". It is alive if any line comes within
+          `ping_grace` of the ping sent now (its late answer, the pong, an info line), or, when
+          it stays silent, for as long as it keeps using the CPU (it is still computing), up
+          to `busy_grace` after the deadline;
+        - alive but silent through that grace: "stalled" (idle: hung, waiting for input that
+          will not come, or its output stuck in a buffer; busy: an endless loop).
+        """
         elapsed = time.monotonic() - began
         if self.process is not None and self.process.returncode is not None:
             raise self._gone(f"before sending {what}", elapsed, request_id)
-        token = str(next(self._pings))
-        self.send(f"ping {token}")
-        wait_until = time.monotonic() + self.limits.ping_grace
-        answered = False
-        while not answered:
-            got = self.channel.read(wait_until)
-            if got is None:
-                break
-            if got.kind == EOF:
-                raise self._gone(f"before sending {what}", elapsed, request_id)
-            msg = self._parse(got)
-            if msg is not None and msg.kind == "action":
-                self._late(msg, (request_id or 0) + 1)
-            answered = msg is not None
         limit = f"no {what} within {allowed * 1000:.0f} ms"
-        if answered:
-            fault = Fault("timeout", f"{limit} (alive: answered a ping)", request_id, True)
+        self.send(f"ping {next(self._pings)}")
+        sign, busy = self._wait_for_life(request_id, what, elapsed, began + allowed)
+        if sign is not None:
+            still = "still computing, then " if busy else ""
+            fault = Fault("timeout", f"{limit} (alive: {still}{sign})", request_id, True)
             raise BotTimeoutError(fault, elapsed)
-        if self.process is not None and self.process.returncode is not None:
-            raise self._gone(f"before sending {what}", elapsed, request_id)
-        detail = f"{limit} and no pong within {self.limits.ping_grace * 1000:.0f} ms"
+        if busy:
+            grace = max(self.limits.busy_grace, self.limits.ping_grace)
+            detail = (f"{limit}, then silent for {grace * 1000:.0f} ms more while using the "
+                      "CPU (an endless loop?)")
+        else:
+            detail = (f"{limit} and no pong within {self.limits.ping_grace * 1000:.0f} ms; "
+                      "idle (no CPU used): hung, or its output was not flushed")
         raise BotTimeoutError(Fault("stalled", detail, request_id, True), elapsed)
+
+    def _wait_for_life(
+        self, request_id: int | None, what: str, elapsed: float, deadline: float
+    ) -> tuple[str | None, bool]:
+        """(a sign of life in words, or None; whether the bot was seen using the CPU)."""
+        limits = self.limits
+        start = time.monotonic()
+        last_resort = start + max(limits.busy_grace, limits.ping_grace)
+        since, cpu = start, self._cpu_time()
+        while True:
+            got = self.channel.read(min(since + limits.ping_grace, last_resort))
+            if got is not None:
+                if got.kind == EOF:
+                    raise self._gone(f"before sending {what}", elapsed, request_id)
+                msg = self._parse(got)
+                if msg is None:
+                    continue
+                if msg.kind == "action":
+                    self._late(msg, (request_id or 0) + 1)
+                late = (got.at - deadline) * 1000
+                return f"sent `{msg.kind}` {late:.0f} ms after the deadline", since > start
+            if self.process is not None and self.process.returncode is not None:
+                raise self._gone(f"before sending {what}", elapsed, request_id)
+            now, used = time.monotonic(), self._cpu_time()
+            # No CPU figures for a process (no /proc): assume busy rather than misjudge.
+            busy = used is None or cpu is None or used - cpu >= BUSY_SHARE * (now - since)
+            if not busy or now >= last_resort:
+                return None, busy
+            since, cpu = now, used
+
+    def _cpu_time(self) -> float | None:
+        # A stream with no process of ours (a person, a harness) shows no CPU use: its pong is
+        # the only sign of life.
+        return self.process.cpu_time() if self.process is not None else 0.0
 
     def _gone(self, when: str, elapsed: float, request_id: int | None = None) -> BotCrashedError:
         """The error for a bot whose output closed: it exited, or it only closed stdout."""

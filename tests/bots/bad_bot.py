@@ -6,6 +6,9 @@ Modes:
   good          plays correctly (the control)
   silent        handshakes, then never writes again (ignores pings too)      -> stalled
   slow          answers every decision (and pings) after SLOW seconds           -> timeout, late
+  compute       single-threaded: computes (busy CPU) for SLOW seconds before each answer, so
+                it reads no ping meanwhile                                      -> timeout, late
+  spin          handshakes, then computes for ever at its first decision        -> stalled (busy)
   garbage       answers every decision with a line that is not protocol         -> malformed
   illegal       answers every decision with an action the rules forbid          -> illegal
   crash         plays 3 decisions, then exits with code 3                       -> crashed
@@ -104,6 +107,14 @@ def after_handshake() -> None:
             time.sleep(1)
 
 
+def compute(seconds: float) -> None:
+    """Burn CPU like a search that does not look at its input until it is done."""
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n = (n * 31 + 7) % 1_000_003
+
+
 def answer(rid: str, legal: list[str], decisions: int) -> None:
     good = legal[0] if legal else "draw pile"
     if MODE == "stderr_flood":
@@ -113,6 +124,8 @@ def answer(rid: str, legal: list[str], decisions: int) -> None:
         send("pong 999")
     if MODE in ("slow", "late_then_ok") and (MODE == "slow" or decisions == 1):
         time.sleep(SLOW)
+    if MODE in ("compute", "spin"):
+        compute(SLOW if MODE == "compute" else float("inf"))
     if MODE == "garbage":
         send("hello referee, I would like to draw please")
     elif MODE == "illegal":
