@@ -240,6 +240,24 @@ class BotCommand:
         return shlex.join(self.argv)
 
 
+STDERR_TAIL: Final = 400
+
+
+def why_not_started(command: BotCommand, exc: OSError) -> str:
+    """The reason a command could not be started, in words that name the program."""
+    program = command.argv[0]
+    if isinstance(exc, FileNotFoundError):
+        if command.cwd and not os.path.isdir(command.cwd):
+            return f"the working directory {command.cwd} does not exist"
+        if "/" in program:
+            where = f" (from {command.cwd})" if command.cwd else ""
+            return f"{program} does not exist{where}"
+        return f"{program!r} is not on PATH"
+    if isinstance(exc, PermissionError):
+        return f"{program} is not executable (chmod +x {program}?)"
+    return f"{program}: {exc.strerror or exc}"
+
+
 def describe_exit(code: int) -> str:
     """`Popen.returncode` in words: "exited with code 3" or "killed by signal SIGSEGV"."""
     if code >= 0:
@@ -266,11 +284,13 @@ class BotProcess:
                 bufsize=0, close_fds=True,
             )
         except OSError as exc:
-            raise OSError(f"cannot start bot {command}: {exc.strerror or exc}") from exc
+            raise OSError(f"cannot start bot {command}: {why_not_started(command, exc)}"
+                          ) from exc
         self.pid = self.proc.pid  # == its process group id (start_new_session)
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self.stderr_bytes = 0
+        self.stderr_tail = b""  # the last bytes of stderr, to quote when the bot fails to start
         self._drain = threading.Thread(
             target=self._drain_stderr, args=(self.proc.stderr, log_path, stderr_limit),
             name=f"stderr-{self.pid}", daemon=True,
@@ -286,6 +306,7 @@ class BotProcess:
                     log.write(chunk[:kept])
                     log.flush()
                 self.stderr_bytes += len(chunk)
+                self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL:]
             if log and self.stderr_bytes > limit:
                 log.write(f"\n[meldref: {self.stderr_bytes - limit} more bytes of stderr "
                           f"dropped]\n".encode())

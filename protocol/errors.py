@@ -49,3 +49,14 @@ class BotCrashedError(BotError):
 
 class BotProtocolError(BotError):
     """The bot sent a line that is not protocol ("malformed"); the referee may ask again."""
+
+
+class SeatStartError(BotError):
+    """A seat could not start before the first game (`protocol.seats.connect_all`): the
+    message names the seat, the bot and the reason, with the end of its stderr if any."""
+
+    def __init__(self, seat: int, name: str, fault: Fault, stderr_tail: str = "") -> None:
+        super().__init__(fault)
+        self.seat, self.name, self.stderr_tail = seat, name, stderr_tail
+        tail = f"; its stderr ends: {stderr_tail}" if stderr_tail else ""
+        self.args = (f"seat {seat} ({name}) cannot play: {fault.outcome}: {fault.detail}{tail}",)

@@ -20,7 +20,14 @@ from typing import Any, Final, NoReturn
 from ..engine.game import GameInfo
 from .channel import EOF, TOO_LONG, BotCommand, BotProcess, Incoming, LineChannel, LineHook
 from .channel import describe_exit as describe_exit
-from .errors import BotCrashedError, BotError, BotProtocolError, BotTimeoutError, Fault
+from .errors import (
+    BotCrashedError,
+    BotError,
+    BotProtocolError,
+    BotTimeoutError,
+    Fault,
+    SeatStartError,
+)
 from .wire import (
     BotLine,
     error_line,
@@ -207,6 +214,7 @@ class ProcessSeat(Seat):
         self._fixed_name = name is not None
         self.ids: dict[str, str] = {}  # from `id key value` in the handshake
         self.process: BotProcess | None = None
+        self.last_process: BotProcess | None = None  # kept after close, for its stderr tail
         self.pids: list[int] = []  # every process started for this seat (tests check them)
         self.channel: LineChannel | None = None
         self._conn: _Conversation | None = None
@@ -219,11 +227,13 @@ class ProcessSeat(Seat):
         if self._conn is not None and self.alive:
             return
         self.close()
+        self.last_process = None
         try:
             self.process = BotProcess(self.command, self.log_path, self.limits.stderr_limit)
         except OSError as exc:
             raise BotCrashedError(Fault("crashed", str(exc), fatal=True)) from exc
         self.pids.append(self.process.pid)
+        self.last_process = self.process
         self.channel = LineChannel(
             self.process.stdout_fd, self.process.stdin_fd,
             max_pending=self.limits.max_pending, on_line=self.on_line,
@@ -546,6 +556,29 @@ def seat_from_spec(
     return ProcessSeat(BotCommand.parse(text, cwd=cwd), limits, log_path, game.name, on_line)
 
 
+def connect_all(seats: Sequence[Seat], startup_time: float = 10.0) -> None:
+    """Start every seat (each program, up to its `ready`) before any game, so a wrong command
+    fails loudly at once instead of forfeiting games. On the first failure every seat is
+    closed and `SeatStartError` says which seat failed and why (with the end of its stderr)."""
+    for index, seat in enumerate(seats):
+        try:
+            seat.connect(startup_time)
+        except BotError as exc:
+            tail = stderr_tail(seat)
+            for other in seats:
+                other.close()
+            raise SeatStartError(index, seat.name, exc.fault, tail) from exc
+
+
+def stderr_tail(seat: Seat, lines: int = 2) -> str:
+    """The last lines a program seat wrote to stderr, joined by " / " (empty if none)."""
+    process = getattr(seat, "last_process", None)
+    if process is None:
+        return ""
+    text = process.stderr_tail.decode("utf-8", "replace").strip()
+    return " / ".join(text.splitlines()[-lines:])
+
+
 __all__ = [
     "BotCommand",
     "BotError",
@@ -555,7 +588,9 @@ __all__ = [
     "Reply",
     "Request",
     "Seat",
+    "SeatStartError",
     "Setup",
     "StreamSeat",
+    "connect_all",
     "seat_from_spec",
 ]

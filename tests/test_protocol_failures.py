@@ -17,9 +17,9 @@ import fakegame
 import pytest
 
 from meldref.protocol.channel import BotCommand, LineChannel, group_members
-from meldref.protocol.errors import BotCrashedError
+from meldref.protocol.errors import BotCrashedError, SeatStartError
 from meldref.protocol.referee import GameRecord, MatchPolicy, close_all, play_game
-from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
+from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat, connect_all
 
 BAD_BOT = Path(__file__).parent / "bots" / "bad_bot.py"
 FAST = Limits(ping_grace=0.4, busy_grace=3.0, exit_wait=0.5, quit_grace=0.3, term_grace=0.3,
@@ -210,9 +210,37 @@ def test_autoplay_policy_keeps_the_seat_ranked_normally(tmp_path: Path) -> None:
 
 def test_wrong_command_fails_loudly_before_the_game(tmp_path: Path) -> None:
     seat = ProcessSeat(BotCommand.parse("/nonexistent/bot --x"), FAST)
-    with pytest.raises(BotCrashedError, match="cannot start bot"):
+    with pytest.raises(BotCrashedError, match=r"cannot start .*: /nonexistent/bot does not exist"):
         seat.connect(1.0)
     seat.close()
+
+
+@pytest.mark.parametrize(("command", "words"), [
+    ("/nonexistent/bot", r"seat 1 \(/nonexistent/bot\) cannot play: crashed: cannot start"),
+    ("no-such-program-xyz", "'no-such-program-xyz' is not on PATH"),
+    ("/etc/passwd", "/etc/passwd is not executable"),
+    (f"{sys.executable} /nonexistent/typo.py",
+     "exited with code 2 during the handshake; its stderr ends: .*typo.py"),
+    (f"{sys.executable} {BAD_BOT} silent_start", "no `ready` within 500 ms"),
+])
+def test_connect_all_names_the_seat_that_cannot_start(command: str, words: str) -> None:
+    good = ProcessSeat(BotCommand((sys.executable, str(BAD_BOT), "good")), FAST)
+    seats = [good, ProcessSeat(BotCommand.parse(command), FAST), InProcessSeat(
+        fakegame.RandomFakeBot(1))]
+    with pytest.raises(SeatStartError, match=words) as caught:
+        connect_all(seats, startup_time=0.5)
+    assert caught.value.seat == 1
+    assert good.process is None and wait_gone(good.pids)  # the seats already started: closed
+
+
+def test_connect_all_starts_every_seat() -> None:
+    seats = [ProcessSeat(BotCommand((sys.executable, str(BAD_BOT), "good")), FAST)
+             for _ in range(2)]
+    try:
+        connect_all(seats, startup_time=10.0)
+        assert all(s.alive for s in seats) and [s.name for s in seats] == ["bad-good"] * 2
+    finally:
+        close_all(seats)
 
 
 def test_seat_restarts_after_failure_for_the_next_game(tmp_path: Path) -> None:

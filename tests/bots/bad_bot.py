@@ -14,6 +14,7 @@ Modes:
   crash         plays 3 decisions, then exits with code 3                       -> crashed
   segv          plays 1 decision, then kills itself with SIGSEGV                -> crashed
   exit_at_start exits with code 1 before the handshake                          -> crashed
+  silent_start  never answers the handshake (ignores pings too)                 -> stalled
   close_stdout  closes stdout after the handshake, keeps running                -> closed
   stderr_flood  plays correctly while writing megabytes to stderr               -> normal game
   no_read       handshakes, then stops reading stdin forever                    -> stalled
@@ -61,6 +62,8 @@ def main() -> None:
         sys.stdout = os.fdopen(1, "w", buffering=8192, closefd=False)
     if MODE == "exit_at_start":
         sys.exit(1)
+    if MODE == "silent_start":
+        time.sleep(3600)
     if MODE == "banner":
         send("Welcome to BadBot 0.1, the finest bot in town")
     legal: list[str] = []
