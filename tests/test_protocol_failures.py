@@ -77,7 +77,7 @@ def assert_forfeited(record: GameRecord) -> None:
 PATIENT = MatchPolicy(move_time=5.0, first_move_time=10.0, time_bank=0.0)
 
 
-@pytest.mark.parametrize("mode", ["good", "chatty", "stderr_flood"])
+@pytest.mark.parametrize("mode", ["good", "chatty", "stderr_flood", "stderr_lines"])
 def test_well_behaved_bots_finish_the_game(mode: str, tmp_path: Path) -> None:
     record, records, _ = play_bad(mode, tmp_path, PATIENT)
     assert record.status == ["ok", "ok"]
@@ -195,6 +195,14 @@ def test_child_ignoring_sigterm_is_killed_with_its_group(tmp_path: Path) -> None
     assert outcomes(record) == [("stalled", True)]
     child = int(pid_file.read_text())
     assert wait_gone([child])
+
+
+def test_child_left_by_a_bot_that_exits_normally_is_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    record, _, _ = play_bad("orphan_child", tmp_path, PATIENT,
+                            env={"BAD_BOT_CHILD_PID_FILE": str(pid_file)})
+    assert record.status == ["ok", "ok"] and outcomes(record) == []
+    assert wait_gone([int(pid_file.read_text())])  # play_bad checked its whole group too
 
 
 def test_autoplay_policy_keeps_the_seat_ranked_normally(tmp_path: Path) -> None:

@@ -17,6 +17,10 @@ Modes:
   silent_start  never answers the handshake (ignores pings too)                 -> stalled
   close_stdout  closes stdout after the handshake, keeps running                -> closed
   stderr_flood  plays correctly while writing megabytes to stderr               -> normal game
+  stderr_lines  plays correctly, writing protocol-like lines (wrong actions) on stderr
+                                                                                -> normal game
+  orphan_child  plays correctly with a child that outlives it (sleeps, ignores SIGTERM),
+                and exits on `quit`                                   -> the child is killed
   no_read       handshakes, then stops reading stdin forever                    -> stalled
   fork_child    forks a child that ignores SIGTERM, then stalls ignoring SIGTERM -> stalled,
                 and the referee must SIGKILL both
@@ -74,6 +78,8 @@ def main() -> None:
             continue
         kind = words[0]
         if kind == "meldref":
+            if MODE == "orphan_child":
+                fork_stubborn_child()
             send(f"id name bad-{MODE}")
             send("ready")
             sys.stdout.flush()
@@ -122,6 +128,9 @@ def answer(rid: str, legal: list[str], decisions: int) -> None:
     good = legal[0] if legal else "draw pile"
     if MODE == "stderr_flood":
         sys.stderr.write("x" * 200_000 + "\n")
+    if MODE == "stderr_lines":  # never read as protocol: these would be illegal or malformed
+        sys.stderr.write(f"action {rid} discard Q*\nhello there\npong 1\n")
+        sys.stderr.flush()
     if MODE == "chatty":
         send("info thinking hard")
         send("pong 999")
