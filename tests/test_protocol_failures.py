@@ -133,6 +133,12 @@ def test_bot_computing_for_ever_is_stalled_after_the_busy_grace(tmp_path: Path) 
     assert_forfeited(record)
 
 
+def test_a_second_answer_to_an_old_request_is_late_never_illegal(tmp_path: Path) -> None:
+    record, _, _ = play_bad("twice", tmp_path, PATIENT)
+    assert record.status == ["ok", "ok"] and record.outcome.termination == "normal"
+    assert outcomes(record) and set(outcomes(record)) == {("late", False)}
+
+
 def test_garbage_is_malformed_and_retried_then_forfeits(tmp_path: Path) -> None:
     record, _, _ = play_bad("garbage", tmp_path)
     assert outcomes(record) == [("malformed", False), ("malformed", False), ("malformed", True)]

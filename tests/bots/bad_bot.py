@@ -28,6 +28,7 @@ Modes:
   retry_once    answers each decision illegally once, then legally after the error
   late_then_ok  answers the first decision late, then plays correctly (autoplay policy tests)
   chatty        sends info lines and a stray pong before every answer           -> normal game
+  twice         answers every request, then answers it again with a wrong action -> late only
   banner        prints a banner line before the handshake                       -> normal game
 """
 
@@ -148,6 +149,8 @@ def answer(rid: str, legal: list[str], decisions: int) -> None:
         send(f"action {rid} {good}", flush=False)
     else:
         send(f"action {rid} {good}")
+    if MODE == "twice":  # arrives while the referee waits for the next answer, or between
+        send(f"action {rid} discard Q*")
     if MODE == "crash" and decisions >= 3:
         sys.exit(3)
     if MODE == "segv":
