@@ -4,8 +4,9 @@
 - `channel`: `LineChannel` (lines over pipes with deadlines, never blocking) and `BotProcess`
   (a command in its own process group; stderr to a capped log; quit, SIGTERM, SIGKILL).
 - `errors`: `Fault` records and `BotError` > `BotTimeoutError`, `BotCrashedError`,
-  `BotProtocolError`.
-- `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat`, `seat_from_spec`.
+  `BotProtocolError`, `SeatStartError`.
+- `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat`, `seat_from_spec`, and
+  `connect_all` (start every seat before the first game; `SeatStartError` says who and why).
 - `referee`: `MatchPolicy`, `play_game` (the game loop and its records), `GameRecord`.
 - `hostseat`: ``python -m meldref.protocol.hostseat`` plays one seat on the terminal.
 """

@@ -40,7 +40,8 @@ class BotError(RuntimeError):
 
 
 class BotTimeoutError(BotError):
-    """No answer before the deadline: alive but slow ("timeout") or silent to a ping ("stalled")."""
+    """No answer before the deadline: alive ("timeout": a line, or CPU use, after the deadline)
+    or alive but silent through the grace after a ping ("stalled")."""
 
 
 class BotCrashedError(BotError):

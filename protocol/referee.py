@@ -9,9 +9,10 @@ Whoever fails, the game goes on with `state.autoplay_action()` for that seat.
 Records passed to `on_record`, in order (JSON-able dicts; a replay file is these, one a line):
 
 - ``{"type": "start", "protocol": 1, "game": name, "rules": {option: value}, "players": n,
-  "seed": seed, "names": [...], "policy": {...}, "events": [...]}``; the events are those of
-  the first deal when the game reports them (`state.opening_events()`, an optional extra),
-  else empty
+  "seed": seed, "names": [...], "policy": {...}, "events": [...]}``; the rules are those really
+  played, as the game settled them at the start (`state.rules`: Five Crowns' `party=auto`
+  becomes on or off), and the seats are told the same; the events are those of the first deal
+  (`state.opening_events()`)
 - ``{"type": "action", "n": i, "seat": s, "decision": d, "action": text, "auto": bool,
   "elapsed": seconds or None, "events": [...]}`` per applied action, i = 0, 1, ... Each event is
   ``Event.for_seat(None)`` (everything, private parts included) plus ``"private": [keys]``
