@@ -79,7 +79,11 @@ def close_seats(seats: Sequence[Seat]) -> None:
 
 
 class ReplayRecorder:
-    """The referee's `on_record`: writes the replay header once the seats have shaken hands."""
+    """The referee's `on_record`: writes the replay header once the seats have shaken hands.
+
+    The header holds the rules the game really played: the start record's, which the game
+    settled (Five Crowns' `party=auto` becomes on or off), not the rules as given.
+    """
 
     def __init__(self, path: Path, header: Mapping[str, Any], bots: Sequence[BotEntry],
                  seats: Sequence[Seat]) -> None:
@@ -88,6 +92,8 @@ class ReplayRecorder:
 
     def __call__(self, record: dict[str, Any]) -> None:
         if self.writer is None:
+            if record.get("type") == "start" and "rules" in record:
+                self.header["rules"] = record["rules"]
             self.writer = ReplayWriter(self.path, {**self.header, "seats": self.seat_info()})
         self.writer.write(record)
 

@@ -219,3 +219,21 @@ def test_stats_with_verify_and_resume_limits(replays: dict[str, Path], tmp_path:
     assert result.exit_code == 0
     policy = load_replay(tmp_path / "r.jsonl").header["policy"]
     assert policy["move_time"] == 3 and policy["startup_time"] == 4
+
+
+def test_the_header_holds_the_rules_the_game_settled(tmp_path: Path) -> None:
+    # Five Crowns settles party=auto into on or off when it starts; the header must say what was
+    # played, as the start record does, or verify finds them different.
+    bots = tuple(BotEntry(f"b{k}", "builtin:random") for k in range(3))
+    job = GameJob(0, "fc", "fivecrowns", {"party": "auto", "turn-cap": "3"}, 4, 0, bots)
+    path = tmp_path / "fc.jsonl"
+    assert run_job(job, None, {}, replay=path)["status"] == "ok"
+    replay = load_replay(path)
+    start = next(r for _, r in replay.records if r["type"] == "start")
+    assert replay.header["rules"]["party"] == start["rules"]["party"] == "off"
+    assert replay.header["rules"] == start["rules"]
+    verify(path)
+    result = runner.invoke(app, ["replay", "resume", str(path), "--at", "10", "--replay",
+                                 str(tmp_path / "again.jsonl")])
+    assert result.exit_code == 0, result.output
+    verify(tmp_path / "again.jsonl")
