@@ -192,15 +192,9 @@ def build_meld(
     for card, _ in placed:
         if card.kind is Kind.SKIP:
             raise MeldError(f"{kind.value} {_show(placed)}: a Skip is never part of a group")
-    if kind in SAME_RANK:
-        return _build_set(kind, placed, rules)
-    if kind is GroupKind.COLOUR:
-        return _build_colour(placed, rules)
-    return _build_run(placed, rules)
-
-
-def _natural_rank(card: Card, rules: MeldRules) -> int | None:
-    return None if rules.is_wild(card) else card.rank
+    if kind is GroupKind.RUN:
+        return _build_run(placed, rules)
+    return _build_same(kind, placed, rules)
 
 
 def _check_natural_declarations(
@@ -212,39 +206,34 @@ def _check_natural_declarations(
             raise MeldError(f"{what}: {card.text} is not wild and cannot stand for {decl}")
 
 
-def _build_set(kind: GroupKind, placed: Sequence[Placed], rules: MeldRules) -> Meld:
+def _build_same(kind: GroupKind, placed: Sequence[Placed], rules: MeldRules) -> Meld:
+    # Sets, books and colour groups share one shape: every card has the same key (its number,
+    # or its colour), and the wilds take that key.
+    colour = kind is GroupKind.COLOUR
+    word, other = ("colour", "number") if colour else ("number", "colour")
+    name = "colour group" if colour else kind.value
     what = f"{kind.value} {_show(placed)}"
-    _check_natural_declarations(placed, rules, what, colour=False)
-    ranks = {card.rank for card, _ in placed if not rules.is_wild(card)}
+    _check_natural_declarations(placed, rules, what, colour)
+    own = {card.suit if colour else card.rank for card, _ in placed if not rules.is_wild(card)}
     declared = {d for card, d in placed if rules.is_wild(card) and d is not None}
-    if any(isinstance(d, str) for d in declared):
-        raise MeldError(f"{what}: a wild in a {kind.value} stands for a number, not a colour")
-    if len(ranks) > 1:
-        raise MeldError(f"{what}: mixes numbers {sorted(ranks)}")
-    ranks |= declared  # type: ignore[arg-type]
-    if len(ranks) > 1:
-        raise MeldError(f"{what}: a wild is declared as another number than the {kind.value}")
-    if not ranks:  # all wild, nothing declared: the cards' own common number, else the highest
-        own = {card.rank for card, _ in placed if card.kind is Kind.NUMBER}
-        ranks = own if len(own) == 1 else {rules.high}
-    rank = int(ranks.pop())
-    return Meld(kind, tuple(c for c, _ in placed), (rank,) * len(placed))
+    if any(isinstance(d, str) != colour for d in declared):
+        raise MeldError(f"{what}: a wild in a {name} stands for a {word}, not a {other}")
+    if len(own) > 1:
+        raise MeldError(f"{what}: mixes {word}s {sorted(own)}")  # type: ignore[type-var]
+    keys: set[int | str] = own | declared  # type: ignore[operator]
+    if len(keys) > 1:
+        raise MeldError(f"{what}: a wild is declared as another {word} than the {name}")
+    key = keys.pop() if keys else _all_wild_key(placed, rules, colour)
+    return Meld(kind, tuple(c for c, _ in placed), (key,) * len(placed))
 
 
-def _build_colour(placed: Sequence[Placed], rules: MeldRules) -> Meld:
-    what = f"colour {_show(placed)}"
-    _check_natural_declarations(placed, rules, what, colour=True)
-    colours = {card.suit for card, _ in placed if not rules.is_wild(card)}
-    declared = {d for card, d in placed if rules.is_wild(card) and d is not None}
-    if any(not isinstance(d, str) for d in declared):
-        raise MeldError(f"{what}: a wild in a colour group stands for a colour, not a number")
-    if len(colours) > 1:
-        raise MeldError(f"{what}: mixes colours {sorted(colours)}")
-    colours |= declared  # type: ignore[arg-type]
-    if len(colours) > 1:
-        raise MeldError(f"{what}: a wild is declared as another colour than the group's")
-    colour = colours.pop() if colours else rules.suits[0]
-    return Meld(GroupKind.COLOUR, tuple(c for c, _ in placed), (colour,) * len(placed))
+def _all_wild_key(placed: Sequence[Placed], rules: MeldRules, colour: bool) -> int | str:
+    """An all-wild group with nothing declared: the first colour; else the cards' own common
+    number (a Five Crowns book of the round's wild rank), else the highest number."""
+    if colour:
+        return rules.suits[0]
+    own = {card.rank for card, _ in placed if card.kind is Kind.NUMBER}
+    return own.pop() if len(own) == 1 else rules.high
 
 
 def _build_run(placed: Sequence[Placed], rules: MeldRules) -> Meld:
