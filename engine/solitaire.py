@@ -5,6 +5,9 @@ The 116 cards are shuffled (``rng_for(seed, "deal", 1)``) into piles of 3, 4, ..
 rank equal to its size. A move puts the draw pile's top card into an open pile and discards one
 card of that pile out of play. A pile whose cards all make books and runs closes; every pile
 closed wins, an empty draw pile first loses. Piles are checked after the deal and every move.
+
+The outcome ranks the player against the deck: place 1 (winners [0]) for a won game, place 2
+(winners []: the deck won) for a lost one. The score is the number of piles closed either way.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ from .game import (
 
 PILE_SIZES: Final = tuple(range(3, 14))  # a pile is named by its dealt size, also its wild rank
 DECKS: Final = 2
+WON: Final = 1  # the player's place in a won game; in a lost one the deck is first
+LOST: Final = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +61,6 @@ class SolitaireRules:
 
     def __post_init__(self) -> None:
         check_fields(self)
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +251,8 @@ class SolitaireState(CardGameState):
         left = [(s, p) for s, p, shut in zip(PILE_SIZES, self.piles, self.closed, strict=True)
                 if not shut]
         closed = sum(self.closed)
-        self._end_game(Outcome(Termination.NORMAL, (1,), (closed,), {
+        place = WON if won else LOST
+        self._end_game(Outcome(Termination.NORMAL, (place,), (closed,), {
             "won": won,
             "piles_closed": closed,
             "open_piles": [s for s, _ in left],

@@ -172,9 +172,7 @@ def totals(lines: Sequence[Mapping[str, Any]], bots: Sequence[BotEntry]) -> list
             row["score"] += line["scores"][seat]
             row["place"] += line["places"][seat]
             row["faults"] += len(line["faults"][seat])
-            if len(line["bots"]) == 1:  # Solitaire: a win is every pile closed
-                row["wins"] += bool((line.get("detail") or {}).get("won"))
-            elif seat in line["winners"]:
+            if seat in line["winners"]:  # none in a lost Solitaire game: the deck won
                 row["wins"] += 1 / len(line["winners"])
     out = []
     for row in rows.values():

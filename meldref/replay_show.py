@@ -244,7 +244,7 @@ def _footer_lines(replay: Replay, names: Sequence[str], seat: int | None) -> lis
         lines.append("no result: the replay is truncated (the game did not finish)")
         return lines
     outcome = result.get("outcome", {})
-    winners = ", ".join(_seat(names, s) for s in outcome.get("winners", []))
+    winners = ", ".join(_seat(names, s) for s in outcome.get("winners", [])) or "none"
     lines.append(f"result ({outcome.get('termination')}): winner {winners}; places "
                  f"{_value(outcome.get('places'))}; scores {_value(outcome.get('scores'))}")
     return lines

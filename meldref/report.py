@@ -32,7 +32,7 @@ def match_table(lines: Sequence[Mapping[str, Any]], title: str) -> Table:
             continue
         detail = line.get("detail") or {}
         progress = detail.get("phases_completed") or detail.get("piles_closed") or ""
-        winners = escape(", ".join(f"{line['bots'][s]} (s{s})" for s in line["winners"]))
+        winners = escape(", ".join(f"{line['bots'][s]} (s{s})" for s in line["winners"]) or "-")
         table.add_row(
             line["game_id"], str(line["seed"]), escape(" ".join(line["bots"])), winners,
             " ".join(map(str, line["scores"])),

@@ -260,9 +260,7 @@ def _count(result: Mapping[str, Any], lines: dict[str, BotLine]) -> None:
         line.place_sum += places[seat]
         line.score_sum += scores[seat]
         line.faults += len(faults[seat])
-        if len(seats) == 1:  # Solitaire: a win is every pile closed
-            line.wins += bool((result.get("detail") or {}).get("won"))
-        elif seat in winners:
+        if seat in winners:  # none in a lost Solitaire game (place 2: the deck won)
             line.wins += 1 / len(winners)
 
 

@@ -344,7 +344,9 @@ class _Referee:
     def forfeit_outcome(self) -> Outcome:
         n = len(self.seats)
         playing = sum(1 for s in range(n) if self.active(s))
-        places = tuple(1 if self.active(s) else playing + 1 for s in range(n))
+        # A lone seat (Solitaire) that forfeits has lost to the game: place 2, as a lost game.
+        last = playing + 1 if n > 1 else 2
+        places = tuple(1 if self.active(s) else last for s in range(n))
         return Outcome(Termination.FORFEIT, places, current_scores(self.state, n))
 
     def rank(self, outcome: Outcome) -> Outcome:

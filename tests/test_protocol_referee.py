@@ -113,7 +113,9 @@ def test_autoplay_keeps_playing_and_ranks_normally() -> None:
 
 def test_solitaire_like_single_seat_forfeit() -> None:
     record = play_game(GAME, GAME.rules(), seats("builtin:crasher"), 2)
-    assert record.outcome.termination == "forfeit" and record.outcome.places == (1,)
+    # Alone and out: it has lost (place 2, no winner), as a lost Solitaire game.
+    assert record.outcome.termination == "forfeit" and record.outcome.places == (2,)
+    assert record.outcome.winners == ()
 
 
 def test_clock_charges_only_time_over_the_allowance() -> None:

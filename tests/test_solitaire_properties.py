@@ -63,6 +63,8 @@ def test_games_keep_cards_piles_and_secrets(game: tuple[int, str, str]) -> None:
     out = state.outcome
     assert out is not None and moves <= 28
     assert out.detail["won"] == all(state.closed) == (out.scores == (11,))
+    assert out.places == ((1,) if out.detail["won"] else (2,))
+    assert out.winners == ((0,) if out.detail["won"] else ())
     assert out.scores == (sum(state.closed),)
     assert moves == 28 or out.detail["won"]
 

@@ -95,7 +95,7 @@ def test_winning_closes_every_pile() -> None:
     assert [e.kind for e in events] == ["place", "close", "game_over"]
     out = state.outcome
     assert out is not None and out.termination is Termination.NORMAL
-    assert out.scores == (11,) and out.places == (1,)
+    assert out.scores == (11,) and out.places == (1,) and out.winners == (0,)
     assert out.detail["won"] is True and out.detail["points_left"] == 0
     assert state.to_move is None and state.decision == "over"
     assert state.why_illegal(Place(3, Card.parse("9S"))) == "the game is over"
@@ -109,6 +109,9 @@ def test_losing_when_the_draw_pile_runs_out() -> None:
     assert events[-1].kind == "game_over"
     out = state.outcome
     assert out is not None and out.detail["won"] is False and out.scores == (2,)
+    # The deck won: the player is second, and nobody is among the winners.
+    assert out.places == (2,) and out.winners == ()
+    assert events[-1].public["places"] == [2] and events[-1].public["winners"] == []
     assert out.detail["open_piles"] == [s for s in PILE_SIZES if s not in (4, 13)]
     assert out.detail["cards_left"] == sum(PILE_SIZES) - 4 - 13
     assert out.detail["points_left"] > 0 and out.detail["moves"] == 1

@@ -163,6 +163,22 @@ def test_shared_wins_split_and_head_to_head() -> None:
     assert data["head_to_head"]["score"] == 0.25 and data["sprt"]["verdict"] is None
 
 
+def test_solitaire_wins_are_won_games_only() -> None:
+    # A lost Solitaire game places the player 2nd (the deck won) with no winner; a won one 1st.
+    results = [{**_result(i, [bot], [place], [score]), "seed": i}
+               for i, (bot, place, score) in enumerate([("a", 1, 11), ("a", 2, 7), ("b", 2, 9)])]
+    lines = {line.name: line for line in compute_standings(results, ["a", "b"]).lines}
+    assert lines["a"].wins == 1 and lines["a"].mean_place == 1.5
+    assert lines["b"].wins == 0 and lines["b"].games == 1
+    from meldref.match import totals
+    from meldref.schedule import BotEntry
+
+    rows = totals([{**r, "winners": [s for s, p in enumerate(r["places"]) if p == 1]}
+                   for r in results], [BotEntry("a", "builtin:greedy"),
+                                       BotEntry("b", "builtin:random")])
+    assert {row["bot"]: row["wins"] for row in rows} == {"a": 1, "b": 0}
+
+
 def test_results_file_loses_only_a_cut_last_line(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
     path.write_bytes(b'{"game_id": "a"}\n{"game_id": "b"}\n{"game_id": "c", "sta')
