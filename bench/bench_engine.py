@@ -1,53 +1,119 @@
-"""Phase 10 engine speed: full 4-player games between in-process bots.
+"""Engine speed: full games between in-process bots, optionally against an older engine.
 
-    python bench/bench_engine.py [--games N] [--players P] [--bots random,greedy] [--profile]
+    python bench/bench_engine.py [--game phase10] [--games N] [--players P]
+                                 [--bots random,greedy] [--against REV] [--rounds K] [--profile]
 
-Prints games/s and decisions/s (every applied action is a decision: draw, lay, hit, discard)
-per bot kind, by this process's CPU time (steady on a shared machine) and by the wall clock; with
---profile, the ten functions with the most own time. Numbers compare runs on one machine only.
+Prints games/s and decisions/s (every applied action is a decision: draw, lay, hit, discard,
+place) per bot kind, by this process's CPU time and by the wall clock.
+
+Absolute numbers say little on a shared machine. `--against REV` loads the engine as it was at
+git revision REV (the engine imports nothing outside its folder, so a copy of `engine/` is a
+complete engine) and runs both in this process, interleaved over `--rounds` rounds on the same
+seeds, then prints the ratio current/baseline: the number to quote when a change claims speed.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
 import io
 import pstats
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-from meldref.engine.phase10 import GAME, Phase10Rules
-from meldref.engine.play import play_inprocess
+import meldref.engine
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def bench(kind: str, games: int, players: int, rules: Phase10Rules) -> tuple[int, float, float]:
+def load_engine(rev: str) -> ModuleType:
+    """The engine package as it was at git revision `rev`, imported under a name of its own."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "engine"],
+        capture_output=True, check=False,
+    )
+    if archive.returncode != 0:
+        sys.exit(f"cannot read engine/ at {rev!r}: {archive.stderr.decode().strip()}")
+    folder = Path(tempfile.mkdtemp(prefix="meldref-bench-"))
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(folder, filter="data")
+    name = "baseline_engine"
+    (folder / "engine").rename(folder / name)
+    sys.path.insert(0, str(folder))
+    package = importlib.import_module(name)
+    if not (folder / name / "play.py").exists():
+        sys.exit(f"engine at {rev!r} has no play.py (play_inprocess): pick a later revision")
+    return package
+
+
+def bench(engine: ModuleType, game: str, kind: str, games: int, players: int) -> tuple[int, float,
+                                                                                      float]:
     """(decisions, CPU seconds, wall seconds) of `games` games of `kind` bots, seeds 0..games-1."""
+    info = importlib.import_module(f"{engine.__name__}.game").find_game(game)
+    play = importlib.import_module(f"{engine.__name__}.play").play_inprocess
+    rules = info.rules()
     decisions = 0
     cpu, wall = time.process_time(), time.perf_counter()
     for seed in range(games):
-        bots = [GAME.bots[kind](seed * 100 + i) for i in range(players)]
-        _, actions = play_inprocess(GAME, rules, bots, seed)
+        bots = [info.bots[kind](seed * 100 + i) for i in range(players)]
+        _, actions = play(info, rules, bots, seed)
         decisions += len(actions)
     return decisions, time.process_time() - cpu, time.perf_counter() - wall
 
 
+def line(label: str, games: int, decisions: int, cpu: float, wall: float) -> str:
+    return (f"{label:>16}: {games} games, {decisions} decisions | CPU {games / cpu:7.2f} games/s "
+            f"{decisions / cpu:8.0f} decisions/s | wall {decisions / wall:8.0f} decisions/s")
+
+
+def compare(args: argparse.Namespace, kind: str, base: ModuleType) -> None:
+    totals: dict[str, list[Any]] = {"current": [0, 0.0, 0.0], args.against: [0, 0.0, 0.0]}
+    engines = {"current": meldref.engine, args.against: base}
+    for r in range(args.rounds):
+        order = list(engines) if r % 2 == 0 else list(reversed(engines))
+        for label in order:
+            d, cpu, wall = bench(engines[label], args.game, kind, args.games, args.players)
+            totals[label] = [totals[label][0] + d, totals[label][1] + cpu, totals[label][2] + wall]
+    n = args.games * args.rounds
+    for label, (d, cpu, wall) in totals.items():
+        print(line(f"{kind} {label}"[:16], n, d, cpu, wall))
+    (dc, cc, _), (db, cb, _) = totals["current"], totals[args.against]
+    same = "" if dc == db else "  (the games differ: behaviour changed, compare per decision)"
+    print(f"{kind:>16}: current/baseline decisions per CPU second = {(dc / cc) / (db / cb):.3f}"
+          f"{same}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="phase10")
     parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--players", type=int, default=None, help="default: 4 (1 for solitaire)")
     parser.add_argument("--bots", default="random,greedy")
+    parser.add_argument("--against", metavar="REV", help="git revision of a baseline engine")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds with --against")
     parser.add_argument("--profile", action="store_true", help="cProfile top 10 by own time")
     args = parser.parse_args()
-    rules = Phase10Rules()
+    if args.players is None:
+        args.players = 1 if args.game == "solitaire" else 4
+    base = load_engine(args.against) if args.against else None
     for kind in args.bots.split(","):
+        if base is not None:
+            compare(args, kind, base)
+            continue
         profiler = cProfile.Profile() if args.profile else None
         if profiler:
             profiler.enable()
-        decisions, cpu, wall = bench(kind, args.games, args.players, rules)
+        decisions, cpu, wall = bench(meldref.engine, args.game, kind, args.games, args.players)
         if profiler:
             profiler.disable()
-        print(f"{kind:>7}: {args.games} games, {decisions} decisions | CPU "
-              f"{args.games / cpu:7.2f} games/s {decisions / cpu:8.0f} decisions/s | wall "
-              f"{args.games / wall:7.2f} games/s {decisions / wall:8.0f} decisions/s")
+        print(line(kind, args.games, decisions, cpu, wall))
         if profiler:
             out = io.StringIO()
             pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(10)
