@@ -11,7 +11,6 @@ import json
 import random
 import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -83,13 +82,29 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _limits(move_time: float | None, startup_time: float | None) -> dict[str, Any]:
-    limits: dict[str, Any] = {}
-    if move_time is not None:
-        limits["move-time"] = move_time
-    if startup_time is not None:
-        limits["startup-time"] = startup_time
-    return limits
+TimeBankOpt = Annotated[float | None, typer.Option(
+    help="Seconds of time bank each seat starts a game with (default 5).")]
+IncrementOpt = Annotated[float | None, typer.Option(
+    help="Seconds added to the bank after every decision (default 0).")]
+MaxBankOpt = Annotated[float | None, typer.Option(
+    help="The bank never grows over this many seconds (default: no cap).")]
+OnFailureOpt = Annotated[str | None, typer.Option(
+    help="After a bot's final failure: forfeit (out, ranked last; default) or autoplay "
+    "(the referee plays its turns, ranked normally).")]
+HintsOpt = Annotated[bool | None, typer.Option(
+    "--hints/--no-hints", help="Send the legal actions (`legal` lines) with every request "
+    "(default on); --no-hints makes bots build their own actions.")]
+
+
+def _limits(move_time: float | None, startup_time: float | None, *,
+            time_bank: float | None = None, increment: float | None = None,
+            max_bank: float | None = None, on_failure: str | None = None,
+            hints: bool | None = None) -> dict[str, Any]:
+    """The `[limits]` keys given on the command line (None: not given)."""
+    given = {"move-time": move_time, "startup-time": startup_time, "time-bank": time_bank,
+             "increment": increment, "max-bank": max_bank, "on-failure": on_failure,
+             "legal-hints": hints}
+    return {key: value for key, value in given.items() if value is not None}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -113,20 +128,27 @@ def match(
     move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
     startup_time: Annotated[float | None, typer.Option(
         help="Seconds a bot program has to start and say ready.")] = None,
+    time_bank: TimeBankOpt = None,
+    increment: IncrementOpt = None,
+    max_bank: MaxBankOpt = None,
+    on_failure: OnFailureOpt = None,
+    hints: HintsOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
                                           "(deterministic: no times).")] = False,
 ) -> None:
     """Play one or more games between bots and print who won."""
-    from .match import build_match, match_json, preflight, run_match
+    from .match import build_match, match_json, preflight, run_match, with_announced_names
     from .report import match_table, totals_table
 
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     try:
+        limits = _limits(move_time, startup_time, time_bank=time_bank, increment=increment,
+                         max_bank=max_bank, on_failure=on_failure, hints=hints)
         spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
-                           _limits(move_time, startup_time), replay)
-        with tempfile.TemporaryDirectory() as logs:  # for a failing bot's last words
-            preflight(spec.game, spec.bots, startup_time or 10.0, Path(logs), keep_log=False)
+                           limits, replay)
+        announced = preflight(spec.game, spec.bots, startup_time or 10.0)
+        spec = with_announced_names(spec, announced)  # results show each bot's `id name`
     except ConfigError as exc:
         fail(str(exc))
     began = time.perf_counter()
@@ -178,6 +200,11 @@ def tournament(
     move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
     startup_time: Annotated[float | None, typer.Option(
         help="Seconds a bot program has to start and say ready.")] = None,
+    time_bank: TimeBankOpt = None,
+    increment: IncrementOpt = None,
+    max_bank: MaxBankOpt = None,
+    on_failure: OnFailureOpt = None,
+    hints: HintsOpt = None,
     keep_logs: Annotated[bool, typer.Option(
         help="Keep every bot's stderr log, not only those of failed games.")] = False,
     stop_after: Annotated[int | None, typer.Option(
@@ -186,6 +213,7 @@ def tournament(
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Play a round robin or gauntlet, streaming results to disk; print standings."""
+    from .config import with_announced_names
     from .match import preflight
     from .tournament import check_folder, run_tournament
 
@@ -194,17 +222,21 @@ def tournament(
         overrides = {
             "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
             "format": fmt, "duplicate": duplicate, "seed": seed, "out": out_dir, "sprt": sprt,
-            "rules": parse_pairs(rules or []), "limits": _limits(move_time, startup_time),
+            "rules": parse_pairs(rules or []),
+            "limits": _limits(move_time, startup_time, time_bank=time_bank,
+                              increment=increment, max_bank=max_bank, on_failure=on_failure,
+                              hints=hints),
         }
         cfg = build_config(data, overrides)
         startup = float(cfg.limits.get("startup-time", 10.0))
+        announced = preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs")
+        cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
         check_folder(cfg)
-        preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs")
     except ConfigError as exc:
         fail(str(exc))
     stop_on_sigterm()
     run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
-    _print_tournament(run, as_json)
+    _print_tournament(run, cfg, as_json)
     if run.stopped == "interrupted":
         err.print(f"interrupted: {run.missing} games missing; rerun the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -244,13 +276,14 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
     return run
 
 
-def _print_tournament(run: Any, as_json: bool) -> None:
+def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
+    from .match import bots_json
     from .report import head_to_head_lines, standings_table
 
     if as_json:
         data = {"folder": str(run.folder), "games": run.total, "played_now": run.played,
                 "found_done": run.already_done, "missing": run.missing, "stopped": run.stopped,
-                **run.standings.to_json()}
+                "bots": bots_json(cfg.plan.bots), **run.standings.to_json()}
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     out.print(standings_table(run.standings))
@@ -432,8 +465,7 @@ def play(
             raise ConfigError(f"--seat {seat}: seats are 0..{len(specs)}")
         info.check_players(len(specs) + 1)
         rule_set = info.rules(parse_pairs(rules or []))
-        bots = bot_entries(specs)
-        preflight(info.name, bots, 10.0)
+        bots = bot_entries(specs, None, preflight(info.name, bot_entries(specs), 10.0))
     except (ConfigError, KeyError, ValueError) as exc:
         fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
     entries = [*bots[:seat], BotEntry("you", "human"), *bots[seat:]]

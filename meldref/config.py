@@ -14,9 +14,11 @@ sprt = "0,10,0.05,0.05"    # two bots only: stop once H0 or H1 is accepted
 [rules]                    # rule options, as `--rules KEY=VALUE`
 phases-to-win = 3
 
-[limits]                   # the match policy (seconds)
+[limits]                   # the match policy (seconds); see LIMIT_KEYS
 move-time = 1.0
 startup-time = 5.0
+max-bank = 30.0            # the time bank never grows over this (default: no cap)
+legal-hints = false        # send no `legal` lines: bots build their own actions
 
 [[bot]]
 name = "greedy"
@@ -35,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from .engine.game import GAME_NAMES, RuleOptionError, find_game
-from .schedule import BotEntry, Plan, bot_entries
+from .schedule import Plan, bot_entries
 from .standings import SprtSpec
 
 LIMIT_KEYS = ("move-time", "first-move-time", "startup-time", "time-bank", "increment",
-              "illegal-retries", "on-failure")
+              "max-bank", "illegal-retries", "on-failure", "legal-hints")
 TOP_KEYS = {"game", "format", "players", "games", "duplicate", "seed", "jobs", "out", "sprt",
             "rules", "limits", "bot", "bots"}
 
@@ -57,6 +59,7 @@ class TournamentConfig:
     out: Path | None = None
     limits: Mapping[str, Any] = field(default_factory=dict)
     sprt: SprtSpec | None = None
+    given_names: tuple[str | None, ...] = ()  # per bot: the name the configuration gave, or None
 
     @property
     def folder(self) -> Path:
@@ -95,7 +98,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _bots_from_data(data: Mapping[str, Any]) -> list[BotEntry]:
+def _bots_from_data(data: Mapping[str, Any]) -> tuple[list[str], list[str | None]]:
     specs: list[str] = []
     names: list[str | None] = []
     for item in data.get("bots", []):
@@ -108,15 +111,16 @@ def _bots_from_data(data: Mapping[str, Any]) -> list[BotEntry]:
             raise ConfigError(f"[[bot]] needs cmd = \"...\" (got {item!r})")
         specs.append(item["cmd"])
         names.append(item.get("name"))
-    return bot_entries(specs, names)
+    return specs, names
 
 
 def build_config(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> TournamentConfig:
     """A checked configuration from TOML data with command-line values on top."""
     merged = {**data, **{k: v for k, v in overrides.items() if v not in (None, [], {})}}
     game = _game(merged.get("game", "phase10"))
-    bots = (bot_entries(overrides["bots"]) if overrides.get("bots")
-            else _bots_from_data(data))
+    specs, names = ((list(overrides["bots"]), [None] * len(overrides["bots"]))
+                    if overrides.get("bots") else _bots_from_data(data))
+    bots = bot_entries(specs, names)
     rules = {k: option_text(v) for k, v in dict(data.get("rules", {})).items()}
     rules.update(overrides.get("rules") or {})
     players = _int(merged, "players", _default_players(game, len(bots)), 1)
@@ -128,7 +132,16 @@ def build_config(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> Tourn
     limits = _limits(data.get("limits", {}), overrides.get("limits") or {})
     sprt = _sprt(merged.get("sprt"), len(bots))
     out = Path(merged["out"]) if merged.get("out") else None
-    return TournamentConfig(plan, _int(merged, "jobs", 1, 1), out, limits, sprt)
+    return TournamentConfig(plan, _int(merged, "jobs", 1, 1), out, limits, sprt, tuple(names))
+
+
+def with_announced_names(config: TournamentConfig,
+                         announced: Mapping[str, str]) -> TournamentConfig:
+    """The configuration with its bots named as results show them: a name the configuration
+    gave, else the program's `id name` (`announced`: spec -> name), else the default name."""
+    specs = [b.spec for b in config.plan.bots]
+    bots = bot_entries(specs, list(config.given_names) or None, announced)
+    return replace(config, plan=replace(config.plan, bots=tuple(bots)))
 
 
 def _game(name: Any) -> str:
@@ -159,10 +172,16 @@ def _format(data: Mapping[str, Any]) -> Any:
 
 
 def _limits(data: Mapping[str, Any], flags: Mapping[str, Any]) -> dict[str, Any]:
+    from .runner import make_policy
+
     merged = {str(k).replace("_", "-"): v for k, v in {**data, **flags}.items() if v is not None}
     unknown = set(merged) - set(LIMIT_KEYS)
     if unknown:
         raise ConfigError(f"[limits]: unknown keys {sorted(unknown)}; known: {list(LIMIT_KEYS)}")
+    try:
+        make_policy(merged)  # wrong values stop the command here, not every game later
+    except ValueError as exc:
+        raise ConfigError(f"[limits]: {exc}") from None
     return merged
 
 

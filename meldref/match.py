@@ -6,6 +6,9 @@ deterministic bots prints the same bytes every run.
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +17,7 @@ from typing import Any
 from .config import ConfigError
 from .engine.game import RuleOptionError, find_game, rules_to_json
 from .protocol.errors import BotError
-from .runner import make_policy, run_job, which_missing
+from .runner import make_policy, run_job, safe_name, which_missing
 from .schedule import BotEntry, GameJob, bot_entries
 
 DEFAULT_SEATS = {"phase10": 4, "fivecrowns": 4, "solitaire": 1}
@@ -81,46 +84,67 @@ def build_match(game: str, specs: Sequence[str], players: int | None, seed: int,
 
 
 def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
-              log_dir: Path | None = None, keep_log: bool = True) -> None:
+              keep_dir: Path | None = None) -> dict[str, str]:
     """Start every distinct bot program once (handshake) so a wrong command fails before any
-    game; `ConfigError` naming the bot and the reason (with the end of its stderr when
-    `log_dir` is given; `keep_log`: the log stays there and the message names it)."""
+    game; `ConfigError` naming the bot and the reason, with the end of its stderr (the whole
+    log is copied to `keep_dir`, when given, and named). Returns the `id name` each program
+    announced, by spec (for `named_bots`)."""
     from .protocol.seats import seat_from_spec
 
     info = find_game(game)
-    for bot in {b.spec: b for b in bots}.values():
-        if bot.spec.strip().startswith("builtin:"):
+    announced: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
+        for k, bot in enumerate({b.spec: b for b in bots}.values()):
+            if bot.spec.strip().startswith("builtin:"):
+                try:
+                    seat_from_spec(bot.spec, info).close()
+                except ValueError as exc:
+                    raise ConfigError(str(exc)) from None
+                continue
+            missing = which_missing(bot.spec)
+            if missing:
+                raise ConfigError(missing)
+            log = Path(logs) / f"preflight-{k}-{safe_name(bot.name)}.stderr"
+            seat = seat_from_spec(bot.spec, info, log_path=log)
             try:
-                seat_from_spec(bot.spec, info).close()
-            except ValueError as exc:
-                raise ConfigError(str(exc)) from None
-            continue
-        missing = which_missing(bot.spec)
-        if missing:
-            raise ConfigError(missing)
-        log = None
-        if log_dir is not None:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            log = log_dir / f"preflight-{bot.name}.stderr"
-        seat = seat_from_spec(bot.spec, info, log_path=log)
-        try:
-            seat.connect(startup_time)
-        except BotError as exc:
+                seat.connect(startup_time)
+            except BotError as exc:
+                seat.close()
+                where = _stderr_tail(_kept(log, keep_dir))
+                raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}{where}"
+                                  ) from None
             seat.close()
-            where = _stderr_tail(log, keep_log)
-            raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}{where}"
-                              ) from None
-        seat.close()
-        if log is not None and log.exists() and log.stat().st_size == 0:
-            log.unlink()
+            name = " ".join(str(getattr(seat, "ids", {}).get("name") or "").split())
+            if name:
+                announced[bot.spec] = name
+    return announced
 
 
-def _stderr_tail(log: Path | None, named: bool) -> str:
-    if log is None or not log.exists() or not log.stat().st_size:
+def _kept(log: Path, keep_dir: Path | None) -> tuple[Path, bool]:
+    """The log to quote, and whether it stays on disk (copied to `keep_dir`) to be named."""
+    if keep_dir is None or not log.exists():
+        return log, False
+    keep_dir.mkdir(parents=True, exist_ok=True)
+    kept = keep_dir / log.name
+    shutil.copyfile(log, kept)
+    return kept, True
+
+
+def _stderr_tail(where: tuple[Path, bool]) -> str:
+    log, named = where
+    if not log.exists() or not log.stat().st_size:
         return ""
     tail = log.read_bytes()[-300:].decode("utf-8", "replace").strip().splitlines()[-2:]
-    where = f" ({log})" if named else ""
-    return f"; its stderr{where} ends: {' / '.join(tail)}"
+    shown = f" ({log})" if named else ""
+    return f"; its stderr{shown} ends: {' / '.join(tail)}"
+
+
+def with_announced_names(spec: MatchSpec, announced: Mapping[str, str]) -> MatchSpec:
+    """The match with its bots named as results show them: the name each program announced
+    (`id name`; `announced`: spec -> name), else the built-in's or the program's file name;
+    made unique with #1, #2... (copies of one bot, or two bots announcing one name)."""
+    bots = bot_entries([b.spec for b in spec.bots], None, announced)
+    return dataclasses.replace(spec, bots=tuple(bots))
 
 
 def run_match(spec: MatchSpec) -> list[dict[str, Any]]:
@@ -190,7 +214,14 @@ def match_json(spec: MatchSpec, lines: Sequence[Mapping[str, Any]]) -> dict[str,
         "rules": rules_to_json(info.rules(dict(spec.rules))),
         "seed": spec.seed,
         "players": len(spec.bots),
-        "bots": [{"name": b.name, "spec": b.spec} for b in spec.bots],
+        "bots": bots_json(spec.bots),
         "games": [game_summary(line) for line in lines],
         "totals": totals(lines, spec.bots),
     }
+
+
+def bots_json(bots: Sequence[BotEntry]) -> list[dict[str, Any]]:
+    """Each bot's name in the results and how it was seated (`command`: null for built-ins)."""
+    return [{"name": b.name, "spec": b.spec,
+             "command": None if b.spec.strip().startswith("builtin:") else b.spec}
+            for b in bots]

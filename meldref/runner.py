@@ -33,11 +33,36 @@ def make_policy(limits: Mapping[str, Any]) -> MatchPolicy:
         if name not in POLICY_FIELDS:
             raise ValueError(f"unknown limit {key!r}; known: "
                              f"{', '.join(sorted(f.replace('_', '-') for f in POLICY_FIELDS))}")
+        _check_limit(key, name, value)
         kwargs[name] = value
     try:
         return MatchPolicy(**kwargs)
     except TypeError as exc:
         raise ValueError(str(exc)) from None
+
+
+def _check_limit(key: str, name: str, value: Any) -> None:
+    # TOML hands over any type; the policy itself checks ranges, not types.
+    kind = POLICY_TYPES.get(name, "number")
+    if kind == "bool":
+        ok = isinstance(value, bool)
+        wanted = "true or false"
+    elif kind == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        wanted = "a whole number"
+    elif kind == "text":
+        ok = isinstance(value, str)
+        wanted = "forfeit or autoplay"
+    else:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok or (value is None and name == "max_bank")
+        wanted = "a number of seconds"
+    if not ok:
+        raise ValueError(f"limit {key} = {value!r}: {wanted}")
+
+
+POLICY_TYPES = {"illegal_retries": "int", "max_actions": "int", "legal_hints": "bool",
+                "on_failure": "text"}
 
 
 def bot_seed(game_seed: int, seat: int) -> int:

@@ -98,10 +98,15 @@ class Plan:
                        tuple(seats))
 
 
-def bot_entries(specs: Sequence[str], names: Sequence[str | None] | None = None) -> list[BotEntry]:
-    """Bots from specs, named after the built-in or the program, made unique with #2, #3..."""
+def bot_entries(specs: Sequence[str], names: Sequence[str | None] | None = None,
+                announced: Mapping[str, str] | None = None) -> list[BotEntry]:
+    """Bots from specs, named by `names` (given ones), else by `announced` (spec -> the `id
+    name` the program sent), else after the built-in or the program; made unique with #1,
+    #2... when a name comes more than once."""
     names = list(names or [None] * len(specs))
-    raw = [name or default_name(spec) for spec, name in zip(specs, names, strict=True)]
+    announced = announced or {}
+    raw = [name or announced.get(spec) or default_name(spec)
+           for spec, name in zip(specs, names, strict=True)]
     out: list[BotEntry] = []
     seen: dict[str, int] = {}
     for name, spec in zip(raw, specs, strict=True):

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from meldref.cli import app
-from meldref.replay import verify
+from meldref.replay import load_replay, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 4"
@@ -69,6 +69,49 @@ def test_subprocess_bot_and_rotation_over_several_games(tmp_path: Path) -> None:
         verify(path)
 
 
+NAMELESS_BOT = """
+import sys
+legal = []
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "meldref":
+        print("ready", flush=True)
+    elif words[0] == "view":
+        legal = []
+    elif words[0] == "legal":
+        legal.append(" ".join(words[1:]))
+    elif words[0] == "go":
+        print(f"action {words[1]} {legal[0]}", flush=True)
+    elif words[0] == "quit":
+        break
+"""
+
+
+def test_results_name_bots_by_their_id_name(tmp_path: Path) -> None:
+    # The name a program announces (`id name`) is what results show, made unique when two
+    # bots announce the same; a program without `id name` is named after its file.
+    nameless = tmp_path / "nameless.py"
+    nameless.write_text(NAMELESS_BOT)
+    twin = f"{RANDOM_BOT} --name twin"
+    other = f"{RANDOM_BOT} --seed 5 --name twin"
+    code, stdout, _ = match("phase10", "--bot", twin, "--bot", other, "--bot",
+                            f"{sys.executable} {nameless}", "--seed", "3", "--rules",
+                            "phases-to-win=1", "--json")
+    assert code == 0, stdout
+    data = json.loads(stdout)
+    assert data["bots"] == [
+        {"name": "twin#1", "spec": twin, "command": twin},
+        {"name": "twin#2", "spec": other, "command": other},
+        {"name": "nameless", "spec": f"{sys.executable} {nameless}",
+         "command": f"{sys.executable} {nameless}"}]
+    assert data["games"][0]["seats"] == ["twin#1", "twin#2", "nameless"]
+    code, stdout, _ = match("phase10", "--bot", twin, "--players", "2", "--seed", "3",
+                            "--rules", "phases-to-win=1")
+    assert code == 0 and "twin#1 twin#2" in stdout
+
+
 def test_players_sets_the_number_of_default_seats(tmp_path: Path) -> None:
     code, stdout, _ = match("--players", "2", "--seed", "3", "--json", "--replay",
                             str(tmp_path / "one.jsonl"))
@@ -81,10 +124,28 @@ def test_players_sets_the_number_of_default_seats(tmp_path: Path) -> None:
 
 def test_limits_reach_the_referee(tmp_path: Path) -> None:
     code, _, _ = match("--players", "2", "--seed", "1", "--move-time", "0.5", "--startup-time",
-                       "2", "--replay", str(tmp_path / "g.jsonl"))
+                       "2", "--time-bank", "1.5", "--increment", "0.1", "--max-bank", "4",
+                       "--on-failure", "autoplay", "--replay", str(tmp_path / "g.jsonl"))
     assert code == 0
     header = json.loads((tmp_path / "g.jsonl").read_text().splitlines()[0])
     assert header["policy"]["move_time"] == 0.5 and header["policy"]["startup_time"] == 2
+    assert (header["policy"]["time_bank"], header["policy"]["increment"],
+            header["policy"]["max_bank"], header["policy"]["on_failure"],
+            header["policy"]["legal_hints"]) == (1.5, 0.1, 4, "autoplay", True)
+
+
+def test_no_hints_sends_no_legal_lines(tmp_path: Path) -> None:
+    # No `legal` lines: random_bot.py builds its own actions and plays cleanly, while a bot
+    # that only copies hints (the nameless one above) has nothing to copy and fails.
+    nameless = tmp_path / "nameless.py"
+    nameless.write_text(NAMELESS_BOT)
+    args = ["solitaire", "--seed", "1", "--replay", str(tmp_path / "s.jsonl"), "--json"]
+    code, stdout, _ = match(*args, "--bot", RANDOM_BOT, "--no-hints")
+    assert code == 0 and json.loads(stdout)["games"][0]["faults"] == [[]]
+    assert load_replay(tmp_path / "s.jsonl").header["policy"]["legal_hints"] is False
+    code, stdout, _ = match(*args, "--bot", f"{sys.executable} {nameless}", "--no-hints")
+    (faults,) = json.loads(stdout)["games"][0]["faults"]
+    assert code == 0 and faults and faults[-1]["fatal"]
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -98,6 +159,8 @@ def test_limits_reach_the_referee(tmp_path: Path) -> None:
      "--players 3"),
     (["phase10", "--games", "0"], "--games 0"),
     (["phase10", "--move-time", "-1"], "positive"),
+    (["phase10", "--max-bank", "1", "--time-bank", "2"], "below time_bank"),
+    (["phase10", "--on-failure", "retry"], "forfeit or autoplay"),
 ])
 def test_bad_input_exits_2_with_the_reason(args: list[str], message: str) -> None:
     code, stdout, stderr = match(*args)

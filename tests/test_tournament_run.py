@@ -43,7 +43,10 @@ def test_subprocess_bots_two_jobs_duplicate_deals(tmp_path: Path) -> None:
     assert code == 0, stdout
     data = json.loads(stdout)
     assert data["games"] == 4 and data["played_now"] == 4 and data["missing"] == 0
-    assert {line["bot"] for line in data["standings"]} == {"random_bot", "greedy"}
+    # Results name a program by its `id name` (random_bot.py --name r1 says `id name r1`).
+    assert {line["bot"] for line in data["standings"]} == {"r1", "greedy"}
+    assert {b["name"]: b["command"] for b in data["bots"]} == {
+        "r1": f"{RANDOM_BOT} --seed 1 --name r1", "greedy": None}
     assert data["head_to_head"]["wins"] + data["head_to_head"]["draws"] + \
         data["head_to_head"]["losses"] == 4
     lines = results(out)
@@ -151,7 +154,7 @@ def test_failed_games_are_listed_with_their_logs(tmp_path: Path) -> None:
     assert len(failures) == 2
     game_id, seat, bot, outcome, log, replay = failures[0].split("\t")
     assert game_id.startswith("t00-")
-    assert outcome == "crashed" and bot == "bad_bot" and seat in ("seat 0", "seat 1")
+    assert outcome == "crashed" and bot == "bad-crash" and seat in ("seat 0", "seat 1")
     assert (out / log).exists() and (out / replay).exists()
     assert "failures:" in stdout
     for r in results(out):
@@ -178,6 +181,51 @@ def test_config_file_runs(tmp_path: Path) -> None:
     data = json.loads(stdout)
     assert code == 0 and data["games"] == 4
     assert all("champ" in r["bots"] for r in results(tmp_path / "o"))
+
+
+def test_config_names_id_names_and_limits(tmp_path: Path) -> None:
+    # A name given in the configuration wins; otherwise the program's `id name` is shown.
+    # [limits] reach every game's referee: max-bank, and legal-hints = false (no `legal`
+    # lines: random_bot.py then builds its own actions).
+    config = tmp_path / "t.toml"
+    config.write_text(f'games = 2\nout = "{tmp_path / "o"}"\n[rules]\nturn-cap = 30\nhand-cap = 2\n'
+                      f'[[bot]]\nname = "champ"\ncmd = "{RANDOM_BOT} --name given"\n'
+                      f'[[bot]]\ncmd = "{RANDOM_BOT} --seed 2 --name announced"\n'
+                      '[limits]\ntime-bank = 2.0\nmax-bank = 3.5\nincrement = 0.25\n'
+                      'legal-hints = false\non-failure = "autoplay"\n')
+    code, stdout = invoke(str(config), "--json", "--no-progress")
+    assert code == 0, stdout
+    data = json.loads(stdout)
+    assert {line["bot"] for line in data["standings"]} == {"champ", "announced"}
+    assert data["standings"][0]["faults"] == data["standings"][1]["faults"] == 0
+    lines = results(tmp_path / "o")
+    verify_all(tmp_path / "o")
+    policy = json.loads((tmp_path / "o" / lines[0]["replay"]).read_text().splitlines()[0])[
+        "policy"]
+    assert (policy["max_bank"], policy["increment"], policy["legal_hints"],
+            policy["on_failure"]) == (3.5, 0.25, False, "autoplay")
+
+
+@pytest.mark.parametrize(("limits", "message"), [
+    ("legal-hints = 0", "true or false"),
+    ("max-bank = 1.0", "below time_bank"),
+    ('move-time = "fast"', "a number of seconds"),
+    ('on-failure = "retry"', "forfeit or autoplay"),
+    ("max-bankk = 3", "unknown keys"),
+])
+def test_bad_limits_stop_before_any_game(tmp_path: Path, limits: str, message: str) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(f'bots = ["builtin:greedy", "builtin:random"]\n[limits]\n{limits}\n')
+    result = runner.invoke(app, ["tournament", str(config), "--out", str(tmp_path / "o"),
+                                 "--no-progress"])
+    assert result.exit_code == 2 and message in " ".join(result.stderr.split())
+    assert not (tmp_path / "o" / "results.jsonl").exists()
+
+
+def verify_all(folder: Path) -> None:
+    """Every replay a tournament wrote re-simulates."""
+    for line in results(folder):
+        verify(folder / line["replay"])
 
 
 @pytest.mark.parametrize(("args", "message"), [
