@@ -53,6 +53,12 @@ def fields_sent(lines: Iterable[str]) -> Fields:
                     out["value", f"{words[1]}.{key}"].add(value)
         elif kind == "rule":
             out["rule", ""].add(words[1])
+        out["type", ""].add(kind)
+        if kind in ("view", "gameover", "item", "event"):  # keys whose values hold `_`
+            pairs = words[1::2] if kind in ("view", "gameover") else words[2::2]
+            values = words[2::2] if kind in ("view", "gameover") else words[3::2]
+            out["underscore", ""].update(k for k, v in zip(pairs, values, strict=False)
+                                         if "_" in v)
     return out
 
 
@@ -275,3 +281,99 @@ def test_every_event_the_engine_makes_is_documented_and_seen(sent: dict[str, Fie
     seen = {kind for fields in sent.values() for line, kind in fields if line == "event"}
     assert made - documented == set(), f"undocumented events {sorted(made - documented)}"
     assert made - seen == set(), f"events never seen in these games {sorted(made - seen)}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Section 1: message shapes and the list rule; sections 10-12: the rule option tables
+
+
+def test_every_message_type_sent_has_its_shape_in_section_1(sent: dict[str, Fields]) -> None:
+    shapes = SPEC[SPEC.index("| message | positional words | then |"):SPEC.index("## 2. ")]
+    documented = {word for line in shapes.splitlines() if line.strip().startswith("| `")
+                  for word in quoted(line.strip().split("|")[1])}
+    types = set().union(*(fields["type", ""] for fields in sent.values()))
+    assert types - documented == set(), f"message types without a shape: {types - documented}"
+
+
+def test_underscores_only_in_nested_lists_and_text(sent: dict[str, Fields]) -> None:
+    # Section 1: `_` joins an inner list (one per seat or pile) or stands for spaces in text.
+    keys = set().union(*(fields["underscore", ""] for fields in sent.values()))
+    assert keys <= {"needs", "hands", "completed", "piles"}, keys
+    rule = SPEC[SPEC.index("**`,` separates"):SPEC.index("## 2. ")]
+    assert all(f"`{key}`" in rule for key in keys - {"needs"})
+
+
+def option_rows(text: str) -> dict[str, tuple[set[str], str]]:
+    """A `| option | values | default |` table: option -> (quoted values, quoted default)."""
+    out = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            out[cells[0].strip("`")] = (quoted(cells[1]), cells[2].strip("`"))
+    return out
+
+
+def allowed(hint: Any) -> tuple[set[str], bool]:
+    """The values an option's type allows as protocol tokens, and whether whole numbers do."""
+    import types
+    import typing
+
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is typing.Literal:
+        return set(args), False
+    if hint is bool:
+        return {"true", "false"}, False
+    none = {"none"} if typing.get_origin(hint) in (typing.Union, types.UnionType) else set()
+    return none, True
+
+
+@pytest.mark.parametrize("name", list(SECTIONS))
+def test_rule_option_tables_match_the_engine(name: str) -> None:
+    import typing
+
+    from meldref.engine.game import rules_to_json
+    from meldref.protocol.wire import encode_value
+
+    game = find_game(name)
+    defaults = rules_to_json(game.rules())
+    hints = typing.get_type_hints(game.rules_type)
+    table = option_rows(block(section(name), "Rule options"))
+    assert list(table) == list(defaults), "every option, in the order the rule lines come"
+    rules_md = (ROOT / "spec" / "RULES.md").read_text()
+    start = rules_md.index({"phase10": "## Phase 10", "fivecrowns": "## Five Crowns\n",
+                            "solitaire": "## Five Crowns Solitaire"}[name])
+    stop = rules_md.find("\n## ", start + 5)
+    rules_rows = rows(rules_md[rules_md.index("### Rule options", start):stop])
+    for field in dataclasses.fields(game.rules_type):
+        option = field.name.replace("_", "-")
+        values, default = table[option]
+        tokens, numbers = allowed(hints[field.name])
+        assert default == encode_value(defaults[option]), option
+        assert values == tokens, f"{option}: spec says {values}, the engine takes {tokens}"
+        assert not numbers or "whole number" in block(section(name), "Rule options"), option
+        assert tokens <= rules_rows[option] | {"none", "true", "false"}, f"RULES.md {option}"
+
+
+@pytest.mark.parametrize(("victim_rule", "pending", "victims"), [
+    ("choose", (0, 0, 0), (1, 2)),
+    ("choose", (0, 1, 0), (2,)),
+    ("choose", (0, 1, 1), ()),
+    ("next", (0, 0, 0), (1,)),
+    ("next", (0, 1, 0), ()),
+])
+def test_section_10_skip_table_is_what_the_engine_does(victim_rule: str, pending: tuple[int, ...],
+                                                       victims: tuple[int, ...]) -> None:
+    from phase10_positions import position
+
+    from meldref.engine.phase10 import Phase10Rules
+
+    rules = Phase10Rules(dealer="seat0", skip_victim=victim_rule)  # type: ignore[arg-type]
+    state = position(["S R3 R4", "B5 B6", "G7 G8"], rules=rules, skips=list(pending))
+    view = state.observation(0).to_json()
+    assert view["victims"] == list(victims)
+    legal = lambda text: state.why_illegal(state.parse_action(text)) is None  # noqa: E731
+    assert legal("discard S") == (len(victims) <= 1)
+    assert [legal(f"discard S {seat}") for seat in (0, 1, 2)] == [s in victims for s in (0, 1, 2)]
+    assert not legal("discard R3 1")
+    hints = sorted(str(a) for a in state.legal_actions() if str(a).startswith("discard S"))
+    assert hints == ([f"discard S {v}" for v in victims] if victims else ["discard S"])
