@@ -13,7 +13,8 @@ Parallel games run in worker processes (`ProcessPoolExecutor`): games between in
 are CPU-bound and would queue behind one GIL in threads, and games between subprocess bots still
 spend the referee's own CPU on every move (parsing, legality, observations). A worker costs one
 interpreter; each worker asks the kernel to stop it when the tournament process dies, and closes
-its bots on the way out.
+its bots on the way out. Games with bot programs use a worker even with one job, for that
+reason; games between built-in bots alone run in the tournament process when `jobs` is 1.
 """
 
 from __future__ import annotations
@@ -210,11 +211,22 @@ def _sprt_verdict(config: TournamentConfig, results: list[dict[str, Any]],
 def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs: bool,
           run: RunJob) -> Iterator[dict[str, Any]]:
     limits = dict(config.limits)
-    if config.jobs == 1 or len(todo) <= 1:
+    if not todo:
+        return
+    if config.jobs == 1 and not _has_programs(todo):
+        # Built-in bots only: no process can outlive us, so no worker is needed.
         for job in todo:
             yield run(job, folder, limits, keep_logs)
         return
-    yield from _play_parallel(config.jobs, todo, folder, limits, keep_logs, run)
+    # Bot programs are played in worker processes even one game at a time: a worker dies with
+    # the tournament process, also on kill -9 (after which nothing of ours runs), and stops its
+    # bots on the way out; the tournament process could not stop them itself.
+    yield from _play_parallel(min(config.jobs, len(todo)), todo, folder, limits, keep_logs,
+                              run)
+
+
+def _has_programs(todo: list[GameJob]) -> bool:
+    return any(not b.spec.strip().startswith("builtin:") for job in todo for b in job.bots)
 
 
 def _play_parallel(workers: int, todo: list[GameJob], folder: Path, limits: dict[str, Any],

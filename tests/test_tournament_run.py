@@ -79,6 +79,7 @@ def test_stop_after_then_resume_plays_exactly_the_missing_games(tmp_path: Path) 
     assert len(ids) == 6 and len(set(ids)) == 6
     code, stdout = invoke(*args)
     assert json.loads(stdout)["played_now"] == 0
+    verify_all(out)
 
 
 def test_killed_tournament_resumes_and_leaves_no_process(tmp_path: Path) -> None:
@@ -107,6 +108,30 @@ def test_killed_tournament_resumes_and_leaves_no_process(tmp_path: Path) -> None
     assert data["played_now"] == 16 - done_before and data["found_done"] == done_before
     ids = [r["game_id"] for r in results(out)]
     assert len(ids) == 16 and len(set(ids)) == 16
+    _wait_until_gone(token)
+    verify_all(out)  # games cut by the kill were replayed whole
+
+
+def test_killed_one_job_tournament_leaves_no_stuck_bot(tmp_path: Path) -> None:
+    # With -j 1 too, games with bot programs run in a worker process that dies with the
+    # tournament (kill -9 included) and stops its bots: a bot that never notices the end of
+    # its input (tests/cli_bots/clingy_bot.py) must not outlive the tournament.
+    out = tmp_path / "t"
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    command = [sys.executable, "-m", "meldref.cli", "tournament", "--bot",
+               f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'clingy_bot.py'} {token}",
+               "--bot", "builtin:random", "--games", "40", "-j", "1", *SHORT, "--out",
+               str(out), "--no-progress"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    path = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while not (path.exists() and path.read_text().count("\n") >= 1):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    assert _pids_with(token), "the bot of the game in progress should be running"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
     _wait_until_gone(token)
 
 
@@ -143,6 +168,7 @@ def test_sprt_stops_a_lopsided_match(tmp_path: Path) -> None:
     data = json.loads(stdout)
     assert code == 0 and data["stopped"] == "sprt"
     assert data["sprt"]["verdict"] == "H1" and data["played_now"] < 200
+    verify_all(out)
 
 
 def test_failed_games_are_listed_with_their_logs(tmp_path: Path) -> None:
@@ -181,6 +207,7 @@ def test_config_file_runs(tmp_path: Path) -> None:
     data = json.loads(stdout)
     assert code == 0 and data["games"] == 4
     assert all("champ" in r["bots"] for r in results(tmp_path / "o"))
+    verify_all(tmp_path / "o")
 
 
 def test_config_names_id_names_and_limits(tmp_path: Path) -> None:
@@ -274,6 +301,7 @@ def test_flags_game_format_duplicate_seed_limits_logs(tmp_path: Path) -> None:
     plan = json.loads((out / "tournament.json").read_text())["plan"]
     assert plan["format"] == "gauntlet" and plan["duplicate"] is False
     assert json.loads(stdout)["games"] == 4
+    verify_all(out)
 
 
 def test_solitaire_tournament_ranks_by_score(tmp_path: Path) -> None:
@@ -288,6 +316,7 @@ def test_solitaire_tournament_ranks_by_score(tmp_path: Path) -> None:
     assert data["head_to_head"]["wins"] + data["head_to_head"]["draws"] + \
         data["head_to_head"]["losses"] == 2
     assert data["standings"][0]["bot"] == "greedy"
+    verify_all(tmp_path / "s")
 
 
 def test_sigterm_stops_cleanly_with_130_and_resumes(tmp_path: Path) -> None:
@@ -313,3 +342,4 @@ def test_sigterm_stops_cleanly_with_130_and_resumes(tmp_path: Path) -> None:
                               timeout=120)
     assert finished.returncode == 0
     assert json.loads(finished.stdout)["played_now"] == 30 - done
+    verify_all(out)
