@@ -88,36 +88,43 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
     """Start every distinct bot program once (handshake) so a wrong command fails before any
     game; `ConfigError` naming the bot and the reason, with the end of its stderr (the whole
     log is copied to `keep_dir`, when given, and named). Returns the `id name` each program
-    announced, by spec (for `named_bots`)."""
-    from .protocol.seats import seat_from_spec
-
+    announced, by spec (for `with_announced_names`)."""
     info = find_game(game)
     announced: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
-            if bot.spec.strip().startswith("builtin:"):
-                try:
-                    seat_from_spec(bot.spec, info).close()
-                except ValueError as exc:
-                    raise ConfigError(str(exc)) from None
-                continue
-            missing = which_missing(bot.spec)
-            if missing:
-                raise ConfigError(missing)
             log = Path(logs) / f"preflight-{k}-{safe_name(bot.name)}.stderr"
-            seat = seat_from_spec(bot.spec, info, log_path=log)
-            try:
-                seat.connect(startup_time)
-            except BotError as exc:
-                seat.close()
-                where = _stderr_tail(_kept(log, keep_dir))
-                raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}{where}"
-                                  ) from None
-            seat.close()
-            name = " ".join(str(getattr(seat, "ids", {}).get("name") or "").split())
+            name = _handshake(info, bot, startup_time, log, keep_dir)
             if name:
                 announced[bot.spec] = name
     return announced
+
+
+def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
+               keep_dir: Path | None) -> str:
+    """The name `bot` announces ("" for none, and for built-in bots); `ConfigError` if it
+    cannot start."""
+    from .protocol.seats import seat_from_spec
+
+    if bot.spec.strip().startswith("builtin:"):
+        try:
+            seat_from_spec(bot.spec, info).close()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        return ""
+    missing = which_missing(bot.spec)
+    if missing:
+        raise ConfigError(missing)
+    seat = seat_from_spec(bot.spec, info, log_path=log)
+    try:
+        seat.connect(startup_time)
+    except BotError as exc:
+        where = _stderr_tail(_kept(log, keep_dir))
+        raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}{where}"
+                          ) from None
+    finally:
+        seat.close()
+    return " ".join(str(getattr(seat, "ids", {}).get("name") or "").split())
 
 
 def _kept(log: Path, keep_dir: Path | None) -> tuple[Path, bool]:
