@@ -317,7 +317,7 @@ class Phase10View:
                 "score": self.scores[s],
                 "hand_size": self.hand_sizes[s],
                 "skip_pending": self.skips[s],
-                "completed": " ".join(map(str, self.completed[s])),
+                "completed": list(self.completed[s]),
             }
             for s in range(self.players)
         ]

@@ -79,7 +79,7 @@ MATCHES = {
 
 
 @pytest.mark.parametrize("game", list(MATCHES))
-def test_a_short_match_ends_normally_without_faults(bot: str, game: str) -> None:
+def test_a_short_match_ends_without_faults(bot: str, game: str) -> None:
     result = runner.invoke(
         app, ["match", game, "--bot", bot, *MATCHES[game], "--seed", "11", "--json"]
     )
@@ -87,7 +87,8 @@ def test_a_short_match_ends_normally_without_faults(bot: str, game: str) -> None
     games = json.loads(result.stdout)["games"]
     assert len(games) == 2
     for played in games:
-        assert played["termination"] == "normal"
+        # A round can end at the turn cap when no seat goes out: that is a rule, not a fault.
+        assert played["termination"] in ("normal", "turn-cap")
         assert played["faults"] == [[] for _ in played["seats"]]
         assert set(played["seat_status"]) == {"ok"}
 

@@ -28,7 +28,10 @@ def assert_protocol_friendly(data: dict[str, Any], dicts_allowed: bool) -> None:
             for item in value:
                 if isinstance(item, dict):
                     assert dicts_allowed, key
-                    assert all(isinstance(v, SCALARS) for v in item.values()), item
+                    # A record's values are scalars or flat lists of scalars (`completed 1,2`).
+                    for v in item.values():
+                        inner = v if isinstance(v, list) else [v]
+                        assert all(isinstance(x, SCALARS) for x in inner), item
                 else:
                     assert isinstance(item, SCALARS), (key, item)
         else:
@@ -44,7 +47,7 @@ def test_observation_holds_what_the_seat_may_know() -> None:
     assert view["discard_top"] == "G9" and view["draw_pile_size"] == len(state.draw_pile)
     assert view["table"] == [{"id": 1, "owner": 1, "group": "set:R7,B7,G7"}]
     assert view["seats"][1] == {"seat": 1, "playing": True, "phase": 1, "laid": True, "score": 0,
-                                "hand_size": 2, "skip_pending": 0, "completed": "1"}
+                                "hand_size": 2, "skip_pending": 0, "completed": [1]}
     assert view["seats"][2]["skip_pending"] == 1
     assert view["victims"] == [1]
     assert (view["to_move"], view["decision"], view["phase"], view["needs"]) == (
