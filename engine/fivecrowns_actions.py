@@ -14,6 +14,7 @@ from .cards import SUITS, Card, CardError, Kind
 from .common import Draw, parse_draw
 from .game import InvalidActionError
 from .melds import Meld, MeldError, fivecrowns_melds, parse_group
+from .numbers import quoted
 
 _PARSE_RULES: Final = fivecrowns_melds(0)  # reading group tokens needs no wild rank
 
@@ -44,7 +45,7 @@ def parse_action(text: str) -> Action:
     if verb == "draw":
         return parse_draw(words[1:])
     if verb != "discard":
-        raise InvalidActionError(f"unknown action {text.strip()!r}; one of: draw, discard")
+        raise InvalidActionError(f"unknown action {quoted(text)}; one of: draw, discard")
     if len(words) < 2:
         raise InvalidActionError("discard takes a card, then any groups: discard 5H book:QH,QS,X")
     try:
@@ -53,7 +54,7 @@ def parse_action(text: str) -> Action:
             for c, _ in parse_group(token, _PARSE_RULES)[1]:
                 _fc_card(c)
     except (CardError, MeldError) as exc:
-        raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
+        raise InvalidActionError(f"{quoted(text)}: {exc}") from None
     return Discard(card, tuple(words[2:]))
 
 

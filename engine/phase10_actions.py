@@ -25,6 +25,7 @@ from .melds import (
     Placed,
     parse_group,
 )
+from .numbers import is_count, parse_count, quoted
 from .phase10_rules import SPAN
 
 Group = tuple[GroupKind, tuple[Placed, ...]]
@@ -95,19 +96,21 @@ def parse_action(text: str) -> Action:
     verb, args = words[0].lower(), words[1:]
     parser = _PARSERS.get(verb)
     if parser is None:
-        raise InvalidActionError(f"unknown action {words[0]!r}; one of: draw, lay, hit, discard")
+        raise InvalidActionError(f"unknown action {quoted(words[0])}; "
+                                 "one of: draw, lay, hit, discard")
     try:
         return parser(args)
     except (CardError, MeldError) as exc:
-        raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
+        raise InvalidActionError(f"{quoted(text)}: {exc}") from None
 
 
 def _parse_lay(args: list[str]) -> LayDown:
     phase = None
     if args and args[0].lower().startswith("phase="):
         value = args[0].partition("=")[2]
-        if not value.isdigit():
-            raise InvalidActionError(f"lay: {args[0]!r} should be phase=N with N a number")
+        if not is_count(value):
+            raise InvalidActionError(f"lay: {quoted(args[0], 30)} should be phase=N "
+                                     "with N a number")
         phase, args = int(value), args[1:]
     if not args:
         raise InvalidActionError("lay needs groups: lay [phase=N] set:R7,B7,W set:...")
@@ -115,31 +118,34 @@ def _parse_lay(args: list[str]) -> LayDown:
     for token in args:
         kind, placed = parse_group(token, PHASE10_MELDS)
         if kind is GroupKind.BOOK:
-            raise InvalidActionError(f"{token!r}: Phase 10 groups are set, run or colour")
+            raise InvalidActionError(f"{quoted(token)}: Phase 10 groups are set, run or colour")
         groups.append((kind, tuple(placed)))
     return LayDown(tuple(groups), phase)
 
 
 def _parse_hit(args: list[str]) -> Hit:
-    if len(args) != 2 or not args[0].isdigit():
+    if len(args) != 2:
         raise InvalidActionError("hit takes a group id and a card: hit 3 R7 (or hit 3 W=8)")
+    group = parse_count(args[0], "hit: the group id")
     text, _, decl = args[1].partition("=")
     declared: Declared = None
     if decl:
         declared = decl.upper() if decl.upper() in PHASE10_MELDS.suits else _number(decl)
-    return Hit(int(args[0]), Card.parse(text), declared)
+    return Hit(group, Card.parse(text), declared)
 
 
 def _number(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= SPAN:
-        raise InvalidActionError(f"{text!r} is neither a number 1..12 nor a colour R, B, Y, G")
+    if not is_count(text) or not 1 <= int(text) <= SPAN:
+        raise InvalidActionError(f"{quoted(text, 20)} is neither a number 1..12 "
+                                 "nor a colour R, B, Y, G")
     return int(text)
 
 
 def _parse_discard(args: list[str]) -> Discard:
-    if len(args) not in (1, 2) or (len(args) == 2 and not args[1].isdigit()):
+    if len(args) not in (1, 2):
         raise InvalidActionError("discard takes a card and, for a Skip, a seat: discard S 2")
-    return Discard(Card.parse(args[0]), int(args[1]) if len(args) == 2 else None)
+    victim = parse_count(args[1], "discard: the Skip's seat") if len(args) == 2 else None
+    return Discard(Card.parse(args[0]), victim)
 
 
 _PARSERS: Final[Mapping[str, Callable[[list[str]], Action]]] = {

@@ -46,6 +46,7 @@ from .game import (
     check_fields,
     rules_from_json,
 )
+from .numbers import is_count, quoted
 
 PILE_SIZES: Final = tuple(range(3, 14))  # a pile is named by its dealt size, also its wild rank
 DECKS: Final = 2
@@ -77,14 +78,14 @@ class Place:
 def parse_action(text: str) -> Place:
     """The action written as `text`; `InvalidActionError` if it is not a Solitaire action."""
     words = text.split()
-    if len(words) != 3 or words[0].lower() != "place" or not words[1].isdigit():
+    if len(words) != 3 or words[0].lower() != "place" or not is_count(words[1]):
         raise InvalidActionError(
-            f"{text.strip()!r}: write place <pile 3..13> <card>, e.g. place 5 QH"
+            f"{quoted(text)}: write place <pile 3..13> <card>, e.g. place 5 QH"
         )
     try:
         return Place(int(words[1]), Card.parse(words[2]))
     except CardError as exc:
-        raise InvalidActionError(f"{text.strip()!r}: {exc}") from None
+        raise InvalidActionError(f"{quoted(text)}: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)
