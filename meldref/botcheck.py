@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine.game import GAME_NAMES, find_game
+from .private import private_dir
 from .protocol.channel import BotCommand, BotProcess
 from .protocol.referee import MatchPolicy, play_game
 from .protocol.seats import ProcessSeat, Seat, seat_from_spec
@@ -164,7 +165,7 @@ def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.
         return report
     log = (log_dir / "session.stderr") if log_dir else None
     if log_dir:
-        log_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(log_dir)
     first = games[0] if games else "phase10"
     if not _session_checks(parsed, first, startup_time, log, report, add):
         return report

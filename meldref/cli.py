@@ -119,7 +119,9 @@ def match(
         "--players", "-n", help="Seats of built-in greedy bots when no --bot is given "
         "(or copies of a single --bot).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the first game (game k: seed + k); "
-                                                  "random when left out.")] = None,
+                                                  "random when left out. For research and "
+                                                  "debugging: other processes can read it "
+                                                  "via /proc.")] = None,
     games: Annotated[int, typer.Option("--games", "-g", help="Games to play; the seats rotate "
                                        "one place each game.")] = 1,
     rules: RulesOpt = None,
@@ -173,6 +175,11 @@ def match(
 # tournament
 
 
+SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
+                "machine via /proc (a bot could rebuild every deal); use the config file's "
+                "`seed` for contests, or leave it out to draw one")
+
+
 @app.command()
 def tournament(
     config: Annotated[Path | None, typer.Argument(
@@ -190,7 +197,9 @@ def tournament(
     duplicate: Annotated[bool | None, typer.Option(
         "--duplicate/--no-duplicate", help="Replay each deal with the bots rotated through "
         "the seats (default on).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the first deal.")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of the first deal (default: the config's, else drawn at random and kept in "
+        "the output folder). Visible to every process via /proc: not for contests.")] = None,
     rules: RulesOpt = None,
     out_dir: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Output folder (default tournaments/<game>-<fingerprint>); rerun "
@@ -215,8 +224,10 @@ def tournament(
     """Play a round robin or gauntlet, streaming results to disk; print standings."""
     from .config import with_announced_names
     from .match import preflight
-    from .tournament import check_folder, run_tournament
+    from .tournament import check_folder, run_tournament, settle_seed
 
+    if seed is not None:
+        err.print(SEED_ON_ARGV, markup=False)
     try:
         data = read_toml(config) if config is not None else {}
         overrides = {
@@ -231,6 +242,7 @@ def tournament(
         startup = float(cfg.limits.get("startup-time", 10.0))
         announced = preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs")
         cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
+        cfg = settle_seed(cfg)  # no seed given: drawn now, or the one this folder already used
         check_folder(cfg)
     except ConfigError as exc:
         fail(str(exc))

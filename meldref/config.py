@@ -6,7 +6,7 @@ format = "round-robin"     # or "gauntlet": the first bot against every table of
 players = 4                # seats per table
 games = 100                # games per table (whole rotations when deals are duplicated)
 duplicate = true           # each deal replayed with the bots rotated through the seats
-seed = 1
+seed = 1                   # leave out to draw one (kept in the private output folder)
 jobs = 2
 out = "runs/phase10-a"     # the output folder (default: tournaments/<game>-<fingerprint>)
 sprt = "0,10,0.05,0.05"    # two bots only: stop once H0 or H1 is accepted
@@ -60,6 +60,7 @@ class TournamentConfig:
     limits: Mapping[str, Any] = field(default_factory=dict)
     sprt: SprtSpec | None = None
     given_names: tuple[str | None, ...] = ()  # per bot: the name the configuration gave, or None
+    drawn_from: str | None = None  # the seedless plan's fingerprint, once a seed was drawn
 
     @property
     def folder(self) -> Path:
@@ -126,8 +127,7 @@ def build_config(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> Tourn
     players = _int(merged, "players", _default_players(game, len(bots)), 1)
     plan = Plan(game=game, bots=tuple(bots), players=players,
                 games=_int(merged, "games", 10, 1), format=_format(merged),
-                duplicate=bool(merged.get("duplicate", True)), seed=_int(merged, "seed", 1, 0),
-                rules=rules)
+                duplicate=bool(merged.get("duplicate", True)), seed=_seed(merged), rules=rules)
     check_plan(plan)
     limits = _limits(data.get("limits", {}), overrides.get("limits") or {})
     sprt = _sprt(merged.get("sprt"), len(bots))
@@ -162,6 +162,11 @@ def _int(data: Mapping[str, Any], key: str, default: int, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ConfigError(f"{key} = {value!r}: a whole number >= {low}")
     return value
+
+
+def _seed(data: Mapping[str, Any]) -> int | None:
+    # No seed: the tournament draws one when it starts, so none needs to be on a command line.
+    return None if data.get("seed") is None else _int(data, "seed", 0, 0)
 
 
 def _format(data: Mapping[str, Any]) -> Any:

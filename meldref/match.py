@@ -7,7 +7,6 @@ deterministic bots prints the same bytes every run.
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 from .config import ConfigError
 from .engine.game import RuleOptionError, find_game, rules_to_json
+from .private import copy_private, private_dir
 from .protocol.errors import BotError
 from .runner import make_policy, run_job, safe_name, which_missing
 from .schedule import BotEntry, GameJob, bot_entries
@@ -131,9 +131,9 @@ def _kept(log: Path, keep_dir: Path | None) -> tuple[Path, bool]:
     """The log to quote, and whether it stays on disk (copied to `keep_dir`) to be named."""
     if keep_dir is None or not log.exists():
         return log, False
-    keep_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(keep_dir)
     kept = keep_dir / log.name
-    shutil.copyfile(log, kept)
+    copy_private(log, kept)
     return kept, True
 
 

@@ -28,6 +28,7 @@ from .engine.game import (
     find_game,
     rules_from_json,
 )
+from .private import open_private, private_dir
 from .protocol.referee import event_record
 
 FORMAT = "meldref-replay"
@@ -48,8 +49,9 @@ class ReplayWriter:
 
     def __init__(self, path: str | os.PathLike[str], header: Mapping[str, Any]) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
+        private_dir(self.path.parent, tighten=False)  # the folder given may be a shared one
+        self._file: IO[str] | None = open_private(self.path, "w", encoding="utf-8",
+                                                  newline="\n")
         self._sum = ""
         self.write({"type": "header", "format": FORMAT, "version": FORMAT_VERSION,
                     "meldref": __version__, **header})

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine.game import GameInfo, find_game, rules_to_json
+from .private import create_private, private_dir
 from .protocol.referee import GameRecord, MatchPolicy, play_game
 from .protocol.seats import Seat, seat_from_spec
 from .replay import ReplayWriter
@@ -88,8 +89,9 @@ def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
     try:
         for k, (bot, log) in enumerate(zip(bots, logs, strict=True)):
             if log is not None:
-                log.parent.mkdir(parents=True, exist_ok=True)
-                log.unlink(missing_ok=True)  # a rerun game starts a fresh log
+                private_dir(log.parent.parent)  # logs/: an older one may be readable by all
+                private_dir(log.parent)
+                create_private(log)  # empty (a rerun game starts afresh) and owner-only
             seats.append(seat_from_spec(bot.spec, info, seed=bot_seed(seed, k), log_path=log))
     except BaseException:
         close_seats(seats)

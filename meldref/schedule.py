@@ -55,7 +55,7 @@ class Plan:
     games: int  # per table (rounded up to whole rotations when deals are duplicated)
     format: Format = "round-robin"
     duplicate: bool = True
-    seed: int = 1
+    seed: int | None = 1  # None: drawn at random when the tournament starts (`settle_seed`)
     rules: Mapping[str, Any] = field(default_factory=dict)
 
     def fingerprint(self) -> str:
@@ -80,13 +80,16 @@ class Plan:
 
     def jobs(self) -> list[GameJob]:
         """Every game of the tournament, in schedule order."""
+        if self.seed is None:
+            raise ValueError("the plan's seed is still to be drawn (tournament.settle_seed)")
         out: list[GameJob] = []
         for t, table in enumerate(self.tables()):
             for g in range(self.games_per_table()):
-                out.append(self._job(len(out), t, g, table))
+                out.append(self._job(len(out), t, g, table, self.seed))
         return out
 
-    def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...]) -> GameJob:
+    def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...],
+             seed: int) -> GameJob:
         k = len(table)
         # Duplicate deals: deal d is played k times, the bots rotated one seat each time, so
         # every bot holds every seat's cards once. Without them, each game is a fresh deal and
@@ -94,7 +97,7 @@ class Plan:
         deal, rotation = (g // k, g % k) if self.duplicate else (g, g % k)
         seats = table[rotation:] + table[:rotation]
         game_id = f"t{t:02d}-d{deal:04d}-r{rotation}"
-        return GameJob(index, game_id, self.game, dict(self.rules), self.seed + deal, deal,
+        return GameJob(index, game_id, self.game, dict(self.rules), seed + deal, deal,
                        tuple(seats))
 
 

@@ -23,15 +23,17 @@ import contextlib
 import json
 import multiprocessing
 import os
+import secrets
 import signal
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from .config import ConfigError, TournamentConfig
+from .private import open_private, private_dir, write_private_text
 from .runner import run_job
 from .schedule import GameJob
 from .standings import Standings, compute_standings
@@ -63,6 +65,7 @@ class TournamentRun:
 
 def check_folder(config: TournamentConfig) -> None:
     """`ConfigError` if the folder holds games of another tournament (nothing is written)."""
+    config = settle_seed(config)
     folder = config.folder
     meta = folder / "tournament.json"
     if not meta.exists() or not read_results(folder / "results.jsonl"):
@@ -77,16 +80,42 @@ def check_folder(config: TournamentConfig) -> None:
                           f"one {fingerprint}): choose another --out folder")
 
 
+def settle_seed(config: TournamentConfig) -> TournamentConfig:
+    """The configuration with a seed: its own, else the one drawn for this tournament before
+    (found in its folder: a rerun resumes), else a new random one. The folder is pinned first:
+    the default folder is named after the seedless plan, so a rerun finds it."""
+    if config.plan.seed is not None:
+        return config
+    folder, seedless = config.folder, config.plan.fingerprint()
+    seed = _drawn_seed(folder, seedless)
+    if seed is None:
+        seed = secrets.randbits(48)
+    return replace(config, out=folder, plan=replace(config.plan, seed=seed), drawn_from=seedless)
+
+
+def _drawn_seed(folder: Path, seedless: str) -> int | None:
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        data = json.loads((folder / "tournament.json").read_text(encoding="utf-8"))
+        seed = data["plan"]["seed"]
+        if data.get("drawn_from") == seedless and isinstance(seed, int):
+            return seed
+    return None
+
+
 def prepare_folder(config: TournamentConfig) -> Path:
     """Create the folder, or check that it holds this same tournament (`ConfigError` if not)."""
     check_folder(config)
     folder = config.folder
-    folder.mkdir(parents=True, exist_ok=True)
-    data = {"fingerprint": config.plan.fingerprint(), "plan": asdict(config.plan),
+    private_dir(folder)
+    for inner in ("replays", "logs"):  # an older meldref's may be readable by all
+        if (folder / inner).is_dir():
+            private_dir(folder / inner)
+    # The seed is written here only: the folder is owner-only, unlike a command line.
+    data = {"fingerprint": config.plan.fingerprint(), "drawn_from": config.drawn_from,
+            "plan": asdict(config.plan),
             "jobs": config.jobs, "limits": dict(config.limits),
             "sprt": asdict(config.sprt) if config.sprt else None}
-    (folder / "tournament.json").write_text(json.dumps(data, indent=2, default=str) + "\n",
-                                            encoding="utf-8")
+    write_private_text(folder / "tournament.json", json.dumps(data, indent=2, default=str) + "\n")
     return folder
 
 
@@ -113,8 +142,8 @@ class ResultsLog:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._results: IO[str] = (folder / "results.jsonl").open("a", encoding="utf-8")
-        self._failures: IO[str] = (folder / "failures.txt").open("a", encoding="utf-8")
+        self._results: IO[str] = open_private(folder / "results.jsonl", "a", encoding="utf-8")
+        self._failures: IO[str] = open_private(folder / "failures.txt", "a", encoding="utf-8")
 
     def append(self, result: dict[str, Any]) -> None:
         self._results.write(json.dumps(result, separators=(",", ":")) + "\n")
@@ -161,6 +190,7 @@ def run_tournament(
     `on_start(done, total)` is called once the games already played are known, `on_result`
     after each game; `stop_after` stops after that many games played now.
     """
+    config = settle_seed(config)
     folder = prepare_folder(config)
     jobs = config.plan.jobs()
     results = read_results(folder / "results.jsonl")
@@ -195,8 +225,7 @@ def run_tournament(
     finally:
         log.close()
     standings = compute_standings(results, names, config.sprt)
-    (folder / "standings.json").write_text(json.dumps(standings.to_json(), indent=2) + "\n",
-                                           encoding="utf-8")
+    write_private_text(folder / "standings.json", json.dumps(standings.to_json(), indent=2) + "\n")
     return TournamentRun(folder, len(jobs), already, played, stopped, standings, results)
 
 

@@ -1,0 +1,72 @@
+"""Owner-only files and folders for what holds private cards or seeds.
+
+Replays hold every hand and the seed, results and tournament files hold seeds, bot logs may hold
+a bot's own hand; a bot program running as another user on the same machine must not read them
+while the game runs (see README, "Running untrusted bots"). Files are created 0600 and folders
+0700 whatever the umask; a file that already exists is tightened when opened. This protects
+nothing against bots running as the referee's own user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+from typing import IO, Any
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def private_dir(path: Path, tighten: bool = True) -> Path:
+    """Create `path` (and missing parents) owner-only; with `tighten`, an existing `path` of
+    ours becomes owner-only too (a folder we were given to write private files in)."""
+    missing = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another worker made it first
+            folder.mkdir(mode=DIR_MODE)
+            os.chmod(folder, DIR_MODE)  # the umask could have taken bits off
+    if tighten and path not in missing:
+        _chmod_if_ours(path, DIR_MODE)
+    return path
+
+
+def open_private(path: Path, mode: str = "w", **kwargs: Any) -> IO[Any]:
+    """`open(path, mode)` for "w", "a", "r+" (text or "b"), the file owner-only."""
+    flags = {"w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "a": os.O_WRONLY | os.O_CREAT |
+             os.O_APPEND, "r+": os.O_RDWR}[mode.replace("b", "")]
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, FILE_MODE)  # an older file, or a umask that took bits off
+        return os.fdopen(fd, mode, **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_private_text(path: Path, text: str) -> None:
+    with open_private(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def create_private(path: Path) -> None:
+    """An empty owner-only file at `path` (emptied if it exists): a log another part appends to
+    keeps this mode."""
+    open_private(path, "wb").close()
+
+
+def copy_private(source: Path, target: Path) -> None:
+    with source.open("rb") as src, open_private(target, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+
+
+def _chmod_if_ours(path: Path, mode: int) -> None:
+    with contextlib.suppress(OSError):
+        if not hasattr(os, "getuid") or path.stat().st_uid == os.getuid():
+            os.chmod(path, mode)
