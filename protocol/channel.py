@@ -10,20 +10,23 @@ on a thread (stderr is never parsed), and shuts everything down: quit, grace, SI
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import selectors
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from .wire import MAX_LINE
+from .wire import MAX_LINE, fit_line
 
 LineHook = Callable[[str, str], None]  # (direction ">" to bot / "<" from bot, text)
 
@@ -73,6 +76,8 @@ class LineChannel:
         """Queue `lines` and write as much as the pipe takes now (one write); never blocks.
         With `now=False` they wait for the next send or `flush` (fewer writes, fewer wake-ups
         of the bot)."""
+        # No line longer than the protocol's maximum ever leaves, whoever built it.
+        lines = tuple(fit_line(line, self.max_line) for line in lines)
         if self.on_line is not None:
             for line in lines:
                 self.on_line(">", line)
@@ -269,14 +274,75 @@ def describe_exit(code: int) -> str:
     return f"killed by signal {name}"
 
 
+# Every process a bot starts inherits this variable (a value unique to the bot), so its
+# descendants can be found and killed at shutdown even after they left its process group and
+# session (`setsid`) and lost their parent (Jenkins' process tree killer uses the same cookie).
+COOKIE: Final = "MELDREF_BOT"
+PR_SET_CHILD_SUBREAPER: Final = 36
+_subreaper: bool | None = None
+
+
+def become_subreaper() -> bool:
+    """Make this process the Linux child subreaper of its descendants (best effort, once):
+    orphans of a bot are then reparented to the referee, not to init, and stay visible."""
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        if sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError, AttributeError):
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    return _subreaper
+
+
+def resource_limits(
+    memory_mb: int | None = None, processes: int | None = None, file_mb: int | None = None
+) -> dict[int, int]:
+    """The rlimits of a bot: never a core dump; address space, processes (RLIMIT_NPROC counts
+    all the user's processes) and file size only when given."""
+    import resource
+
+    out = {resource.RLIMIT_CORE: 0}
+    if memory_mb is not None:
+        out[resource.RLIMIT_AS] = memory_mb << 20
+    if processes is not None:
+        out[resource.RLIMIT_NPROC] = processes
+    if file_mb is not None:
+        out[resource.RLIMIT_FSIZE] = file_mb << 20
+    return out
+
+
+def apply_limits(pid: int, limits: Mapping[int, int]) -> list[str]:
+    """Set `limits` on a running process (`prlimit`, soft and hard); the names not applied.
+
+    Done right after the start, so a bot has a few microseconds of its own start-up before
+    them (no `preexec_fn`: it is unsafe with threads, and the referee has stderr threads)."""
+    try:
+        import resource
+
+        prlimit = resource.prlimit
+    except (ImportError, AttributeError):  # not Linux
+        return [str(k) for k in limits]
+    missed = []
+    for key, value in limits.items():
+        try:
+            prlimit(pid, key, (value, value))
+        except (OSError, ValueError):
+            missed.append(str(key))
+    return missed
+
+
 class BotProcess:
     """A running bot: its own process group, stdin/stdout pipes, stderr drained to a log."""
 
     def __init__(
-        self, command: BotCommand, log_path: Path | None = None, stderr_limit: int = 1 << 20
+        self, command: BotCommand, log_path: Path | None = None, stderr_limit: int = 1 << 20,
+        rlimits: Mapping[int, int] | None = None,
     ) -> None:
         self.command = command
-        env = {**os.environ, **command.env}
+        self.cookie = uuid.uuid4().hex
+        become_subreaper()
+        env = {**os.environ, **command.env, COOKIE: self.cookie}
         try:
             self.proc = subprocess.Popen(
                 command.argv, cwd=command.cwd, env=env, stdin=subprocess.PIPE,
@@ -287,6 +353,7 @@ class BotProcess:
             raise OSError(f"cannot start bot {command}: {why_not_started(command, exc)}"
                           ) from exc
         self.pid = self.proc.pid  # == its process group id (start_new_session)
+        self.limits_missed = apply_limits(self.pid, rlimits or resource_limits())
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self.stderr_bytes = 0
@@ -336,6 +403,8 @@ class BotProcess:
         then SIGKILL it; always reaps the process, whatever it does. Returns the exit code."""
         with contextlib.suppress(OSError):
             self.proc.stdin.close() if self.proc.stdin else None
+        # While the bot lives its children are still its own; the cookie finds the others.
+        strays = descendants(self.pid) | carriers(COOKIE, self.cookie)
         code = self.wait_exit(grace)
         if code is None:
             self.signal_group(signal.SIGTERM)
@@ -344,6 +413,8 @@ class BotProcess:
         self.signal_group(signal.SIGKILL)
         if code is None:
             code = self.proc.wait()
+        # Then what escaped the group (`setsid`, double forks): by ancestry or by cookie.
+        kill_strays(strays | carriers(COOKIE, self.cookie), self.pid)
         with contextlib.suppress(OSError):
             self.proc.stdout.close() if self.proc.stdout else None
         self._drain.join(timeout=1.0)
@@ -368,6 +439,74 @@ def _proc_stats() -> Iterator[tuple[int, list[str]]]:
         except OSError:
             continue
         yield int(entry), stat.rsplit(")", 1)[1].split()
+
+
+def descendants(pid: int) -> set[tuple[int, str]]:
+    """(pid, start time) of every live descendant of `pid`, by the parent links in /proc."""
+    children: dict[int, list[tuple[int, str]]] = {}
+    for child, f in _proc_stats():
+        if f[0] != "Z":
+            children.setdefault(int(f[1]), []).append((child, f[19]))
+    out: set[tuple[int, str]] = set()
+    todo = [pid]
+    while todo:
+        for entry in children.get(todo.pop(), []):
+            if entry not in out:
+                out.add(entry)
+                todo.append(entry[0])
+    return out
+
+
+def carriers(name: str, value: str) -> set[tuple[int, str]]:
+    """(pid, start time) of the live processes whose environment holds `name=value` (those
+    this user may read)."""
+    mark = f"{name}={value}".encode()
+    out = set()
+    for pid, f in _proc_stats():
+        if f[0] == "Z" or pid == os.getpid():
+            continue
+        try:
+            env = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if mark in env.split(b"\0"):
+            out.add((pid, f[19]))
+    return out
+
+
+def kill_strays(strays: set[tuple[int, str]], bot: int, reap_wait: float = 1.0) -> None:
+    """SIGKILL each (pid, start time) still running as that same process (not a reused pid),
+    then reap those that were reparented to us (the subreaper), so no zombie stays."""
+    me = os.getpid()
+    ours = []
+    for pid, started in strays:
+        if pid in (me, bot):
+            continue
+        stat = _stat_of(pid)
+        if stat is None or stat[19] != started:
+            continue
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        if int(stat[1]) == me:
+            ours.append(pid)
+    deadline = time.monotonic() + reap_wait
+    while ours and time.monotonic() < deadline:
+        for pid in list(ours):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                ours.remove(pid)
+        if ours:
+            time.sleep(0.005)
+
+
+def _stat_of(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
 
 
 def group_members(pgid: int) -> list[int]:

@@ -8,6 +8,9 @@ from typing import Any, Final
 # Every outcome a fault record can hold. "late" (an answer to an old request) and non-fatal
 # "malformed" lines are noted but cost the bot nothing.
 OUTCOMES: Final = ("illegal", "malformed", "timeout", "stalled", "crashed", "closed", "late")
+# A fault's detail is cut to this many characters: it may quote what a hostile bot sent, and it
+# goes into replays and `error` lines.
+MAX_DETAIL: Final = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +21,10 @@ class Fault:
     detail: str
     request_id: int | None = None
     fatal: bool = False
+
+    def __post_init__(self) -> None:
+        if len(self.detail) > MAX_DETAIL:
+            object.__setattr__(self, "detail", self.detail[: MAX_DETAIL - 3] + "...")
 
     def to_record(self, seat: int) -> dict[str, Any]:
         return {
@@ -50,6 +57,11 @@ class BotCrashedError(BotError):
 
 class BotProtocolError(BotError):
     """The bot sent a line that is not protocol ("malformed"); the referee may ask again."""
+
+
+class BotFloodError(BotError):
+    """The bot sent more unsolicited lines than a request or idle period allows ("malformed",
+    always final: a flood is not answered by asking again)."""
 
 
 class SeatStartError(BotError):

@@ -21,6 +21,9 @@ Records passed to `on_record`, in order (JSON-able dicts; a replay file is these
 - ``{"type": "fault", "seat": s, "outcome": o, "detail": text, "request": id or None,
   "fatal": bool}`` for each bot failure, where o is one of illegal, malformed, timeout, stalled,
   crashed, closed, late. A fatal fault ended the seat's play (forfeit or autoplay follows).
+  At most `NOTES_PER_KIND` non-fatal faults of one outcome are recorded per seat and game;
+  after the last action, one more non-fatal fault of that outcome with ``"suppressed": n``
+  counts the others.
 - ``{"type": "result", "outcome": Outcome.to_json(), "status": [per seat: "ok" | "forfeit" |
   "autoplay"], "faults": [per seat count], "actions": n, "decisions": n, "wall_time": seconds}``
 
@@ -39,9 +42,12 @@ from typing import Any, Literal
 from ..engine.game import Event, GameInfo, GameState, Outcome, Termination, rules_to_json
 from .errors import BotError, BotProtocolError, Fault
 from .seats import Reply, Request, Seat, Setup
-from .wire import PROTOCOL_VERSION
+from .wire import PROTOCOL_VERSION, quote
 
 JSON = Any
+# Non-fatal faults (late answers, stray lines) recorded per seat, outcome and game; the rest
+# are counted in one summary fault at the end of the game.
+NOTES_PER_KIND = 20
 RecordHook = Callable[[dict[str, JSON]], None]
 
 
@@ -139,6 +145,7 @@ class _Referee:
         n = len(self.seats)
         self.status = ["ok"] * n
         self.faults: list[list[Fault]] = [[] for _ in range(n)]
+        self.noted: list[dict[str, int]] = [{} for _ in range(n)]  # non-fatal, by outcome
         self.clocks = [_Clock(policy) for _ in range(n)]
         self.actions: list[str] = []
         self.decisions = 0
@@ -158,8 +165,23 @@ class _Referee:
             self.on_record(record)
 
     def note(self, seat: int, fault: Fault) -> None:
+        if not fault.fatal:  # a bot must not fill the replay with its notes
+            seen = self.noted[seat][fault.outcome] = self.noted[seat].get(fault.outcome, 0) + 1
+            if seen > NOTES_PER_KIND:
+                return
         self.faults[seat].append(fault)
         self.emit(fault.to_record(seat))
+
+    def summarise_notes(self) -> None:
+        """One fault per seat and outcome whose notes went over `NOTES_PER_KIND`."""
+        for seat, counts in enumerate(self.noted):
+            for outcome, seen in counts.items():
+                if seen > NOTES_PER_KIND:
+                    hidden = seen - NOTES_PER_KIND
+                    fault = Fault(outcome, f"{hidden} more {outcome} faults not recorded (at "
+                                  f"most {NOTES_PER_KIND} of each kind per game)")
+                    self.faults[seat].append(fault)
+                    self.emit({**fault.to_record(seat), "suppressed": hidden})
 
     def collect_notes(self, seat: int) -> None:
         for fault in self.seats[seat].take_notes():
@@ -210,6 +232,7 @@ class _Referee:
         for i, seat in enumerate(self.seats):
             self.guarded(i, lambda seat=seat: seat.finish(outcome.to_json()))
             self.collect_notes(i)
+        self.summarise_notes()
         record = GameRecord(
             self.game.name, self.seed, rules, names, outcome, self.status, self.faults,
             self.actions, self.decisions, time.perf_counter() - began,
@@ -295,11 +318,11 @@ class _Referee:
                 action = state.parse_action(reply.text)
             why = state.why_illegal(action)
         except ValueError as exc:  # InvalidActionError, or bad values inside the text
-            return None, f"{' '.join(reply.text.split())!r}: {exc}"
+            return None, f"{quote(reply.text)!r}: {quote(str(exc))}"
         except Exception as exc:  # an engine that chokes on odd input still must not stop us
-            return None, f"{' '.join(reply.text.split())!r}: not understood ({exc!r})"
+            return None, f"{quote(reply.text)!r}: not understood ({quote(repr(exc))})"
         if why is not None:
-            return None, f"{action}: {why}"
+            return None, f"{quote(str(action))}: {quote(why, 400)}"
         return action, None
 
     def advance(self, seat: int, action: Any, reply: Reply | None) -> None:

@@ -18,11 +18,21 @@ from types import TracebackType
 from typing import Any, Final, NoReturn
 
 from ..engine.game import GameInfo
-from .channel import EOF, TOO_LONG, BotCommand, BotProcess, Incoming, LineChannel, LineHook
+from .channel import (
+    EOF,
+    TOO_LONG,
+    BotCommand,
+    BotProcess,
+    Incoming,
+    LineChannel,
+    LineHook,
+    resource_limits,
+)
 from .channel import describe_exit as describe_exit
 from .errors import (
     BotCrashedError,
     BotError,
+    BotFloodError,
     BotProtocolError,
     BotTimeoutError,
     Fault,
@@ -35,6 +45,7 @@ from .wire import (
     gameover_line,
     hello_line,
     parse_bot_line,
+    quote,
     request_lines,
     setup_lines,
 )
@@ -186,6 +197,17 @@ class Limits:
     term_grace: float = 1.0  # after SIGTERM: time before SIGKILL
     stderr_limit: int = 1 << 20  # bytes of stderr kept in the log file
     max_pending: int = 8 << 20  # bytes written to a bot that stops reading before it fails
+    # Lines a bot may send unasked (late or unknown-id answers, malformed lines between
+    # requests, chatter before `ready`, unasked pongs; not `info`) in one request, one wait
+    # between requests, or the handshake; one more is a final "malformed" (flooding).
+    max_stray_lines: int = 100
+    # Resource limits of the bot process (rlimits; None: none). Core dumps are always off.
+    memory_mb: int | None = None  # address space (RLIMIT_AS)
+    max_processes: int | None = None  # RLIMIT_NPROC: counts ALL processes of the user
+    file_size_mb: int | None = None  # the largest file it may write (RLIMIT_FSIZE)
+
+    def rlimits(self) -> dict[int, int]:
+        return resource_limits(self.memory_mb, self.max_processes, self.file_size_mb)
 
 
 class ProcessSeat(Seat):
@@ -229,7 +251,8 @@ class ProcessSeat(Seat):
         self.close()
         self.last_process = None
         try:
-            self.process = BotProcess(self.command, self.log_path, self.limits.stderr_limit)
+            self.process = BotProcess(self.command, self.log_path, self.limits.stderr_limit,
+                                      self.limits.rlimits())
         except OSError as exc:
             raise BotCrashedError(Fault("crashed", str(exc), fatal=True)) from exc
         self.pids.append(self.process.pid)
@@ -349,6 +372,7 @@ class _Conversation:
     _pings: Any = field(default_factory=lambda: itertools.count(1))
     _game: str = ""
     _closed: bool = False
+    _stray: int = 0  # unsolicited lines in the current period (request, idle, handshake)
 
     def send(self, *lines: str) -> None:
         self.channel.send(*lines)
@@ -362,6 +386,7 @@ class _Conversation:
     def handshake(self, game: str, startup_time: float) -> dict[str, str]:
         """Send `meldref 1 <game>`, collect `id` lines until `ready`; BotError on failure."""
         self.send(hello_line(game or "-"))
+        self._stray = 0
         began = time.monotonic()
         deadline = began + startup_time
         ids: dict[str, str] = {}
@@ -379,13 +404,17 @@ class _Conversation:
                     return ids
                 if msg.kind == "id" and msg.key:
                     ids[msg.key] = msg.text
-                elif msg.malformed:  # banners and chatter before `ready` are forgiven
-                    self.notes.append(Fault("malformed", f"before ready: {msg.text}"))
+                elif msg.kind != "info":  # banners and chatter are forgiven, up to a flood
+                    self._stray_line("before `ready`")
+                    if msg.malformed:
+                        self.notes.append(Fault("malformed", f"before ready: {msg.text}"))
 
     # -- decisions -------------------------------------------------------------------------
 
     def decide(self, request: Request) -> Reply:
+        self._stray = 0
         self._absorb_idle_lines()
+        self._stray = 0
         if self.channel.write_error is not None:
             raise self._gone(f"({self.channel.write_error})", 0.0)
         request_id = next(self._ids)
@@ -410,32 +439,52 @@ class _Conversation:
     def _answer(self, got: Incoming, request_id: int, began: float) -> Reply | None:
         msg = self._parse(got)
         elapsed = got.at - began
-        if msg is None or msg.kind in ("info", "pong", "id", "ready"):
+        if msg is None or msg.kind == "info":
+            return None
+        if msg.kind in ("pong", "id", "ready"):
+            self._stray_line(f"during request {request_id}", request_id, elapsed)
             return None
         if msg.malformed:
             raise BotProtocolError(Fault("malformed", msg.text, request_id), elapsed)
         if msg.request_id != request_id:
-            self._late(msg, request_id)
+            self._late(msg, request_id, elapsed)
             return None
         return Reply(msg.text, elapsed, request_id)
 
-    def _late(self, msg: BotLine, current: int | None) -> None:
+    def _late(self, msg: BotLine, current: int | None, elapsed: float = 0.0) -> None:
+        self._stray_line("" if current is None else f"during request {current}", current,
+                         elapsed)
         if msg.request_id is not None and current is not None and msg.request_id > current:
-            detail = f"answer to request {msg.request_id}, which was never sent: {msg.text}"
+            detail = (f"answer to request {msg.request_id}, which was never sent: "
+                      f"{quote(msg.text)}")
             self.notes.append(Fault("malformed", detail, msg.request_id))
             return
-        detail = f"late answer to request {msg.request_id} ignored: {msg.text}"
+        detail = f"late answer to request {msg.request_id} ignored: {quote(msg.text)}"
         self.notes.append(Fault("late", detail, msg.request_id))
 
     def _absorb_idle_lines(self) -> None:
         for got in self.channel.pending():
             msg = self._parse(got)
-            if msg is None or msg.kind in ("info", "pong", "id", "ready"):
+            if msg is None or msg.kind == "info":
                 continue
-            if msg.malformed:
-                self.notes.append(Fault("malformed", f"between requests: {msg.text}"))
+            if msg.malformed or msg.kind != "action":
+                self._stray_line("")
+                if msg.malformed:
+                    self.notes.append(Fault("malformed", f"between requests: {msg.text}"))
             else:
                 self._late(msg, None)
+
+    def _stray_line(self, where: str, request_id: int | None = None,
+                    elapsed: float = 0.0) -> None:
+        """Count one unsolicited line; past `max_stray_lines` in this period the bot is
+        flooding, a final fault (its lines would cost the referee time and the replay space)."""
+        self._stray += 1
+        limit = self.limits.max_stray_lines
+        if self._stray > limit:
+            where = where or "between requests"
+            fault = Fault("malformed", f"flooding: more than {limit} unsolicited lines {where}",
+                          request_id, True)
+            raise BotFloodError(fault, elapsed)
 
     def _parse(self, got: Incoming) -> BotLine | None:
         if got.kind == TOO_LONG:

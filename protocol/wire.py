@@ -145,6 +145,23 @@ def check_length(line: str) -> str:
     return line
 
 
+def fit_line(line: str, limit: int = MAX_LINE) -> str:
+    """`line`, or if its UTF-8 form is over `limit` bytes, its start ending in ``...`` within
+    `limit`: the one place that keeps the promise of section 1 for every line sent."""
+    data = line.encode("utf-8")
+    if len(data) <= limit:
+        return line
+    return data[: limit - 3].decode("utf-8", "ignore") + "..."
+
+
+QUOTE: Final = 200  # characters of a bot's own text quoted back in a reason or a fault
+
+
+def quote(text: str, size: int = QUOTE) -> str:
+    """A bot's text as a reason quotes it: whitespace runs as one space, cut to `size`."""
+    return _clip(" ".join(text.split()), size)
+
+
 # ----------------------------------------------------------------------------------------------
 # Bot -> referee lines
 

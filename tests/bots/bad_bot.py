@@ -30,6 +30,19 @@ Modes:
   chatty        sends info lines and a stray pong before every answer           -> normal game
   twice         answers every request, then answers it again with a wrong action -> late only
   banner        prints a banner line before the handshake                       -> normal game
+  flood         writes FLOOD `action 0 draw pile` lines before every answer     -> malformed
+                (flooding), judged at once
+  flood_idle    writes FLOOD such lines after every answer (between requests)   -> malformed
+  flood_banner  writes FLOOD banner lines before `ready`                        -> malformed
+  stray         writes 30 stray `action 0 draw pile` lines before every answer (under the
+                flood limit)                                   -> normal game, notes capped
+  long_illegal  answers every decision with a 16,000-character illegal action   -> illegal
+  escape        plays correctly with a child started by `setsid sleep 77`, which leaves its
+                process group and session                             -> the child is killed
+  escape_orphan plays correctly after a double fork: a grandchild in its own session whose
+                parent exited (an orphan)                             -> the orphan is killed
+  hog           allocates HOG_MB MiB at its first decision, then plays       -> crashed when
+                the seat's memory cap is lower
 """
 
 from __future__ import annotations
@@ -42,6 +55,8 @@ import time
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 SLOW = float(os.environ.get("BAD_BOT_SLOW", "0.6"))
 CHILD_PID_FILE = os.environ.get("BAD_BOT_CHILD_PID_FILE", "")
+FLOOD = int(os.environ.get("BAD_BOT_FLOOD", "5000"))
+HOG_MB = int(os.environ.get("BAD_BOT_HOG_MB", "512"))
 
 
 def send(line: str, flush: bool = True) -> None:
@@ -62,6 +77,37 @@ def fork_stubborn_child() -> None:
             f.write(str(pid))
 
 
+def write_child_pid(pid: int) -> None:
+    if CHILD_PID_FILE:
+        with open(CHILD_PID_FILE + ".tmp", "w") as f:
+            f.write(str(pid))
+        os.replace(CHILD_PID_FILE + ".tmp", CHILD_PID_FILE)
+
+
+def escape() -> None:
+    """A child out of the bot's process group and session: `setsid sleep 77`."""
+    import subprocess
+
+    child = subprocess.Popen(["setsid", "sleep", "77"])
+    write_child_pid(child.pid)
+
+
+def escape_orphan() -> None:
+    """Double fork: the grandchild starts its own session, its parent exits at once."""
+    pid = os.fork()
+    if pid == 0:
+        if os.fork() == 0:
+            os.setsid()
+            os.closerange(0, 3)
+            write_child_pid(os.getpid())
+            os.execvp("sleep", ["sleep", "77"])
+        os._exit(0)
+    os.waitpid(pid, 0)
+    deadline = time.monotonic() + 5
+    while CHILD_PID_FILE and not os.path.exists(CHILD_PID_FILE) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def main() -> None:
     if MODE == "no_flush":  # block-buffered even under PYTHONUNBUFFERED, as C stdio on a pipe
         sys.stdout = os.fdopen(1, "w", buffering=8192, closefd=False)
@@ -71,6 +117,8 @@ def main() -> None:
         time.sleep(3600)
     if MODE == "banner":
         send("Welcome to BadBot 0.1, the finest bot in town")
+    if MODE == "flood_banner":
+        send("\n".join(["Welcome to BadBot 0.1, the finest bot in town"] * FLOOD))
     legal: list[str] = []
     decisions = 0
     for raw in sys.stdin:
@@ -81,6 +129,10 @@ def main() -> None:
         if kind == "meldref":
             if MODE == "orphan_child":
                 fork_stubborn_child()
+            if MODE == "escape":
+                escape()
+            if MODE == "escape_orphan":
+                escape_orphan()
             send(f"id name bad-{MODE}")
             send("ready")
             sys.stdout.flush()
@@ -135,6 +187,11 @@ def answer(rid: str, legal: list[str], decisions: int) -> None:
     if MODE == "chatty":
         send("info thinking hard")
         send("pong 999")
+    if MODE in ("flood", "stray"):
+        send("\n".join(["action 0 draw pile"] * (FLOOD if MODE == "flood" else 30)))
+    if MODE == "hog" and decisions == 1:
+        hog = bytearray(HOG_MB << 20)
+        hog[-1] = 1
     if MODE in ("slow", "late_then_ok") and (MODE == "slow" or decisions == 1):
         time.sleep(SLOW)
     if MODE in ("compute", "spin"):
@@ -143,12 +200,16 @@ def answer(rid: str, legal: list[str], decisions: int) -> None:
         send("hello referee, I would like to draw please")
     elif MODE == "illegal":
         send(f"action {rid} discard Q*")
+    elif MODE == "long_illegal":
+        send(f"action {rid} discard " + "Q*" * 8000)
     elif MODE == "retry_once" and decisions % 2 == 1:  # every other request: the retries
         send(f"action {rid} draw nowhere")
     elif MODE == "no_flush":
         send(f"action {rid} {good}", flush=False)
     else:
         send(f"action {rid} {good}")
+    if MODE == "flood_idle":
+        send("\n".join(["action 0 draw pile"] * FLOOD))
     if MODE == "twice":  # arrives while the referee waits for the next answer, or between
         send(f"action {rid} discard Q*")
     if MODE == "crash" and decisions >= 3:
