@@ -230,6 +230,9 @@ def tournament(
         err.print(SEED_ON_ARGV, markup=False)
     try:
         data = read_toml(config) if config is not None else {}
+        if config is not None and "seed" in data and _readable_by_others(config):
+            err.print(f"warning: {config} holds the seed and other users can read it; "
+                      f"chmod 600 it for contests", markup=False)
         overrides = {
             "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
             "format": fmt, "duplicate": duplicate, "seed": seed, "out": out_dir, "sprt": sprt,
@@ -254,6 +257,13 @@ def tournament(
         raise typer.Exit(EXIT_INTERRUPTED)
     if any(r.get("status") != "ok" for r in run.results):
         raise typer.Exit(EXIT_FAILED)
+
+
+def _readable_by_others(path: Path) -> bool:
+    try:
+        return bool(path.stat().st_mode & 0o044)
+    except OSError:
+        return False
 
 
 def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, keep_logs: bool,

@@ -155,8 +155,12 @@ def test_seed_on_the_command_line_warns_and_the_config_seed_does_not(tmp_path: P
     assert code == 0 and "visible to other processes" in stderr and "/proc" in stderr
     config = tmp_path / "t.toml"
     config.write_text("seed = 5\n")
+    config.chmod(0o644)
     code, _, stderr = invoke(*base[:1], str(config), *base[1:], "--out", str(tmp_path / "b"))
-    assert code == 0 and "/proc" not in stderr
+    assert code == 0 and "/proc" not in stderr and "chmod 600" in stderr
+    config.chmod(0o600)
+    code, _, stderr = invoke(*base[:1], str(config), *base[1:], "--out", str(tmp_path / "b"))
+    assert code == 0 and stderr == ""
     seeds = [json.loads((tmp_path / x / "tournament.json").read_text())["plan"]["seed"]
              for x in ("a", "b")]
     assert seeds == [5, 5]
