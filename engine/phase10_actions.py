@@ -124,9 +124,10 @@ def _parse_lay(args: list[str]) -> LayDown:
 
 
 def _parse_hit(args: list[str]) -> Hit:
+    usage = "hit takes a group id and a card: hit 3 R7 (or hit 3 W=8)"
     if len(args) != 2:
-        raise InvalidActionError("hit takes a group id and a card: hit 3 R7 (or hit 3 W=8)")
-    group = parse_count(args[0], "hit: the group id")
+        raise InvalidActionError(usage)
+    group = parse_count(args[0], f"{usage}; the group id")
     text, _, decl = args[1].partition("=")
     declared: Declared = None
     if decl:
@@ -142,9 +143,10 @@ def _number(text: str) -> int:
 
 
 def _parse_discard(args: list[str]) -> Discard:
+    usage = "discard takes a card and, for a Skip, a seat: discard S 2"
     if len(args) not in (1, 2):
-        raise InvalidActionError("discard takes a card and, for a Skip, a seat: discard S 2")
-    victim = parse_count(args[1], "discard: the Skip's seat") if len(args) == 2 else None
+        raise InvalidActionError(usage)
+    victim = parse_count(args[1], f"{usage}; the seat") if len(args) == 2 else None
     return Discard(Card.parse(args[0]), victim)
 
 
