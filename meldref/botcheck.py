@@ -24,7 +24,7 @@ from .engine.game import GAME_NAMES, find_game
 from .private import private_dir
 from .protocol.channel import BotCommand, BotProcess
 from .protocol.referee import MatchPolicy, play_game
-from .protocol.seats import ProcessSeat, Seat, seat_from_spec
+from .protocol.seats import Limits, ProcessSeat, Seat, seat_from_spec
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 OPPONENT = "builtin:greedy"
@@ -68,8 +68,8 @@ class Report:
 class RawBot:
     """A bot process read byte by byte, to tell missing newlines and missing flushes apart."""
 
-    def __init__(self, command: BotCommand, log: Path | None) -> None:
-        self.process = BotProcess(command, log)
+    def __init__(self, command: BotCommand, log: Path | None, limits: Limits) -> None:
+        self.process = BotProcess(command, log, limits.stderr_limit, limits.rlimits())
         self.buffer = b""
         self.eof = False
 
@@ -149,9 +149,11 @@ class RawBot:
 def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.0,
               move_time: float = 1.0, log_dir: Path | None = None,
               progress: Callable[[Check], None] | None = None,
-              first_move_time: float = 5.0) -> Report:
-    """Run the whole checklist against the program `command`."""
+              first_move_time: float = 5.0, limits: Limits | None = None) -> Report:
+    """Run the whole checklist against the program `command`, every process of it under the
+    resource limits of `limits` (as a match would run it)."""
     report = Report(command)
+    limits = limits or Limits()
 
     def add(name: str, status: str, detail: str) -> None:
         check = report.add(name, status, detail)
@@ -167,12 +169,13 @@ def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.
     if log_dir:
         private_dir(log_dir)
     first = games[0] if games else "phase10"
-    if not _session_checks(parsed, first, startup_time, log, report, add):
+    if not _session_checks(parsed, first, startup_time, log, report, add, limits):
         return report
     claimed = report.ids.get("games", "")
     wanted = list(games) or _claimed(claimed) or list(GAME_NAMES)
     for game in wanted:
-        _game_checks(command, game, startup_time, (move_time, first_move_time), log_dir, add)
+        _game_checks(command, game, startup_time, (move_time, first_move_time), log_dir, add,
+                     limits)
     return report
 
 
@@ -185,9 +188,9 @@ Add = Callable[[str, str, str], None]
 
 
 def _session_checks(command: BotCommand, game: str, startup: float, log: Path | None,
-                    report: Report, add: Add) -> bool:
+                    report: Report, add: Add, limits: Limits) -> bool:
     try:
-        bot = RawBot(command, log)
+        bot = RawBot(command, log, limits)
     except OSError as exc:
         add("starts", FAIL, str(exc))
         return False
@@ -200,7 +203,7 @@ def _session_checks(command: BotCommand, game: str, startup: float, log: Path | 
         _quit(bot, add)
     finally:
         bot.shutdown()
-    _end_of_input(command, game, startup, add)
+    _end_of_input(command, game, startup, add, limits)
     return True
 
 
@@ -261,9 +264,10 @@ def _quit(bot: RawBot, add: Add) -> None:
         add("exits on quit", PASS, f"exited ({code}) within 1 s")
 
 
-def _end_of_input(command: BotCommand, game: str, startup: float, add: Add) -> None:
+def _end_of_input(command: BotCommand, game: str, startup: float, add: Add,
+                  limits: Limits) -> None:
     try:
-        bot = RawBot(command, None)
+        bot = RawBot(command, None, limits)
     except OSError as exc:
         add("exits when its input closes", FAIL, str(exc))
         return
@@ -279,7 +283,7 @@ def _end_of_input(command: BotCommand, game: str, startup: float, add: Add) -> N
 
 
 def _game_checks(command: str, game: str, startup: float, times: tuple[float, float],
-                 log_dir: Path | None, add: Add) -> None:
+                 log_dir: Path | None, add: Add, limits: Limits) -> None:
     try:
         info = find_game(game)
     except (KeyError, ImportError) as exc:
@@ -291,7 +295,7 @@ def _game_checks(command: str, game: str, startup: float, times: tuple[float, fl
                          on_failure="forfeit")
     players = CHECK_PLAYERS[info.name]
     log = (log_dir / f"{game}.stderr") if log_dir else None
-    seat = seat_from_spec(command, info, log_path=log)
+    seat = seat_from_spec(command, info, limits=limits, log_path=log)
     others = [seat_from_spec(OPPONENT, info, seed=k) for k in range(1, players)]
     try:
         for n in (1, 2):

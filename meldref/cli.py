@@ -91,6 +91,14 @@ MaxBankOpt = Annotated[float | None, typer.Option(
 OnFailureOpt = Annotated[str | None, typer.Option(
     help="After a bot's final failure: forfeit (out, ranked last; default) or autoplay "
     "(the referee plays its turns, ranked normally).")]
+MemoryOpt = Annotated[int | None, typer.Option(
+    help="Cap each bot program's address space at this many MiB (RLIMIT_AS; default none): "
+    "going over it is a crash.")]
+ProcessesOpt = Annotated[int | None, typer.Option(
+    help="Cap the processes of the user running the bots (RLIMIT_NPROC counts ALL of that "
+    "user's processes, so only with a separate bot user; default none).")]
+FileSizeOpt = Annotated[int | None, typer.Option(
+    help="The largest file a bot program may write, in MiB (RLIMIT_FSIZE; default none).")]
 HintsOpt = Annotated[bool | None, typer.Option(
     "--hints/--no-hints", help="Send the legal actions (`legal` lines) with every request "
     "(default on); --no-hints makes bots build their own actions.")]
@@ -99,11 +107,13 @@ HintsOpt = Annotated[bool | None, typer.Option(
 def _limits(move_time: float | None, startup_time: float | None, *,
             time_bank: float | None = None, increment: float | None = None,
             max_bank: float | None = None, on_failure: str | None = None,
-            hints: bool | None = None) -> dict[str, Any]:
+            hints: bool | None = None, memory_mb: int | None = None,
+            max_processes: int | None = None, file_size_mb: int | None = None) -> dict[str, Any]:
     """The `[limits]` keys given on the command line (None: not given)."""
     given = {"move-time": move_time, "startup-time": startup_time, "time-bank": time_bank,
              "increment": increment, "max-bank": max_bank, "on-failure": on_failure,
-             "legal-hints": hints}
+             "legal-hints": hints, "memory-mb": memory_mb, "max-processes": max_processes,
+             "file-size-mb": file_size_mb}
     return {key: value for key, value in given.items() if value is not None}
 
 
@@ -135,6 +145,9 @@ def match(
     max_bank: MaxBankOpt = None,
     on_failure: OnFailureOpt = None,
     hints: HintsOpt = None,
+    memory_mb: MemoryOpt = None,
+    max_processes: ProcessesOpt = None,
+    file_size_mb: FileSizeOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
                                           "(deterministic: no times).")] = False,
 ) -> None:
@@ -146,10 +159,12 @@ def match(
         seed = random.SystemRandom().randrange(1_000_000)
     try:
         limits = _limits(move_time, startup_time, time_bank=time_bank, increment=increment,
-                         max_bank=max_bank, on_failure=on_failure, hints=hints)
+                         max_bank=max_bank, on_failure=on_failure, hints=hints,
+                         memory_mb=memory_mb, max_processes=max_processes,
+                         file_size_mb=file_size_mb)
         spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
                            limits, replay)
-        announced = preflight(spec.game, spec.bots, startup_time or 10.0)
+        announced = preflight(spec.game, spec.bots, startup_time or 10.0, limits=spec.limits)
         spec = with_announced_names(spec, announced)  # results show each bot's `id name`
     except ConfigError as exc:
         fail(str(exc))
@@ -214,6 +229,9 @@ def tournament(
     max_bank: MaxBankOpt = None,
     on_failure: OnFailureOpt = None,
     hints: HintsOpt = None,
+    memory_mb: MemoryOpt = None,
+    max_processes: ProcessesOpt = None,
+    file_size_mb: FileSizeOpt = None,
     keep_logs: Annotated[bool, typer.Option(
         help="Keep every bot's stderr log, not only those of failed games.")] = False,
     stop_after: Annotated[int | None, typer.Option(
@@ -239,11 +257,13 @@ def tournament(
             "rules": parse_pairs(rules or []),
             "limits": _limits(move_time, startup_time, time_bank=time_bank,
                               increment=increment, max_bank=max_bank, on_failure=on_failure,
-                              hints=hints),
+                              hints=hints, memory_mb=memory_mb, max_processes=max_processes,
+                              file_size_mb=file_size_mb),
         }
         cfg = build_config(data, overrides)
         startup = float(cfg.limits.get("startup-time", 10.0))
-        announced = preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs")
+        announced = preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs",
+                              cfg.limits)
         cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
         cfg = settle_seed(cfg)  # no seed given: drawn now, or the one this folder already used
         check_folder(cfg)
@@ -527,6 +547,9 @@ def bot_check(
     first_move_time: Annotated[float, typer.Option(
         help="Seconds for the first decision of a game.")] = 5.0,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
+    memory_mb: MemoryOpt = None,
+    max_processes: ProcessesOpt = None,
+    file_size_mb: FileSizeOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
 ) -> None:
     """Check a bot program: handshake, ping, flushing, quit, and legal full games of every
@@ -534,7 +557,13 @@ def bot_check(
     from rich.table import Table
 
     from .botcheck import check_bot
+    from .runner import make_process_limits
 
+    try:
+        rlimits = make_process_limits({"memory-mb": memory_mb, "max-processes": max_processes,
+                                       "file-size-mb": file_size_mb})
+    except ValueError as exc:
+        fail(str(exc))
     games = []
     for name in game or []:
         try:
@@ -550,7 +579,8 @@ def bot_check(
         if not as_json and sys.stderr.isatty():
             err.print(f"{marks[check.status]} {check.name}", highlight=False)
 
-    report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time)
+    report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time,
+                       rlimits)
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:

@@ -19,6 +19,7 @@ move-time = 1.0
 startup-time = 5.0
 max-bank = 30.0            # the time bank never grows over this (default: no cap)
 legal-hints = false        # send no `legal` lines: bots build their own actions
+memory-mb = 1024           # per bot program (RLIMIT_AS); max-processes, file-size-mb too
 
 [[bot]]
 name = "greedy"
@@ -41,7 +42,8 @@ from .schedule import Plan, bot_entries
 from .standings import SprtSpec
 
 LIMIT_KEYS = ("move-time", "first-move-time", "startup-time", "time-bank", "increment",
-              "max-bank", "illegal-retries", "on-failure", "legal-hints")
+              "max-bank", "illegal-retries", "on-failure", "legal-hints", "memory-mb",
+              "max-processes", "file-size-mb")
 TOP_KEYS = {"game", "format", "players", "games", "duplicate", "seed", "jobs", "out", "sprt",
             "rules", "limits", "bot", "bots"}
 

@@ -17,7 +17,8 @@ from .config import ConfigError
 from .engine.game import RuleOptionError, find_game, rules_to_json
 from .private import copy_private, private_dir
 from .protocol.errors import BotError
-from .runner import make_policy, run_job, safe_name, which_missing
+from .protocol.seats import Limits
+from .runner import make_policy, make_process_limits, run_job, safe_name, which_missing
 from .schedule import BotEntry, GameJob, bot_entries
 
 DEFAULT_SEATS = {"phase10": 4, "fivecrowns": 4, "solitaire": 1}
@@ -84,24 +85,30 @@ def build_match(game: str, specs: Sequence[str], players: int | None, seed: int,
 
 
 def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
-              keep_dir: Path | None = None) -> dict[str, str]:
-    """Start every distinct bot program once (handshake) so a wrong command fails before any
+              keep_dir: Path | None = None,
+              limits: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Start every distinct bot program once (handshake, under the resource keys of `limits`)
+    so a wrong command, or one that cannot start within its memory cap, fails before any
     game; `ConfigError` naming the bot and the reason, with the end of its stderr (the whole
     log is copied to `keep_dir`, when given, and named). Returns the `id name` each program
     announced, by spec (for `with_announced_names`)."""
     info = find_game(game)
+    try:
+        rlimits = make_process_limits(limits or {})
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     announced: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
             log = Path(logs) / f"preflight-{k}-{safe_name(bot.name)}.stderr"
-            name = _handshake(info, bot, startup_time, log, keep_dir)
+            name = _handshake(info, bot, startup_time, log, keep_dir, rlimits)
             if name:
                 announced[bot.spec] = name
     return announced
 
 
 def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
-               keep_dir: Path | None) -> str:
+               keep_dir: Path | None, rlimits: Limits) -> str:
     """The name `bot` announces ("" for none, and for built-in bots); `ConfigError` if it
     cannot start."""
     from .protocol.seats import seat_from_spec
@@ -115,7 +122,7 @@ def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
     missing = which_missing(bot.spec)
     if missing:
         raise ConfigError(missing)
-    seat = seat_from_spec(bot.spec, info, log_path=log)
+    seat = seat_from_spec(bot.spec, info, limits=rlimits, log_path=log)
     try:
         seat.connect(startup_time)
     except BotError as exc:

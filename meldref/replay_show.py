@@ -288,7 +288,10 @@ class Stats:
         for fault in replay.faults():
             seat = fault.get("seat")
             if isinstance(seat, int) and seat < len(names):
-                self.faults_by_bot[names[seat]][str(fault.get("outcome"))] += 1
+                # A summary fault stands for the `suppressed` faults it counts, not for one.
+                count = fault.get("suppressed", 1)
+                count = count if isinstance(count, int) and count >= 0 else 1
+                self.faults_by_bot[names[seat]][str(fault.get("outcome"))] += count
         self.actions += len(replay.actions())
         result = replay.result
         if result is None:

@@ -18,18 +18,24 @@ from typing import Any
 from .engine.game import GameInfo, find_game, rules_to_json
 from .private import create_private, private_dir
 from .protocol.referee import GameRecord, MatchPolicy, play_game
-from .protocol.seats import Seat, seat_from_spec
+from .protocol.seats import Limits, Seat, seat_from_spec
 from .replay import ReplayWriter
 from .schedule import BotEntry, GameJob
 
 RecordHook = Callable[[dict[str, Any]], None]
 POLICY_FIELDS = {f.name for f in dataclasses.fields(MatchPolicy)}
+# `[limits]` keys that are rlimits of each bot program (protocol.seats.Limits), not policy.
+RESOURCE_KEYS = ("memory-mb", "max-processes", "file-size-mb")
 
 
 def make_policy(limits: Mapping[str, Any]) -> MatchPolicy:
-    """A match policy from `[limits]` keys (`move-time`...); ValueError if one is wrong."""
+    """A match policy from `[limits]` keys (`move-time`...); ValueError if one is wrong.
+    The resource keys (RESOURCE_KEYS) are checked here too, but belong to `make_process_limits`."""
+    make_process_limits(limits)
     kwargs = {}
     for key, value in limits.items():
+        if key in RESOURCE_KEYS:
+            continue
         name = key.replace("-", "_")
         if name not in POLICY_FIELDS:
             raise ValueError(f"unknown limit {key!r}; known: "
@@ -62,6 +68,20 @@ def _check_limit(key: str, name: str, value: Any) -> None:
         raise ValueError(f"limit {key} = {value!r}: {wanted}")
 
 
+def make_process_limits(limits: Mapping[str, Any]) -> Limits:
+    """The rlimits of every bot program from `[limits]` keys (`memory-mb`...; None: none);
+    ValueError unless each given one is a positive whole number."""
+    kwargs: dict[str, int] = {}
+    for key in RESOURCE_KEYS:
+        value = limits.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"limit {key} = {value!r}: a whole number >= 1")
+        kwargs[key.replace("-", "_")] = value
+    return Limits(**kwargs)
+
+
 POLICY_TYPES = {"illegal_retries": "int", "max_actions": "int", "legal_hints": "bool",
                 "on_failure": "text"}
 
@@ -83,8 +103,9 @@ def log_path(folder: Path, game_id: str, seat: int, bot: BotEntry) -> Path | Non
 
 
 def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
-               logs: Sequence[Path | None]) -> list[Seat]:
-    """Seats for `bots` in order; closes the ones made so far if one cannot be made."""
+               logs: Sequence[Path | None], limits: Limits | None = None) -> list[Seat]:
+    """Seats for `bots` in order (programs under `limits`); closes the ones made so far if one
+    cannot be made."""
     seats: list[Seat] = []
     try:
         for k, (bot, log) in enumerate(zip(bots, logs, strict=True)):
@@ -92,7 +113,8 @@ def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
                 private_dir(log.parent.parent)  # logs/: an older one may be readable by all
                 private_dir(log.parent)
                 create_private(log)  # empty (a rerun game starts afresh) and owner-only
-            seats.append(seat_from_spec(bot.spec, info, seed=bot_seed(seed, k), log_path=log))
+            seats.append(seat_from_spec(bot.spec, info, seed=bot_seed(seed, k), limits=limits,
+                                        log_path=log))
     except BaseException:
         close_seats(seats)
         raise
@@ -188,7 +210,7 @@ def run_job(job: GameJob, folder: Path | None, limits: Mapping[str, Any],
     try:
         rules = info.rules(dict(job.rules))
         policy = make_policy(limits)
-        seats = make_seats(info, job.bots, job.seed, logs)
+        seats = make_seats(info, job.bots, job.seed, logs, make_process_limits(limits))
         record = play_recorded(info, rules, job.bots, seats, job.seed, policy, replay,
                                job.game_id)
     except Exception as exc:

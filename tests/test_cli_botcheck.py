@@ -84,3 +84,53 @@ def test_logs_folder_keeps_the_bots_stderr(tmp_path: Path) -> None:
     code, _ = check(f"{BAD_BOT} stderr_flood", "--game", "phase10", "--logs", str(tmp_path))
     assert code == 0
     assert (tmp_path / "phase10.stderr").stat().st_size > 0
+
+
+LIMITS_BOT = """
+import sys
+from pathlib import Path
+sys.stdin.readline()  # the referee sets the limits right after the start, before this line
+for line in Path("/proc/self/limits").read_text().splitlines()[1:]:
+    words = line[26:].split()
+    name = line[:26].strip().lower().replace(" ", "-")
+    print(f"id {name} {words[0]}", flush=True)
+print("ready", flush=True)
+for line in sys.stdin:
+    if line.split()[:1] == ["ping"]:
+        print("pong", *line.split()[1:], flush=True)
+    if line.strip() == "quit":
+        break
+"""
+
+
+def nproc_below_hard_limit() -> int:
+    # Without privileges a limit can only be lowered: stay under the user's hard limit.
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    return 4000 if hard == resource.RLIM_INFINITY else min(4000, hard)
+
+
+def test_resource_limits_apply_to_the_checked_program(tmp_path: Path) -> None:
+    bot = tmp_path / "limits_bot.py"
+    bot.write_text(LIMITS_BOT)
+    processes = str(nproc_below_hard_limit())
+    _, report = check(f"{sys.executable} {bot}", "--game", "phase10", "--memory-mb", "900",
+                      "--file-size-mb", "5", "--max-processes", processes, "--startup-time", "5",
+                      "--move-time", "0.2", "--first-move-time", "0.2")
+    ids = report["ids"]
+    assert ids["max-address-space"] == str(900 << 20)
+    assert ids["max-file-size"] == str(5 << 20)
+    assert ids["max-processes"] == processes
+
+
+def test_a_memory_hog_fails_its_game_only_under_a_cap() -> None:
+    code, report = check(f"{BAD_BOT} hog", "--game", "phase10", "--memory-mb", "256")
+    assert code == 1 and not report["passed"]
+    game = next(c for c in report["checks"] if c["check"] == "phase10: a full game")
+    assert game["status"] == "fail" and game["detail"].startswith("crashed")
+
+
+def test_a_bad_resource_limit_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--memory-mb", "0"])
+    assert result.exit_code == 2 and "a whole number >= 1" in result.stderr

@@ -186,3 +186,45 @@ def test_other_games_play_record_and_tell(tmp_path: Path, game: str, players: in
     code, stdout, _ = match(game, "--players", str(players), "--bot", RANDOM_BOT, "--seed", "1",
                             "--json")
     assert code == 0 and json.loads(stdout)["games"][0]["status"] == "ok"
+
+
+BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
+
+
+def hog_faults(*args: str) -> list[list[dict]]:
+    # bad_bot.py hog allocates 512 MiB (BAD_BOT_HOG_MB) at its first decision, then plays on.
+    code, stdout, stderr = match("phase10", "--bot", f"{BAD_BOT} hog", "--bot", "builtin:greedy",
+                                 "--seed", "5", "--rules", "phases-to-win=1", "--json", *args)
+    assert code == 0, stderr
+    (game,) = json.loads(stdout)["games"]
+    return game["faults"]
+
+
+def test_memory_cap_crashes_a_bot_that_allocates_more() -> None:
+    assert hog_faults() == [[], []]  # uncapped, 512 MiB is fine
+    capped = hog_faults("--memory-mb", "256", "--max-processes", "4000",
+                        "--file-size-mb", "64")
+    assert capped == [[{"outcome": "crashed", "fatal": True}], []]
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--memory-mb", "0"), ("--max-processes", "-3"),
+                                             ("--file-size-mb", "0")])
+def test_bad_resource_limits_are_usage_errors(flag: str, value: str) -> None:
+    code, _, stderr = match("phase10", flag, value)
+    assert code == 2 and "a whole number >= 1" in stderr and flag[2:] in stderr
+
+
+def test_replay_stats_count_the_faults_a_summary_stands_for(tmp_path: Path) -> None:
+    # bad_bot.py twice answers every request twice: one `late` note per decision. The replay
+    # keeps 20 and one summary fault with "suppressed": n (spec/REPLAY.md section 3).
+    replay = tmp_path / "g.jsonl"
+    code, _, _ = match("phase10", "--bot", f"{BAD_BOT} twice", "--bot", "builtin:greedy",
+                       "--seed", "5", "--rules", "phases-to-win=2", "--replay", str(replay))
+    assert code == 0
+    records = [json.loads(line) for line in replay.read_text().splitlines()]
+    faults = [r for r in records if r["type"] == "fault"]
+    (summary,) = [r for r in faults if "suppressed" in r]
+    assert len(faults) == 21 and summary["suppressed"] >= 2 and not summary["fatal"]
+    result = runner.invoke(app, ["replay", "stats", str(replay), "--json"])
+    bots = {b["bot"]: b for b in json.loads(result.stdout)["bots"]}
+    assert bots["bad-twice"]["faults"] == {"late": 20 + summary["suppressed"]}

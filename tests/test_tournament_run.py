@@ -239,6 +239,11 @@ def test_config_names_id_names_and_limits(tmp_path: Path) -> None:
     ('move-time = "fast"', "a number of seconds"),
     ('on-failure = "retry"', "forfeit or autoplay"),
     ("max-bankk = 3", "unknown keys"),
+    ("memory-mb = 0", "memory-mb = 0: a whole number >= 1"),
+    ("max-processes = -1", "a whole number >= 1"),
+    ('file-size-mb = "big"', "a whole number >= 1"),
+    ("memory-mb = 256.5", "a whole number >= 1"),
+    ("file-size-mb = true", "a whole number >= 1"),
 ])
 def test_bad_limits_stop_before_any_game(tmp_path: Path, limits: str, message: str) -> None:
     config = tmp_path / "t.toml"
@@ -343,3 +348,29 @@ def test_sigterm_stops_cleanly_with_130_and_resumes(tmp_path: Path) -> None:
     assert finished.returncode == 0
     assert json.loads(finished.stdout)["played_now"] == 30 - done
     verify_all(out)
+
+
+def test_memory_cap_in_the_config_crashes_a_hog(tmp_path: Path) -> None:
+    # bad_bot.py hog allocates 512 MiB at its first decision; under a 256 MiB cap that seat
+    # crashes (and forfeits) in every game, while a flag on top of the config is honoured too.
+    config = tmp_path / "t.toml"
+    config.write_text(f'games = 2\nout = "{tmp_path / "o"}"\n[rules]\nphases-to-win = 1\n'
+                      f'[[bot]]\ncmd = "{BAD_BOT} hog"\n[[bot]]\ncmd = "builtin:greedy"\n'
+                      '[limits]\nmemory-mb = 256\nfile-size-mb = 64\n')
+    code, _ = invoke(str(config), "--no-progress", "--max-processes", "4000")
+    assert code == 0
+    lines = results(tmp_path / "o")
+    assert len(lines) == 2
+    for line in lines:
+        hog = line["bots"].index("bad-hog")
+        assert line["seat_status"][hog] != "ok"
+        assert [f["outcome"] for f in line["faults"][hog]] == ["crashed"]
+    stored = json.loads((tmp_path / "o" / "tournament.json").read_text())["limits"]
+    assert stored == {"memory-mb": 256, "file-size-mb": 64, "max-processes": 4000}
+
+
+def test_without_a_cap_the_hog_plays_cleanly(tmp_path: Path) -> None:
+    code, _ = invoke("--bot", f"{BAD_BOT} hog", "--bot", "builtin:greedy", "--games", "1",
+                     "--rules", "phases-to-win=1", "--out", str(tmp_path / "o"), "--no-progress")
+    assert code == 0
+    assert results(tmp_path / "o")[0]["faults"] == [[], []]
