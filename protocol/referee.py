@@ -178,7 +178,8 @@ class _Referee:
             for outcome, seen in counts.items():
                 if seen > NOTES_PER_KIND:
                     hidden = seen - NOTES_PER_KIND
-                    fault = Fault(outcome, f"{hidden} more {outcome} faults not recorded (at "
+                    faults = "fault" if hidden == 1 else "faults"
+                    fault = Fault(outcome, f"{hidden} more {outcome} {faults} not recorded (at "
                                   f"most {NOTES_PER_KIND} of each kind per game)")
                     self.faults[seat].append(fault)
                     self.emit({**fault.to_record(seat), "suppressed": hidden})
