@@ -160,6 +160,15 @@ class GameInfo:
                 f"{self.name} is for {self.min_players}..{self.max_players} players, not {players}"
             )
 
+    def check_setup(self, rules: Any, players: int) -> None:
+        """`RuleOptionError` unless a game of `players` seats can start under `rules`: the
+        checks a new game makes, run before any game (Five Crowns' `party=off` serves at most
+        7 seats, found by its rules' `for_players`)."""
+        self.check_players(players)
+        for_players = getattr(rules, "for_players", None)
+        if callable(for_players):
+            for_players(players)
+
 
 _GAME_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}
 GAME_NAMES: Final = tuple(_GAME_MODULES)

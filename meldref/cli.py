@@ -2,7 +2,8 @@
 
 Exit codes (README.md): 0 done; 1 a check failed (replay verify, bot check, a game the referee
 could not finish); 2 the command cannot run (usage, configuration, rule options, a bot that
-cannot start), nothing was played; 130 interrupted (a tournament resumes when rerun).
+cannot start, an output folder that cannot be written, no replay files to read), nothing was
+played; 130 interrupted (a tournament resumes when rerun).
 """
 
 from __future__ import annotations
@@ -242,7 +243,8 @@ def tournament(
     """Play a round robin or gauntlet, streaming results to disk; print standings."""
     from .config import with_announced_names
     from .match import preflight
-    from .tournament import check_folder, run_tournament, settle_seed
+    from .private import folder_problem
+    from .tournament import check_folder, prepare_folder, run_tournament, settle_seed
 
     if seed is not None:
         err.print(SEED_ON_ARGV, markup=False)
@@ -261,12 +263,16 @@ def tournament(
                               file_size_mb=file_size_mb),
         }
         cfg = build_config(data, overrides)
+        problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
+        if problem:
+            raise ConfigError(problem)
         startup = float(cfg.limits.get("startup-time", 10.0))
         announced = preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs",
                               cfg.limits)
         cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
         cfg = settle_seed(cfg)  # no seed given: drawn now, or the one this folder already used
         check_folder(cfg)
+        prepare_folder(cfg)  # made now: a folder that cannot be written stops before any game
     except ConfigError as exc:
         fail(str(exc))
     stop_on_sigterm()
@@ -354,10 +360,12 @@ def replay_show(
 ) -> None:
     """Tell a recorded game move by move."""
     from .replay import ReplayError
-    from .replay_show import tell
+    from .replay_show import ShowError, tell
 
     try:
         telling = tell(path, seat, hand)
+    except ShowError as exc:
+        fail(str(exc))
     except (ReplayError, OSError) as exc:
         fail(f"{path}: {exc}", EXIT_FAILED)
     for line in telling.lines:
@@ -376,8 +384,8 @@ def replay_verify(
 
     bad = 0
     files = list(replay_files(paths))
-    if not files:
-        fail("no replay files found", EXIT_FAILED)
+    if not files:  # nothing to check is a usage error, as for `replay stats`
+        fail("no replay files found")
     for path in files:
         try:
             done = verify(path)
@@ -406,23 +414,25 @@ def replay_stats(
     """Figures over replays: games, wins per seat and bot, mean scores, faults, hands."""
     from rich.table import Table
 
-    from .replay_show import gather_stats
+    from .replay_show import gather_stats, replay_files
 
+    if not any(True for _ in replay_files(paths)):
+        fail("no replay files found")
     stats = gather_stats(paths, check)
     data = stats.to_json()
     if as_json:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         out.print(f"{data['games']} games ({data['finished']} finished), {data['decisions']} "
-                  f"decisions, {data['hands']} hands (mean {data['mean_hands']}), wins by seat "
-                  f"{data['wins_by_seat']}", markup=False)
+                  f"decisions, {data['hands']} hands (mean {_or_dash(data['mean_hands'])}), "
+                  f"wins by seat {data['wins_by_seat']}", markup=False)
         table = Table(title="bots", title_justify="left")
         for column in ("bot", "games", "wins", "mean score", "faults"):
             table.add_column(column)
         for row in data["bots"]:
             faults = " ".join(f"{k}:{v}" for k, v in row["faults"].items()) or "-"
             table.add_row(escape(row["bot"]), str(row["games"]), str(row["wins"]),
-                          str(row["mean_score"]), faults)
+                          _or_dash(row["mean_score"]), faults)
         out.print(table)
         for problem in data["unreadable"]:
             err.print(f"unreadable: {problem}", markup=False)
@@ -430,6 +440,11 @@ def replay_stats(
             err.print(f"truncated: {name}", markup=False)
     if stats.games == 0 or stats.unreadable:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _or_dash(value: Any) -> str:
+    """A figure, or "-" where there is none (a mean over no finished game)."""
+    return "-" if value is None else str(value)
 
 
 @replay_app.command("resume")
@@ -505,8 +520,8 @@ def play(
             specs = ["builtin:greedy"] * ((players or DEFAULT_SEATS[info.name]) - 1)
         if not 0 <= seat <= len(specs):
             raise ConfigError(f"--seat {seat}: seats are 0..{len(specs)}")
-        info.check_players(len(specs) + 1)
         rule_set = info.rules(parse_pairs(rules or []))
+        info.check_setup(rule_set, len(specs) + 1)
         bots = bot_entries(specs, None, preflight(info.name, bot_entries(specs), 10.0))
     except (ConfigError, KeyError, ValueError) as exc:
         fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))

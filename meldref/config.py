@@ -211,8 +211,7 @@ def check_plan(plan: Plan) -> None:
     if not plan.bots:
         raise ConfigError("no bots: give --bot SPEC (twice or more) or [[bot]] entries")
     try:
-        info.check_players(plan.players)
-        info.rules(dict(plan.rules))
+        info.check_setup(info.rules(dict(plan.rules)), plan.players)
     except RuleOptionError as exc:
         raise ConfigError(str(exc)) from None
     if plan.players > 1 and len(plan.bots) < plan.players:

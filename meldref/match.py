@@ -15,7 +15,7 @@ from typing import Any
 
 from .config import ConfigError
 from .engine.game import RuleOptionError, find_game, rules_to_json
-from .private import copy_private, private_dir
+from .private import copy_private, folder_problem, private_dir
 from .protocol.errors import BotError
 from .protocol.seats import Limits
 from .runner import make_policy, make_process_limits, run_job, safe_name, which_missing
@@ -73,15 +73,31 @@ def build_match(game: str, specs: Sequence[str], players: int | None, seed: int,
             raise ConfigError(f"--players {players} but {len(specs)} --bot given")
         specs = specs * players
     try:
-        info.check_players(len(specs))
-        info.rules(dict(rules))
+        info.check_setup(info.rules(dict(rules)), len(specs))
         make_policy(limits)
     except (RuleOptionError, ValueError) as exc:
         raise ConfigError(str(exc)) from None
     if games < 1:
         raise ConfigError(f"--games {games}: at least 1")
-    return MatchSpec(info.name, dict(rules), tuple(bot_entries(specs)), seed, games,
+    spec = MatchSpec(info.name, dict(rules), tuple(bot_entries(specs)), seed, games,
                      dict(limits), replay)
+    _check_replay_path(spec)
+    return spec
+
+
+def _check_replay_path(spec: MatchSpec) -> None:
+    """Make the folder the replays go to now (owner-only), or `ConfigError` with why not: a
+    replay that cannot be written would end every game in error after its bots started."""
+    if spec.replay is None:
+        return
+    first = spec.replay_path(spec.jobs()[0])
+    assert first is not None
+    if first.is_dir():
+        raise ConfigError(f"--replay {first} is a folder, not a file")
+    # The folder given may be a shared one: only what we create is made owner-only.
+    problem = folder_problem(first.parent, create=True, tighten=False)
+    if problem:
+        raise ConfigError(f"--replay {spec.replay}: {problem}")
 
 
 def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,

@@ -10,6 +10,7 @@ nothing against bots running as the referee's own user.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 from pathlib import Path
@@ -34,6 +35,28 @@ def private_dir(path: Path, tighten: bool = True) -> Path:
     if tighten and path not in missing:
         _chmod_if_ours(path, DIR_MODE)
     return path
+
+
+def folder_problem(path: Path, create: bool = False, tighten: bool = True) -> str | None:
+    """Why files cannot be written in the folder `path`, or None if they can: it, or the
+    nearest of its parents that exists, is a file, or that one is not writable. With `create`
+    the folder is also made (owner-only, as `private_dir`), so what only trying finds is found
+    too (`/proc/x`, a full or read-only disk)."""
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        if probe.is_symlink():  # a dangling link: mkdir would fail on it
+            return f"{probe} is a broken link"
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"cannot write {probe}: {os.strerror(errno.EACCES)}"
+    if create:
+        try:
+            private_dir(path, tighten)
+        except OSError as exc:
+            return f"cannot write {path}: {exc.strerror or exc}"
+    return None
 
 
 def open_private(path: Path, mode: str = "w", **kwargs: Any) -> IO[Any]:

@@ -146,6 +146,9 @@ def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
 
 def _check_line(number: int, raw: bytes, previous: str, partial: bool) -> tuple[dict[str, Any],
                                                                                str]:
+    if number == 1 and b'"type":"header"' not in raw and FORMAT.encode() not in raw:
+        # Neither mark of a header (one changed byte cannot take both): another kind of file.
+        raise ReplayError(1, "not a meldref replay (no header)")
     if partial:
         raise ReplayError(number, "truncated: the last line is cut short (no newline)")
     try:

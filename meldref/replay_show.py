@@ -158,10 +158,18 @@ def lenient_replay(path: Path) -> tuple[Replay, str | None]:
     return replay, problem
 
 
+class ShowError(ValueError):
+    """A `--seat` or `--hand` the replay does not have (a usage error, not a bad file)."""
+
+
 def tell(path: Path, seat: int | None = None, hand: int | None = None) -> Telling:
-    """The game in `path` move by move; as `seat` saw it; only hand `hand` if given."""
+    """The game in `path` move by move; as `seat` saw it; only hand `hand` if given.
+    `ShowError` for a seat or hand the game does not have."""
     replay, problem = lenient_replay(path)
-    names = replay.seat_names() or [f"seat {i}" for i in range(int(replay.header["players"]))]
+    players = int(replay.header["players"])
+    if seat is not None and not 0 <= seat < players:
+        raise ShowError(f"--seat {seat}: the game has seats 0..{players - 1}")
+    names = replay.seat_names() or [f"seat {i}" for i in range(players)]
     telling = Telling(_header_lines(replay, seat), problem)
     story = _Story(telling, names, seat, hand)
     for _, record in replay.records:
@@ -171,6 +179,8 @@ def tell(path: Path, seat: int | None = None, hand: int | None = None) -> Tellin
         simulate(replay, on_step=story.step, before=story.before)
     except ReplayError as exc:
         telling.problem = telling.problem or str(exc)
+    if hand is not None and hand not in story.seen:
+        raise ShowError(f"--hand {hand}: the replay has hands 1..{max(story.seen)}")
     telling.lines.extend(_footer_lines(replay, names, seat))
     if telling.problem:
         telling.lines.append(f"!! stopped: {telling.problem}")
@@ -187,6 +197,7 @@ class _Story:
     only_hand: int | None
     hand: int = 1
     started: bool = False
+    seen: set[int] = field(default_factory=lambda: {1})  # hand numbers dealt so far
 
     def add(self, line: str) -> None:
         if self.only_hand is None or self.hand == self.only_hand:
@@ -199,6 +210,7 @@ class _Story:
             if view.get("event") == "deal" and number is not None and (
                     number != self.hand or not self.started):
                 self.hand, self.started = number, True
+                self.seen.add(number)
                 word = "round" if "round" in view else "hand"
                 self.add(f"-- {word} {number} --")
             self.add("    " + describe_event(view, self.names))

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .config import ConfigError, TournamentConfig
-from .private import open_private, private_dir, write_private_text
+from .private import folder_problem, open_private, private_dir, write_private_text
 from .runner import run_job
 from .schedule import GameJob
 from .standings import Standings, compute_standings
@@ -103,19 +103,27 @@ def _drawn_seed(folder: Path, seedless: str) -> int | None:
 
 
 def prepare_folder(config: TournamentConfig) -> Path:
-    """Create the folder, or check that it holds this same tournament (`ConfigError` if not)."""
+    """Create the folder, or check that it holds this same tournament; `ConfigError` if not,
+    or if it cannot be written ("X is not a folder", "cannot write X: <reason>")."""
     check_folder(config)
     folder = config.folder
-    private_dir(folder)
-    for inner in ("replays", "logs"):  # an older meldref's may be readable by all
-        if (folder / inner).is_dir():
-            private_dir(folder / inner)
+    problem = folder_problem(folder, create=True)
+    if problem:
+        raise ConfigError(problem)
     # The seed is written here only: the folder is owner-only, unlike a command line.
     data = {"fingerprint": config.plan.fingerprint(), "drawn_from": config.drawn_from,
             "plan": asdict(config.plan),
             "jobs": config.jobs, "limits": dict(config.limits),
             "sprt": asdict(config.sprt) if config.sprt else None}
-    write_private_text(folder / "tournament.json", json.dumps(data, indent=2, default=str) + "\n")
+    try:
+        for inner in ("replays", "logs"):  # an older meldref's may be readable by all
+            if (folder / inner).is_dir():
+                private_dir(folder / inner)
+        write_private_text(folder / "tournament.json",
+                           json.dumps(data, indent=2, default=str) + "\n")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {exc.filename or folder}: {exc.strerror or exc}"
+                          ) from None
     return folder
 
 

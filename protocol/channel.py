@@ -259,6 +259,8 @@ def why_not_started(command: BotCommand, exc: OSError) -> str:
             return f"{program} does not exist{where}"
         return f"{program!r} is not on PATH"
     if isinstance(exc, PermissionError):
+        if "/" in program and os.path.isdir(os.path.join(command.cwd or ".", program)):
+            return f"{program} is a directory, not a program"
         return f"{program} is not executable (chmod +x {program}?)"
     return f"{program}: {exc.strerror or exc}"
 
