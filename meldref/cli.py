@@ -83,6 +83,9 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise typer.Exit(code)
 
 
+MoveTimeOpt = Annotated[float | None, typer.Option(help="Seconds per decision.")]
+StartupTimeOpt = Annotated[float | None, typer.Option(
+    help="Seconds a bot program has to start and say ready.")]
 TimeBankOpt = Annotated[float | None, typer.Option(
     help="Seconds of time bank each seat starts a game with (default 5).")]
 IncrementOpt = Annotated[float | None, typer.Option(
@@ -138,9 +141,8 @@ def match(
     rules: RulesOpt = None,
     replay: Annotated[Path | None, typer.Option(
         help="Write the replay to PATH (one game) or PATH/game-0001.jsonl... (several).")] = None,
-    move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
-    startup_time: Annotated[float | None, typer.Option(
-        help="Seconds a bot program has to start and say ready.")] = None,
+    move_time: MoveTimeOpt = None,
+    startup_time: StartupTimeOpt = None,
     time_bank: TimeBankOpt = None,
     increment: IncrementOpt = None,
     max_bank: MaxBankOpt = None,
@@ -222,9 +224,8 @@ def tournament(
         "with the same folder to resume.")] = None,
     sprt: Annotated[str | None, typer.Option(
         help="Two bots: stop when the SPRT elo0,elo1[,alpha,beta] decides.")] = None,
-    move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
-    startup_time: Annotated[float | None, typer.Option(
-        help="Seconds a bot program has to start and say ready.")] = None,
+    move_time: MoveTimeOpt = None,
+    startup_time: StartupTimeOpt = None,
     time_bank: TimeBankOpt = None,
     increment: IncrementOpt = None,
     max_bank: MaxBankOpt = None,
@@ -456,9 +457,8 @@ def replay_resume(
     replay: Annotated[Path | None, typer.Option(
         help="Where the continued game's replay goes (default: next to PATH, "
         "<name>-resumed-at-N.jsonl).")] = None,
-    move_time: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
-    startup_time: Annotated[float | None, typer.Option(
-        help="Seconds a bot program has to start and say ready.")] = None,
+    move_time: MoveTimeOpt = None,
+    startup_time: StartupTimeOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Continue a recorded game from action --at with the given bots (default: its own)."""
