@@ -6,10 +6,11 @@
 Prints games/s and decisions/s (every applied action is a decision: draw, lay, hit, discard,
 place) per bot kind, by this process's CPU time and by the wall clock.
 
-Absolute numbers say little on a shared machine. `--against REV` loads the engine as it was at
-git revision REV (the engine imports nothing outside its folder, so a copy of `engine/` is a
-complete engine) and runs both in this process, interleaved over `--rounds` rounds on the same
-seeds, then prints the ratio current/baseline: the number to quote when a change claims speed.
+Absolute numbers say little on a shared machine. `--against REV` loads the engine and the bots
+as they were at git revision REV (the engine imports nothing outside its folder and the bots
+nothing but the engine, so copies of `engine/` and `bots/` are complete) and runs both in this
+process, interleaved over `--rounds` rounds on the same seeds, then prints the ratio
+current/baseline: the number to quote when a change claims speed.
 """
 
 from __future__ import annotations
@@ -28,41 +29,49 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import meldref.engine
+import meldref
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_engine(rev: str) -> ModuleType:
-    """The engine package as it was at git revision `rev`, imported under a name of its own."""
+    """The package `baseline` holding `engine/` and `bots/` as they were at git revision `rev`
+    (imported under a name of its own, so both engines run in this process)."""
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "engine"],
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "engine", "bots"],
         capture_output=True, check=False,
     )
     if archive.returncode != 0:
         sys.exit(f"cannot read engine/ at {rev!r}: {archive.stderr.decode().strip()}")
-    folder = Path(tempfile.mkdtemp(prefix="meldref-bench-"))
+    folder = Path(tempfile.mkdtemp(prefix="meldref-bench-")) / "baseline"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(folder, filter="data")
-    name = "baseline_engine"
-    (folder / "engine").rename(folder / name)
-    sys.path.insert(0, str(folder))
-    package = importlib.import_module(name)
-    if not (folder / name / "play.py").exists():
+    sys.path.insert(0, str(folder.parent))
+    if not (folder / "engine" / "play.py").exists():
         sys.exit(f"engine at {rev!r} has no play.py (play_inprocess): pick a later revision")
-    return package
+    return importlib.import_module("baseline")
 
 
-def bench(engine: ModuleType, game: str, kind: str, games: int, players: int) -> tuple[int, float,
+def make_bot(package: ModuleType, info: Any, kind: str, seed: int) -> Any:
+    """A built-in bot of `package`: from its bots registry, or (engines before the bots left
+    the engine) from the game's own table."""
+    if hasattr(info, "bots"):
+        return info.bots[kind](seed)
+    return importlib.import_module(f"{package.__name__}.bots").builtin_bot(info.name, kind, seed)
+
+
+def bench(package: ModuleType, game: str, kind: str, games: int, players: int) -> tuple[int, float,
                                                                                       float]:
     """(decisions, CPU seconds, wall seconds) of `games` games of `kind` bots, seeds 0..games-1."""
-    info = importlib.import_module(f"{engine.__name__}.game").find_game(game)
-    play = importlib.import_module(f"{engine.__name__}.play").play_inprocess
+    info = importlib.import_module(f"{package.__name__}.engine.game").find_game(game)
+    play = importlib.import_module(f"{package.__name__}.engine.play").play_inprocess
     rules = info.rules()
     decisions = 0
     cpu, wall = time.process_time(), time.perf_counter()
     for seed in range(games):
-        bots = [info.bots[kind](seed * 100 + i) for i in range(players)]
+        bots = [make_bot(package, info, kind, seed * 100 + i) for i in range(players)]
         _, actions = play(info, rules, bots, seed)
         decisions += len(actions)
     return decisions, time.process_time() - cpu, time.perf_counter() - wall
@@ -75,7 +84,7 @@ def line(label: str, games: int, decisions: int, cpu: float, wall: float) -> str
 
 def compare(args: argparse.Namespace, kind: str, base: ModuleType) -> None:
     totals: dict[str, list[Any]] = {"current": [0, 0.0, 0.0], args.against: [0, 0.0, 0.0]}
-    engines = {"current": meldref.engine, args.against: base}
+    engines = {"current": meldref, args.against: base}
     for r in range(args.rounds):
         order = list(engines) if r % 2 == 0 else list(reversed(engines))
         for label in order:
@@ -110,7 +119,7 @@ def main() -> None:
         profiler = cProfile.Profile() if args.profile else None
         if profiler:
             profiler.enable()
-        decisions, cpu, wall = bench(meldref.engine, args.game, kind, args.games, args.players)
+        decisions, cpu, wall = bench(meldref, args.game, kind, args.games, args.players)
         if profiler:
             profiler.disable()
         print(line(kind, args.games, decisions, cpu, wall))

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from meldref.engine.cards import Card, fivecrowns_deck, parse_cards
-from meldref.engine.fivecrowns_solver import Natural, Solver
+from meldref.engine.fivecrowns.solver import Natural, Solver
 
 Question = Callable[[Sequence[Card], int, Natural], object]
 

@@ -1,1 +1,60 @@
-"""Bots that ship with meldref."""
+"""The bots that ship with meldref.
+
+In-process bots, seated as ``builtin:NAME``: one module per game (`phase10`, `fivecrowns`,
+`solitaire`), each with a `BOTS` table of name -> factory(seed). They see only their seat's
+view (`engine.game.Bot`), like a bot program does. The rules never import them: the referee and
+the command line find them here, by game and name.
+
+Bot programs that speak the protocol: `random_bot.py` (the commented starting point) and the
+examples in other languages under `examples/`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from ..engine.game import Bot
+
+BUILTIN_PREFIX: Final = "builtin:"
+# game name -> the module of this package holding its BOTS table (imported when first asked)
+_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}
+
+
+# Bots of games from outside meldref (a GameInfo loaded as module:ATTR), by game name.
+_REGISTERED: dict[str, Mapping[str, Callable[[int], Bot]]] = {}
+
+
+class UnknownBotError(ValueError):
+    """No built-in bot of that name for that game."""
+
+
+def register_builtin(game: str, table: Mapping[str, Callable[[int], Bot]]) -> None:
+    """Seat `table`'s bots as ``builtin:NAME`` in `game`, a game from outside meldref."""
+    if game in _MODULES:
+        raise ValueError(f"{game} is one of meldref's games; its bots are in meldref.bots")
+    _REGISTERED[game] = dict(table)
+
+
+def builtin_table(game: str) -> Mapping[str, Callable[[int], Bot]]:
+    """The built-in bots of `game`, by name (none for a game that has none)."""
+    if game not in _MODULES:
+        return _REGISTERED.get(game, {})
+    module = importlib.import_module(f"{__package__}.{_MODULES[game]}")
+    table: Mapping[str, Callable[[int], Bot]] = module.BOTS
+    return table
+
+
+def builtin_names(game: str) -> tuple[str, ...]:
+    """The names `builtin:NAME` takes for `game`, weakest first as the tables list them."""
+    return tuple(builtin_table(game))
+
+
+def builtin_bot(game: str, name: str, seed: int) -> Bot:
+    """A new built-in bot; `UnknownBotError` naming the ones there are if `name` is not one."""
+    table = builtin_table(game)
+    if name not in table:
+        known = ", ".join(table) or "none"
+        raise UnknownBotError(f"no built-in bot {name!r} for {game}; built-in bots: {known}")
+    return table[name](seed)

@@ -5,14 +5,12 @@
 snapshots read back with clear errors). `DrawDiscardState` adds what Phase 10 and Five Crowns
 share: seats in turn around a table, hands dealt from a seeded shuffle, `draw pile` /
 `draw discard`, and the discard pile (less its top) reshuffled into an empty draw pile.
-Also here: the snapshot forms of cards and outcomes, and the lazy bot table.
+Also here: the snapshot forms of cards and outcomes.
 """
 
 from __future__ import annotations
 
 import abc
-import functools
-import importlib
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -275,18 +273,3 @@ class DrawDiscardState(CardGameState):
 def first_dealer(choice: str, players: int, seed: int | str) -> int:
     """The first dealer: seat 0 (`seat0`), else drawn by rng_for(seed, "dealer")."""
     return 0 if choice == "seat0" else rng_for(seed, "dealer").randrange(players)
-
-
-# ----------------------------------------------------------------------------------------------
-# Bots
-
-
-def lazy_bots(module: str, table: str) -> dict[str, Callable[[int], Any]]:
-    """Factories of the bots in the table `table` of `engine.<module>`, imported when first
-    used (a game whose bots import its own module cannot import them at load time)."""
-
-    def make(name: str, seed: int) -> Any:
-        bots = importlib.import_module(f"{__package__}.{module}")
-        return getattr(bots, table)[name](seed)
-
-    return {name: functools.partial(make, name) for name in ("random", "greedy")}

@@ -147,7 +147,6 @@ class GameInfo:
     rules_type: type
     new_game: Callable[[Any, int, int], GameState]  # (rules, players, seed)
     from_snapshot: Callable[[Mapping[str, JSON]], GameState]
-    bots: Mapping[str, Callable[[int], Any]]  # name -> factory(seed) of an in-process bot
     decisions: tuple[str, ...] = ()
 
     def rules(self, pairs: Mapping[str, str] | None = None, **values: Any) -> Any:

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, NoReturn
 
+from ..bots import BUILTIN_PREFIX, builtin_bot
 from ..engine.game import GameInfo
 from .channel import (
     EOF,
@@ -594,14 +595,11 @@ def seat_from_spec(
     cwd: str | None = None,
     on_line: LineHook | None = None,
 ) -> Seat:
-    """``builtin:NAME`` (an in-process bot of `game.bots`) or a command line (shlex split)."""
+    """``builtin:NAME`` (an in-process bot of `meldref.bots`) or a command line (shlex split)."""
     text = spec.strip()
-    if text.startswith("builtin:"):
-        key = text.removeprefix("builtin:").strip()
-        if key not in game.bots:
-            known = ", ".join(sorted(game.bots)) or "none"
-            raise ValueError(f"no built-in bot {key!r} for {game.name}; built-in bots: {known}")
-        return InProcessSeat(game.bots[key](seed), name=f"{key}")
+    if text.startswith(BUILTIN_PREFIX):
+        key = text.removeprefix(BUILTIN_PREFIX).strip()
+        return InProcessSeat(builtin_bot(game.name, key, seed), name=key)
     return ProcessSeat(BotCommand.parse(text, cwd=cwd), limits, log_path, game.name, on_line)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from meldref.bots import register_builtin
 from meldref.engine.cards import PHASE10_NUMBERS, Card, CardError, rng_for, shuffled
 from meldref.engine.game import (
     Event,
@@ -233,6 +234,6 @@ GAME = GameInfo(
     rules_type=FakeRules,
     new_game=new_game,
     from_snapshot=from_snapshot,
-    bots={"random": RandomFakeBot, "crasher": CrashingBot},
     decisions=("draw", "discard"),
 )
+register_builtin(GAME.name, {"random": RandomFakeBot, "crasher": CrashingBot})

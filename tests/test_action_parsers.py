@@ -10,8 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meldref.engine import fivecrowns_actions, phase10_actions, solitaire
+from meldref.engine import solitaire
+from meldref.engine.fivecrowns import actions as fivecrowns_actions
 from meldref.engine.game import InvalidActionError
+from meldref.engine.phase10 import actions as phase10_actions
 
 PARSERS: dict[str, Callable[[str], Any]] = {
     "phase10": phase10_actions.parse_action,

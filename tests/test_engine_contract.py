@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from meldref.bots import builtin_bot
 from meldref.engine.game import GAME_NAMES, Event, GameState, find_game
 from meldref.engine.play import play_inprocess
 
@@ -62,7 +63,7 @@ def test_members_answer_with_the_promised_kinds(name: str) -> None:
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_the_running_scores_end_as_the_outcome_scores(name: str) -> None:
     game = find_game(name)
-    bots = [game.bots["greedy"](i) for i in range(PLAYERS[name])]
+    bots = [builtin_bot(game.name, "greedy", i) for i in range(PLAYERS[name])]
     state = game.new_game(game.rules(), len(bots), 2)
     while (seat := state.to_move) is not None:
         state.apply(bots[seat].act(state.observation(seat)))
@@ -72,11 +73,11 @@ def test_the_running_scores_end_as_the_outcome_scores(name: str) -> None:
 
 def test_solitaire_scores_count_the_piles_closed() -> None:
     game = find_game("solitaire")
-    outcome, _ = play_inprocess(game, game.rules(), [game.bots["greedy"](0)], 11)
+    outcome, _ = play_inprocess(game, game.rules(), [builtin_bot(game.name, "greedy", 0)], 11)
     state = game.new_game(game.rules(), 1, 11)
     seen = [state.scores[0]]
     while state.to_move is not None:
-        state.apply(game.bots["greedy"](0).act(state.observation(0)))
+        state.apply(builtin_bot(game.name, "greedy", 0).act(state.observation(0)))
         seen.append(state.scores[0])
         assert seen[-1] == state.observation(0).to_json()["piles_closed"]
     assert seen == sorted(seen) and seen[-1] == outcome.detail["piles_closed"]

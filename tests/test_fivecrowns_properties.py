@@ -18,6 +18,7 @@ from fivecrowns_positions import all_cards, hide_from, table_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from meldref.bots import builtin_bot
 from meldref.engine.cards import fivecrowns_deck
 from meldref.engine.fivecrowns import GAME, Draw, FiveCrownsRules, FiveCrownsState, FiveCrownsView
 from meldref.engine.game import Event
@@ -87,7 +88,7 @@ def check_events_hide(state: FiveCrownsState, action: object, rng: random.Random
 def test_random_games_keep_cards_snapshots_and_secrets(game: tuple) -> None:  # type: ignore[type-arg]
     seed, players, rules, names = game
     state = GAME.new_game(rules, players, seed)
-    bots = [GAME.bots[names[s]](seed + s) for s in range(players)]
+    bots = [builtin_bot(GAME.name, names[s], seed + s) for s in range(players)]
     deck = Counter(fivecrowns_deck(state.rules.decks))
     rng = random.Random(seed)
     steps = 0
@@ -111,7 +112,8 @@ def test_random_games_keep_cards_snapshots_and_secrets(game: tuple) -> None:  # 
 def test_the_same_seed_plays_the_same_game(seed: int, players: int,
                                            rules: FiveCrownsRules) -> None:
     def once() -> tuple[object, list[str]]:
-        bots = [GAME.bots["random" if s % 2 else "greedy"](seed + s) for s in range(players)]
+        bots = [builtin_bot(GAME.name, "random" if s % 2 else "greedy", seed + s)
+                for s in range(players)]
         outcome, actions = play_inprocess(GAME, rules, bots, seed, max_actions=20_000)
         return outcome, [str(a) for a in actions]
 
@@ -122,7 +124,7 @@ def test_greedy_beats_random_over_full_games() -> None:
     rules = GAME.rules()
     wins = 0
     for seed in range(6):
-        bots = [GAME.bots["greedy"](seed), GAME.bots["random"](seed)]
+        bots = [builtin_bot(GAME.name, "greedy", seed), builtin_bot(GAME.name, "random", seed)]
         outcome, _ = play_inprocess(GAME, rules, bots, seed)
         wins += outcome.places[0] == 1
     assert wins >= 5

@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from fivecrowns_positions import all_cards, play, position
 
+from meldref.bots import builtin_bot
 from meldref.engine.cards import FC_RANK_TEXT, Card, fivecrowns_deck, rng_for, shuffled
 from meldref.engine.fivecrowns import (
     GAME,
@@ -123,7 +124,7 @@ WILD_RANKS = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
 def test_every_round_rotates_the_wild_and_the_deal() -> None:
-    bots = [GAME.bots["greedy"](i) for i in range(3)]
+    bots = [builtin_bot(GAME.name, "greedy", i) for i in range(3)]
     state = GAME.new_game(GAME.rules(), 3, 21)
     deals = [e for e in state.opening_events() if e.kind == "deal"]
     while state.to_move is not None:
@@ -375,7 +376,7 @@ def test_tiebreak_round_among_the_tied() -> None:
     assert all(e.public["deal_size"] == 6 and e.public["wild_rank"] == "6" for e in deals)
     assert state.round == 12 and state.playing == (True, True, False)
     assert state.observation(2).to_json()["tiebreak"] is True
-    bots = [GAME.bots["greedy"](s) for s in range(3)]
+    bots = [builtin_bot(GAME.name, "greedy", s) for s in range(3)]
     while state.to_move is not None:
         assert state.to_move != 2
         state.apply(bots[state.to_move].act(state.observation(state.to_move)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from phase10_positions import position
 
+from meldref.bots.phase10 import GreedyBot, RandomBot
 from meldref.engine.phase10 import (
     GAME,
     Discard,
@@ -14,7 +15,6 @@ from meldref.engine.phase10 import (
     Phase10Rules,
     Phase10View,
 )
-from meldref.engine.phase10_bots import GreedyBot, RandomBot
 from meldref.engine.play import RunawayGameError, play_inprocess
 
 

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from phase10_positions import count_cards
 
+from meldref.bots.phase10 import GreedyBot, RandomBot
 from meldref.engine.cards import SKIP, WILD, Card, Kind, parse_cards, phase10_deck
 from meldref.engine.game import Event
 from meldref.engine.melds import PHASE10_MELDS, GroupKind, build_meld, find_groups, fits
@@ -22,8 +23,7 @@ from meldref.engine.phase10 import (
     card_points,
     missing_cards,
 )
-from meldref.engine.phase10_bots import GreedyBot, RandomBot
-from meldref.engine.phase10_view import missing_without_each
+from meldref.engine.phase10.view import missing_without_each
 from meldref.engine.play import play_inprocess
 
 # PHASE10_EXAMPLES=500 pytest ... for a long soak; the default keeps the suite fast.

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from phase10_positions import play, position
 
+from meldref.bots.phase10 import RandomBot
 from meldref.engine.game import InvalidActionError
 from meldref.engine.phase10 import (
     GAME,
@@ -16,7 +17,6 @@ from meldref.engine.phase10 import (
     Phase10State,
     parse_action,
 )
-from meldref.engine.phase10_bots import RandomBot
 
 SCALARS = (str, int, bool, type(None))
 

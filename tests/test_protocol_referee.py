@@ -198,7 +198,7 @@ def test_policy_checks_its_values(bad: dict[str, Any]) -> None:
 
 
 def test_unknown_builtin_bot_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="built-in bots: crasher, random"):
+    with pytest.raises(ValueError, match="built-in bots: random, crasher"):
         seat_from_spec("builtin:nope", GAME)
 
 

@@ -15,6 +15,7 @@ from fivecrowns_positions import all_cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from meldref.bots import builtin_bot
 from meldref.engine.cards import fivecrowns_deck
 from meldref.engine.play import play_inprocess
 from meldref.engine.solitaire import GAME, PILE_SIZES, SolitaireRules, SolitaireState
@@ -42,7 +43,7 @@ def reorder_below(state: SolitaireState, keep: int, rng: random.Random) -> Solit
 def test_games_keep_cards_piles_and_secrets(game: tuple[int, str, str]) -> None:
     seed, name, natural = game
     state = GAME.new_game(SolitaireRules(natural=natural), 1, seed)  # type: ignore[arg-type]
-    bot = GAME.bots[name](seed)
+    bot = builtin_bot(GAME.name, name, seed)
     rng = random.Random(seed)
     moves = 0
     while state.to_move is not None:
@@ -73,7 +74,8 @@ def test_games_keep_cards_piles_and_secrets(game: tuple[int, str, str]) -> None:
 @given(st.integers(0, 10**6), st.sampled_from(["random", "greedy"]))
 def test_the_same_seed_plays_the_same_game(seed: int, name: str) -> None:
     def once() -> tuple[object, list[str]]:
-        outcome, actions = play_inprocess(GAME, GAME.rules(), [GAME.bots[name](seed)], seed)
+        bot = builtin_bot(GAME.name, name, seed)
+        outcome, actions = play_inprocess(GAME, GAME.rules(), [bot], seed)
         return outcome, [str(a) for a in actions]
 
     assert once() == once()
@@ -81,7 +83,7 @@ def test_the_same_seed_plays_the_same_game(seed: int, name: str) -> None:
 
 def test_greedy_closes_more_piles_than_random() -> None:
     def closed(name: str) -> int:
-        return sum(play_inprocess(GAME, GAME.rules(), [GAME.bots[name](s)], s)[0].scores[0]
-                   for s in range(5))
+        return sum(play_inprocess(GAME, GAME.rules(), [builtin_bot(GAME.name, name, s)], s)
+                   [0].scores[0] for s in range(5))
 
     assert closed("greedy") > closed("random") + 10

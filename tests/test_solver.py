@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meldref.engine.cards import JOKER, Card, fivecrowns_deck, parse_cards
-from meldref.engine.fivecrowns_solver import (
+from meldref.engine.fivecrowns.solver import (
     Solver,
     _absorb,
     _Group,

@@ -6,9 +6,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from .cards import FC_RANK_TEXT
-from .game import RuleOptionError, check_fields
-from .melds import GroupKind
+from ..cards import FC_RANK_TEXT
+from ..game import RuleOptionError, check_fields
+from ..melds import GroupKind
 
 # ----------------------------------------------------------------------------------------------
 # The game's facts

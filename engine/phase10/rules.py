@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from .cards import Card, Kind
-from .game import RuleOptionError, check_fields
-from .melds import PHASE10_MELDS, GroupKind, MeldRules, Need
+from ..cards import Card, Kind
+from ..game import RuleOptionError, check_fields
+from ..melds import PHASE10_MELDS, GroupKind, MeldRules, Need
 
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 6

@@ -10,11 +10,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from .cards import SUITS, Card, CardError, Kind
-from .common import Draw, parse_draw
-from .game import InvalidActionError
-from .melds import Meld, MeldError, fivecrowns_melds, parse_group
-from .numbers import quoted
+from ..cards import SUITS, Card, CardError, Kind
+from ..common import Draw, parse_draw
+from ..game import InvalidActionError
+from ..melds import Meld, MeldError, fivecrowns_melds, parse_group
+from ..numbers import quoted
 
 _PARSE_RULES: Final = fivecrowns_melds(0)  # reading group tokens needs no wild rank
 

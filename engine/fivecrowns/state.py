@@ -5,9 +5,8 @@ Jokers. Combinations (books and runs) stay in the hand until a seat goes out: af
 lays every card but the one it discards. Then each other seat has one last turn, lays what it
 can, and scores the cards left. Lowest total after round 11 wins.
 
-The game's facts and rule options live in `fivecrowns_rules`, the actions in
-`fivecrowns_actions`, what a seat sees in `fivecrowns_view`; this module re-exports them, so
-`meldref.engine.fivecrowns` is the one name to import.
+The game's facts and rule options live in `rules`, the actions in `actions`, what a seat sees
+in `view`; the package (`meldref.engine.fivecrowns`) exports what other code needs of them.
 
 Shuffles come from `cards.rng_for(seed, ...)`: the deal of round r from ("deal", r), the k-th
 reshuffle of round r from ("reshuffle", r, k), the first dealer from ("dealer",). The tie-break
@@ -20,8 +19,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
-from .cards import Card, CardError, fivecrowns_deck, format_cards, sort_key
-from .common import (
+from ..cards import Card, CardError, fivecrowns_deck, format_cards, sort_key
+from ..common import (
     DRAW_DISCARD,
     DRAW_PILE,
     Checks,
@@ -29,13 +28,14 @@ from .common import (
     DrawDiscardState,
     Moves,
     first_dealer,
-    lazy_bots,
     restore_outcome,
     snapshot_outcome,
     tokens,
 )
-from .fivecrowns_actions import Action, Discard, parse_action
-from .fivecrowns_rules import (
+from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
+from ..melds import Meld, MeldError, MeldRules, build_meld, fivecrowns_melds, parse_group
+from .actions import Action, Discard, parse_action
+from .rules import (
     COMBINATIONS,
     MAX_PLAYERS,
     MIN_GROUP,
@@ -47,16 +47,8 @@ from .fivecrowns_rules import (
     rank_text,
     wild_rank,
 )
-from .fivecrowns_solver import hand_points
-from .fivecrowns_view import FiveCrownsView
-from .game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
-from .melds import Meld, MeldError, MeldRules, build_meld, fivecrowns_melds, parse_group
-
-__all__ = [
-    "GAME", "MAX_PLAYERS", "MIN_PLAYERS", "ROUNDS", "TIEBREAK_ROUND", "Action", "Discard", "Draw",
-    "FiveCrownsRules", "FiveCrownsState", "FiveCrownsView", "deal_size", "new_game",
-    "parse_action", "rank_text", "wild_rank",
-]
+from .solver import hand_points
+from .view import FiveCrownsView
 
 
 class FiveCrownsState(DrawDiscardState):
@@ -368,6 +360,5 @@ GAME: Final = GameInfo(
     rules_type=FiveCrownsRules,
     new_game=new_game,
     from_snapshot=FiveCrownsState.from_snapshot,
-    bots=lazy_bots("fivecrowns_bots", "FIVECROWNS_BOTS"),  # the bots import this module
     decisions=("draw", "discard"),
 )

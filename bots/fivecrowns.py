@@ -1,7 +1,7 @@
-"""In-process bots of Five Crowns and Five Crowns Solitaire: `random` and `greedy`.
+"""In-process Five Crowns bots: `random` and `greedy`.
 
 Each decides from its seat's view alone, the same information a bot program gets through the
-protocol; `greedy` asks the solver (engine.fivecrowns_solver) for the best arrangement.
+protocol; `greedy` asks the solver (engine/fivecrowns/solver.py) for the best arrangement.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from .fivecrowns import Action, Discard, Draw, FiveCrownsView
-from .solitaire import Place, SolitaireView
+from ..engine.fivecrowns import Action, Discard, Draw, FiveCrownsView
 
 
 class FiveCrownsRandomBot:
@@ -57,48 +56,7 @@ class FiveCrownsGreedyBot:
         return Draw("discard") if taken < now else Draw("pile")
 
 
-class SolitaireRandomBot:
-    """Puts the drawn card into a random open pile and discards a random card of it."""
-
-    name = "random"
-
-    def __init__(self, seed: int | str = 0) -> None:
-        self.rng = random.Random(f"solitaire-random:{seed}")
-
-    def act(self, view: SolitaireView) -> Place:
-        size = self.rng.choice(view.open_piles())
-        assert view.draw_top is not None
-        return Place(size, self.rng.choice([*view.pile(size), view.draw_top]))
-
-
-class SolitaireGreedyBot:
-    """Closes a pile when it can (the largest first), else makes the move that cuts a pile's
-    points left the most (then: the fewest points left)."""
-
-    name = "greedy"
-
-    def __init__(self, seed: int | str = 0) -> None:
-        self.seed = seed
-
-    def act(self, view: SolitaireView) -> Place:
-        top = view.draw_top
-        assert top is not None
-        best: tuple[tuple[bool, int, int, int], Place] | None = None
-        for size in view.open_piles():
-            before = view.solver(size).points()
-            card, after = view.solver(size, top).best_discard()
-            key = (after != 0, after - before, after, -size)
-            if best is None or key < best[0]:
-                best = (key, Place(size, card))
-        assert best is not None
-        return best[1]
-
-
-FIVECROWNS_BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
+BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": FiveCrownsRandomBot,
     "greedy": FiveCrownsGreedyBot,
-}
-SOLITAIRE_BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
-    "random": SolitaireRandomBot,
-    "greedy": SolitaireGreedyBot,
 }

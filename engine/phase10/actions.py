@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from .cards import Card, CardError
-from .common import Draw, parse_draw
-from .game import InvalidActionError
-from .melds import (
+from ..cards import Card, CardError
+from ..common import Draw, parse_draw
+from ..game import InvalidActionError
+from ..melds import (
     PHASE10_MELDS,
     Declared,
     GroupKind,
@@ -25,8 +25,8 @@ from .melds import (
     Placed,
     parse_group,
 )
-from .numbers import is_count, parse_count, quoted
-from .phase10_rules import SPAN
+from ..numbers import is_count, parse_count, quoted
+from .rules import SPAN
 
 Group = tuple[GroupKind, tuple[Placed, ...]]
 

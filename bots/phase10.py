@@ -10,12 +10,12 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from .cards import SKIP, WILD, Card
-from .common import DRAW_DISCARD, DRAW_PILE, Draw
-from .melds import Meld, MeldError, build_meld, extend
-from .phase10_actions import Action, Discard, LayDown
-from .phase10_rules import PHASES, card_points
-from .phase10_view import Phase10View, missing_cards, missing_without_each
+from ..engine.cards import SKIP, WILD, Card
+from ..engine.common import DRAW_DISCARD, DRAW_PILE, Draw
+from ..engine.melds import Meld, MeldError, build_meld, extend
+from ..engine.phase10.actions import Action, Discard, LayDown
+from ..engine.phase10.rules import PHASES, card_points
+from ..engine.phase10.view import Phase10View, missing_cards, missing_without_each
 
 LAY_CHANCE: Final = 0.5  # how often the random bot looks for a lay-down it could make
 

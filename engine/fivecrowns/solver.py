@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Final, Literal
 
-from .cards import SUITS, Card, Kind
-from .melds import GroupKind, Meld, MeldRules, build_meld, fivecrowns_melds
+from ..cards import SUITS, Card, Kind
+from ..melds import GroupKind, Meld, MeldRules, build_meld, fivecrowns_melds
 
 Natural = Literal["none", "group"]
 

@@ -11,12 +11,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .cards import SKIP, WILD, Card, Kind
-from .common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
-from .game import JSON
-from .melds import Declared, GroupKind, Meld, Need, find_groups, format_meld
-from .phase10_actions import Action, Discard, Hit, LayDown
-from .phase10_rules import PHASES, SPAN, Phase10Rules, describe_phase
+from ..cards import SKIP, WILD, Card, Kind
+from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
+from ..game import JSON
+from ..melds import Declared, GroupKind, Meld, Need, find_groups, format_meld
+from .actions import Action, Discard, Hit, LayDown
+from .rules import PHASES, SPAN, Phase10Rules, describe_phase
 
 _RUN, _COLOUR = GroupKind.RUN, GroupKind.COLOUR
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Final, Literal
 
-from .cards import (
+from ..cards import (
     FC_RANK_TEXT,
     Card,
     CardError,
@@ -26,17 +26,16 @@ from .cards import (
     shuffled,
     sort_key,
 )
-from .common import (
+from ..common import (
     CardGameState,
     Checks,
     Moves,
-    lazy_bots,
     restore_outcome,
     snapshot_outcome,
     tokens,
 )
-from .fivecrowns_solver import Natural, Solver
-from .game import (
+from ..fivecrowns.solver import Natural, Solver
+from ..game import (
     JSON,
     Event,
     GameInfo,
@@ -46,7 +45,7 @@ from .game import (
     check_fields,
     rules_from_json,
 )
-from .numbers import is_count, quoted
+from ..numbers import is_count, quoted
 
 PILE_SIZES: Final = tuple(range(3, 14))  # a pile is named by its dealt size, also its wild rank
 DECKS: Final = 2
@@ -305,6 +304,5 @@ GAME: Final = GameInfo(
     rules_type=SolitaireRules,
     new_game=new_game,
     from_snapshot=SolitaireState.from_snapshot,
-    bots=lazy_bots("fivecrowns_bots", "SOLITAIRE_BOTS"),  # the bots import this module
     decisions=("place",),
 )

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .cards import Card
-from .common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
-from .fivecrowns_actions import Action, Discard
-from .fivecrowns_rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
-from .fivecrowns_solver import Natural, Solver
-from .game import JSON
-from .melds import Meld
+from ..cards import Card
+from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
+from ..game import JSON
+from ..melds import Meld
+from .actions import Action, Discard
+from .rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
+from .solver import Natural, Solver
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,8 @@ whole phase at once), then to get rid of its cards by hitting laid groups and di
 first seat with no cards left goes out and ends the hand. Laying a phase earns the credit at once;
 the game ends at the end of a hand in which a seat completed the last phase of the sequence.
 
-The game's facts and rule options live in `phase10_rules`, the actions in `phase10_actions`, what
-a seat sees in `phase10_view`; this module re-exports them, so `meldref.engine.phase10` is the
-one name to import.
+The game's facts and rule options live in `rules`, the actions in `actions`, what a seat sees
+in `view`; the package (`meldref.engine.phase10`) exports what other code needs of them.
 
 Shuffles come from `cards.rng_for(seed, ...)`: the deal of hand h from ("deal", h), the k-th
 reshuffle of hand h from ("reshuffle", h, k), the first dealer from ("dealer",). A snapshot thus
@@ -20,8 +19,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Final, TypeVar
 
-from .cards import SKIP, WILD, Card, format_cards, phase10_deck
-from .common import (
+from ..cards import SKIP, WILD, Card, format_cards, phase10_deck
+from ..common import (
     DRAW_DISCARD,
     DRAW_PILE,
     Checks,
@@ -33,27 +32,19 @@ from .common import (
     snapshot_outcome,
     tokens,
 )
-from .game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
-from .melds import Meld, MeldError, build_meld, extend, format_meld, parse_meld
-from .phase10_actions import Action, Discard, Group, Hit, LayDown, group_text, parse_action
-from .phase10_bots import BOTS
-from .phase10_rules import (
+from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
+from ..melds import Meld, MeldError, build_meld, extend, format_meld, parse_meld
+from .actions import Action, Discard, Group, Hit, LayDown, parse_action
+from .rules import (
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
     PHASES,
-    SEQUENCES,
     Phase10Rules,
     card_points,
     describe_phase,
 )
-from .phase10_view import Phase10View, TableGroup, missing_cards, skip_victims
-
-__all__ = [
-    "GAME", "PHASES", "SEQUENCES", "Action", "Discard", "Draw", "Hit", "LayDown",
-    "Phase10Rules", "Phase10State", "Phase10View", "TableGroup", "card_points", "describe_phase",
-    "group_text", "missing_cards", "new_game", "parse_action", "skip_victims",
-]
+from .view import Phase10View, TableGroup, skip_victims
 
 T = TypeVar("T")
 
@@ -566,6 +557,5 @@ GAME: Final = GameInfo(
     rules_type=Phase10Rules,
     new_game=new_game,
     from_snapshot=Phase10State.from_snapshot,
-    bots=BOTS,
     decisions=("draw", "play"),
 )

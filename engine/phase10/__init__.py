@@ -1,0 +1,17 @@
+"""Phase 10: ten phases of sets, runs and colour groups, Skips and wilds (spec/RULES.md, part 1).
+
+The game's pieces, one module each: `rules` (the options and the phases), `actions` (what a
+seat may do, in its protocol text), `view` (what a seat may know), `state` (the game itself).
+"""
+
+from ..common import Draw
+from .actions import Action, Discard, Group, Hit, LayDown, parse_action
+from .rules import PHASES, Phase10Rules, card_points, describe_phase
+from .state import GAME, Phase10State, new_game
+from .view import Phase10View, TableGroup, missing_cards, missing_without_each
+
+__all__ = [
+    "GAME", "PHASES", "Action", "Discard", "Draw", "Group", "Hit", "LayDown", "Phase10Rules",
+    "Phase10State", "Phase10View", "TableGroup", "card_points", "describe_phase",
+    "missing_cards", "missing_without_each", "new_game", "parse_action",
+]
