@@ -17,8 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
-from meldref.runner import run_job
-from meldref.schedule import Plan, bot_entries
+from meldref.tournament.runner import run_job
+from meldref.tournament.schedule import Plan, bot_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"

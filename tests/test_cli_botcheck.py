@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from meldref.cli import app
+from meldref.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from meldref.cli import app
-from meldref.replay import load_replay, verify
+from meldref.cli.app import app
+from meldref.replay.files import load_replay, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 4"

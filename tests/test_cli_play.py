@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pexpect
 
-from meldref.replay import verify
+from meldref.replay.files import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def spawn(*args: str) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "meldref.cli", "play", *args], cwd=str(ROOT),
+    return pexpect.spawn(sys.executable, ["-m", "meldref.cli.app", "play", *args], cwd=str(ROOT),
                          timeout=30, encoding="utf-8", dimensions=(50, 160))
 
 

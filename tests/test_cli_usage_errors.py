@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from meldref.cli import app
+from meldref.cli.app import app
 from meldref.engine.game import RuleOptionError, find_game
 from meldref.protocol.channel import BotCommand, why_not_started
 

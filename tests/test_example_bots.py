@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from meldref.cli import app
+from meldref.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples"

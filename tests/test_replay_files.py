@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from meldref.cli import app
-from meldref.replay import ReplayError, ReplayWriter, load_replay, verify
-from meldref.runner import run_job
-from meldref.schedule import BotEntry, GameJob
+from meldref.cli.app import app
+from meldref.replay.files import ReplayError, ReplayWriter, load_replay, verify
+from meldref.tournament.runner import run_job
+from meldref.tournament.schedule import BotEntry, GameJob
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 2"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from meldref.config import ConfigError, build_config, parse_pairs, read_toml
-from meldref.schedule import BotEntry, Plan, bot_entries, default_name
-from meldref.standings import SprtSpec, compute_standings, head_to_head, wilson
-from meldref.tournament import failure_lines, read_results
+from meldref.tournament.config import ConfigError, build_config, parse_pairs, read_toml
+from meldref.tournament.run import failure_lines, read_results
+from meldref.tournament.schedule import BotEntry, Plan, bot_entries, default_name
+from meldref.tournament.standings import SprtSpec, compute_standings, head_to_head, wilson
 
 A, B, C, D = (BotEntry(n, f"builtin:{n}") for n in "abcd")
 
@@ -170,8 +170,8 @@ def test_solitaire_wins_are_won_games_only() -> None:
     lines = {line.name: line for line in compute_standings(results, ["a", "b"]).lines}
     assert lines["a"].wins == 1 and lines["a"].mean_place == 1.5
     assert lines["b"].wins == 0 and lines["b"].games == 1
-    from meldref.match import totals
-    from meldref.schedule import BotEntry
+    from meldref.tournament.match import totals
+    from meldref.tournament.schedule import BotEntry
 
     rows = totals([{**r, "winners": [s for s, p in enumerate(r["places"]) if p == 1]}
                    for r in results], [BotEntry("a", "builtin:greedy"),

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from meldref.cli import app
+from meldref.cli.app import app
 from meldref.private import open_private, private_dir
-from meldref.replay import ReplayWriter, verify
+from meldref.replay.files import ReplayWriter, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"

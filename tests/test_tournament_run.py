@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from meldref.cli import app
-from meldref.replay import verify
+from meldref.cli.app import app
+from meldref.replay.files import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
@@ -86,7 +86,7 @@ def test_killed_tournament_resumes_and_leaves_no_process(tmp_path: Path) -> None
     out = tmp_path / "t"
     token = f"tok{uuid.uuid4().hex[:10]}"
     bot = f"{RANDOM_BOT} --name {token}"
-    command = [sys.executable, "-m", "meldref.cli", "tournament", "--bot", bot, "--bot",
+    command = [sys.executable, "-m", "meldref.cli.app", "tournament", "--bot", bot, "--bot",
                "builtin:random", "--games", "16", "-j", "2", *SHORT, "--out", str(out), "--json",
                "--no-progress"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -118,7 +118,7 @@ def test_killed_one_job_tournament_leaves_no_stuck_bot(tmp_path: Path) -> None:
     # its input (tests/cli_bots/clingy_bot.py) must not outlive the tournament.
     out = tmp_path / "t"
     token = f"tok{uuid.uuid4().hex[:10]}"
-    command = [sys.executable, "-m", "meldref.cli", "tournament", "--bot",
+    command = [sys.executable, "-m", "meldref.cli.app", "tournament", "--bot",
                f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'clingy_bot.py'} {token}",
                "--bot", "builtin:random", "--games", "40", "-j", "1", *SHORT, "--out",
                str(out), "--no-progress"]
@@ -327,7 +327,7 @@ def test_solitaire_tournament_ranks_by_score(tmp_path: Path) -> None:
 def test_sigterm_stops_cleanly_with_130_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "t"
     token = f"tok{uuid.uuid4().hex[:10]}"
-    command = [sys.executable, "-m", "meldref.cli", "tournament", "--bot",
+    command = [sys.executable, "-m", "meldref.cli.app", "tournament", "--bot",
                f"{RANDOM_BOT} --name {token}", "--bot", "builtin:greedy", "--games", "30",
                *SHORT, "--out", str(out), "--no-progress"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

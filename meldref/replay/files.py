@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from . import __version__
-from .engine.game import (
+from .. import __version__
+from ..engine.game import (
     Event,
     GameInfo,
     GameState,
@@ -28,8 +28,8 @@ from .engine.game import (
     find_game,
     rules_from_json,
 )
-from .private import open_private, private_dir
-from .protocol.referee import event_record
+from ..private import open_private, private_dir
+from ..protocol.referee import event_record
 
 FORMAT = "meldref-replay"
 FORMAT_VERSION = 1

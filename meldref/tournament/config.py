@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .engine.game import GAME_NAMES, RuleOptionError, find_game
+from ..engine.game import GAME_NAMES, RuleOptionError, find_game
 from .schedule import Plan, bot_entries
 from .standings import SprtSpec
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine.game import find_game
-from .protocol.errors import Fault
-from .protocol.seats import Reply, Request, Seat, Setup
-from .replay import ReplayError, simulate
-from .replay_show import lenient_replay
-from .runner import close_seats, make_policy, make_seats, play_recorded, summarize
-from .schedule import BotEntry, bot_entries
+from ..engine.game import find_game
+from ..protocol.errors import Fault
+from ..protocol.seats import Reply, Request, Seat, Setup
+from ..tournament.runner import close_seats, make_policy, make_seats, play_recorded, summarize
+from ..tournament.schedule import BotEntry, bot_entries
+from .files import ReplayError, simulate
+from .show import lenient_replay
 
 
 @dataclass(slots=True)

@@ -32,8 +32,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
+from ..private import folder_problem, open_private, private_dir, write_private_text
 from .config import ConfigError, TournamentConfig
-from .private import folder_problem, open_private, private_dir, write_private_text
 from .runner import run_job
 from .schedule import GameJob
 from .standings import Standings, compute_standings

@@ -16,11 +16,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .engine.cards import Card, CardError, Kind, sort_key
-from .engine.game import GameInfo, GameState, InvalidActionError
-from .protocol.errors import BotCrashedError, Fault
-from .protocol.seats import Reply, Request, Seat, Setup
-from .replay_show import describe_event
+from ..engine.cards import Card, CardError, Kind, sort_key
+from ..engine.game import GameInfo, GameState, InvalidActionError
+from ..protocol.errors import BotCrashedError, Fault
+from ..protocol.seats import Reply, Request, Seat, Setup
+from ..replay.show import describe_event
 
 SHORTCUTS = {"p": "draw pile", "d": "draw discard", "dp": "draw pile", "dd": "draw discard"}
 HELP = """\

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..engine.game import RuleOptionError, find_game, rules_to_json
+from ..private import copy_private, folder_problem, private_dir
+from ..protocol.errors import BotError
+from ..protocol.seats import Limits
 from .config import ConfigError
-from .engine.game import RuleOptionError, find_game, rules_to_json
-from .private import copy_private, folder_problem, private_dir
-from .protocol.errors import BotError
-from .protocol.seats import Limits
 from .runner import make_policy, make_process_limits, run_job, safe_name, which_missing
 from .schedule import BotEntry, GameJob, bot_entries
 
@@ -127,7 +127,7 @@ def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
                keep_dir: Path | None, rlimits: Limits) -> str:
     """The name `bot` announces ("" for none, and for built-in bots); `ConfigError` if it
     cannot start."""
-    from .protocol.seats import seat_from_spec
+    from ..protocol.seats import seat_from_spec
 
     if bot.spec.strip().startswith("builtin:"):
         try:

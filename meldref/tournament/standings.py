@@ -228,7 +228,7 @@ def compute_standings(
     bots: Sequence[str],
     sprt: SprtSpec | None = None,
 ) -> Standings:
-    """Standings from result lines (see `meldref.tournament`): `bots`, `places`, `scores`."""
+    """Standings from result lines (see `meldref.tournament.run`): `bots`, `places`, `scores`."""
     ordered = sorted(results, key=lambda r: r.get("index", 0))
     lines = {name: BotLine(name) for name in bots}
     model = PlackettLuce()

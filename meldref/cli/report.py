@@ -8,7 +8,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from .standings import Standings
+from ..tournament.standings import Standings
 
 
 def _faults_text(faults: Sequence[Sequence[Mapping[str, Any]]]) -> str:

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine.game import GAME_NAMES, find_game
-from .private import private_dir
-from .protocol.channel import BotCommand, BotProcess
-from .protocol.referee import MatchPolicy, play_game
-from .protocol.seats import Limits, ProcessSeat, Seat, seat_from_spec
+from ..engine.game import GAME_NAMES, find_game
+from ..private import private_dir
+from ..protocol.channel import BotCommand, BotProcess
+from ..protocol.referee import MatchPolicy, play_game
+from ..protocol.seats import Limits, ProcessSeat, Seat, seat_from_spec
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 OPPONENT = "builtin:greedy"
@@ -133,7 +133,7 @@ class RawBot:
                 "line by line and flush stdout after each line?")
 
     def _exit(self) -> str:
-        from .protocol.channel import describe_exit
+        from ..protocol.channel import describe_exit
 
         code = self.process.returncode
         return "still running" if code is None else describe_exit(code)

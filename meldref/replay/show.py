@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine.cards import Card, CardError, sort_key
-from .engine.game import rules_to_json
-from .replay import (
+from ..engine.cards import Card, CardError, sort_key
+from ..engine.game import rules_to_json
+from .files import (
     Replay,
     ReplayError,
     Step,

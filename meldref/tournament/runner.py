@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .engine.game import GameInfo, find_game, rules_to_json
-from .private import create_private, private_dir
-from .protocol.referee import GameRecord, MatchPolicy, play_game
-from .protocol.seats import Limits, Seat, seat_from_spec
-from .replay import ReplayWriter
+from ..engine.game import GameInfo, find_game, rules_to_json
+from ..private import create_private, private_dir
+from ..protocol.referee import GameRecord, MatchPolicy, play_game
+from ..protocol.seats import Limits, Seat, seat_from_spec
+from ..replay.files import ReplayWriter
 from .schedule import BotEntry, GameJob
 
 RecordHook = Callable[[dict[str, Any]], None]

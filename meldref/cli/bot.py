@@ -1,0 +1,83 @@
+"""`meldref bot check`: a bot program against the protocol's checklist."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from .common import (
+    EXIT_FAILED,
+    FileSizeOpt,
+    MemoryOpt,
+    ProcessesOpt,
+    err,
+    fail,
+    out,
+)
+
+bot_app = typer.Typer(no_args_is_help=True, help="Check a bot program against the protocol.")
+
+@bot_app.command("check")
+def bot_check(
+    command: Annotated[str, typer.Argument(help='The bot\'s command line, quoted: '
+                                           '"python3 bots/random_bot.py".')],
+    game: Annotated[list[str] | None, typer.Option(
+        "--game", help="A game to check (repeat); default: the games it claims with "
+        "`id games ...`, else all.")] = None,
+    startup_time: Annotated[float, typer.Option(help="Seconds to say ready.")] = 10.0,
+    move_time: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
+    first_move_time: Annotated[float, typer.Option(
+        help="Seconds for the first decision of a game.")] = 5.0,
+    logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
+    memory_mb: MemoryOpt = None,
+    max_processes: ProcessesOpt = None,
+    file_size_mb: FileSizeOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
+) -> None:
+    """Check a bot program: handshake, ping, flushing, quit, and legal full games of every
+    decision type. Exit 0 only if every check passes."""
+    from rich.table import Table
+
+    from ..tools.botcheck import check_bot
+    from ..tournament.runner import make_process_limits
+
+    try:
+        rlimits = make_process_limits({"memory-mb": memory_mb, "max-processes": max_processes,
+                                       "file-size-mb": file_size_mb})
+    except ValueError as exc:
+        fail(str(exc))
+    games = []
+    for name in game or []:
+        try:
+            from ..engine.game import find_game
+
+            games.append(find_game(name).name)
+        except (KeyError, ImportError) as exc:
+            fail(str(exc))
+    marks = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]",
+             "warn": "[yellow]WARN[/yellow]"}
+
+    def show(check: Any) -> None:
+        if not as_json and sys.stderr.isatty():
+            err.print(f"{marks[check.status]} {check.name}", highlight=False)
+
+    report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time,
+                       rlimits)
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
+    else:
+        table = Table(title=escape(f"bot check: {command}"), title_justify="left")
+        for column in ("check", "result", "why"):
+            table.add_column(column)
+        for check in report.checks:
+            table.add_row(escape(check.name), marks[check.status], escape(check.detail))
+        out.print(table)
+        verdict = "[green]all checks pass[/green]" if report.passed else "[red]not conformant[/red]"
+        out.print(verdict)
+    if not report.passed:
+        raise typer.Exit(EXIT_FAILED)

@@ -1,0 +1,104 @@
+"""`meldref match`: a few games between seats, results as a table or JSON."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..tournament.config import ConfigError, parse_pairs
+from .common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    BotOpt,
+    FileSizeOpt,
+    GameArg,
+    HintsOpt,
+    IncrementOpt,
+    MaxBankOpt,
+    MemoryOpt,
+    MoveTimeOpt,
+    OnFailureOpt,
+    ProcessesOpt,
+    RulesOpt,
+    StartupTimeOpt,
+    TimeBankOpt,
+    fail,
+    limit_flags,
+    out,
+    stop_on_sigterm,
+)
+
+
+def match(
+    game: GameArg = "phase10",
+    bot: BotOpt = None,
+    players: Annotated[int | None, typer.Option(
+        "--players", "-n", help="Seats of built-in greedy bots when no --bot is given "
+        "(or copies of a single --bot).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the first game (game k: seed + k); "
+                                                  "random when left out. For research and "
+                                                  "debugging: other processes can read it "
+                                                  "via /proc.")] = None,
+    games: Annotated[int, typer.Option("--games", "-g", help="Games to play; the seats rotate "
+                                       "one place each game.")] = 1,
+    rules: RulesOpt = None,
+    replay: Annotated[Path | None, typer.Option(
+        help="Write the replay to PATH (one game) or PATH/game-0001.jsonl... (several).")] = None,
+    move_time: MoveTimeOpt = None,
+    startup_time: StartupTimeOpt = None,
+    time_bank: TimeBankOpt = None,
+    increment: IncrementOpt = None,
+    max_bank: MaxBankOpt = None,
+    on_failure: OnFailureOpt = None,
+    hints: HintsOpt = None,
+    memory_mb: MemoryOpt = None,
+    max_processes: ProcessesOpt = None,
+    file_size_mb: FileSizeOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
+                                          "(deterministic: no times).")] = False,
+) -> None:
+    """Play one or more games between bots and print who won."""
+    from ..tournament.match import (
+        build_match,
+        match_json,
+        preflight,
+        run_match,
+        with_announced_names,
+    )
+    from .report import match_table, totals_table
+
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    try:
+        limits = limit_flags(move_time, startup_time, time_bank=time_bank, increment=increment,
+                         max_bank=max_bank, on_failure=on_failure, hints=hints,
+                         memory_mb=memory_mb, max_processes=max_processes,
+                         file_size_mb=file_size_mb)
+        spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
+                           limits, replay)
+        announced = preflight(spec.game, spec.bots, startup_time or 10.0, limits=spec.limits)
+        spec = with_announced_names(spec, announced)  # results show each bot's `id name`
+    except ConfigError as exc:
+        fail(str(exc))
+    began = time.perf_counter()
+    stop_on_sigterm()
+    try:
+        lines = run_match(spec)
+    except KeyboardInterrupt:
+        fail("interrupted", EXIT_INTERRUPTED)
+    if as_json:
+        sys.stdout.write(json.dumps(match_json(spec, lines), indent=2) + "\n")
+    else:
+        title = f"{spec.game} seed {spec.seed}: {len(lines)} game(s)"
+        out.print(match_table(lines, title))
+        if len(lines) > 1:
+            out.print(totals_table(match_json(spec, lines)["totals"]))
+        out.print(f"wall time {time.perf_counter() - began:.2f} s")
+    if any(line["status"] != "ok" for line in lines):
+        raise typer.Exit(EXIT_FAILED)

@@ -1,0 +1,157 @@
+"""`meldref replay show | verify | stats | resume`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from .common import (
+    EXIT_FAILED,
+    BotOpt,
+    MoveTimeOpt,
+    StartupTimeOpt,
+    err,
+    fail,
+    limit_flags,
+    out,
+)
+
+replay_app = typer.Typer(no_args_is_help=True, help="Show, verify, count and resume replays.")
+
+@replay_app.command("show")
+def replay_show(
+    path: Annotated[Path, typer.Argument(help="A replay file.")],
+    seat: Annotated[int | None, typer.Option(
+        help="Tell the game as this seat saw it (its hand before each of its moves; other "
+        "hands hidden).")] = None,
+    hand: Annotated[int | None, typer.Option(help="Only this hand (round).")] = None,
+) -> None:
+    """Tell a recorded game move by move."""
+    from ..replay.files import ReplayError
+    from ..replay.show import ShowError, tell
+
+    try:
+        telling = tell(path, seat, hand)
+    except ShowError as exc:
+        fail(str(exc))
+    except (ReplayError, OSError) as exc:
+        fail(f"{path}: {exc}", EXIT_FAILED)
+    for line in telling.lines:
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    if telling.problem and "truncated" not in telling.problem:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@replay_app.command("verify")
+def replay_verify(
+    paths: Annotated[list[Path], typer.Argument(help="Replay files (or folders of them).")],
+) -> None:
+    """Re-simulate replays from their seed and actions; exit 1 naming the first bad line."""
+    from ..replay.files import ReplayError, verify
+    from ..replay.show import replay_files
+
+    bad = 0
+    files = list(replay_files(paths))
+    if not files:  # nothing to check is a usage error, as for `replay stats`
+        fail("no replay files found")
+    for path in files:
+        try:
+            done = verify(path)
+        except ReplayError as exc:
+            bad += 1
+            err.print(f"[red]FAIL[/red] {escape(f'{path}: {exc}')}")
+            continue
+        except OSError as exc:
+            bad += 1
+            err.print(f"[red]FAIL[/red] {escape(f'{path}: {exc.strerror or exc}')}")
+            continue
+        outcome = done.result.get("outcome", {})
+        out.print(f"ok {path}: {done.actions} actions, {done.faults} faults, winners "
+                  f"{outcome.get('winners')}", markup=False)
+    if bad:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@replay_app.command("stats")
+def replay_stats(
+    paths: Annotated[list[Path], typer.Argument(help="Replay files or folders of them.")],
+    check: Annotated[bool, typer.Option("--verify", help="Verify each replay first; "
+                                        "failing ones are listed, not counted.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Figures over replays: games, wins per seat and bot, mean scores, faults, hands."""
+    from rich.table import Table
+
+    from ..replay.show import gather_stats, replay_files
+
+    if not any(True for _ in replay_files(paths)):
+        fail("no replay files found")
+    stats = gather_stats(paths, check)
+    data = stats.to_json()
+    if as_json:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        out.print(f"{data['games']} games ({data['finished']} finished), {data['decisions']} "
+                  f"decisions, {data['hands']} hands (mean {_or_dash(data['mean_hands'])}), "
+                  f"wins by seat {data['wins_by_seat']}", markup=False)
+        table = Table(title="bots", title_justify="left")
+        for column in ("bot", "games", "wins", "mean score", "faults"):
+            table.add_column(column)
+        for row in data["bots"]:
+            faults = " ".join(f"{k}:{v}" for k, v in row["faults"].items()) or "-"
+            table.add_row(escape(row["bot"]), str(row["games"]), str(row["wins"]),
+                          _or_dash(row["mean_score"]), faults)
+        out.print(table)
+        for problem in data["unreadable"]:
+            err.print(f"unreadable: {problem}", markup=False)
+        for name in data["truncated"]:
+            err.print(f"truncated: {name}", markup=False)
+    if stats.games == 0 or stats.unreadable:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _or_dash(value: Any) -> str:
+    """A figure, or "-" where there is none (a mean over no finished game)."""
+    return "-" if value is None else str(value)
+
+
+@replay_app.command("resume")
+def replay_resume(
+    path: Annotated[Path, typer.Argument(help="A replay file (a truncated one too).")],
+    at: Annotated[int, typer.Option(help="Replay this many actions (0 = from the deal), "
+                                    "then let the bots play on.")],
+    bot: BotOpt = None,
+    replay: Annotated[Path | None, typer.Option(
+        help="Where the continued game's replay goes (default: next to PATH, "
+        "<name>-resumed-at-N.jsonl).")] = None,
+    move_time: MoveTimeOpt = None,
+    startup_time: StartupTimeOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Continue a recorded game from action --at with the given bots (default: its own)."""
+    from ..replay.files import ReplayError
+    from ..replay.resume import resume
+    from ..tournament.match import game_summary
+    from .report import match_table
+
+    try:
+        done = resume(path, at, bot or [], replay, limit_flags(move_time, startup_time))
+    except (ReplayError, ValueError, OSError) as exc:
+        fail(f"{path}: {exc}")
+    if as_json:
+        summary = {**game_summary(done.line), "resumed_from": str(path), "at": at,
+                   "diverged_at": done.diverged_at}
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        out.print(match_table([done.line], f"{path.name} resumed at action {at}"))
+        out.print(f"replay: {done.replay}", markup=False)
+    if done.diverged_at is not None:
+        err.print(f"warning: the game left the recorded actions at action {done.diverged_at} "
+                  "(a seat failed before the resume point)")
+    if done.line.get("status") != "ok":
+        raise typer.Exit(EXIT_FAILED)

@@ -1,0 +1,185 @@
+"""`meldref tournament`: a round robin or gauntlet from a TOML file and flags."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..tournament.config import ConfigError, build_config, parse_pairs, read_toml
+from .common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    BotOpt,
+    FileSizeOpt,
+    HintsOpt,
+    IncrementOpt,
+    MaxBankOpt,
+    MemoryOpt,
+    MoveTimeOpt,
+    OnFailureOpt,
+    ProcessesOpt,
+    RulesOpt,
+    StartupTimeOpt,
+    TimeBankOpt,
+    err,
+    fail,
+    limit_flags,
+    out,
+    stop_on_sigterm,
+)
+
+SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
+                "machine via /proc (a bot could rebuild every deal); use the config file's "
+                "`seed` for contests, or leave it out to draw one")
+
+
+def tournament(
+    config: Annotated[Path | None, typer.Argument(
+        help="A TOML file (see README); flags given here override it.")] = None,
+    bot: BotOpt = None,
+    game: Annotated[str | None, typer.Option(help="The game (default phase10).")] = None,
+    players: Annotated[int | None, typer.Option("--players", "-n",
+                                                help="Seats per table.")] = None,
+    games: Annotated[int | None, typer.Option("--games", "-g",
+                                              help="Games per table (pairing).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j",
+                                             help="Games played at once (processes).")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="round-robin or gauntlet "
+                                            "(the first bot against all the others).")] = None,
+    duplicate: Annotated[bool | None, typer.Option(
+        "--duplicate/--no-duplicate", help="Replay each deal with the bots rotated through "
+        "the seats (default on).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of the first deal (default: the config's, else drawn at random and kept in "
+        "the output folder). Visible to every process via /proc: not for contests.")] = None,
+    rules: RulesOpt = None,
+    out_dir: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Output folder (default tournaments/<game>-<fingerprint>); rerun "
+        "with the same folder to resume.")] = None,
+    sprt: Annotated[str | None, typer.Option(
+        help="Two bots: stop when the SPRT elo0,elo1[,alpha,beta] decides.")] = None,
+    move_time: MoveTimeOpt = None,
+    startup_time: StartupTimeOpt = None,
+    time_bank: TimeBankOpt = None,
+    increment: IncrementOpt = None,
+    max_bank: MaxBankOpt = None,
+    on_failure: OnFailureOpt = None,
+    hints: HintsOpt = None,
+    memory_mb: MemoryOpt = None,
+    max_processes: ProcessesOpt = None,
+    file_size_mb: FileSizeOpt = None,
+    keep_logs: Annotated[bool, typer.Option(
+        help="Keep every bot's stderr log, not only those of failed games.")] = False,
+    stop_after: Annotated[int | None, typer.Option(
+        help="Play at most this many games now, then stop (resume later).")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
+) -> None:
+    """Play a round robin or gauntlet, streaming results to disk; print standings."""
+    from ..private import folder_problem
+    from ..tournament.config import with_announced_names
+    from ..tournament.match import preflight
+    from ..tournament.run import check_folder, prepare_folder, run_tournament, settle_seed
+
+    if seed is not None:
+        err.print(SEED_ON_ARGV, markup=False)
+    try:
+        data = read_toml(config) if config is not None else {}
+        if config is not None and "seed" in data and _readable_by_others(config):
+            err.print(f"warning: {config} holds the seed and other users can read it; "
+                      f"chmod 600 it for contests", markup=False)
+        overrides = {
+            "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
+            "format": fmt, "duplicate": duplicate, "seed": seed, "out": out_dir, "sprt": sprt,
+            "rules": parse_pairs(rules or []),
+            "limits": limit_flags(move_time, startup_time, time_bank=time_bank,
+                              increment=increment, max_bank=max_bank, on_failure=on_failure,
+                              hints=hints, memory_mb=memory_mb, max_processes=max_processes,
+                              file_size_mb=file_size_mb),
+        }
+        cfg = build_config(data, overrides)
+        problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
+        if problem:
+            raise ConfigError(problem)
+        startup = float(cfg.limits.get("startup-time", 10.0))
+        announced = preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs",
+                              cfg.limits)
+        cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
+        cfg = settle_seed(cfg)  # no seed given: drawn now, or the one this folder already used
+        check_folder(cfg)
+        prepare_folder(cfg)  # made now: a folder that cannot be written stops before any game
+    except ConfigError as exc:
+        fail(str(exc))
+    stop_on_sigterm()
+    run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
+    _print_tournament(run, cfg, as_json)
+    if run.stopped == "interrupted":
+        err.print(f"interrupted: {run.missing} games missing; rerun the same command to resume")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if any(r.get("status") != "ok" for r in run.results):
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _readable_by_others(path: Path) -> bool:
+    try:
+        return bool(path.stat().st_mode & 0o044)
+    except OSError:
+        return False
+
+
+def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, keep_logs: bool,
+                       show: bool) -> Any:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    total = len(cfg.plan.jobs())
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
+                   console=err.console(), disable=not show, transient=False)
+    failed = 0
+
+    def on_result(result: dict[str, Any], done: int, total: int) -> None:
+        nonlocal failed
+        failed += result.get("status") != "ok" or any(result.get("faults") or [])
+        note = f"[red]{failed} failed[/red]" if failed else ""
+        bar.update(task, completed=done, note=note)
+
+    with bar:
+        task = bar.add_task(f"{cfg.plan.game} {cfg.plan.format}", total=total, note="")
+        run = run_tournament(cfg, on_result=on_result, stop_after=stop_after,
+                             keep_logs=keep_logs,
+                             on_start=lambda done, _: bar.update(task, completed=done))
+        bar.update(task, completed=len(run.results))
+    return run
+
+
+def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
+    from ..tournament.match import bots_json
+    from .report import head_to_head_lines, standings_table
+
+    if as_json:
+        data = {"folder": str(run.folder), "games": run.total, "played_now": run.played,
+                "found_done": run.already_done, "missing": run.missing, "stopped": run.stopped,
+                "bots": bots_json(cfg.plan.bots), **run.standings.to_json()}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return
+    out.print(standings_table(run.standings))
+    for line in head_to_head_lines(run.standings):
+        out.print(line, markup=False)
+    failures = run.folder / "failures.txt"
+    out.print(f"{len(run.results)}/{run.total} games in {run.folder} "
+              f"({run.played} played now, {run.already_done} found done)", markup=False)
+    if failures.exists() and failures.stat().st_size:
+        out.print(f"failures: {failures}", markup=False)
+    if run.stopped == "sprt":
+        out.print("stopped early: the SPRT decided")
