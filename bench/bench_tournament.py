@@ -17,6 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+from meldref.engine.game import find_game
+from meldref.protocol.seats import BotSpec
 from meldref.tournament.runner import run_job
 from meldref.tournament.schedule import Plan, bot_entries
 
@@ -30,17 +32,19 @@ CASES = {
 
 
 def run_all(games: int, specs: list[str], make: Callable[[], Executor] | None) -> float:
-    plan = Plan("phase10", tuple(bot_entries(specs)), players=4, games=games, duplicate=False)
+    bots = tuple(bot_entries([BotSpec.parse(s) for s in specs]))
+    plan = Plan("phase10", bots, players=4, games=games, duplicate=False,
+                rules=find_game("phase10").rules())
     jobs = plan.jobs()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         began = time.perf_counter()
         if make is None:
             for job in jobs:
-                run_job(job, folder, {})
+                run_job(job, folder)
         else:
             with make() as pool:
-                list(pool.map(run_job, jobs, [folder] * len(jobs), [{}] * len(jobs)))
+                list(pool.map(run_job, jobs, [folder] * len(jobs)))
         return time.perf_counter() - began
 
 

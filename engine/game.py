@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
-import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,10 @@ class IllegalActionError(ValueError):
 
 class RuleOptionError(ValueError):
     """An unknown rule option, or a value the option does not take."""
+
+
+class UnknownGameError(ValueError):
+    """A game name that is not one of meldref's games."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,14 +147,32 @@ class GameInfo:
     title: str
     min_players: int
     max_players: int
-    rules_type: type
-    new_game: Callable[[Any, int, int], GameState]  # (rules, players, seed)
+    rules_type: type[Any]
+    new_game: Callable[[Any, int, int | str], GameState]  # (rules, players, seed)
     from_snapshot: Callable[[Mapping[str, JSON]], GameState]
     decisions: tuple[str, ...] = ()
+    default_players: int = 4  # seats when none are named (a match of built-in bots)
+    # What a game's scores mean: penalty points (lower is better) or piles closed (higher).
+    higher_scores_win: bool = False
 
-    def rules(self, pairs: Mapping[str, str] | None = None, **values: Any) -> Any:
-        """The rule options from KEY=VALUE text pairs (CLI, config) and/or Python values."""
-        return rules_from_strings(self.rules_type, pairs or {}, **values)
+    @property
+    def solo(self) -> bool:
+        """One seat against the game itself (Solitaire): places are won (1) or lost (2), and
+        bots are compared on the same deals, never at one table."""
+        return self.max_players == 1
+
+    def seats_for(self, bots: int) -> int:
+        """Seats per table for `bots` bots when none are asked for: all of them, up to the
+        default, within the game's range."""
+        return max(self.min_players, min(bots, self.default_players, self.max_players))
+
+    def rules(self, **values: Any) -> Any:
+        """The rule options: the defaults, with `values` by field name (`run_wrap=True`).
+        Text from users is read by `meldref.settings.parse_rules`."""
+        try:
+            return self.rules_type(**values)
+        except TypeError as exc:
+            raise RuleOptionError(str(exc)) from None
 
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
@@ -177,63 +198,18 @@ def find_game(name: str) -> GameInfo:
     """The game called `name` ("phase10", "fivecrowns", "solitaire")."""
     key = name.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
     if key not in _GAME_MODULES:
-        raise KeyError(f"unknown game {name!r}; games: {', '.join(GAME_NAMES)}")
+        raise UnknownGameError(f"unknown game {name!r}; games: {', '.join(GAME_NAMES)}")
     module = importlib.import_module(f"{__package__}.{_GAME_MODULES[key]}")
     return typing.cast(GameInfo, module.GAME)
 
 
 # ----------------------------------------------------------------------------------------------
-# Rule options: one frozen dataclass per game, read from KEY=VALUE text.
+# Rule options: one frozen dataclass per game, by public names in JSON.
 
 
 def option_name(field_name: str) -> str:
     """The option's public name: `skip_victim` -> `skip-victim`."""
     return field_name.replace("_", "-")
-
-
-def rules_from_strings(cls: type[R], pairs: Mapping[str, str], **values: Any) -> R:
-    """Build `cls` from text pairs, checking every name and value; `RuleOptionError` if wrong."""
-    hints = typing.get_type_hints(cls)
-    fields = {option_name(f.name): f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    kwargs: dict[str, Any] = dict(values)
-    for raw_key, raw_value in pairs.items():
-        key = raw_key.strip().lower().replace("_", "-")
-        if key not in fields:
-            known = ", ".join(sorted(fields))
-            raise RuleOptionError(f"unknown rule option {raw_key!r}; options: {known}")
-        f = fields[key]
-        kwargs[f.name] = convert_option(key, hints[f.name], raw_value)
-    try:
-        return cls(**kwargs)
-    except TypeError as exc:
-        raise RuleOptionError(str(exc)) from None
-
-
-def convert_option(key: str, hint: Any, text: str) -> Any:
-    """Convert one option value from text to the type its field declares."""
-    value = text.strip()
-    args = typing.get_args(hint)
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        if value.lower() in ("none", "off", "") and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return convert_option(key, inner[0], value)
-    if typing.get_origin(hint) is typing.Literal:
-        if value.lower() not in args:
-            raise RuleOptionError(f"rule option {key}={text!r}: one of {', '.join(args)}")
-        return value.lower()
-    if hint is bool:
-        truth = {"yes": True, "true": True, "on": True, "1": True,
-                 "no": False, "false": False, "off": False, "0": False}
-        if value.lower() not in truth:
-            raise RuleOptionError(f"rule option {key}={text!r}: yes or no")
-        return truth[value.lower()]
-    if hint is int:
-        try:
-            return int(value)
-        except ValueError:
-            raise RuleOptionError(f"rule option {key}={text!r}: a whole number") from None
-    raise RuleOptionError(f"rule option {key}: unsupported type {hint!r}")
 
 
 def rules_to_json(rules: Any) -> dict[str, JSON]:
@@ -264,7 +240,8 @@ def check_fields(rules: Any) -> None:
     """For `__post_init__` checks: `RuleOptionError` unless every field of the rules dataclass
     holds a value of its declared type (one of a Literal's choices, yes/no, a whole number, or
     None where the type allows it). Ranges and combinations are the game's own checks."""
-    hints = _field_hints(type(rules))
+    cls: type = type(rules)
+    hints = _field_hints(cls)
     for f in dataclasses.fields(rules):
         _check_value(f.name, getattr(rules, f.name), hints[f.name])
 

@@ -219,8 +219,8 @@ def _build_same(kind: GroupKind, placed: Sequence[Placed], rules: MeldRules) -> 
     if any(isinstance(d, str) != colour for d in declared):
         raise MeldError(f"{what}: a wild in a {name} stands for a {word}, not a {other}")
     if len(own) > 1:
-        raise MeldError(f"{what}: mixes {word}s {sorted(own)}")  # type: ignore[type-var]
-    keys: set[int | str] = own | declared  # type: ignore[operator]
+        raise MeldError(f"{what}: mixes {word}s {sorted(own)}")
+    keys: set[int | str] = own | declared
     if len(keys) > 1:
         raise MeldError(f"{what}: a wild is declared as another {word} than the {name}")
     key = keys.pop() if keys else _all_wild_key(placed, rules, colour)
@@ -527,14 +527,3 @@ def _attach_wilds(found: list[Candidate], wilds: list[Card], rules: MeldRules) -
             placed += [(w, key) for w in use]
         melds.append(build_meld(kind, placed, rules))
     return melds
-
-
-def playable_hits(
-    hand: Iterable[Card], table: Sequence[Meld], rules: MeldRules
-) -> list[tuple[int, Card, Declared]]:
-    """Every (group index, card, declaration) that could be hit now, one card at a time."""
-    out = []
-    for card in dict.fromkeys(hand):
-        for i, meld in enumerate(table):
-            out.extend((i, card, d) for d in fits(meld, card, rules))
-    return out

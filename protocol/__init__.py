@@ -7,6 +7,6 @@
   `BotProtocolError`, `SeatStartError`.
 - `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat`, `seat_from_spec`, and
   `connect_all` (start every seat before the first game; `SeatStartError` says who and why).
-- `referee`: `MatchPolicy`, `play_game` (the game loop and its records), `GameRecord`.
-- `hostseat`: ``python -m meldref.protocol.hostseat`` plays one seat on the terminal.
+- `referee`: `MatchPolicy`, `play_game` (the game loop).
+- `records`: `GameRecord` (what a game produced), the replay records, `Tally` (per bot).
 """

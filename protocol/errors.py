@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -15,19 +16,44 @@ MAX_DETAIL: Final = 1000
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """One bot failure as recorded: what happened, in words, and whether it ended the seat."""
+    """One bot failure as recorded: what happened, in words, and whether it ended the seat.
+
+    A summary fault (`suppressed` > 0) stands for that many faults of its outcome that were
+    not recorded one by one (a bot must not fill the replay with its notes)."""
 
     outcome: str
     detail: str
     request_id: int | None = None
     fatal: bool = False
+    suppressed: int = 0
 
     def __post_init__(self) -> None:
         if len(self.detail) > MAX_DETAIL:
             object.__setattr__(self, "detail", self.detail[: MAX_DETAIL - 3] + "...")
 
+    @property
+    def weight(self) -> int:
+        """How many faults this record counts for."""
+        return self.suppressed or 1
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"outcome": self.outcome, "detail": self.detail,
+                               "fatal": self.fatal}
+        if self.suppressed:
+            out["suppressed"] = self.suppressed
+        return out
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Fault:
+        """The fault of a `to_json` or `to_record` dict (what a result line or replay holds)."""
+        request = data.get("request")
+        suppressed = data.get("suppressed", 0)
+        return Fault(str(data.get("outcome")), str(data.get("detail", "")),
+                     request if isinstance(request, int) else None, bool(data.get("fatal")),
+                     suppressed if isinstance(suppressed, int) and suppressed > 0 else 0)
+
     def to_record(self, seat: int) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "type": "fault",
             "seat": seat,
             "outcome": self.outcome,
@@ -35,6 +61,9 @@ class Fault:
             "request": self.request_id,
             "fatal": self.fatal,
         }
+        if self.suppressed:
+            out["suppressed"] = self.suppressed
+        return out
 
 
 class BotError(RuntimeError):

@@ -34,13 +34,24 @@ action record's text with ``state.parse_action``.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..engine.game import Event, GameInfo, GameState, Outcome, Termination, rules_to_json
+from ..engine.game import (
+    Event,
+    GameInfo,
+    GameState,
+    InvalidActionError,
+    Outcome,
+    Termination,
+    rules_to_json,
+)
 from .errors import BotError, BotProtocolError, Fault
+from .records import GameRecord, action_record, result_record, start_record
 from .seats import Reply, Request, Seat, Setup
 from .wire import PROTOCOL_VERSION, quote
 
@@ -78,38 +89,23 @@ class MatchPolicy:
     max_actions: int = 1_000_000  # a guard against a game that never ends (an engine bug)
 
     def __post_init__(self) -> None:
+        # Messages name the options as users write them ([limits] keys, flags).
         if self.on_failure not in ("forfeit", "autoplay"):
-            raise ValueError(f"on_failure must be forfeit or autoplay, not {self.on_failure!r}")
+            raise ValueError(f"on-failure {self.on_failure!r}: one of forfeit, autoplay")
+        clocks = (self.move_time, self.first_move_time, self.startup_time, self.time_bank,
+                  self.increment, self.max_bank or 0.0)
+        if not all(math.isfinite(c) for c in clocks):
+            raise ValueError("the clocks (move-time, time-bank...) must be finite numbers")
         if min(self.move_time, self.first_move_time, self.startup_time) <= 0:
-            raise ValueError("move_time, first_move_time and startup_time must be positive")
+            raise ValueError("move-time, first-move-time and startup-time must be positive")
         if self.time_bank < 0 or self.increment < 0 or self.illegal_retries < 0:
-            raise ValueError("time_bank, increment and illegal_retries cannot be negative")
+            raise ValueError("time-bank, increment and illegal-retries cannot be negative")
         if self.max_bank is not None and self.max_bank < self.time_bank:
-            raise ValueError(f"max_bank ({self.max_bank}) is below time_bank ({self.time_bank})")
+            raise ValueError(f"max-bank ({self.max_bank:g}) is below time-bank "
+                             f"({self.time_bank:g})")
 
     def to_json(self) -> dict[str, JSON]:
         return dataclasses.asdict(self)
-
-
-@dataclass
-class GameRecord:
-    """What happened in one game, for the match runner."""
-
-    game: str
-    seed: int
-    rules: dict[str, JSON]
-    names: list[str]
-    outcome: Outcome
-    status: list[str]  # per seat: "ok", "forfeit" or "autoplay"
-    faults: list[list[Fault]]  # per seat, every fault in order
-    actions: list[str] = field(default_factory=list)
-    decisions: int = 0  # decisions asked of bots (retries included)
-    wall_time: float = 0.0
-    think_time: list[float] = field(default_factory=list)  # per seat, seconds
-
-    @property
-    def forfeited(self) -> list[int]:
-        return [s for s, st in enumerate(self.status) if st == "forfeit"]
 
 
 class _Clock:
@@ -180,9 +176,10 @@ class _Referee:
                     hidden = seen - NOTES_PER_KIND
                     faults = "fault" if hidden == 1 else "faults"
                     fault = Fault(outcome, f"{hidden} more {outcome} {faults} not recorded (at "
-                                  f"most {NOTES_PER_KIND} of each kind per game)")
+                                  f"most {NOTES_PER_KIND} of each kind per game)",
+                                  suppressed=hidden)
                     self.faults[seat].append(fault)
-                    self.emit({**fault.to_record(seat), "suppressed": hidden})
+                    self.emit(fault.to_record(seat))
 
     def collect_notes(self, seat: int) -> None:
         for fault in self.seats[seat].take_notes():
@@ -218,7 +215,8 @@ class _Referee:
             except BotError as exc:
                 failed[i] = exc.fault
         names = [s.name for s in self.seats]
-        self.emit(self.start_record(names))
+        self.emit(start_record(PROTOCOL_VERSION, self.game.name, rules_to_json(self.rules),
+                               names, self.seed, self.policy.to_json(), self.opening))
         for i in range(len(self.seats)):
             if i in failed:
                 self.fail(i, failed[i])
@@ -226,12 +224,12 @@ class _Referee:
         rules = rules_to_json(self.rules)
         for i, seat in enumerate(self.seats):
             setup = Setup(self.game.name, rules, i, tuple(names))
-            self.guarded(i, lambda seat=seat, setup=setup: seat.start(setup))
+            self.guarded(i, functools.partial(seat.start, setup))
         self.tell(self.opening)
         outcome = self.loop()
         outcome = self.rank(outcome)
         for i, seat in enumerate(self.seats):
-            self.guarded(i, lambda seat=seat: seat.finish(outcome.to_json()))
+            self.guarded(i, functools.partial(seat.finish, outcome.to_json()))
             self.collect_notes(i)
         self.summarise_notes()
         record = GameRecord(
@@ -239,7 +237,7 @@ class _Referee:
             self.actions, self.decisions, time.perf_counter() - began,
             [c.used for c in self.clocks],
         )
-        self.emit(self.result_record(record))
+        self.emit(result_record(record))
         return record
 
     def loop(self) -> Outcome:
@@ -286,7 +284,7 @@ class _Referee:
             finally:
                 self.collect_notes(seat)
             clock.charge(reply.elapsed)
-            action, why = self.judge(reply)
+            action, why = self.judge(reply.text, reply.action)
             if why is None:
                 return action, reply
             if not self.refuse(seat, Fault("illegal", why, reply.request_id), last):
@@ -308,20 +306,22 @@ class _Referee:
         if self.policy.legal_hints:
             hints = lambda: [str(a) for a in state.legal_actions()]  # noqa: E731
         return Request(state.decision, state.observation(seat), clock.allowance(), clock.bank,
-                       hints)
+                       hints, lambda text: self.judge(text)[1])
 
-    def judge(self, reply: Reply) -> tuple[Any, str | None]:
-        """The action and None if legal, else None and the reason (syntax or rules)."""
+    def judge(self, text: str, action: Any = None) -> tuple[Any, str | None]:
+        """The action and None if legal, else None and the reason (syntax or rules); `action`
+        is the value an in-process bot answered with, else the text is parsed."""
         state = self.state
-        action = reply.action
         try:
             if action is None:
-                action = state.parse_action(reply.text)
+                action = state.parse_action(text)
             why = state.why_illegal(action)
-        except ValueError as exc:  # InvalidActionError, or bad values inside the text
-            return None, f"{quote(reply.text)!r}: {quote(str(exc))}"
+        except InvalidActionError as exc:  # the engine's words name what is wrong in the text
+            return None, f"not an action: {quote(str(exc), 400)}"
+        except ValueError as exc:  # bad values inside the text
+            return None, f"{quote(text)!r}: {quote(str(exc))}"
         except Exception as exc:  # an engine that chokes on odd input still must not stop us
-            return None, f"{quote(reply.text)!r}: not understood ({quote(repr(exc))})"
+            return None, f"{quote(text)!r}: not understood ({quote(repr(exc))})"
         if why is not None:
             return None, f"{quote(str(action))}: {quote(why, 400)}"
         return action, None
@@ -333,12 +333,8 @@ class _Referee:
         text = str(action)
         self.actions.append(text)
         if self.on_record is not None:
-            self.emit({
-                "type": "action", "n": len(self.actions) - 1, "seat": seat,
-                "decision": decision, "action": text, "auto": reply is None,
-                "elapsed": None if reply is None else round(reply.elapsed, 6),
-                "events": [event_record(e) for e in events],
-            })
+            elapsed = None if reply is None else reply.elapsed
+            self.emit(action_record(len(self.actions) - 1, seat, decision, text, elapsed, events))
         self.tell(events)
 
     def flush(self, skip: int | None = None) -> None:
@@ -354,7 +350,7 @@ class _Referee:
         for i, seat in enumerate(self.seats):
             if self.active(i):
                 views = [e.for_seat(i) for e in events]
-                self.guarded(i, lambda seat=seat, views=views: seat.notify(views))
+                self.guarded(i, functools.partial(seat.notify, views))
 
     # -- ending ----------------------------------------------------------------------------
 
@@ -371,7 +367,7 @@ class _Referee:
         # A lone seat (Solitaire) that forfeits has lost to the game: place 2, as a lost game.
         last = playing + 1 if n > 1 else 2
         places = tuple(1 if self.active(s) else last for s in range(n))
-        return Outcome(Termination.FORFEIT, places, current_scores(self.state, n))
+        return Outcome(Termination.FORFEIT, places, tuple(self.state.scores))
 
     def rank(self, outcome: Outcome) -> Outcome:
         """Forfeited seats share the last place; the others keep their order."""
@@ -388,49 +384,6 @@ class _Referee:
         for s in out:
             places[s] = len(kept) + 1
         return dataclasses.replace(outcome, places=tuple(places), detail=detail)
-
-    def start_record(self, names: list[str]) -> dict[str, JSON]:
-        return {
-            "type": "start", "protocol": PROTOCOL_VERSION, "game": self.game.name,
-            "rules": rules_to_json(self.rules), "players": len(self.seats), "seed": self.seed,
-            "names": names, "policy": self.policy.to_json(),
-            "events": [event_record(e) for e in self.opening],
-        }
-
-    def result_record(self, record: GameRecord) -> dict[str, JSON]:
-        return {
-            "type": "result", "outcome": record.outcome.to_json(), "status": record.status,
-            "faults": [len(f) for f in record.faults], "actions": len(record.actions),
-            "decisions": record.decisions, "wall_time": round(record.wall_time, 6),
-            "names": record.names,
-        }
-
-
-def event_record(event: Event) -> dict[str, JSON]:
-    """An event as a replay stores it: everything, plus which keys were private."""
-    out = event.for_seat(None)
-    out["private"] = sorted(event.private)
-    return out
-
-
-def current_scores(state: GameState, players: int) -> tuple[int, ...]:
-    """The game's running totals (`state.scores`), for a game cut short by forfeits.
-
-    Falls back to the `scores` of the referee's view, then to zeros, for a game that does not
-    declare `scores` yet."""
-    for source in (lambda: state.scores, lambda: state.public_view().get("scores")):
-        try:
-            scores = source()
-        except Exception:  # a game without `scores` (yet): try the next source
-            continue
-        if _totals(scores, players):
-            return tuple(scores)
-    return (0,) * players
-
-
-def _totals(scores: Any, players: int) -> bool:
-    return (isinstance(scores, list | tuple) and len(scores) == players
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in scores))
 
 
 def play_game(
@@ -456,4 +409,4 @@ def close_all(seats: Sequence[Seat]) -> None:
         seat.close()
 
 
-__all__ = ["GameRecord", "MatchPolicy", "close_all", "event_record", "play_game"]
+__all__ = ["MatchPolicy", "close_all", "play_game"]

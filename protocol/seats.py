@@ -79,6 +79,9 @@ class Request:
     time: float  # this decision's own allowance
     bank: float  # the time bank left; the deadline is time + bank
     hints: Callable[[], Sequence[str]] | None = None  # legal action texts, computed on demand
+    # For in-process seats only (never sent): why the referee would refuse an action text now,
+    # or None; a person's seat uses it to explain a mistake before answering.
+    check: Callable[[str], str | None] | None = None
 
     @property
     def deadline(self) -> float:
@@ -427,9 +430,8 @@ class _Conversation:
         deadline = began + request.deadline
         while True:
             got = self.channel.read(deadline)
-            if got is None:
+            if got is None:  # past the deadline: always raises, naming how it failed
                 self._diagnose_silence(request_id, began, "answer", request.deadline)
-                continue
             if got.kind == EOF:
                 raise self._gone(f"before answering request {request_id}",
                                  time.monotonic() - began, request_id)
@@ -586,8 +588,45 @@ class _Conversation:
 # ----------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """How a seat is filled, as the user wrote it: ``builtin:NAME`` (a bot of `meldref.bots`,
+    played in this process) or a bot program's command line (split like a shell, no shell).
+    `BotSpec.parse` checks the text once; `str()` gives it back."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        if self.builtin is None:
+            BotCommand.parse(self.text)  # ValueError: empty, or quotes left open
+
+    @staticmethod
+    def parse(text: str) -> BotSpec:
+        """The spec written as `text` (stripped); `ValueError` saying what is wrong."""
+        try:
+            return BotSpec(" ".join(text.split()) if text.strip().startswith(BUILTIN_PREFIX)
+                           else text.strip())
+        except ValueError as exc:
+            raise ValueError(f"bot {text!r}: {exc}") from None
+
+    @property
+    def builtin(self) -> str | None:
+        """NAME for ``builtin:NAME``; None for a program."""
+        if not self.text.startswith(BUILTIN_PREFIX):
+            return None
+        return self.text.removeprefix(BUILTIN_PREFIX).strip()
+
+    @property
+    def command(self) -> BotCommand | None:
+        """The program's command; None for a built-in bot."""
+        return None if self.builtin is not None else BotCommand.parse(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def seat_from_spec(
-    spec: str,
+    spec: BotSpec | str,
     game: GameInfo,
     seed: int = 0,
     limits: Limits | None = None,
@@ -595,12 +634,12 @@ def seat_from_spec(
     cwd: str | None = None,
     on_line: LineHook | None = None,
 ) -> Seat:
-    """``builtin:NAME`` (an in-process bot of `meldref.bots`) or a command line (shlex split)."""
-    text = spec.strip()
-    if text.startswith(BUILTIN_PREFIX):
-        key = text.removeprefix(BUILTIN_PREFIX).strip()
-        return InProcessSeat(builtin_bot(game.name, key, seed), name=key)
-    return ProcessSeat(BotCommand.parse(text, cwd=cwd), limits, log_path, game.name, on_line)
+    """A seat for `spec`: an `InProcessSeat` of a built-in bot or a `ProcessSeat`."""
+    spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
+    if spec.builtin is not None:
+        return InProcessSeat(builtin_bot(game.name, spec.builtin, seed), name=spec.builtin)
+    return ProcessSeat(BotCommand.parse(spec.text, cwd=cwd), limits, log_path, game.name,
+                       on_line)
 
 
 def connect_all(seats: Sequence[Seat], startup_time: float = 10.0) -> None:
@@ -629,6 +668,7 @@ def stderr_tail(seat: Seat, lines: int = 2) -> str:
 __all__ = [
     "BotCommand",
     "BotError",
+    "BotSpec",
     "InProcessSeat",
     "Limits",
     "ProcessSeat",

@@ -133,4 +133,4 @@ def test_a_memory_hog_fails_its_game_only_under_a_cap() -> None:
 
 def test_a_bad_resource_limit_is_a_usage_error() -> None:
     result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--memory-mb", "0"])
-    assert result.exit_code == 2 and "a whole number >= 1" in result.stderr
+    assert result.exit_code == 2 and "--memory-mb = 0: at least 1" in result.stderr

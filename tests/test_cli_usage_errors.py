@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from meldref.cli.app import app
 from meldref.engine.game import RuleOptionError, find_game
 from meldref.protocol.channel import BotCommand, why_not_started
+from meldref.settings import parse_rules
 
 runner = CliRunner()
 TWO_BOTS = ["--bot", "builtin:greedy", "--bot", "builtin:random", "--players", "2",
@@ -61,8 +62,8 @@ def test_tournament_out_cannot_be_made() -> None:
 def test_check_setup_runs_the_games_own_player_check() -> None:
     info = find_game("fivecrowns")
     with pytest.raises(RuleOptionError, match=PARTY_OFF):
-        info.check_setup(info.rules({"party": "off"}), 9)
-    info.check_setup(info.rules({"party": "auto"}), 9)
+        info.check_setup(parse_rules(info.rules_type, {"party": "off"}), 9)
+    info.check_setup(parse_rules(info.rules_type, {"party": "auto"}), 9)
     with pytest.raises(RuleOptionError, match=r"is for 2\.\.14 players, not 15"):
         info.check_setup(info.rules(), 15)
     phase10 = find_game("phase10")  # rules without `for_players`: the player count only
@@ -124,11 +125,20 @@ def test_show_a_seat_and_hand_it_has(fivecrowns_replay: Path) -> None:
 def test_match_replay_under_a_file_stops_before_any_game(tmp_path: Path) -> None:
     taken = tmp_path / "taken"
     taken.write_text("")
-    for games in ("1", "2"):
+    for games, where in (("1", taken / "r.jsonl"), ("2", taken / "replays")):
         code, stdout, stderr = invoke("match", "--rules", "phases-to-win=1", "--games", games,
-                                      "--replay", str(taken / "r.jsonl"))
+                                      "--replay", str(where))
         assert code == 2, stdout
         assert f"{taken} is not a folder" in one_line(stderr) and stdout == ""
+
+
+def test_several_games_need_a_replay_folder_not_a_file(tmp_path: Path) -> None:
+    # Before: --games 2 --replay x.jsonl silently made a folder named x.jsonl.
+    code, stdout, stderr = invoke("match", "--rules", "phases-to-win=1", "--games", "2",
+                                  "--replay", str(tmp_path / "x.jsonl"))
+    assert code == 2 and stdout == ""
+    assert "2 games write one replay each into a folder" in one_line(stderr)
+    assert not (tmp_path / "x.jsonl").exists()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")

@@ -28,6 +28,7 @@ from meldref.engine.game import (
     rules_to_json,
 )
 from meldref.engine.play import play_inprocess
+from meldref.settings import parse_rules
 
 # ----------------------------------------------------------------------------------------------
 # Rule options
@@ -42,8 +43,8 @@ def test_defaults_are_the_printed_rules() -> None:
 
 
 def test_options_by_their_kebab_names() -> None:
-    rules = GAME.rules({"dealer": "seat0", "natural": "group", "tiebreak": "round",
-                        "party": "on", "turn-cap": "none"})
+    rules = parse_rules(GAME.rules_type, {"dealer": "seat0", "natural": "group",
+                                          "tiebreak": "round", "party": "on", "turn-cap": "none"})
     assert rules == FiveCrownsRules("seat0", "group", "round", "on", None)
     assert rules_from_json(FiveCrownsRules, rules_to_json(rules)) == rules
 
@@ -58,7 +59,7 @@ def test_options_by_their_kebab_names() -> None:
 ])
 def test_bad_options_are_refused(pairs: dict[str, str], message: str) -> None:
     with pytest.raises(RuleOptionError, match=message):
-        GAME.rules(pairs)
+        parse_rules(GAME.rules_type, pairs)
 
 
 def test_python_values_are_checked_too() -> None:
@@ -92,10 +93,10 @@ def test_party_mode_is_chosen_and_recorded(players: int) -> None:
 
 
 def test_party_on_for_a_small_table_and_off_refused_for_a_large_one() -> None:
-    state = GAME.new_game(GAME.rules({"party": "on"}), 3, 1)
+    state = GAME.new_game(parse_rules(GAME.rules_type, {"party": "on"}), 3, 1)
     assert sum(all_cards(state.snapshot(), ["hands", "draw_pile", "discard_pile"]).values()) == 232
     with pytest.raises(RuleOptionError, match="party=off"):
-        GAME.new_game(GAME.rules({"party": "off"}), 8, 1)
+        GAME.new_game(parse_rules(GAME.rules_type, {"party": "off"}), 8, 1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -104,7 +105,7 @@ def test_party_on_for_a_small_table_and_off_refused_for_a_large_one() -> None:
 
 def test_deal_one_card_at_a_time_from_the_dealers_left() -> None:
     seed, n = 5, 4
-    state = GAME.new_game(GAME.rules({"dealer": "seat0"}), n, seed)
+    state = GAME.new_game(parse_rules(GAME.rules_type, {"dealer": "seat0"}), n, seed)
     deck = shuffled(fivecrowns_deck(2), rng_for(seed, "deal", 1))
     order = [1, 2, 3, 0]
     for i, seat in enumerate(order):
@@ -327,7 +328,7 @@ class PassiveBot:
 
 
 def test_the_turn_cap_ends_rounds_with_everyone_scoring_their_hand() -> None:
-    rules = GAME.rules({"turn-cap": "2"})
+    rules = parse_rules(GAME.rules_type, {"turn-cap": "2"})
     state = GAME.new_game(rules, 3, 4)
     bot = PassiveBot()
     for _ in range(12):  # 2 turns each: 6 turns of a draw and a discard

@@ -26,7 +26,6 @@ from meldref.engine.melds import (
     format_meld,
     parse_group,
     parse_meld,
-    playable_hits,
 )
 
 P10 = PHASE10_MELDS
@@ -168,14 +167,14 @@ def test_extend_at_the_ends_of_the_numbers() -> None:
         extend(full, W, None, P10)
 
 
-def test_fits_and_playable_hits() -> None:
+def test_fits_names_every_declaration_a_hit_could_take() -> None:
     table = [meld("set:R7,B7,G7"), meld("run:R3,R4,R5,R6")]
-    hand = parse_cards("Y7 W S R9 Y7")
     assert fits(table[0], Card.parse("S"), P10) == []
-    assert playable_hits(hand, table, P10) == [
-        (0, Card.parse("Y7"), None), (1, Card.parse("Y7"), None),
-        (0, W, None), (1, W, 7), (1, W, 2),
-    ]
+    assert fits(table[0], Card.parse("Y7"), P10) == [None]
+    assert fits(table[1], Card.parse("Y7"), P10) == [None]
+    assert fits(table[0], W, P10) == [None]
+    assert fits(table[1], W, P10) == [7, 2]
+    assert fits(table[0], Card.parse("R9"), P10) == fits(table[1], Card.parse("R9"), P10) == []
 
 
 # -- the finder --------------------------------------------------------------------------------

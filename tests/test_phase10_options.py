@@ -7,6 +7,7 @@ import pytest
 from meldref.bots import builtin_names
 from meldref.engine.game import RuleOptionError, find_game, rules_from_json, rules_to_json
 from meldref.engine.phase10 import GAME, Phase10Rules, describe_phase
+from meldref.settings import parse_rules
 
 
 def test_defaults_are_the_printed_rules() -> None:
@@ -30,7 +31,7 @@ def test_defaults_are_the_printed_rules() -> None:
 
 
 def test_every_variant_reads_from_text() -> None:
-    rules = GAME.rules({
+    rules = parse_rules(GAME.rules_type, {
         "dealer": "seat0", "first-skip": "twist", "natural": "group", "run-wrap": "yes",
         "skip-victim": "next", "skip-repeat": "unlimited", "hit-on-lay-turn": "own",
         "going-out": "must-discard", "tiebreak": "first-to-lay", "phases": "even",
@@ -43,7 +44,7 @@ def test_every_variant_reads_from_text() -> None:
         hand_cap=None,
     )
     assert rules_from_json(Phase10Rules, rules_to_json(rules)) == rules
-    assert GAME.rules({"fixed-hands": "yes", "tiebreak": "shared"}).fixed_hands
+    assert parse_rules(GAME.rules_type, {"fixed-hands": "yes", "tiebreak": "shared"}).fixed_hands
 
 
 def test_the_registry_finds_the_game() -> None:
@@ -75,9 +76,9 @@ def test_bad_values_are_clear_errors(values: dict[str, object], message: str) ->
 
 def test_text_errors_name_the_option() -> None:
     with pytest.raises(RuleOptionError, match="unknown rule option 'wrap'"):
-        GAME.rules({"wrap": "yes"})
+        parse_rules(GAME.rules_type, {"wrap": "yes"})
     with pytest.raises(RuleOptionError, match="tiebreak='coin'"):
-        GAME.rules({"tiebreak": "coin"})
+        parse_rules(GAME.rules_type, {"tiebreak": "coin"})
 
 
 def test_players_two_to_six() -> None:

@@ -12,6 +12,7 @@ import pytest
 from meldref.engine.game import find_game
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import seat_from_spec
+from meldref.settings import parse_rules
 
 ROOT = Path(__file__).parents[1]
 SPEC = (ROOT / "spec" / "PROTOCOL.md").read_text()
@@ -37,7 +38,7 @@ def test_the_printed_bot_plays_every_game(tiny: str, name: str, hints: bool) -> 
                          illegal_retries=0, legal_hints=hints)
     seats = [seat_from_spec(tiny, game) for _ in range(players)]
     try:
-        record = play_game(game, game.rules(SHORT[name]), seats, 7, policy)
+        record = play_game(game, parse_rules(game.rules_type, SHORT[name]), seats, 7, policy)
     finally:
         close_all(seats)
     assert record.faults == [[]] * players and record.status == ["ok"] * players

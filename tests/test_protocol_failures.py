@@ -18,7 +18,8 @@ import pytest
 
 from meldref.protocol.channel import BotCommand, LineChannel, group_members
 from meldref.protocol.errors import BotCrashedError, SeatStartError
-from meldref.protocol.referee import GameRecord, MatchPolicy, close_all, play_game
+from meldref.protocol.records import GameRecord
+from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat, connect_all
 
 BAD_BOT = Path(__file__).parent / "bots" / "bad_bot.py"

@@ -12,6 +12,7 @@ import pytest
 from meldref.engine.game import GameInfo, find_game
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import InProcessSeat, Seat, seat_from_spec
+from meldref.settings import parse_rules
 
 ROOT = Path(__file__).parents[1]
 BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
@@ -38,7 +39,7 @@ def play_piped(game: GameInfo, players: int, seed: int, hints: bool = True,
              for i, s in enumerate(specs)]
     policy = POLICY if hints else MatchPolicy(**{**POLICY.to_json(), "legal_hints": False})
     try:
-        record = play_game(game, game.rules(rules or {}), seats, seed, policy)
+        record = play_game(game, parse_rules(game.rules_type, rules or {}), seats, seed, policy)
     finally:
         close_all(seats)
     return lines, seats, record
@@ -81,7 +82,8 @@ def test_the_settled_rules_are_announced_and_recorded() -> None:
     seats = [seat_from_spec(BOT, game, on_line=hook),
              *(seat_from_spec("builtin:random", game, seed=i) for i in range(1, 8))]
     try:
-        record = play_game(game, game.rules({"turn-cap": "1"}), seats, 3, POLICY, records.append)
+        rules = parse_rules(game.rules_type, {"turn-cap": "1"})
+        record = play_game(game, rules, seats, 3, POLICY, records.append)
     finally:
         close_all(seats)
     assert game.rules().party == "auto"

@@ -1,4 +1,4 @@
-"""A real referee process (python -m meldref.protocol.hostseat) with one seat played by hand
+"""A real referee process (python -m meldref.tools.hostseat) with one seat played by hand
 through pexpect: handshake, set-up, requests, an illegal action answered with a reason and a
 retry, a late answer ignored, the game played out to `gameover` and `quit`."""
 
@@ -17,7 +17,7 @@ TESTS = Path(__file__).parent
 def spawn(*args: str) -> pexpect.spawn:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH",
                                                                                        "")])}
-    child = pexpect.spawn(sys.executable, ["-m", "meldref.protocol.hostseat", *args],
+    child = pexpect.spawn(sys.executable, ["-m", "meldref.tools.hostseat", *args],
                           env=env, encoding="utf-8", timeout=20, echo=False)
     child.delaybeforesend = None
     return child

@@ -24,6 +24,7 @@ import pytest
 from meldref.engine.game import Event, GameInfo, GameState, find_game
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import seat_from_spec
+from meldref.settings import parse_rules
 
 ROOT = Path(__file__).parents[1]
 BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
@@ -92,7 +93,7 @@ def play_piped(game: GameInfo, players: int, seed: int, rules: dict[str, str] | 
     seats = [seat_from_spec(f"{BOT} --seed {seed + i}", game, on_line=hook if i == 0 else None)
              for i in range(players)]
     try:
-        record = play_game(game, game.rules(rules or {}), seats, seed, POLICY)
+        record = play_game(game, parse_rules(game.rules_type, rules or {}), seats, seed, POLICY)
     finally:
         close_all(seats)
     assert all(f == [] for f in record.faults), record.faults

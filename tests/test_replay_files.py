@@ -11,7 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
+from meldref.engine.fivecrowns import FiveCrownsRules
+from meldref.engine.phase10 import Phase10Rules
+from meldref.protocol.seats import BotSpec
 from meldref.replay.files import ReplayError, ReplayWriter, load_replay, verify
+from meldref.settings import limit_settings, parse_rules
 from meldref.tournament.runner import run_job
 from meldref.tournament.schedule import BotEntry, GameJob
 
@@ -23,10 +27,12 @@ runner = CliRunner()
 
 def play(folder: Path, name: str, specs: list[str], limits: dict | None = None,
          rules: dict | None = None, seed: int = 5) -> Path:
-    bots = tuple(BotEntry(f"b{k}", spec) for k, spec in enumerate(specs))
-    job = GameJob(0, name, "phase10", rules or {"phases-to-win": "2"}, seed, 0, bots)
+    bots = tuple(BotEntry(f"b{k}", BotSpec.parse(spec)) for k, spec in enumerate(specs))
+    settings = limit_settings(limits or {})
+    job = GameJob(0, name, "phase10", parse_rules(Phase10Rules, rules or {"phases-to-win": "2"}),
+                  seed, 0, bots, settings.policy(), settings.process_limits())
     path = folder / f"{name}.jsonl"
-    line = run_job(job, None, limits or {}, replay=path)
+    line = run_job(job, None, replay=path)
     assert line["status"] == "ok", line
     return path
 
@@ -224,10 +230,11 @@ def test_stats_with_verify_and_resume_limits(replays: dict[str, Path], tmp_path:
 def test_the_header_holds_the_rules_the_game_settled(tmp_path: Path) -> None:
     # Five Crowns settles party=auto into on or off when it starts; the header must say what was
     # played, as the start record does, or verify finds them different.
-    bots = tuple(BotEntry(f"b{k}", "builtin:random") for k in range(3))
-    job = GameJob(0, "fc", "fivecrowns", {"party": "auto", "turn-cap": "3"}, 4, 0, bots)
+    bots = tuple(BotEntry(f"b{k}", BotSpec("builtin:random")) for k in range(3))
+    rules = parse_rules(FiveCrownsRules, {"party": "auto", "turn-cap": "3"})
+    job = GameJob(0, "fc", "fivecrowns", rules, 4, 0, bots)
     path = tmp_path / "fc.jsonl"
-    assert run_job(job, None, {}, replay=path)["status"] == "ok"
+    assert run_job(job, None, replay=path)["status"] == "ok"
     replay = load_replay(path)
     start = next(r for _, r in replay.records if r["type"] == "start")
     assert replay.header["rules"]["party"] == start["rules"]["party"] == "off"

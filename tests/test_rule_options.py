@@ -1,4 +1,5 @@
-"""The generic rule-option reader: names, conversions and clear errors."""
+"""Rule options read from text (`meldref.settings.parse_rules`): names, conversions and clear
+errors; and their JSON form (`engine.game`)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,8 @@ from typing import Literal
 
 import pytest
 
-from meldref.engine.game import (
-    RuleOptionError,
-    check_choice,
-    rules_from_json,
-    rules_from_strings,
-    rules_to_json,
-)
+from meldref.engine.game import RuleOptionError, check_choice, rules_from_json, rules_to_json
+from meldref.settings import parse_rules
 
 
 @dataclass(frozen=True)
@@ -30,11 +26,11 @@ class Demo:
 
 
 def test_reads_every_kind_of_value() -> None:
-    rules = rules_from_strings(
+    rules = parse_rules(
         Demo, {"skip-victim": "NEXT", "run_wrap": "yes", "turn-cap": "50", "phases-to-win": "5"}
     )
     assert rules == Demo("next", True, 50, 5)
-    assert rules_from_strings(Demo, {"phases-to-win": "none"}).phases_to_win is None
+    assert parse_rules(Demo, {"phases-to-win": "none"}).phases_to_win is None
 
 
 def test_json_round_trip() -> None:
@@ -56,7 +52,7 @@ def test_json_round_trip() -> None:
 )
 def test_bad_options_are_clear_errors(pairs: dict[str, str], message: str) -> None:
     with pytest.raises(RuleOptionError, match=message):
-        rules_from_strings(Demo, pairs)
+        parse_rules(Demo, pairs)
 
 
 def test_unknown_json_option_is_an_error() -> None:

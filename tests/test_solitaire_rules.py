@@ -17,6 +17,7 @@ from meldref.engine.game import (
     rules_to_json,
 )
 from meldref.engine.solitaire import GAME, PILE_SIZES, Place, SolitaireRules, SolitaireState
+from meldref.settings import parse_rules
 
 # A pile of each size that no card can close in one move (its own wild rank aside), from which
 # positions are built by replacing some piles.
@@ -150,9 +151,9 @@ def test_natural_option_decides_all_wild_piles() -> None:
     assert [e.kind for e in none.apply(Place(3, Card.parse("9D")))] == ["place", "close"]
     group = position({3: "X X 9D"}, draw="KD 9S X", rules=SolitaireRules(natural="group"))
     assert [e.kind for e in group.apply(Place(3, Card.parse("9D")))] == ["place"]
-    assert rules_to_json(GAME.rules({"natural": "group"})) == {"natural": "group"}
+    assert rules_to_json(parse_rules(GAME.rules_type, {"natural": "group"})) == {"natural": "group"}
     with pytest.raises(RuleOptionError):
-        GAME.rules({"natural": "phase"})
+        parse_rules(GAME.rules_type, {"natural": "phase"})
 
 
 def test_one_player_only() -> None:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from meldref.engine.phase10 import Phase10Rules
+from meldref.protocol.seats import BotSpec
 from meldref.tournament.config import ConfigError, build_config, parse_pairs, read_toml
 from meldref.tournament.run import failure_lines, read_results
 from meldref.tournament.schedule import BotEntry, Plan, bot_entries, default_name
 from meldref.tournament.standings import SprtSpec, compute_standings, head_to_head, wilson
 
-A, B, C, D = (BotEntry(n, f"builtin:{n}") for n in "abcd")
+A, B, C, D = (BotEntry(n, BotSpec(f"builtin:{n}")) for n in "abcd")
 
 
 def test_duplicate_deals_rotate_every_bot_through_every_seat() -> None:
@@ -62,11 +65,12 @@ def test_game_ids_are_unique_and_fixed_by_the_plan() -> None:
 
 
 def test_bot_names() -> None:
-    assert default_name("builtin:greedy") == "greedy"
-    assert default_name("python3 bots/random_bot.py --seed 3") == "random_bot"
-    assert default_name("python3 -m mybot.main") == "mybot.main"
-    assert default_name("./engines/x7") == "x7"
-    names = [b.name for b in bot_entries(["builtin:greedy", "builtin:greedy", "builtin:random"])]
+    assert default_name(BotSpec("builtin:greedy")) == "greedy"
+    assert default_name(BotSpec("python3 bots/random_bot.py --seed 3")) == "random_bot"
+    assert default_name(BotSpec("python3 -m mybot.main")) == "mybot.main"
+    assert default_name(BotSpec("./engines/x7")) == "x7"
+    names = [b.name for b in bot_entries([BotSpec("builtin:greedy"), BotSpec("builtin:greedy"),
+                                                BotSpec("builtin:random")])]
     assert names == ["greedy#1", "greedy#2", "random"]
 
 
@@ -79,8 +83,9 @@ def test_config_file_and_flags(tmp_path: Path) -> None:
     cfg = build_config(read_toml(path), {"games": 6})
     assert [b.name for b in cfg.plan.bots] == ["g", "random"]
     assert cfg.plan.games == 6 and cfg.jobs == 2
-    assert cfg.plan.rules == {"phases-to-win": "2", "run-wrap": "yes"}
-    assert cfg.limits == {"move-time": 0.5}
+    assert cfg.plan.rules == Phase10Rules(phases_to_win=2, run_wrap=True)
+    assert cfg.limits.given() == {"move-time": 0.5}
+    assert cfg.policy.move_time == 0.5
     assert cfg.sprt == SprtSpec(0, 50)
     assert cfg.folder.name.startswith("phase10-")
 
@@ -90,19 +95,30 @@ def test_config_file_and_flags(tmp_path: Path) -> None:
      "unknown rule option"),
     ('bots = ["builtin:greedy", "builtin:random"]\nplayers = 9\n', {}, "2..6"),
     ('bots = ["builtin:greedy"]\nplayers = 2\n', {}, "cannot fill"),
-    ('bots = ["builtin:greedy", "builtin:random"]\ncolour = "red"\n', {}, "unknown keys"),
+    ('bots = ["builtin:greedy", "builtin:random"]\ncolour = "red"\n', {}, "colour: unknown"),
     ('bots = ["builtin:greedy", "builtin:random"]\ngames = 0\n', {}, "games = 0"),
     ('bots = ["builtin:greedy", "builtin:random"]\nformat = "swiss"\n', {}, "gauntlet"),
     ('bots = ["builtin:greedy", "builtin:random"]\ngame = "chess"\n', {}, "unknown game"),
     ('bots = ["a", "b", "c"]\nsprt = "0,10"\n', {}, "exactly two bots"),
-    ('bots = ["builtin:greedy", "builtin:random"]\n[limits]\nspeed = 3\n', {}, "unknown keys"),
+    ('bots = ["builtin:greedy", "builtin:random"]\n[limits]\nspeed = 3\n', {},
+     "[limits] speed: unknown"),
     ("bots = [", {}, "not valid TOML"),
+    ('bots = ["builtin:greedy", "builtin:random"]\nduplicate = "yes"\n', {},
+     "duplicate = 'yes': true or false"),
+    ('bots = ["builtin:greedy", "builtin:random"]\nsprt = "nan,inf"\n', {}, "finite numbers"),
+    ('bots = ["builtin:greedy", "builtin:random"]\nout = 5\n', {}, "out = 5: a text"),
+    ('bots = ["builtin:greedy", "builtin:random"]\ngames = 1000000000\n', {},
+     "games = 1000000000: at most 1,000,000"),
+    ('bots = ["builtin:greedy", "builtin:random"]\n[limits]\nmove-time = nan\n', {},
+     "[limits] move-time = nan: a finite number"),
+    ('bots = ["builtin:greedy", "builtin:random"]\n', {"players": 0}, "--players = 0: at least 1"),
+    ('bots = ["builtin:greedy", "builtin:random"]\n', {"sprt": "0,nan"}, "finite numbers"),
 ])
 def test_config_errors_say_why(tmp_path: Path, text: str, overrides: dict[str, object],
                                message: str) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(text)
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
         build_config(read_toml(path), overrides)
 
 
@@ -174,8 +190,8 @@ def test_solitaire_wins_are_won_games_only() -> None:
     from meldref.tournament.schedule import BotEntry
 
     rows = totals([{**r, "winners": [s for s, p in enumerate(r["places"]) if p == 1]}
-                   for r in results], [BotEntry("a", "builtin:greedy"),
-                                       BotEntry("b", "builtin:random")])
+                   for r in results], [BotEntry("a", BotSpec("builtin:greedy")),
+                                       BotEntry("b", BotSpec("builtin:random"))])
     assert {row["bot"]: row["wins"] for row in rows} == {"a": 1, "b": 0}
 
 

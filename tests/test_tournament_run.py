@@ -234,16 +234,19 @@ def test_config_names_id_names_and_limits(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("limits", "message"), [
-    ("legal-hints = 0", "true or false"),
-    ("max-bank = 1.0", "below time_bank"),
-    ('move-time = "fast"', "a number of seconds"),
-    ('on-failure = "retry"', "forfeit or autoplay"),
-    ("max-bankk = 3", "unknown keys"),
-    ("memory-mb = 0", "memory-mb = 0: a whole number >= 1"),
-    ("max-processes = -1", "a whole number >= 1"),
-    ('file-size-mb = "big"', "a whole number >= 1"),
-    ("memory-mb = 256.5", "a whole number >= 1"),
-    ("file-size-mb = true", "a whole number >= 1"),
+    ("legal-hints = 0", "[limits] legal-hints = 0: true or false"),
+    ("max-bank = 1.0", "max-bank (1) is below time-bank (5)"),
+    ('move-time = "fast"', "[limits] move-time = 'fast': a number"),
+    ("move-time = nan", "[limits] move-time = nan: a finite number"),
+    ("startup-time = 1e308", "[limits] startup-time = 1e+308: at most"),
+    ('on-failure = "retry"', "one of forfeit, autoplay"),
+    ("max-bankk = 3", "[limits] max-bankk: unknown; known: file-size-mb"),
+    ("memory-mb = 0", "[limits] memory-mb = 0: at least 1"),
+    ("memory-mb = 100000000000000000000", "[limits] memory-mb = 100000000000000000000: at most"),
+    ("max-processes = -1", "at least 1"),
+    ('file-size-mb = "big"', "a whole number"),
+    ("memory-mb = 256.5", "a whole number"),
+    ("file-size-mb = true", "a whole number"),
 ])
 def test_bad_limits_stop_before_any_game(tmp_path: Path, limits: str, message: str) -> None:
     config = tmp_path / "t.toml"

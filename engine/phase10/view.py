@@ -250,7 +250,7 @@ class Phase10View:
         return out
 
     def discard_options(self) -> list[Discard]:
-        out = []
+        out: list[Discard] = []
         victims = self.victims
         for card in dict.fromkeys(self.hand):
             if card is SKIP and victims:

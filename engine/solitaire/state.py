@@ -305,4 +305,6 @@ GAME: Final = GameInfo(
     new_game=new_game,
     from_snapshot=SolitaireState.from_snapshot,
     decisions=("place",),
+    default_players=1,
+    higher_scores_win=True,
 )

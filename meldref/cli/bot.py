@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from ..engine.game import UnknownGameError, find_game
 from .common import (
     EXIT_FAILED,
     FileSizeOpt,
@@ -17,6 +18,7 @@ from .common import (
     ProcessesOpt,
     err,
     fail,
+    limits_or_fail,
     out,
 )
 
@@ -44,20 +46,15 @@ def bot_check(
     from rich.table import Table
 
     from ..tools.botcheck import check_bot
-    from ..tournament.runner import make_process_limits
 
-    try:
-        rlimits = make_process_limits({"memory-mb": memory_mb, "max-processes": max_processes,
-                                       "file-size-mb": file_size_mb})
-    except ValueError as exc:
-        fail(str(exc))
+    limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
+                             "file-size-mb": file_size_mb, "startup-time": startup_time,
+                             "move-time": move_time, "first-move-time": first_move_time})
     games = []
     for name in game or []:
         try:
-            from ..engine.game import find_game
-
             games.append(find_game(name).name)
-        except (KeyError, ImportError) as exc:
+        except UnknownGameError as exc:
             fail(str(exc))
     marks = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]",
              "warn": "[yellow]WARN[/yellow]"}
@@ -67,7 +64,7 @@ def bot_check(
             err.print(f"{marks[check.status]} {check.name}", highlight=False)
 
     report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time,
-                       rlimits)
+                       limits.process_limits())
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:

@@ -3,15 +3,18 @@ and the options several commands take."""
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import sys
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, Final, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..engine.game import GAME_NAMES
+from ..engine.game import GAME_NAMES, find_game, option_name
+from ..protocol.referee import MatchPolicy
+from ..settings import LimitSettings, SettingsError, limit_settings
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -42,9 +45,19 @@ BotOpt = Annotated[
     typer.Option("--bot", "-b", help='A seat: "builtin:greedy", "builtin:random" or a command '
                  'line such as "python3 bots/random_bot.py". Repeat once per seat.'),
 ]
+def _rule_keys() -> str:
+    parts = []
+    for name in GAME_NAMES:
+        rules_type = find_game(name).rules_type
+        keys = ", ".join(option_name(f.name) for f in dataclasses.fields(rules_type))
+        parts.append(f"{name}: {keys}")
+    return "; ".join(parts)
+
+
 RulesOpt = Annotated[
     list[str] | None,
-    typer.Option("--rules", "-r", help="A rule option KEY=VALUE (e.g. phases-to-win=3). Repeat."),
+    typer.Option("--rules", "-r", help="A rule option KEY=VALUE (e.g. phases-to-win=3). "
+                 f"Repeat. Keys (spec/RULES.md) -- {_rule_keys()}."),
 ]
 GameArg = Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}.")]
 
@@ -63,13 +76,15 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise typer.Exit(code)
 
 
-MoveTimeOpt = Annotated[float | None, typer.Option(help="Seconds per decision.")]
+_POLICY: Final = MatchPolicy()
+MoveTimeOpt = Annotated[float | None, typer.Option(
+    help=f"Seconds per decision (default {_POLICY.move_time:g}).")]
 StartupTimeOpt = Annotated[float | None, typer.Option(
-    help="Seconds a bot program has to start and say ready.")]
+    help=f"Seconds a bot program has to start and say ready (default {_POLICY.startup_time:g}).")]
 TimeBankOpt = Annotated[float | None, typer.Option(
-    help="Seconds of time bank each seat starts a game with (default 5).")]
+    help=f"Seconds of time bank each seat starts a game with (default {_POLICY.time_bank:g}).")]
 IncrementOpt = Annotated[float | None, typer.Option(
-    help="Seconds added to the bank after every decision (default 0).")]
+    help=f"Seconds added to the bank after every decision (default {_POLICY.increment:g}).")]
 MaxBankOpt = Annotated[float | None, typer.Option(
     help="The bank never grows over this many seconds (default: no cap).")]
 OnFailureOpt = Annotated[str | None, typer.Option(
@@ -89,13 +104,24 @@ HintsOpt = Annotated[bool | None, typer.Option(
 
 
 def limit_flags(move_time: float | None, startup_time: float | None, *,
-            time_bank: float | None = None, increment: float | None = None,
-            max_bank: float | None = None, on_failure: str | None = None,
-            hints: bool | None = None, memory_mb: int | None = None,
-            max_processes: int | None = None, file_size_mb: int | None = None) -> dict[str, Any]:
+                time_bank: float | None = None, increment: float | None = None,
+                max_bank: float | None = None, on_failure: str | None = None,
+                hints: bool | None = None, memory_mb: int | None = None,
+                max_processes: int | None = None,
+                file_size_mb: int | None = None) -> dict[str, Any]:
     """The `[limits]` keys given on the command line (None: not given)."""
     given = {"move-time": move_time, "startup-time": startup_time, "time-bank": time_bank,
              "increment": increment, "max-bank": max_bank, "on-failure": on_failure,
              "legal-hints": hints, "memory-mb": memory_mb, "max-processes": max_processes,
              "file-size-mb": file_size_mb}
     return {key: value for key, value in given.items() if value is not None}
+
+
+def limits_or_fail(flags: dict[str, Any]) -> LimitSettings:
+    """The limit flags as checked values; exit 2 naming the flag when one is wrong."""
+    try:
+        limits = limit_settings(flags)
+        limits.policy()
+    except SettingsError as exc:
+        fail(str(exc))
+    return limits

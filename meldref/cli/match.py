@@ -30,6 +30,7 @@ from .common import (
     TimeBankOpt,
     fail,
     limit_flags,
+    limits_or_fail,
     out,
     stop_on_sigterm,
 )
@@ -75,14 +76,15 @@ def match(
 
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
+    limits = limits_or_fail(limit_flags(
+        move_time, startup_time, time_bank=time_bank, increment=increment, max_bank=max_bank,
+        on_failure=on_failure, hints=hints, memory_mb=memory_mb, max_processes=max_processes,
+        file_size_mb=file_size_mb))
     try:
-        limits = limit_flags(move_time, startup_time, time_bank=time_bank, increment=increment,
-                         max_bank=max_bank, on_failure=on_failure, hints=hints,
-                         memory_mb=memory_mb, max_processes=max_processes,
-                         file_size_mb=file_size_mb)
         spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
                            limits, replay)
-        announced = preflight(spec.game, spec.bots, startup_time or 10.0, limits=spec.limits)
+        announced = preflight(spec.game, spec.bots, limits.policy().startup_time,
+                              limits=limits.process_limits())
         spec = with_announced_names(spec, announced)  # results show each bot's `id name`
     except ConfigError as exc:
         fail(str(exc))

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from ..protocol.seats import BotSpec
 from .common import (
     EXIT_FAILED,
     BotOpt,
@@ -18,6 +19,7 @@ from .common import (
     err,
     fail,
     limit_flags,
+    limits_or_fail,
     out,
 )
 
@@ -139,8 +141,13 @@ def replay_resume(
     from ..tournament.match import game_summary
     from .report import match_table
 
+    limits = limits_or_fail(limit_flags(move_time, startup_time))
     try:
-        done = resume(path, at, bot or [], replay, limit_flags(move_time, startup_time))
+        specs = [BotSpec.parse(s) for s in bot or []]
+    except ValueError as exc:
+        fail(str(exc))
+    try:
+        done = resume(path, at, specs, replay, limits)
     except (ReplayError, ValueError, OSError) as exc:
         fail(f"{path}: {exc}")
     if as_json:

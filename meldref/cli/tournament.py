@@ -87,6 +87,8 @@ def tournament(
 
     if seed is not None:
         err.print(SEED_ON_ARGV, markup=False)
+    if stop_after is not None and stop_after < 1:
+        fail(f"--stop-after {stop_after}: at least 1")
     try:
         data = read_toml(config) if config is not None else {}
         if config is not None and "seed" in data and _readable_by_others(config):
@@ -94,7 +96,8 @@ def tournament(
                       f"chmod 600 it for contests", markup=False)
         overrides = {
             "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
-            "format": fmt, "duplicate": duplicate, "seed": seed, "out": out_dir, "sprt": sprt,
+            "format": fmt, "duplicate": duplicate, "seed": seed, "sprt": sprt,
+            "out": None if out_dir is None else str(out_dir),
             "rules": parse_pairs(rules or []),
             "limits": limit_flags(move_time, startup_time, time_bank=time_bank,
                               increment=increment, max_bank=max_bank, on_failure=on_failure,
@@ -105,9 +108,8 @@ def tournament(
         problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
         if problem:
             raise ConfigError(problem)
-        startup = float(cfg.limits.get("startup-time", 10.0))
-        announced = preflight(cfg.plan.game, cfg.plan.bots, startup, cfg.folder / "logs",
-                              cfg.limits)
+        announced = preflight(cfg.plan.game, cfg.plan.bots, cfg.policy.startup_time,
+                              cfg.folder / "logs", cfg.process_limits)
         cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
         cfg = settle_seed(cfg)  # no seed given: drawn now, or the one this folder already used
         check_folder(cfg)
@@ -142,7 +144,7 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
         TimeRemainingColumn,
     )
 
-    total = len(cfg.plan.jobs())
+    total = cfg.plan.table_count() * cfg.plan.games_per_table()
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
                    console=err.console(), disable=not show, transient=False)

@@ -29,7 +29,7 @@ from ..engine.game import (
     rules_from_json,
 )
 from ..private import open_private, private_dir
-from ..protocol.referee import event_record
+from ..protocol.records import event_record
 
 FORMAT = "meldref-replay"
 FORMAT_VERSION = 1
@@ -101,10 +101,8 @@ class Replay:
 
     @property
     def result(self) -> dict[str, Any] | None:
-        for _, record in reversed(self.records):
-            if record.get("type") == "result":
-                return record
-        return None
+        return next((record for _, record in reversed(self.records)
+                     if record.get("type") == "result"), None)
 
     @property
     def game(self) -> GameInfo:

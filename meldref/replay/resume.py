@@ -16,8 +16,9 @@ from typing import Any
 
 from ..engine.game import find_game
 from ..protocol.errors import Fault
-from ..protocol.seats import Reply, Request, Seat, Setup
-from ..tournament.runner import close_seats, make_policy, make_seats, play_recorded, summarize
+from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
+from ..settings import LimitSettings
+from ..tournament.runner import close_seats, make_seats, play_recorded
 from ..tournament.schedule import BotEntry, bot_entries
 from .files import ReplayError, simulate
 from .show import lenient_replay
@@ -52,10 +53,11 @@ class ScriptedSeat(Seat):
     def __init__(self, inner: Seat, script: Script) -> None:
         self.inner = inner
         self.script = script
+        self.name = inner.name
 
-    @property  # type: ignore[override]
-    def name(self) -> str:
-        return self.inner.name
+    def _follow_name(self) -> None:
+        # A program's name is what its handshake announced: known once it has connected.
+        self.name = self.inner.name
 
     @property
     def ids(self) -> dict[str, str]:
@@ -63,9 +65,11 @@ class ScriptedSeat(Seat):
 
     def connect(self, startup_time: float) -> None:
         self.inner.connect(startup_time)
+        self._follow_name()
 
     def start(self, setup: Setup) -> None:
         self.inner.start(setup)
+        self._follow_name()
 
     def decide(self, request: Request) -> Reply:
         text = self.script.next_text()
@@ -101,8 +105,8 @@ class Resumed:
     diverged_at: int | None
 
 
-def resume(path: Path, at: int, specs: Sequence[str], out: Path | None,
-           limits: Mapping[str, Any]) -> Resumed:
+def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
+           limits: LimitSettings) -> Resumed:
     """Replay `at` actions of the game in `path`, then let `specs` (default: its seats) play on.
 
     `ReplayError` / `ValueError` when the replay or the arguments do not allow it.
@@ -115,19 +119,21 @@ def resume(path: Path, at: int, specs: Sequence[str], out: Path | None,
     header = replay.header
     players = int(header["players"])
     if not specs:
-        specs = [str(s.get("spec") or "builtin:greedy") for s in header.get("seats") or []]
+        specs = [BotSpec.parse(str(s.get("spec") or "builtin:greedy"))
+                 for s in header.get("seats") or []]
     if len(specs) != players:
         raise ValueError(f"the game has {players} seats; give {players} --bot (or none to "
                          f"reuse the recorded ones), not {len(specs)}")
     info = find_game(header["game"])
     rules = replay.rules()
-    policy = make_policy(limits)
+    policy = limits.policy()
     bots = tuple(bot_entries(list(specs)))
     target = out or path.with_name(f"{path.stem}-resumed-at-{at}.jsonl")
     script = Script(actions[:at])
     seats: list[Seat] = []
     try:
-        inner = make_seats(info, bots, int(header["seed"]), [None] * players)
+        inner = make_seats(info, bots, int(header["seed"]), [None] * players,
+                           limits.process_limits())
         seats = [ScriptedSeat(s, script) for s in inner]
         record = play_recorded(info, rules, bots, seats, header["seed"], policy, target,
                                header.get("game_id"), also=script.on_record,
@@ -135,7 +141,7 @@ def resume(path: Path, at: int, specs: Sequence[str], out: Path | None,
     finally:
         close_seats(seats)
     line = {"game_id": header.get("game_id") or path.stem, "seed": header["seed"],
-            "bots": [b.name for b in bots], "replay": str(target), **summarize(record)}
+            "bots": [b.name for b in bots], "replay": str(target), **record.figures()}
     return Resumed(line, target, bots, script.diverged_at())
 
 

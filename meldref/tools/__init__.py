@@ -1,2 +1,3 @@
-"""Tools around the referee: the conformance check of a bot program (`botcheck`) and a person
-playing a seat in the terminal (`human`)."""
+"""Tools around the referee: the conformance check of a bot program (`botcheck`), a person
+playing a seat in the terminal (`human`), and a referee that plays one seat over its own
+stdin/stdout (`hostseat`: ``python -m meldref.tools.hostseat``)."""

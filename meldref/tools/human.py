@@ -1,26 +1,30 @@
 """`meldref play`: a person plays one seat in the terminal against bots, through the referee.
 
-`HumanSeat` is a `Seat` like any bot. It keeps a shadow copy of the game, replayed from the
-referee's records, so it can answer `hint` with the engine's legal actions and explain a mistake
-with the engine's own reason before anything reaches the referee. What it shows is only the
-seat's observation and the events as that seat sees them.
+`HumanSeat` is a `Seat` like any bot, and knows only what its seat may know: the observation
+and the events as that seat sees them. The referee's request answers the rest: `hint` lists the
+request's legal actions, and a mistake is explained with the engine's own reason (the
+request's `check`) before anything is answered, so a person's slips are not bot faults.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ..engine.cards import Card, CardError, Kind, sort_key
-from ..engine.game import GameInfo, GameState, InvalidActionError
+from ..engine.game import GameInfo
 from ..protocol.errors import BotCrashedError, Fault
-from ..protocol.seats import Reply, Request, Seat, Setup
+from ..protocol.referee import MatchPolicy
+from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
 from ..replay.show import describe_event
+from ..tournament.runner import close_seats, make_seats, play_recorded
+from ..tournament.schedule import BotEntry
 
 SHORTCUTS = {"p": "draw pile", "d": "draw discard", "dp": "draw pile", "dd": "draw discard"}
 HELP = """\
@@ -41,24 +45,16 @@ class QuitGame(Exception):
 class HumanSeat(Seat):
     """A seat played from the terminal; mistakes are explained and asked again."""
 
-    def __init__(self, info: GameInfo, rules: Any, players: int, seed: int, seat: int,
-                 console: Console, read: Callable[[str], str] = input,
-                 names: Sequence[str] = ()) -> None:
-        self.info, self.rules, self.players, self.seed = info, rules, players, seed
+    def __init__(self, info: GameInfo, seat: int, console: Console,
+                 read: Callable[[str], str] = input, names: Sequence[str] = ()) -> None:
+        self.info = info
         self.seat = seat
         self.name = "you"
         self.console = console
         self.read = read
         self.names = list(names)
-        self.shadow: GameState = info.new_game(rules, players, seed)
         self.legal: list[str] = []
-
-    # -- the referee's records keep the shadow game in step ----------------------------------
-
-    def on_record(self, record: Mapping[str, Any]) -> None:
-        if record.get("type") == "action":
-            state = self.shadow
-            state.apply(state.parse_action(str(record["action"])))
+        self.request: Request | None = None
 
     # -- Seat ----------------------------------------------------------------------------------
 
@@ -76,6 +72,7 @@ class HumanSeat(Seat):
 
     def decide(self, request: Request) -> Reply:
         began = time.perf_counter()
+        self.request = request
         self.show_table(request.observation.to_json())
         self.legal = []
         while True:
@@ -127,20 +124,17 @@ class HumanSeat(Seat):
         return legal[number - 1]
 
     def check(self, text: str) -> str | None:
-        state = self.shadow
-        try:
-            action = state.parse_action(text)
-        except (InvalidActionError, ValueError) as exc:
-            self.say(f"[red]not an action:[/red] {escape(str(exc))}")
-            return None
-        reason = state.why_illegal(action)
+        """`text` if the referee would take it now, else None after saying why."""
+        judge = self.request.check if self.request is not None else None
+        reason = judge(text) if judge is not None else None
         if reason is not None:
             self.say(f"[red]not allowed:[/red] {escape(reason)}")
             return None
-        return str(action)
+        return text
 
     def legal_texts(self) -> list[str]:
-        return [str(a) for a in self.shadow.legal_actions()]
+        hints = self.request.hints if self.request is not None else None
+        return list(hints()) if hints is not None else []
 
     def show_hints(self) -> None:
         self.legal = self.legal_texts()
@@ -220,3 +214,26 @@ def _cell(value: Any) -> str:
     if isinstance(value, list):
         return " ".join(map(str, value))
     return str(value)
+
+
+# A person has all the time they want, and their slips are explained before they reach the
+# referee; a bot program's seat is refereed as in any match.
+PERSON_POLICY: Final = MatchPolicy(move_time=24 * 3600.0, first_move_time=24 * 3600.0,
+                                   startup_time=30.0, illegal_retries=5)
+
+
+def play_person(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seat: int, seed: int,
+                replay: Path | None, console: Console,
+                read: Callable[[str], str] = input) -> None:
+    """A game in which a person plays `seat` from the terminal and `bots` the others.
+    `QuitGame` or `KeyboardInterrupt` when the person leaves; the bots are closed either way."""
+    human = HumanSeat(info, seat, console, read)
+    me = BotEntry("you", BotSpec("human"))
+    entries = [*bots[:seat], me, *bots[seat:]]
+    seats: list[Seat] = []
+    try:
+        others = make_seats(info, bots, seed, [None] * len(bots))
+        seats = [*others[:seat], human, *others[seat:]]
+        play_recorded(info, rules, entries, seats, seed, PERSON_POLICY, replay)
+    finally:
+        close_seats([s for s in seats if s is not human])

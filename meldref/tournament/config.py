@@ -14,11 +14,8 @@ sprt = "0,10,0.05,0.05"    # two bots only: stop once H0 or H1 is accepted
 [rules]                    # rule options, as `--rules KEY=VALUE`
 phases-to-win = 3
 
-[limits]                   # the match policy (seconds); see LIMIT_KEYS
+[limits]                   # the referee's clocks (seconds) and policy: meldref.settings
 move-time = 1.0
-startup-time = 5.0
-max-bank = 30.0            # the time bank never grows over this (default: no cap)
-legal-hints = false        # send no `legal` lines: bots build their own actions
 memory-mb = 1024           # per bot program (RLIMIT_AS); max-processes, file-size-mb too
 
 [[bot]]
@@ -27,6 +24,9 @@ cmd = "builtin:greedy"
 [[bot]]
 cmd = "python3 bots/random_bot.py"
 ```
+
+The file and the flags are read into the same typed values (`Sources`), each checked where it
+came from (`players` in the file, `--players` on the command line), then merged: flags win.
 """
 
 from __future__ import annotations
@@ -35,21 +35,76 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Final, Literal
 
-from ..engine.game import GAME_NAMES, RuleOptionError, find_game
-from .schedule import Plan, bot_entries
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from ..engine.game import GameInfo, RuleOptionError, UnknownGameError, find_game
+from ..protocol.referee import MatchPolicy
+from ..protocol.seats import BotSpec, Limits
+from ..settings import (
+    LimitSettings,
+    SettingsError,
+    Where,
+    flag,
+    in_table,
+    limit_settings,
+    parse_rules,
+    validate,
+)
+from .schedule import GameJob, Plan, bot_entries
 from .standings import SprtSpec
 
-LIMIT_KEYS = ("move-time", "first-move-time", "startup-time", "time-bank", "increment",
-              "max-bank", "illegal-retries", "on-failure", "legal-hints", "memory-mb",
-              "max-processes", "file-size-mb")
-TOP_KEYS = {"game", "format", "players", "games", "duplicate", "seed", "jobs", "out", "sprt",
-            "rules", "limits", "bot", "bots"}
+MAX_PLAYERS: Final = 64
+MAX_GAMES: Final = 1_000_000  # per table
+MAX_JOBS: Final = 256
+MAX_TOTAL_GAMES: Final = 10_000_000  # a plan is held in memory: its games are counted first
+MAX_SEED: Final = (1 << 63) - 1
+# The flag that sets each top-level key (the file's names are the keys themselves).
+FLAGS: Final = {"bots": "--bot", "format": "--format", "out": "--out", "jobs": "--jobs",
+                "rules": "--rules", "duplicate": "--duplicate/--no-duplicate"}
 
 
-class ConfigError(ValueError):
+class ConfigError(SettingsError):
     """A tournament configuration that cannot be played; the message says why."""
+
+
+class BotItem(BaseModel):
+    """A `[[bot]]` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    cmd: str
+    name: str | None = None
+
+
+def _format_name(value: Any) -> Any:
+    return value.replace("_", "-") if isinstance(value, str) else value
+
+
+class Sources(BaseModel):
+    """The top-level values of a configuration file, or the flags that set the same things;
+    None where not given."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    game: str | None = None
+    format: Annotated[Literal["round-robin", "gauntlet"] | None,
+                      BeforeValidator(_format_name)] = None
+    players: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] | None = None
+    games: Annotated[int, Field(ge=1, le=MAX_GAMES)] | None = None
+    duplicate: bool | None = None
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = None
+    jobs: Annotated[int, Field(ge=1, le=MAX_JOBS)] | None = None
+    out: str | None = None
+    sprt: str | dict[str, float] | None = None
+    rules: dict[str, str | int | bool] = Field(default_factory=dict)
+    limits: dict[str, Any] = Field(default_factory=dict)
+    bot: list[BotItem] = Field(default_factory=list)
+    bots: list[str] = Field(default_factory=list)
+
+    def given(self) -> dict[str, Any]:
+        return {k: v for k, v in self.model_dump().items() if v not in (None, [], {})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +114,7 @@ class TournamentConfig:
     plan: Plan
     jobs: int = 1
     out: Path | None = None
-    limits: Mapping[str, Any] = field(default_factory=dict)
+    limits: LimitSettings = field(default_factory=LimitSettings)
     sprt: SprtSpec | None = None
     given_names: tuple[str | None, ...] = ()  # per bot: the name the configuration gave, or None
     drawn_from: str | None = None  # the seedless plan's fingerprint, once a seed was drawn
@@ -68,12 +123,17 @@ class TournamentConfig:
     def folder(self) -> Path:
         return self.out or Path("tournaments") / f"{self.plan.game}-{self.plan.fingerprint()}"
 
+    @property
+    def policy(self) -> MatchPolicy:
+        return self.limits.policy()
 
-def option_text(value: Any) -> str:
-    """A TOML value as the text a `--rules KEY=VALUE` flag would give."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+    @property
+    def process_limits(self) -> Limits:
+        return self.limits.process_limits()
+
+    def schedule(self) -> list[GameJob]:
+        """Every game, as jobs carrying the rules, the policy and the bots' process limits."""
+        return self.plan.jobs(self.policy, self.process_limits)
 
 
 def parse_pairs(pairs: Sequence[str], what: str = "--rules") -> dict[str, str]:
@@ -88,6 +148,7 @@ def parse_pairs(pairs: Sequence[str], what: str = "--rules") -> dict[str, str]:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at `path`; `ConfigError` if it cannot be read or is not TOML."""
     try:
         with path.open("rb") as f:
             data = tomllib.load(f)
@@ -95,50 +156,56 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
-    unknown = set(data) - TOP_KEYS
-    if unknown:
-        raise ConfigError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(TOP_KEYS)}")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: not UTF-8 text ({exc.reason} at byte "
+                          f"{exc.start})") from None
+    except RecursionError:
+        raise ConfigError(f"{path} is not valid TOML: nested too deeply") from None
     return data
 
 
-def _bots_from_data(data: Mapping[str, Any]) -> tuple[list[str], list[str | None]]:
-    specs: list[str] = []
-    names: list[str | None] = []
-    for item in data.get("bots", []):
-        if not isinstance(item, str):
-            raise ConfigError(f"bots: each entry is a command or builtin:NAME, not {item!r}")
-        specs.append(item)
-        names.append(None)
-    for item in data.get("bot", []):
-        if not isinstance(item, dict) or not isinstance(item.get("cmd"), str):
-            raise ConfigError(f"[[bot]] needs cmd = \"...\" (got {item!r})")
-        specs.append(item["cmd"])
-        names.append(item.get("name"))
-    return specs, names
+def file_sources(data: Mapping[str, Any]) -> Sources:
+    """A configuration file's values; `ConfigError` naming each wrong key."""
+    return _sources(data, in_table(""))
 
 
-def build_config(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> TournamentConfig:
-    """A checked configuration from TOML data with command-line values on top."""
-    merged = {**data, **{k: v for k, v in overrides.items() if v not in (None, [], {})}}
-    game = _game(merged.get("game", "phase10"))
-    specs, names = ((list(overrides["bots"]), [None] * len(overrides["bots"]))
-                    if overrides.get("bots") else _bots_from_data(data))
+def flag_sources(values: Mapping[str, Any]) -> Sources:
+    """The flags' values (None: not given); `ConfigError` naming each wrong flag."""
+    given = {k: v for k, v in values.items() if v not in (None, [], {})}
+    return _sources(given, lambda name: FLAGS.get(name, f"--{name}"))
+
+
+def _sources(data: Mapping[str, Any], where: Where) -> Sources:
+    try:
+        sources: Sources = validate(Sources, data, where)
+    except SettingsError as exc:
+        raise ConfigError(str(exc)) from None
+    return sources
+
+
+def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> TournamentConfig:
+    """A checked configuration from TOML data with command-line values on top; `ConfigError`
+    naming the key or flag that is wrong."""
+    in_file, in_flags = file_sources(data), flag_sources(
+        {k: v for k, v in flags.items() if k != "limits"})
+    merged = {**in_file.given(), **in_flags.given()}
+    info = _game(merged.get("game", "phase10"))
+    specs, names = _bots(in_file, in_flags)
     bots = bot_entries(specs, names)
-    rules = {k: option_text(v) for k, v in dict(data.get("rules", {})).items()}
-    rules.update(overrides.get("rules") or {})
-    players = _int(merged, "players", _default_players(game, len(bots)), 1)
-    plan = Plan(game=game, bots=tuple(bots), players=players,
-                games=_int(merged, "games", 10, 1), format=_format(merged),
-                duplicate=bool(merged.get("duplicate", True)), seed=_seed(merged), rules=rules)
-    check_plan(plan)
-    limits = _limits(data.get("limits", {}), overrides.get("limits") or {})
+    rules = _rules(info, in_file.rules, in_flags.rules)
+    limits = _limits(in_file.limits, flags.get("limits") or {})
+    players = merged.get("players", info.seats_for(len(bots)))
+    plan = Plan(game=info.name, bots=tuple(bots), players=players,
+                games=merged.get("games", 10), format=merged.get("format", "round-robin"),
+                duplicate=merged.get("duplicate", True), seed=merged.get("seed"), rules=rules)
+    check_plan(plan, info)
     sprt = _sprt(merged.get("sprt"), len(bots))
     out = Path(merged["out"]) if merged.get("out") else None
-    return TournamentConfig(plan, _int(merged, "jobs", 1, 1), out, limits, sprt, tuple(names))
+    return TournamentConfig(plan, merged.get("jobs", 1), out, limits, sprt, tuple(names))
 
 
 def with_announced_names(config: TournamentConfig,
-                         announced: Mapping[str, str]) -> TournamentConfig:
+                         announced: Mapping[BotSpec, str]) -> TournamentConfig:
     """The configuration with its bots named as results show them: a name the configuration
     gave, else the program's `id name` (`announced`: spec -> name), else the default name."""
     specs = [b.spec for b in config.plan.bots]
@@ -146,54 +213,56 @@ def with_announced_names(config: TournamentConfig,
     return replace(config, plan=replace(config.plan, bots=tuple(bots)))
 
 
-def _game(name: Any) -> str:
+def _game(name: str) -> GameInfo:
     try:
-        return find_game(str(name)).name
-    except KeyError:
-        raise ConfigError(f"unknown game {name!r}; games: {', '.join(GAME_NAMES)}") from None
+        return find_game(name)
+    except UnknownGameError as exc:
+        raise ConfigError(str(exc)) from None
 
 
-def _default_players(game: str, bots: int) -> int:
-    if game == "solitaire":
-        return 1
-    return max(2, min(bots, 4))
+def _bots(in_file: Sources, in_flags: Sources) -> tuple[list[BotSpec], list[str | None]]:
+    """The bots: the flags' `--bot`s if any, else the file's `bots` and `[[bot]]` entries."""
+    if in_flags.bots:
+        return [_spec(s, "--bot") for s in in_flags.bots], [None] * len(in_flags.bots)
+    specs = [_spec(s, "bots") for s in in_file.bots]
+    names: list[str | None] = [None] * len(specs)
+    for item in in_file.bot:
+        specs.append(_spec(item.cmd, "[[bot]] cmd"))
+        names.append(item.name)
+    return specs, names
 
 
-def _int(data: Mapping[str, Any], key: str, default: int, low: int) -> int:
-    value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{key} = {value!r}: a whole number >= {low}")
-    return value
-
-
-def _seed(data: Mapping[str, Any]) -> int | None:
-    # No seed: the tournament draws one when it starts, so none needs to be on a command line.
-    return None if data.get("seed") is None else _int(data, "seed", 0, 0)
-
-
-def _format(data: Mapping[str, Any]) -> Any:
-    value = str(data.get("format", "round-robin")).replace("_", "-")
-    if value not in ("round-robin", "gauntlet"):
-        raise ConfigError(f"format = {value!r}: round-robin or gauntlet")
-    return value
-
-
-def _limits(data: Mapping[str, Any], flags: Mapping[str, Any]) -> dict[str, Any]:
-    from .runner import make_policy
-
-    merged = {str(k).replace("_", "-"): v for k, v in {**data, **flags}.items() if v is not None}
-    unknown = set(merged) - set(LIMIT_KEYS)
-    if unknown:
-        raise ConfigError(f"[limits]: unknown keys {sorted(unknown)}; known: {list(LIMIT_KEYS)}")
+def _spec(text: str, where: str) -> BotSpec:
     try:
-        make_policy(merged)  # wrong values stop the command here, not every game later
+        return BotSpec.parse(text)
     except ValueError as exc:
-        raise ConfigError(f"[limits]: {exc}") from None
-    return merged
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _rules(info: GameInfo, in_file: Mapping[str, Any], in_flags: Mapping[str, Any]) -> Any:
+    """The rules: each source checked where it came from, then the flags over the file."""
+    try:
+        parse_rules(info.rules_type, in_file, "[rules]")
+        parse_rules(info.rules_type, in_flags, "--rules")
+        return parse_rules(info.rules_type, {**in_file, **in_flags})
+    except SettingsError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _limits(in_file: Mapping[str, Any], in_flags: Mapping[str, Any]) -> LimitSettings:
+    """The limits: the file's `[limits]` and the flags, each checked, the flags on top; the
+    policy they make is checked too (a time bank over its cap), before any game."""
+    try:
+        limits = limit_settings(in_flags, flag).over(
+            limit_settings(in_file, in_table("limits")))
+        limits.policy()
+    except SettingsError as exc:
+        raise ConfigError(str(exc)) from None
+    return limits
 
 
 def _sprt(value: Any, bots: int) -> SprtSpec | None:
-    if value in (None, "", False):
+    if value in (None, ""):
         return None
     if bots != 2:
         raise ConfigError(f"sprt needs exactly two bots, not {bots}")
@@ -205,20 +274,24 @@ def _sprt(value: Any, bots: int) -> SprtSpec | None:
         raise ConfigError(str(exc)) from None
 
 
-def check_plan(plan: Plan) -> None:
+def check_plan(plan: Plan, info: GameInfo) -> None:
     """`ConfigError` for a plan that cannot be played (before any bot starts)."""
-    info = find_game(plan.game)
     if not plan.bots:
         raise ConfigError("no bots: give --bot SPEC (twice or more) or [[bot]] entries")
     try:
-        info.check_setup(info.rules(dict(plan.rules)), plan.players)
+        info.check_setup(plan.rules, plan.players)
     except RuleOptionError as exc:
         raise ConfigError(str(exc)) from None
     if plan.players > 1 and len(plan.bots) < plan.players:
         raise ConfigError(f"{len(plan.bots)} bots cannot fill tables of {plan.players} "
                           f"(give more bots or --players {len(plan.bots)})")
-    if not plan.tables():
+    if plan.table_count() == 0:
         raise ConfigError("the schedule has no tables")
+    games = plan.table_count() * plan.games_per_table()
+    if games > MAX_TOTAL_GAMES:
+        raise ConfigError(f"the schedule has {games:,} games ({plan.table_count():,} tables of "
+                          f"{plan.games_per_table():,}); at most {MAX_TOTAL_GAMES:,} in one "
+                          "tournament: fewer bots, smaller tables or fewer games per table")
 
 
 def with_out(config: TournamentConfig, out: Path | None) -> TournamentConfig:

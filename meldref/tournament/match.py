@@ -11,41 +11,44 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from ..engine.game import RuleOptionError, find_game, rules_to_json
+from ..bots import UnknownBotError
+from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
 from ..private import copy_private, folder_problem, private_dir
 from ..protocol.errors import BotError
-from ..protocol.seats import Limits
-from .config import ConfigError
-from .runner import make_policy, make_process_limits, run_job, safe_name, which_missing
+from ..protocol.records import GameRecord, Tally
+from ..protocol.seats import BotSpec, Limits
+from ..settings import LimitSettings, SettingsError, parse_rules
+from .config import MAX_GAMES, MAX_PLAYERS, ConfigError
+from .runner import run_job, safe_name, which_missing
 from .schedule import BotEntry, GameJob, bot_entries
 
-DEFAULT_SEATS = {"phase10": 4, "fivecrowns": 4, "solitaire": 1}
-DEFAULT_BOT = "builtin:greedy"
+DEFAULT_BOT: Final = BotSpec("builtin:greedy")
 
 
 @dataclass(frozen=True, slots=True)
 class MatchSpec:
-    """A checked match: game, rules texts, seats, seed, games, limits, replay destination."""
+    """A checked match: game, rules, seats, seed, games, limits, replay destination."""
 
     game: str
-    rules: Mapping[str, str]
+    rules: Any  # the game's rules dataclass
     bots: tuple[BotEntry, ...]
     seed: int
     games: int
-    limits: Mapping[str, Any]
+    limits: LimitSettings
     replay: Path | None = None
 
     def jobs(self) -> list[GameJob]:
         """Game g: seed + g, the seats rotated g places (each bot plays each position)."""
         k = len(self.bots)
+        policy, limits = self.limits.policy(), self.limits.process_limits()
         out = []
         for g in range(self.games):
             r = g % k
             seats = self.bots[r:] + self.bots[:r]
-            out.append(GameJob(g, f"game-{g + 1:04d}", self.game, dict(self.rules),
-                               self.seed + g, g, tuple(seats)))
+            out.append(GameJob(g, f"game-{g + 1:04d}", self.game, self.rules, self.seed + g, g,
+                               tuple(seats), policy, limits))
         return out
 
     def replay_path(self, job: GameJob) -> Path | None:
@@ -58,29 +61,31 @@ class MatchSpec:
 
 
 def build_match(game: str, specs: Sequence[str], players: int | None, seed: int, games: int,
-                rules: Mapping[str, str], limits: Mapping[str, Any],
+                rules: Mapping[str, str], limits: LimitSettings,
                 replay: Path | None) -> MatchSpec:
     """Check everything a match needs before a bot starts; `ConfigError` with the reason."""
     try:
         info = find_game(game)
-    except KeyError as exc:
-        raise ConfigError(str(exc.args[0])) from None
-    specs = list(specs)
-    if not specs:
-        specs = [DEFAULT_BOT] * (players or DEFAULT_SEATS[info.name])
-    elif players is not None and players != len(specs):
-        if len(specs) != 1:
-            raise ConfigError(f"--players {players} but {len(specs)} --bot given")
-        specs = specs * players
-    try:
-        info.check_setup(info.rules(dict(rules)), len(specs))
-        make_policy(limits)
-    except (RuleOptionError, ValueError) as exc:
+        bots = [BotSpec.parse(s) for s in specs]
+        rule_set = parse_rules(info.rules_type, rules)
+    except (UnknownGameError, ValueError) as exc:
         raise ConfigError(str(exc)) from None
-    if games < 1:
-        raise ConfigError(f"--games {games}: at least 1")
-    spec = MatchSpec(info.name, dict(rules), tuple(bot_entries(specs)), seed, games,
-                     dict(limits), replay)
+    if players is not None and not 1 <= players <= MAX_PLAYERS:
+        raise ConfigError(f"--players {players}: from 1 to {MAX_PLAYERS}")
+    if not 1 <= games <= MAX_GAMES:
+        raise ConfigError(f"--games {games}: from 1 to {MAX_GAMES:,}")
+    if not bots:
+        bots = [DEFAULT_BOT] * (players or info.default_players)
+    elif players is not None and players != len(bots):
+        if len(bots) != 1:
+            raise ConfigError(f"--players {players} but {len(bots)} --bot given")
+        bots = bots * players
+    try:
+        info.check_setup(rule_set, len(bots))
+        limits.policy()
+    except (RuleOptionError, SettingsError) as exc:
+        raise ConfigError(str(exc)) from None
+    spec = MatchSpec(info.name, rule_set, tuple(bot_entries(bots)), seed, games, limits, replay)
     _check_replay_path(spec)
     return spec
 
@@ -90,6 +95,9 @@ def _check_replay_path(spec: MatchSpec) -> None:
     replay that cannot be written would end every game in error after its bots started."""
     if spec.replay is None:
         return
+    if spec.games > 1 and (spec.replay.suffix == ".jsonl" or spec.replay.is_file()):
+        raise ConfigError(f"--replay {spec.replay}: {spec.games} games write one replay each "
+                          "into a folder; give a folder (or --games 1 for one file)")
     first = spec.replay_path(spec.jobs()[0])
     assert first is not None
     if first.is_dir():
@@ -102,18 +110,15 @@ def _check_replay_path(spec: MatchSpec) -> None:
 
 def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
               keep_dir: Path | None = None,
-              limits: Mapping[str, Any] | None = None) -> dict[str, str]:
+              limits: Limits | None = None) -> dict[BotSpec, str]:
     """Start every distinct bot program once (handshake, under the resource keys of `limits`)
     so a wrong command, or one that cannot start within its memory cap, fails before any
     game; `ConfigError` naming the bot and the reason, with the end of its stderr (the whole
     log is copied to `keep_dir`, when given, and named). Returns the `id name` each program
     announced, by spec (for `with_announced_names`)."""
     info = find_game(game)
-    try:
-        rlimits = make_process_limits(limits or {})
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    announced: dict[str, str] = {}
+    rlimits = limits or Limits()
+    announced: dict[BotSpec, str] = {}
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
             log = Path(logs) / f"preflight-{k}-{safe_name(bot.name)}.stderr"
@@ -129,10 +134,10 @@ def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
     cannot start."""
     from ..protocol.seats import seat_from_spec
 
-    if bot.spec.strip().startswith("builtin:"):
+    if bot.spec.builtin is not None:
         try:
             seat_from_spec(bot.spec, info).close()
-        except ValueError as exc:
+        except UnknownBotError as exc:
             raise ConfigError(str(exc)) from None
         return ""
     missing = which_missing(bot.spec)
@@ -169,7 +174,7 @@ def _stderr_tail(where: tuple[Path, bool]) -> str:
     return f"; its stderr{shown} ends: {' / '.join(tail)}"
 
 
-def with_announced_names(spec: MatchSpec, announced: Mapping[str, str]) -> MatchSpec:
+def with_announced_names(spec: MatchSpec, announced: Mapping[BotSpec, str]) -> MatchSpec:
     """The match with its bots named as results show them: the name each program announced
     (`id name`; `announced`: spec -> name), else the built-in's or the program's file name;
     made unique with #1, #2... (copies of one bot, or two bots announcing one name)."""
@@ -179,7 +184,7 @@ def with_announced_names(spec: MatchSpec, announced: Mapping[str, str]) -> Match
 
 def run_match(spec: MatchSpec) -> list[dict[str, Any]]:
     """Play every game of the match in order; their result lines."""
-    return [run_job(job, None, spec.limits, replay=spec.replay_path(job)) for job in spec.jobs()]
+    return [run_job(job, None, replay=spec.replay_path(job)) for job in spec.jobs()]
 
 
 def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
@@ -215,33 +220,20 @@ def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
 
 def totals(lines: Sequence[Mapping[str, Any]], bots: Sequence[BotEntry]) -> list[dict[str, Any]]:
     """Per bot over the match: games, wins (shared wins split), mean score and place, faults."""
-    rows = {b.name: {"bot": b.name, "games": 0, "wins": 0.0, "score": 0, "place": 0,
-                     "faults": 0} for b in bots}
+    tally = Tally(b.name for b in bots)
     for line in lines:
-        if line["status"] != "ok":
-            continue
-        for seat, name in enumerate(line["bots"]):
-            row = rows[name]
-            row["games"] += 1
-            row["score"] += line["scores"][seat]
-            row["place"] += line["places"][seat]
-            row["faults"] += len(line["faults"][seat])
-            if seat in line["winners"]:  # none in a lost Solitaire game: the deck won
-                row["wins"] += 1 / len(line["winners"])
-    out = []
-    for row in rows.values():
-        n = row["games"] or 1
-        out.append({"bot": row["bot"], "games": row["games"], "wins": round(row["wins"], 4),
-                    "mean_score": round(row["score"] / n, 2),
-                    "mean_place": round(row["place"] / n, 3), "faults": row["faults"]})
-    return out
+        if line["status"] == "ok":
+            tally.add(line["bots"], GameRecord.from_figures(line))
+    return [{"bot": row.name, "games": row.games, "wins": round(row.wins, 4),
+             "mean_score": None if row.mean_score is None else round(row.mean_score, 2),
+             "mean_place": None if row.mean_place is None else round(row.mean_place, 3),
+             "faults": row.fault_count} for row in tally.rows()]
 
 
 def match_json(spec: MatchSpec, lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    info = find_game(spec.game)
     return {
         "game": spec.game,
-        "rules": rules_to_json(info.rules(dict(spec.rules))),
+        "rules": rules_to_json(spec.rules),
         "seed": spec.seed,
         "players": len(spec.bots),
         "bots": bots_json(spec.bots),
@@ -252,6 +244,4 @@ def match_json(spec: MatchSpec, lines: Sequence[Mapping[str, Any]]) -> dict[str,
 
 def bots_json(bots: Sequence[BotEntry]) -> list[dict[str, Any]]:
     """Each bot's name in the results and how it was seated (`command`: null for built-ins)."""
-    return [{"name": b.name, "spec": b.spec,
-             "command": None if b.spec.strip().startswith("builtin:") else b.spec}
-            for b in bots]
+    return [b.to_json() for b in bots]

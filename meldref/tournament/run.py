@@ -38,7 +38,7 @@ from .runner import run_job
 from .schedule import GameJob
 from .standings import Standings, compute_standings
 
-RunJob = Callable[[GameJob, Path, dict[str, Any], bool], dict[str, Any]]
+RunJob = Callable[[GameJob, Path, bool], dict[str, Any]]
 ProgressHook = Callable[[dict[str, Any], int, int], None]
 
 
@@ -112,8 +112,8 @@ def prepare_folder(config: TournamentConfig) -> Path:
         raise ConfigError(problem)
     # The seed is written here only: the folder is owner-only, unlike a command line.
     data = {"fingerprint": config.plan.fingerprint(), "drawn_from": config.drawn_from,
-            "plan": asdict(config.plan),
-            "jobs": config.jobs, "limits": dict(config.limits),
+            "plan": config.plan.to_json(),
+            "jobs": config.jobs, "limits": config.limits.given(),
             "sprt": asdict(config.sprt) if config.sprt else None}
     try:
         for inner in ("replays", "logs"):  # an older meldref's may be readable by all
@@ -200,7 +200,7 @@ def run_tournament(
     """
     config = settle_seed(config)
     folder = prepare_folder(config)
-    jobs = config.plan.jobs()
+    jobs = config.schedule()
     results = read_results(folder / "results.jsonl")
     known = {job.game_id for job in jobs}
     results = [r for r in results if r["game_id"] in known]
@@ -247,27 +247,26 @@ def _sprt_verdict(config: TournamentConfig, results: list[dict[str, Any]],
 
 def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs: bool,
           run: RunJob) -> Iterator[dict[str, Any]]:
-    limits = dict(config.limits)
     if not todo:
         return
     if config.jobs == 1 and not _has_programs(todo):
         # Built-in bots only: no process can outlive us, so no worker is needed.
         for job in todo:
-            yield run(job, folder, limits, keep_logs)
+            yield run(job, folder, keep_logs)
         return
     # Bot programs are played in worker processes even one game at a time: a worker dies with
     # the tournament process, also on kill -9 (after which nothing of ours runs), and stops its
     # bots on the way out; the tournament process could not stop them itself.
-    yield from _play_parallel(min(config.jobs, len(todo)), todo, folder, limits, keep_logs,
+    yield from _play_parallel(min(config.jobs, len(todo)), todo, folder, keep_logs,
                               run)
 
 
 def _has_programs(todo: list[GameJob]) -> bool:
-    return any(not b.spec.strip().startswith("builtin:") for job in todo for b in job.bots)
+    return any(b.spec.builtin is None for job in todo for b in job.bots)
 
 
-def _play_parallel(workers: int, todo: list[GameJob], folder: Path, limits: dict[str, Any],
-                   keep_logs: bool, run: RunJob) -> Iterator[dict[str, Any]]:
+def _play_parallel(workers: int, todo: list[GameJob], folder: Path, keep_logs: bool,
+                   run: RunJob) -> Iterator[dict[str, Any]]:
     # A bounded window of submitted games, so that an SPRT stop or Ctrl-C leaves little to cancel.
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
@@ -279,7 +278,7 @@ def _play_parallel(workers: int, todo: list[GameJob], folder: Path, limits: dict
         while queue or pending:
             while queue and len(pending) < 2 * workers:
                 job = queue.pop()
-                pending[pool.submit(run, job, folder, limits, keep_logs)] = job
+                pending[pool.submit(run, job, folder, keep_logs)] = job
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in sorted(finished, key=lambda f: pending[f].index):
                 yield _outcome(future, pending.pop(future))

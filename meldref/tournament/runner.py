@@ -7,7 +7,6 @@ that went wrong: the result line says what happened (status "error" and why).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import re
 import shutil
 import traceback
@@ -15,75 +14,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..engine.game import GameInfo, find_game, rules_to_json
+from ..engine.game import GameInfo, find_game
 from ..private import create_private, private_dir
-from ..protocol.referee import GameRecord, MatchPolicy, play_game
-from ..protocol.seats import Limits, Seat, seat_from_spec
+from ..protocol.records import GameRecord
+from ..protocol.referee import MatchPolicy, play_game
+from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
 from .schedule import BotEntry, GameJob
 
 RecordHook = Callable[[dict[str, Any]], None]
-POLICY_FIELDS = {f.name for f in dataclasses.fields(MatchPolicy)}
-# `[limits]` keys that are rlimits of each bot program (protocol.seats.Limits), not policy.
-RESOURCE_KEYS = ("memory-mb", "max-processes", "file-size-mb")
-
-
-def make_policy(limits: Mapping[str, Any]) -> MatchPolicy:
-    """A match policy from `[limits]` keys (`move-time`...); ValueError if one is wrong.
-    The resource keys (RESOURCE_KEYS) are checked here too, but belong to `make_process_limits`."""
-    make_process_limits(limits)
-    kwargs = {}
-    for key, value in limits.items():
-        if key in RESOURCE_KEYS:
-            continue
-        name = key.replace("-", "_")
-        if name not in POLICY_FIELDS:
-            raise ValueError(f"unknown limit {key!r}; known: "
-                             f"{', '.join(sorted(f.replace('_', '-') for f in POLICY_FIELDS))}")
-        _check_limit(key, name, value)
-        kwargs[name] = value
-    try:
-        return MatchPolicy(**kwargs)
-    except TypeError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _check_limit(key: str, name: str, value: Any) -> None:
-    # TOML hands over any type; the policy itself checks ranges, not types.
-    kind = POLICY_TYPES.get(name, "number")
-    if kind == "bool":
-        ok = isinstance(value, bool)
-        wanted = "true or false"
-    elif kind == "int":
-        ok = isinstance(value, int) and not isinstance(value, bool)
-        wanted = "a whole number"
-    elif kind == "text":
-        ok = isinstance(value, str)
-        wanted = "forfeit or autoplay"
-    else:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        ok = ok or (value is None and name == "max_bank")
-        wanted = "a number of seconds"
-    if not ok:
-        raise ValueError(f"limit {key} = {value!r}: {wanted}")
-
-
-def make_process_limits(limits: Mapping[str, Any]) -> Limits:
-    """The rlimits of every bot program from `[limits]` keys (`memory-mb`...; None: none);
-    ValueError unless each given one is a positive whole number."""
-    kwargs: dict[str, int] = {}
-    for key in RESOURCE_KEYS:
-        value = limits.get(key)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"limit {key} = {value!r}: a whole number >= 1")
-        kwargs[key.replace("-", "_")] = value
-    return Limits(**kwargs)
-
-
-POLICY_TYPES = {"illegal_retries": "int", "max_actions": "int", "legal_hints": "bool",
-                "on_failure": "text"}
 
 
 def bot_seed(game_seed: int, seat: int) -> int:
@@ -97,7 +36,7 @@ def safe_name(name: str) -> str:
 
 def log_path(folder: Path, game_id: str, seat: int, bot: BotEntry) -> Path | None:
     """Where a bot program's stderr goes (built-in bots have none)."""
-    if bot.spec.strip().startswith("builtin:"):
+    if bot.spec.builtin is not None:
         return None
     return folder / "logs" / game_id / f"seat{seat}-{safe_name(bot.name)}.stderr"
 
@@ -128,42 +67,42 @@ def close_seats(seats: Sequence[Seat]) -> None:
 
 
 class ReplayRecorder:
-    """The referee's `on_record`: writes the replay header once the seats have shaken hands.
+    """The referee's `on_record`: a replay written line by line as the game goes.
 
-    The header holds the rules the game really played: the start record's, which the game
-    settled (Five Crowns' `party=auto` becomes on or off), not the rules as given.
+    Its header is made from the game's `start` record, the referee's first: the rules there
+    are those the game really played, as it settled them (Five Crowns' `party=auto` becomes on
+    or off), and the seats have shaken hands by then, so their names and ids are known.
     """
 
-    def __init__(self, path: Path, header: Mapping[str, Any], bots: Sequence[BotEntry],
-                 seats: Sequence[Seat]) -> None:
-        self.path, self.header, self.bots, self.seats = path, dict(header), bots, seats
+    def __init__(self, path: Path, game_id: str | None, bots: Sequence[BotEntry],
+                 seats: Sequence[Seat], extra: Mapping[str, Any] | None = None) -> None:
+        self.path, self.game_id, self.bots, self.seats = path, game_id, bots, seats
+        self.extra = dict(extra or {})
         self.writer: ReplayWriter | None = None
 
     def __call__(self, record: dict[str, Any]) -> None:
         if self.writer is None:
-            if record.get("type") == "start" and "rules" in record:
-                self.header["rules"] = record["rules"]
-            self.writer = ReplayWriter(self.path, {**self.header, "seats": self.seat_info()})
+            self.writer = ReplayWriter(self.path, self.header(record))
         self.writer.write(record)
+
+    def header(self, start: Mapping[str, Any]) -> dict[str, Any]:
+        if start.get("type") != "start":
+            raise ValueError(f"a replay begins with the referee's start record, not {start!r}")
+        return {"game": start["game"], "rules": start["rules"], "seed": start["seed"],
+                "players": start["players"], "policy": start["policy"],
+                "game_id": self.game_id, **self.extra, "seats": self.seat_info()}
 
     def seat_info(self) -> list[dict[str, Any]]:
         out = []
         for k, (bot, seat) in enumerate(zip(self.bots, self.seats, strict=True)):
             ids = dict(getattr(seat, "ids", {}) or {})
-            out.append({"seat": k, "name": bot.name, "spec": bot.spec,
-                        "command": None if bot.spec.startswith("builtin:") else bot.spec,
-                        "bot_name": seat.name, "version": ids.get("version"), "id": ids})
+            out.append({"seat": k, **bot.to_json(), "bot_name": seat.name,
+                        "version": ids.get("version"), "id": ids})
         return out
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
-
-
-def replay_header(info: GameInfo, rules: Any, players: int, seed: int, policy: MatchPolicy,
-                  game_id: str | None) -> dict[str, Any]:
-    return {"game": info.name, "rules": rules_to_json(rules), "seed": seed, "players": players,
-            "policy": policy.to_json(), "game_id": game_id}
 
 
 def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: Sequence[Seat],
@@ -177,9 +116,7 @@ def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: S
     hooks: list[RecordHook] = [also] if also is not None else []
     recorder = None
     if replay is not None:
-        header = {**replay_header(info, rules, len(seats), seed, policy, game_id),
-                  **(extra or {})}
-        recorder = ReplayRecorder(replay, header, bots, seats)
+        recorder = ReplayRecorder(replay, game_id, bots, seats, extra)
         hooks.append(recorder)
 
     def on_record(record: dict[str, Any]) -> None:
@@ -197,8 +134,8 @@ def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: S
 # A scheduled game
 
 
-def run_job(job: GameJob, folder: Path | None, limits: Mapping[str, Any],
-            keep_logs: bool = False, replay: Path | None = None) -> dict[str, Any]:
+def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
+            replay: Path | None = None) -> dict[str, Any]:
     """Play `job`, writing `replays/<id>.jsonl` and bot logs under `folder`; its result line."""
     info = find_game(job.game)
     logs: list[Path | None] = [None] * len(job.bots)
@@ -208,10 +145,8 @@ def run_job(job: GameJob, folder: Path | None, limits: Mapping[str, Any],
     line = {**job.to_json(), "replay": _rel(replay, folder)}
     seats: list[Seat] = []
     try:
-        rules = info.rules(dict(job.rules))
-        policy = make_policy(limits)
-        seats = make_seats(info, job.bots, job.seed, logs, make_process_limits(limits))
-        record = play_recorded(info, rules, job.bots, seats, job.seed, policy, replay,
+        seats = make_seats(info, job.bots, job.seed, logs, job.limits)
+        record = play_recorded(info, job.rules, job.bots, seats, job.seed, job.policy, replay,
                                job.game_id)
     except Exception as exc:
         detail = "".join(traceback.format_exception_only(exc)).strip()
@@ -219,32 +154,9 @@ def run_job(job: GameJob, folder: Path | None, limits: Mapping[str, Any],
         return line
     finally:
         close_seats(seats)
-    line.update(summarize(record))
+    line.update(record.figures())
     line["logs"] = _keep_logs(logs, folder, keep_logs, _failed(line))
     return line
-
-
-def summarize(record: GameRecord) -> dict[str, Any]:
-    """The result line's figures for one played game (no paths, no times)."""
-    outcome = record.outcome
-    detail = dict(outcome.detail)
-    return {
-        "status": "ok",
-        "termination": outcome.termination.value,
-        "winners": list(outcome.winners),
-        "places": list(outcome.places),
-        "scores": list(outcome.scores),
-        "hands": detail.get("hands", detail.get("rounds")),
-        "detail": detail,
-        "seat_status": list(record.status),
-        "faults": [[{"outcome": f.outcome, "detail": f.detail, "fatal": f.fatal} for f in fs]
-                   for fs in record.faults],
-        "actions": len(record.actions),
-        "decisions": record.decisions,
-        "names": list(record.names),
-        "think_time": [round(t, 4) for t in record.think_time],
-        "wall_time": round(record.wall_time, 4),
-    }
 
 
 def _failed(line: Mapping[str, Any]) -> bool:
@@ -278,21 +190,16 @@ def _rel(path: Path | None, folder: Path | None) -> str | None:
     return str(path)
 
 
-def which_missing(spec: str) -> str | None:
-    """Why a bot command cannot start (program not found), or None if it looks runnable."""
-    import shlex
-
-    try:
-        argv = shlex.split(spec)
-    except ValueError as exc:
-        return f"bot command {spec!r}: {exc}"
-    if not argv:
-        return "empty bot command"
-    program = argv[0]
+def which_missing(spec: BotSpec) -> str | None:
+    """Why a bot program cannot start (program not found), or None if it looks runnable."""
+    command = spec.command
+    if command is None:
+        return None
+    program = command.argv[0]
     if "/" in program:
         if not Path(program).exists():
-            return f"bot command {spec!r}: {program} does not exist"
+            return f"bot command {spec}: {program} does not exist"
         return None
     if shutil.which(program) is None:
-        return f"bot command {spec!r}: {program!r} is not on PATH"
+        return f"bot command {spec}: {program!r} is not on PATH"
     return None

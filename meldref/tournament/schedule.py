@@ -7,14 +7,20 @@ results file, and two runs of one configuration play the same games.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
+import math
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal
+
+from ..engine.game import rules_to_json
+from ..protocol.referee import MatchPolicy
+from ..protocol.seats import BotSpec, Limits
 
 Format = Literal["round-robin", "gauntlet"]
 
@@ -24,25 +30,32 @@ class BotEntry:
     """A bot of a tournament: its name in the standings and how to seat it."""
 
     name: str
-    spec: str  # "builtin:greedy" or a command line
+    spec: BotSpec
+
+    def to_json(self) -> dict[str, Any]:
+        """Its name, spec, and command (None for a built-in bot), as results list bots."""
+        return {"name": self.name, "spec": str(self.spec),
+                "command": None if self.spec.builtin is not None else str(self.spec)}
 
 
 @dataclass(frozen=True, slots=True)
 class GameJob:
-    """One game to play: everything a worker process needs (picklable)."""
+    """One game to play: everything a worker process needs, as typed values (picklable)."""
 
     index: int
     game_id: str
     game: str
-    rules: Mapping[str, Any]  # option texts as given (KEY -> VALUE)
+    rules: Any  # the game's rules dataclass
     seed: int
     deal: int
     bots: tuple[BotEntry, ...]  # in seat order
+    policy: MatchPolicy = field(default_factory=MatchPolicy)
+    limits: Limits = field(default_factory=Limits)  # every bot program's process limits
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "game_id": self.game_id, "game": self.game,
                 "seed": self.seed, "deal": self.deal,
-                "bots": [b.name for b in self.bots], "specs": [b.spec for b in self.bots]}
+                "bots": [b.name for b in self.bots], "specs": [str(b.spec) for b in self.bots]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +69,18 @@ class Plan:
     format: Format = "round-robin"
     duplicate: bool = True
     seed: int | None = 1  # None: drawn at random when the tournament starts (`settle_seed`)
-    rules: Mapping[str, Any] = field(default_factory=dict)
+    rules: Any = None  # the game's rules dataclass (None: the game's defaults)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as `tournament.json` records it (rules by their public names)."""
+        data = asdict(self)
+        data["bots"] = [b.to_json() for b in self.bots]
+        data["rules"] = rules_to_json(self.rules) if self.rules is not None else {}
+        return data
 
     def fingerprint(self) -> str:
         """A short hash of everything that decides the games (not jobs, paths or limits)."""
-        data = asdict(self)
-        text = json.dumps(data, sort_keys=True, default=str)
+        text = json.dumps(self.to_json(), sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def tables(self) -> list[tuple[BotEntry, ...]]:
@@ -73,19 +92,31 @@ class Plan:
             return [(head, *combo) for combo in itertools.combinations(rest, self.players - 1)]
         return list(itertools.combinations(self.bots, self.players))
 
+    def table_count(self) -> int:
+        """How many tables `tables` makes, counted without making them."""
+        if self.players == 1:
+            return len(self.bots)
+        if self.format == "gauntlet":
+            return math.comb(len(self.bots) - 1, self.players - 1)
+        return math.comb(len(self.bots), self.players)
+
     def games_per_table(self) -> int:
         if not self.duplicate:
             return self.games
         return -(-self.games // self.players) * self.players
 
-    def jobs(self) -> list[GameJob]:
-        """Every game of the tournament, in schedule order."""
+    def jobs(self, policy: MatchPolicy | None = None, limits: Limits | None = None
+             ) -> list[GameJob]:
+        """Every game of the tournament, in schedule order, refereed under `policy` with
+        bot programs under `limits`."""
         if self.seed is None:
             raise ValueError("the plan's seed is still to be drawn (tournament.settle_seed)")
         out: list[GameJob] = []
         for t, table in enumerate(self.tables()):
             for g in range(self.games_per_table()):
-                out.append(self._job(len(out), t, g, table, self.seed))
+                job = self._job(len(out), t, g, table, self.seed)
+                out.append(dataclasses.replace(job, policy=policy or MatchPolicy(),
+                                               limits=limits or Limits()))
         return out
 
     def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...],
@@ -97,12 +128,11 @@ class Plan:
         deal, rotation = (g // k, g % k) if self.duplicate else (g, g % k)
         seats = table[rotation:] + table[:rotation]
         game_id = f"t{t:02d}-d{deal:04d}-r{rotation}"
-        return GameJob(index, game_id, self.game, dict(self.rules), seed + deal, deal,
-                       tuple(seats))
+        return GameJob(index, game_id, self.game, self.rules, seed + deal, deal, tuple(seats))
 
 
-def bot_entries(specs: Sequence[str], names: Sequence[str | None] | None = None,
-                announced: Mapping[str, str] | None = None) -> list[BotEntry]:
+def bot_entries(specs: Sequence[BotSpec], names: Sequence[str | None] | None = None,
+                announced: Mapping[BotSpec, str] | None = None) -> list[BotEntry]:
     """Bots from specs, named by `names` (given ones), else by `announced` (spec -> the `id
     name` the program sent), else after the built-in or the program; made unique with #1,
     #2... when a name comes more than once."""
@@ -119,17 +149,11 @@ def bot_entries(specs: Sequence[str], names: Sequence[str | None] | None = None,
     return out
 
 
-def default_name(spec: str) -> str:
+def default_name(spec: BotSpec) -> str:
     """"builtin:greedy" -> "greedy"; "python3 bots/random_bot.py" -> "random_bot"."""
-    spec = spec.strip()
-    if spec.startswith("builtin:"):
-        return spec.removeprefix("builtin:")
-    try:
-        words = shlex.split(spec)
-    except ValueError:
-        words = spec.split()
-    if not words:
-        return "bot"
+    if spec.builtin is not None:
+        return spec.builtin
+    words = shlex.split(spec.text)
     interpreters = {"python", "python3", "node", "ruby", "java", "pypy3", "bash", "sh"}
     rest = words[1:] if PurePath(words[0]).name in interpreters else []
     if rest[:1] == ["-m"] and len(rest) > 1:

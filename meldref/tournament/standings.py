@@ -152,6 +152,8 @@ class SprtSpec:
             values = [float(p) for p in parts]
         except ValueError:
             raise ValueError(f"--sprt {text!r}: numbers expected") from None
+        if not all(math.isfinite(v) for v in values):
+            raise ValueError(f"--sprt {text!r}: finite numbers expected")
         spec = SprtSpec(*values)
         if spec.elo0 >= spec.elo1:
             raise ValueError(f"--sprt {text!r}: elo0 must be below elo1")

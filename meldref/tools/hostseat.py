@@ -1,6 +1,6 @@
 """Play one seat of a game by hand: the referee speaks the protocol on its own stdin/stdout.
 
-    python -m meldref.protocol.hostseat phase10 --seat 0 --opponent builtin:random --seed 7
+    python -m meldref.tools.hostseat phase10 --seat 0 --opponent builtin:random --seed 7
 
 You (or a test harness, or a bot you start with a pipe) are the bot of `--seat`; the other
 seats are `--opponent` specs (``builtin:NAME`` or a command line), one per `--opponent`. The
@@ -16,8 +16,9 @@ import sys
 from typing import Any
 
 from ..engine.game import GameInfo, find_game
-from .referee import MatchPolicy, close_all, play_game
-from .seats import Limits, Seat, StreamSeat, seat_from_spec
+from ..protocol.referee import MatchPolicy, close_all, play_game
+from ..protocol.seats import Limits, Seat, StreamSeat, seat_from_spec
+from ..settings import parse_rules
 
 
 def load_game(name: str) -> GameInfo:
@@ -28,7 +29,7 @@ def load_game(name: str) -> GameInfo:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m meldref.protocol.hostseat", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m meldref.tools.hostseat", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game")
     p.add_argument("--seat", type=int, default=0, help="the seat played on stdin/stdout")
@@ -48,7 +49,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     game = load_game(args.game)
-    rules = game.rules(dict(r.split("=", 1) for r in args.rule))
+    rules = parse_rules(game.rules_type, dict(r.split("=", 1) for r in args.rule))
     policy = MatchPolicy(
         move_time=args.move_time, first_move_time=args.first_move_time,
         startup_time=args.startup_time, time_bank=args.time_bank,

@@ -1,0 +1,236 @@
+"""Values from outside, parsed once at the edge into typed, frozen values.
+
+Command-line flags, configuration files and replay headers all reach meldref as text or loose
+TOML/JSON values. They are checked here, once, by one validation layer (pydantic), and turned
+into the values the rest of meldref passes around: a game's rules dataclass, the referee's
+`MatchPolicy`, a bot program's process `Limits`. A wrong value is a `SettingsError` whose message
+names where it came from the way the user wrote it: `--move-time`, `[limits] move-time`,
+`--rules skip-victim`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+import typing
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Annotated, Any, Final, Literal, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
+
+from .engine.game import RuleOptionError, option_name
+from .protocol.referee import MatchPolicy
+from .protocol.seats import Limits
+
+R = TypeVar("R")
+Where = Callable[[str], str]  # a field's public name -> how the user wrote it
+
+# Bounds that keep every clock a real, finite deadline (a week: `meldref play` gives a person a
+# day per decision) and every resource limit a number the kernel takes.
+MAX_SECONDS: Final = 7 * 24 * 3600.0
+MAX_MEBIBYTES: Final = 1 << 24  # 16 TiB
+MAX_PROCESSES: Final = 1 << 22  # the kernel's largest pid_max
+MAX_RETRIES: Final = 100
+
+
+class SettingsError(ValueError):
+    """A value from a flag, a file or a replay header that meldref cannot use (names it)."""
+
+
+class RuleSettingsError(SettingsError, RuleOptionError):
+    """A rule option written wrong: an unknown name, or a value the option does not take."""
+
+
+# Fields whose flag is not simply --<name>.
+FLAG_NAMES: Final = {"legal-hints": "--hints/--no-hints"}
+
+
+def flag(name: str) -> str:
+    """How a field is written on the command line: `move-time` -> `--move-time`."""
+    return FLAG_NAMES.get(name, f"--{name}")
+
+
+def in_table(table: str) -> Where:
+    """How a field is written in a TOML table: `move-time` -> `[limits] move-time`."""
+    return lambda name: f"[{table}] {name}" if table else name
+
+
+def validate(model: type[BaseModel], data: Mapping[str, Any], where: Where) -> Any:
+    """`model` from `data`; `SettingsError` listing every wrong value as `where` names it."""
+    try:
+        return model.model_validate(dict(data))
+    except ValidationError as exc:
+        raise SettingsError(describe(exc, where, public_names(model))) from None
+
+
+def public_names(model: type[BaseModel]) -> list[str]:
+    """A model's fields as users write them (their aliases)."""
+    return sorted(f.alias or name for name, f in model.model_fields.items())
+
+
+def describe(exc: ValidationError, where: Where, known: Sequence[str] = ()) -> str:
+    """One clause per wrong value, as the user wrote it: `--move-time = nan: a finite number`."""
+    lines = []
+    for error in exc.errors():
+        name = ".".join(str(part) for part in error["loc"]) or "value"
+        if error["type"] == "extra_forbidden":
+            lines.append(f"{where(name)}: unknown; known: {', '.join(known)}")
+        else:
+            lines.append(f"{where(name)} = {_shown(error.get('input'))}: {wanted(error)}")
+    return "; ".join(lines)
+
+
+def wanted(error: Mapping[str, Any]) -> str:
+    """What a value should have been, in a few words."""
+    kind, ctx = str(error["type"]), error.get("ctx") or {}
+    words = {"int_type": "a whole number", "int_parsing": "a whole number",
+             "int_from_float": "a whole number", "float_type": "a number",
+             "float_parsing": "a number", "finite_number": "a finite number",
+             "bool_type": "true or false", "bool_parsing": "true or false",
+             "string_type": "a text", "list_type": "a list", "dict_type": "a table"}
+    if kind in words:
+        return words[kind]
+    if kind == "greater_than":
+        return "positive" if ctx.get("gt") == 0 else f"more than {ctx.get('gt')}"
+    if kind == "greater_than_equal":
+        return f"at least {ctx.get('ge')}"
+    if kind == "less_than_equal":
+        return f"at most {ctx.get('le'):,}" if isinstance(ctx.get("le"), int) else (
+            f"at most {ctx.get('le')}")
+    if kind == "literal_error":
+        return "one of " + str(ctx.get("expected", "")).replace("'", "").replace(" or ", ", ")
+    message = str(error["msg"])
+    return message[:1].lower() + message[1:]
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
+
+
+# ----------------------------------------------------------------------------------------------
+# The referee's limits: `[limits]` keys and the flags of the same names
+
+
+Seconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False)]
+SecondsOrZero = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
+Mebibytes = Annotated[int, Field(ge=1, le=MAX_MEBIBYTES)]
+
+
+class LimitSettings(BaseModel):
+    """The referee's clocks and policy and every bot program's resource limits, as given
+    (None: not given, the default applies). Two of them merge with `over`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True,
+                              alias_generator=option_name, populate_by_name=True)
+
+    move_time: Seconds | None = None
+    first_move_time: Seconds | None = None
+    startup_time: Seconds | None = None
+    time_bank: SecondsOrZero | None = None
+    increment: SecondsOrZero | None = None
+    max_bank: SecondsOrZero | None = None
+    illegal_retries: Annotated[int, Field(ge=0, le=MAX_RETRIES)] | None = None
+    on_failure: Literal["forfeit", "autoplay"] | None = None
+    legal_hints: bool | None = None
+    memory_mb: Mebibytes | None = None
+    max_processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | None = None
+    file_size_mb: Mebibytes | None = None
+
+    def given(self) -> dict[str, Any]:
+        """The values given, by their public names (`move-time`...)."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+    def over(self, base: LimitSettings) -> LimitSettings:
+        """These values where given, `base`'s elsewhere (flags over a file)."""
+        return LimitSettings.model_validate({**base.given(), **self.given()})
+
+    def policy(self) -> MatchPolicy:
+        """The referee's `MatchPolicy` (defaults where not given); `SettingsError` for values
+        that do not fit together (a time bank over its cap)."""
+        names = {f.name for f in dataclasses.fields(MatchPolicy)}
+        values = {k: v for k, v in self.model_dump().items() if k in names and v is not None}
+        try:
+            return MatchPolicy(**values)
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
+
+    def process_limits(self) -> Limits:
+        """The resource limits of every bot program (none where not given)."""
+        return Limits(memory_mb=self.memory_mb, max_processes=self.max_processes,
+                      file_size_mb=self.file_size_mb)
+
+
+def limit_settings(values: Mapping[str, Any], where: Where = flag) -> LimitSettings:
+    """`LimitSettings` from `[limits]` keys or flags (None values: not given)."""
+    given = {k: v for k, v in values.items() if v is not None}
+    return typing.cast(LimitSettings, validate(LimitSettings, given, where))
+
+
+# ----------------------------------------------------------------------------------------------
+# Rule options: `--rules KEY=VALUE` and `[rules]` tables, into a game's rules dataclass
+
+
+def parse_rules(rules_type: type[R], options: Mapping[str, Any], where: str = "--rules") -> R:
+    """`rules_type` (a game's frozen rules dataclass) from option texts or TOML values by their
+    public names (`skip-victim`; `skip_victim` and any case are accepted too); `SettingsError`
+    naming the option and what it takes."""
+    model = _rules_model(typing.cast(Hashable, rules_type))
+    data = {str(k).strip().lower().replace("_", "-"): v for k, v in options.items()}
+    fields = public_names(model)
+    for key in data:
+        if key not in fields:
+            raise RuleSettingsError(f"{where}: unknown rule option {key!r}; options: "
+                                f"{', '.join(fields)}")
+    try:
+        checked = model.model_validate(data)
+    except ValidationError as exc:
+        raise RuleSettingsError(_rule_errors(exc, where)) from None
+    try:
+        return rules_type(**checked.model_dump())
+    except RuleOptionError as exc:  # ranges and combinations: the game's own checks
+        raise RuleSettingsError(f"{where}: {exc}") from None
+
+
+@functools.cache
+def _rules_model(key: Hashable) -> type[BaseModel]:
+    rules_type = typing.cast(type, key)
+    hints = typing.get_type_hints(rules_type)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(rules_type):
+        hint = hints[f.name]
+        if f.default is dataclasses.MISSING:
+            raise TypeError(f"rule option {f.name} of {rules_type.__name__} has no default")
+        default = f.default
+        read = BeforeValidator(_option_reader(hint))
+        fields[f.name] = (Annotated[hint, read], Field(default=default,
+                                                         alias=option_name(f.name)))
+    config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    return create_model(f"{rules_type.__name__}Options", __config__=config, **fields)
+
+
+def _option_reader(hint: Any) -> Callable[[Any], Any]:
+    """How an option's text reads before its type is checked: case does not matter for
+    choices, and "none" or "off" is no value where the option takes none."""
+    optional = typing.get_origin(hint) in (typing.Union, types.UnionType) and type(
+        None) in typing.get_args(hint)
+
+    def read(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if optional and text.lower() in ("none", "off", ""):
+            return None
+        return text.lower() if not text.lstrip("-").isdigit() else text
+
+    return read
+
+
+def _rule_errors(exc: ValidationError, where: str) -> str:
+    lines = []
+    for error in exc.errors():
+        key = str(error["loc"][0])
+        phrase = wanted(error).replace("true or false", "yes or no")
+        lines.append(f"{where}: rule option {key}={_shown(error.get('input'))}: {phrase}")
+    return "; ".join(lines)
