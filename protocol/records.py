@@ -80,6 +80,19 @@ class GameRecord:
                                                                                      0)))
 
 
+    @staticmethod
+    def from_result(result: Mapping[str, JSON], faults: list[list[Fault]]) -> GameRecord:
+        """A record from a replay's `result` record and its fault records, by seat."""
+        data = result.get("outcome") or {}
+        outcome = Outcome(Termination(data.get("termination", "normal")),
+                          tuple(data["places"]), tuple(data["scores"]),
+                          {k: v for k, v in data.items()
+                           if k not in ("termination", "winners", "places", "scores")})
+        return GameRecord("", 0, {}, list(result.get("names") or []), outcome,
+                          list(result.get("status") or ["ok"] * len(outcome.places)), faults,
+                          [], int(result.get("decisions", 0)))
+
+
 # ----------------------------------------------------------------------------------------------
 # The replay's records
 

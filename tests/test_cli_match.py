@@ -232,4 +232,5 @@ def test_replay_stats_count_the_faults_a_summary_stands_for(tmp_path: Path) -> N
     assert len(faults) == 21 and summary["suppressed"] >= 2 and not summary["fatal"]
     result = runner.invoke(app, ["replay", "stats", str(replay), "--json"])
     bots = {b["bot"]: b for b in json.loads(result.stdout)["bots"]}
-    assert bots["bad-twice"]["faults"] == {"late": 20 + summary["suppressed"]}
+    assert bots["bad-twice"]["faults_by_outcome"] == {"late": 20 + summary["suppressed"]}
+    assert bots["bad-twice"]["faults"] == 20 + summary["suppressed"]

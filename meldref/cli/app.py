@@ -11,8 +11,13 @@ played; 130 interrupted (a tournament resumes when rerun).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+from .. import __version__
+from ..protocol.wire import PROTOCOL_VERSION
+from ..replay.files import FORMAT_VERSION
 from .bot import bot_app
 from .match import match
 from .play import play
@@ -21,9 +26,25 @@ from .tournament import tournament
 
 app = typer.Typer(
     no_args_is_help=True,
-    add_completion=False,
     help="Referee for Phase 10, Five Crowns and Five Crowns Solitaire bots.",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"meldref {__version__} (protocol {PROTOCOL_VERSION}, replay format "
+                   f"{FORMAT_VERSION})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the version of meldref, its protocol and its replay format.")] = False,
+) -> None:
+    """Referee for Phase 10, Five Crowns and Five Crowns Solitaire bots."""
+
 app.command()(match)
 app.command()(tournament)
 app.add_typer(replay_app, name="replay")
@@ -32,7 +53,7 @@ app.add_typer(bot_app, name="bot")
 
 
 def main() -> None:
-    app()
+    app(prog_name="meldref")
 
 
 if __name__ == "__main__":

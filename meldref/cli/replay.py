@@ -25,6 +25,20 @@ from .common import (
 
 replay_app = typer.Typer(no_args_is_help=True, help="Show, verify, count and resume replays.")
 
+def _files(paths: list[Path]) -> list[Path]:
+    """The replay files under `paths`; exit 2 if a path cannot be read as replays or none is
+    found (nothing to do is a usage error)."""
+    from ..replay.files import ReplayPathError, replay_files
+
+    try:
+        files = list(replay_files(paths))
+    except ReplayPathError as exc:
+        fail(str(exc))
+    if not files:
+        fail("no replay files found")
+    return files
+
+
 @replay_app.command("show")
 def replay_show(
     path: Annotated[Path, typer.Argument(help="A replay file.")],
@@ -33,13 +47,14 @@ def replay_show(
         "hands hidden).")] = None,
     hand: Annotated[int | None, typer.Option(help="Only this hand (round).")] = None,
 ) -> None:
-    """Tell a recorded game move by move."""
-    from ..replay.files import ReplayError
+    """Tell a recorded game move by move. Exit 1 if the replay is damaged (what could be
+    read is told), 2 if PATH is not a replay file or --seat/--hand are not in it."""
+    from ..replay.files import ReplayError, ReplayPathError, check_replay_file
     from ..replay.show import ShowError, tell
 
     try:
-        telling = tell(path, seat, hand)
-    except ShowError as exc:
+        telling = tell(check_replay_file(path), seat, hand)
+    except (ShowError, ReplayPathError) as exc:
         fail(str(exc))
     except (ReplayError, OSError) as exc:
         fail(f"{path}: {exc}", EXIT_FAILED)
@@ -55,13 +70,9 @@ def replay_verify(
 ) -> None:
     """Re-simulate replays from their seed and actions; exit 1 naming the first bad line."""
     from ..replay.files import ReplayError, verify
-    from ..replay.show import replay_files
 
     bad = 0
-    files = list(replay_files(paths))
-    if not files:  # nothing to check is a usage error, as for `replay stats`
-        fail("no replay files found")
-    for path in files:
+    for path in _files(paths):
         try:
             done = verify(path)
         except ReplayError as exc:
@@ -72,9 +83,9 @@ def replay_verify(
             bad += 1
             err.print(f"[red]FAIL[/red] {escape(f'{path}: {exc.strerror or exc}')}")
             continue
-        outcome = done.result.get("outcome", {})
-        out.print(f"ok {path}: {done.actions} actions, {done.faults} faults, winners "
-                  f"{outcome.get('winners')}", markup=False)
+        winners = ", ".join(done.winners) or "none (the deck won)"
+        out.print(f"ok {path}: {done.actions} actions, {done.faults} faults, winner {winners}",
+                  markup=False)
     if bad:
         raise typer.Exit(EXIT_FAILED)
 
@@ -86,27 +97,27 @@ def replay_stats(
                                         "failing ones are listed, not counted.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    """Figures over replays: games, wins per seat and bot, mean scores, faults, hands."""
+    """Figures over replays: games, wins per seat and bot, mean scores, faults, hands. Exit 1
+    if a file could not be read (the others are counted)."""
     from rich.table import Table
 
-    from ..replay.show import gather_stats, replay_files
+    from ..replay.stats import gather_stats
 
-    if not any(True for _ in replay_files(paths)):
-        fail("no replay files found")
-    stats = gather_stats(paths, check)
+    stats = gather_stats(_files(paths), check)
     data = stats.to_json()
     if as_json:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
+        seats = ", ".join(f"seat {w['seat']} {w['wins']}" for w in data["wins_by_seat"]) or "-"
         out.print(f"{data['games']} games ({data['finished']} finished), {data['decisions']} "
-                  f"decisions, {data['hands']} hands (mean {_or_dash(data['mean_hands'])}), "
-                  f"wins by seat {data['wins_by_seat']}", markup=False)
+                  f"decisions, {data['hands']} hands (mean {_or_dash(data['mean_hands'])}); "
+                  f"wins by seat: {seats}", markup=False)
         table = Table(title="bots", title_justify="left")
         for column in ("bot", "games", "wins", "mean score", "faults"):
             table.add_column(column)
         for row in data["bots"]:
-            faults = " ".join(f"{k}:{v}" for k, v in row["faults"].items()) or "-"
-            table.add_row(escape(row["bot"]), str(row["games"]), str(row["wins"]),
+            faults = " ".join(f"{k}:{v}" for k, v in row["faults_by_outcome"].items()) or "-"
+            table.add_row(escape(row["bot"]), str(row["games"]), f"{row['wins']:g}",
                           _or_dash(row["mean_score"]), faults)
         out.print(table)
         for problem in data["unreadable"]:
@@ -119,7 +130,9 @@ def replay_stats(
 
 def _or_dash(value: Any) -> str:
     """A figure, or "-" where there is none (a mean over no finished game)."""
-    return "-" if value is None else str(value)
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
 @replay_app.command("resume")
@@ -136,7 +149,7 @@ def replay_resume(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Continue a recorded game from action --at with the given bots (default: its own)."""
-    from ..replay.files import ReplayError
+    from ..replay.files import ReplayError, ReplayPathError, check_replay_file
     from ..replay.resume import resume
     from ..tournament.match import game_summary
     from .report import match_table
@@ -147,7 +160,9 @@ def replay_resume(
     except ValueError as exc:
         fail(str(exc))
     try:
-        done = resume(path, at, specs, replay, limits)
+        done = resume(check_replay_file(path), at, specs, replay, limits)
+    except ReplayPathError as exc:
+        fail(str(exc))
     except (ReplayError, ValueError, OSError) as exc:
         fail(f"{path}: {exc}")
     if as_json:

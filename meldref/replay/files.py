@@ -12,7 +12,8 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+import stat
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -25,6 +26,7 @@ from ..engine.game import (
     IllegalActionError,
     InvalidActionError,
     RuleOptionError,
+    UnknownGameError,
     find_game,
     rules_from_json,
 )
@@ -80,6 +82,40 @@ class ReplayWriter:
 
 # ----------------------------------------------------------------------------------------------
 # Reading
+
+
+class ReplayPathError(ValueError):
+    """A path given as a replay that is not one to read: missing, a folder where a file is
+    wanted, or a special file (a FIFO, a device, a socket) that reading would hang on."""
+
+
+def check_replay_file(path: Path) -> Path:
+    """`path`, if it is a regular file to read a replay from; `ReplayPathError` saying why not."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise ReplayPathError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ReplayPathError(f"{path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise ReplayPathError(f"{path} is a folder, not a replay file")
+    if not stat.S_ISREG(mode):
+        raise ReplayPathError(f"{path} is not a regular file (a FIFO, device or socket), "
+                              "not a replay")
+    return path
+
+
+def replay_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """The replay files named: files as given, folders searched for *.jsonl (a tournament's
+    replays/ folder; its results.jsonl is not a replay); `ReplayPathError` for a path that
+    does not exist or is a special file."""
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            for found in sorted(path.rglob("*.jsonl")):
+                if found.name != "results.jsonl" and found.is_file():
+                    yield found
+        else:
+            yield check_replay_file(path)
 
 
 class ReplayError(ValueError):
@@ -192,9 +228,9 @@ def _check_header(header: dict[str, Any]) -> None:
     if missing:
         raise ReplayError(1, f"header lacks {', '.join(missing)}")
     try:
-        find_game(header["game"])
-    except KeyError as exc:
-        raise ReplayError(1, str(exc.args[0])) from None
+        find_game(str(header["game"]))
+    except UnknownGameError as exc:
+        raise ReplayError(1, str(exc)) from None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -323,6 +359,14 @@ class Verified:
     actions: int
     faults: int
     result: dict[str, Any]
+    names: list[str] = field(default_factory=list)  # per seat, the bot's name in results
+
+    @property
+    def winners(self) -> list[str]:
+        """The winners by name ("seat k (name)"); none in a lost Solitaire game."""
+        seats = (self.result.get("outcome") or {}).get("winners") or []
+        return [f"seat {s} ({self.names[s]})" if isinstance(s, int) and s < len(self.names)
+                else f"seat {s}" for s in seats]
 
 
 def verify(path: str | os.PathLike[str]) -> Verified:
@@ -336,7 +380,8 @@ def verify(path: str | os.PathLike[str]) -> Verified:
     if not result_lines:
         raise ReplayError(last + 1, "truncated: no result line (the game did not finish)")
     _check_result(state, result_lines[0], replay.records[-1][1], len(replay.actions()))
-    return Verified(len(replay.actions()), len(replay.faults()), replay.records[-1][1])
+    return Verified(len(replay.actions()), len(replay.faults()), replay.records[-1][1],
+                    replay.seat_names())
 
 
 def _check_result(state: GameState, line: int, result: dict[str, Any], actions: int) -> None:

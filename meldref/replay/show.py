@@ -1,134 +1,18 @@
-"""Reading replays as people: a game told move by move (as one seat saw it, if asked), and
-figures over many replays."""
+"""A recorded game told move by move, as one seat saw it if asked (`replay show`)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.cards import Card, CardError, sort_key
 from ..engine.game import rules_to_json
-from .files import (
-    Replay,
-    ReplayError,
-    Step,
-    event_for_seat,
-    load_replay,
-    read_lines,
-    simulate,
-    verify,
-)
+from .files import Replay, ReplayError, Step, event_for_seat, load_replay, read_lines, simulate
+from .words import describe_event, format_hand, seat_name, value_text
 
 HAND_KEYS = ("hand_number", "round", "round_number", "hand")
-
-
-# ----------------------------------------------------------------------------------------------
-# One event in words
-
-
-def _seat(names: Sequence[str], seat: Any) -> str:
-    if isinstance(seat, int) and 0 <= seat < len(names):
-        return f"seat {seat} ({names[seat]})"
-    return f"seat {seat}"
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, list):
-        return " ".join(_value(v) for v in value) if value else "-"
-    if value is None:
-        return "-"
-    return str(value)
-
-
-def describe_event(event: Mapping[str, Any], names: Sequence[str]) -> str:
-    """A line for one event as a seat saw it (hidden fields already removed)."""
-    kind = str(event.get("event"))
-    who = _seat(names, event["seat"]) if "seat" in event else ""
-    card = event.get("card")
-    if kind == "draw":
-        what = f"draws {card}" if card else "draws a card"
-        pile = "discard pile" if event.get("source") == "discard" else "draw pile"
-        return f"{who} {what} from the {pile}"
-    if kind == "discard":
-        return f"{who} discards {card}"
-    if kind == "skip":
-        return f"{who} skips {_seat(names, event.get('victim'))}"
-    if kind == "skipped":
-        return f"{who} is skipped"
-    if kind == "turn_up":
-        return f"the discard pile starts with {card}"
-    if kind == "deal":
-        return _deal(event, who)
-    if kind == "go_out":
-        return f"{who} goes out with {_value(event.get('groups'))}"
-    if kind == "last_turn":
-        return (f"{who} lays {_value(event.get('groups'))} on the last turn, "
-                f"{event.get('left')} cards left")
-    if kind == "place":
-        return (f"{who} puts {card} on pile {event.get('pile')} and discards "
-                f"{event.get('discarded')} (next card {event.get('draw_top')}, "
-                f"{event.get('draw_pile_size')} left)")
-    if kind == "close":
-        return f"pile {event.get('pile')} closes: {_value(event.get('groups'))}"
-    if kind == "lay_down":
-        return f"{who} lays phase {event.get('phase')}: {_value(event.get('groups'))}"
-    if kind == "hit":
-        return f"{who} hits group {event.get('group_id')} with {card} -> {event.get('group')}"
-    if kind == "reshuffle":
-        return f"the discard pile is shuffled into a new draw pile ({event.get('draw_pile_size')})"
-    if kind in ("hand_end", "round_end"):
-        return _hand_end(event, names)
-    if kind == "game_over":
-        return "game over"
-    rest = " ".join(f"{k}={_value(v)}" for k, v in event.items() if k not in ("event", "seat"))
-    return " ".join(p for p in (who, kind.replace("_", " "), rest) if p)
-
-
-def _deal(event: Mapping[str, Any], who: str) -> str:
-    if isinstance(event.get("piles"), list):
-        piles = " | ".join(str(p) for p in event["piles"])
-        return f"piles dealt: {piles}; next card {event.get('draw_top')}"
-    hand = event.get("hand")
-    if isinstance(hand, list):
-        shown = format_hand(hand)
-    else:
-        shown = f"{event.get('hand_size') or event.get('deal_size')} cards"
-    wild = f" ({event['wild_rank']}s wild)" if event.get("wild_rank") else ""
-    return f"{who} is dealt {shown}{wild}"
-
-
-def _hand_end(event: Mapping[str, Any], names: Sequence[str]) -> str:
-    out = event.get("went_out")
-    how = f"{_seat(names, out)} went out" if out is not None else str(event.get("ended"))
-    left = event.get("hands")
-    held = ""
-    if isinstance(left, list):
-        held = "; left in hand: " + ", ".join(
-            f"s{s} {format_hand(str(h).split()) or '-'}" for s, h in enumerate(left))
-    number = event.get("hand_number", event.get("round"))
-    word = "round" if "round" in event else "hand"
-    return (f"{word} {number} ends, {how}: points {_value(event.get('points'))}"
-            f"; totals {_value(event.get('totals'))}{held}")
-
-
-def format_hand(tokens: Iterable[str]) -> str:
-    """Tokens sorted as people hold them: naturals by number, then wilds, then skips."""
-    cards: list[Card] = []
-    rest: list[str] = []
-    for token in tokens:
-        try:
-            cards.append(Card.parse(token))
-        except CardError:
-            rest.append(token)
-    return " ".join([c.text for c in sorted(cards, key=sort_key)] + rest)
-
-
-# ----------------------------------------------------------------------------------------------
-# A whole game
 
 
 @dataclass(slots=True)
@@ -225,7 +109,7 @@ class _Story:
 
     def step(self, step: Step, state: Any) -> None:
         auto = " (played by the referee)" if step.record.get("auto") else ""
-        self.add(f"#{step.record.get('n', '?')} {_seat(self.names, step.seat)} "
+        self.add(f"#{step.record.get('n', '?')} {seat_name(self.names, step.seat)} "
                  f"{step.decision}: {step.action}{auto}")
         self.events(step.record.get("events") or [])
 
@@ -236,7 +120,7 @@ def _header_lines(replay: Replay, seat: int | None) -> list[str]:
     with contextlib.suppress(Exception):
         defaults = rules_to_json(replay.game.rules())
     changed = {k: v for k, v in h["rules"].items() if defaults.get(k, v) != v}
-    rules = " ".join(f"{k}={_value(v)}" for k, v in changed.items()) or "default rules"
+    rules = " ".join(f"{k}={value_text(v)}" for k, v in changed.items()) or "default rules"
     lines = [f"{h['game']}  seed {h['seed']}  {h['players']} players  {rules}"]
     for s in h.get("seats") or []:
         version = f" v{s['version']}" if s.get("version") else ""
@@ -249,111 +133,14 @@ def _header_lines(replay: Replay, seat: int | None) -> list[str]:
 def _footer_lines(replay: Replay, names: Sequence[str], seat: int | None) -> list[str]:
     lines = []
     for fault in replay.faults():
-        lines.append(f"fault: {_seat(names, fault.get('seat'))} {fault.get('outcome')}"
+        lines.append(f"fault: {seat_name(names, fault.get('seat'))} {fault.get('outcome')}"
                      f"{' (fatal)' if fault.get('fatal') else ''}: {fault.get('detail')}")
     result = replay.result
     if result is None:
         lines.append("no result: the replay is truncated (the game did not finish)")
         return lines
     outcome = result.get("outcome", {})
-    winners = ", ".join(_seat(names, s) for s in outcome.get("winners", [])) or "none"
+    winners = ", ".join(seat_name(names, s) for s in outcome.get("winners", [])) or "none"
     lines.append(f"result ({outcome.get('termination')}): winner {winners}; places "
-                 f"{_value(outcome.get('places'))}; scores {_value(outcome.get('scores'))}")
+                 f"{value_text(outcome.get('places'))}; scores {value_text(outcome.get('scores'))}")
     return lines
-
-
-# ----------------------------------------------------------------------------------------------
-# Figures over many replays
-
-
-def replay_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Files as given; folders searched for *.jsonl (a tournament's replays/ folder)."""
-    for path in paths:
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*.jsonl") if p.name != "results.jsonl")
-        else:
-            yield path
-
-
-@dataclass(slots=True)
-class Stats:
-    """Totals over replays: games, wins per seat and per bot, scores, faults, hands, decisions."""
-
-    games: int = 0
-    finished: int = 0
-    unreadable: list[str] = field(default_factory=list)
-    truncated: list[str] = field(default_factory=list)
-    actions: int = 0
-    decisions: int = 0
-    hands: int = 0
-    wins_by_seat: Counter[int] = field(default_factory=Counter)
-    games_by_bot: Counter[str] = field(default_factory=Counter)
-    wins_by_bot: Counter[str] = field(default_factory=Counter)
-    score_by_bot: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
-    faults_by_bot: defaultdict[str, Counter[str]] = field(
-        default_factory=lambda: defaultdict(Counter))
-    games_by_name: Counter[str] = field(default_factory=Counter)
-
-    def add(self, replay: Replay) -> None:
-        self.games += 1
-        names = replay.seat_names()
-        for fault in replay.faults():
-            seat = fault.get("seat")
-            if isinstance(seat, int) and seat < len(names):
-                # A summary fault stands for the `suppressed` faults it counts, not for one.
-                count = fault.get("suppressed", 1)
-                count = count if isinstance(count, int) and count >= 0 else 1
-                self.faults_by_bot[names[seat]][str(fault.get("outcome"))] += count
-        self.actions += len(replay.actions())
-        result = replay.result
-        if result is None:
-            self.truncated.append(str(replay.path))
-            return
-        self.finished += 1
-        self.decisions += int(result.get("decisions", 0))
-        outcome = result.get("outcome", {})
-        self.hands += int(outcome.get("hands") or outcome.get("rounds") or 0)
-        winners = outcome.get("winners", [])
-        for seat, name in enumerate(names):
-            self.games_by_bot[name] += 1
-            self.score_by_bot[name] += int(outcome.get("scores", [0] * len(names))[seat])
-            if seat in winners:
-                self.wins_by_bot[name] += 1
-        for seat in winners:
-            self.wins_by_seat[seat] += 1
-
-    def to_json(self) -> dict[str, Any]:
-        bots = sorted(set(self.games_by_bot) | set(self.faults_by_bot))
-        return {
-            "games": self.games, "finished": self.finished,
-            "truncated": self.truncated, "unreadable": self.unreadable,
-            "actions": self.actions, "decisions": self.decisions, "hands": self.hands,
-            "mean_hands": round(self.hands / self.finished, 3) if self.finished else None,
-            "mean_decisions": (round(self.decisions / self.finished, 3)
-                               if self.finished else None),
-            "wins_by_seat": {str(k): v for k, v in sorted(self.wins_by_seat.items())},
-            "bots": [{
-                "bot": b, "games": self.games_by_bot[b], "wins": self.wins_by_bot[b],
-                "mean_score": (round(self.score_by_bot[b] / self.games_by_bot[b], 2)
-                               if self.games_by_bot[b] else None),
-                "faults": dict(sorted(self.faults_by_bot[b].items())),
-            } for b in bots],
-        }
-
-
-def gather_stats(paths: Iterable[Path], check: bool = False) -> Stats:
-    """Figures over every replay under `paths` (with `check`, each one is verified first)."""
-    stats = Stats()
-    for path in replay_files(paths):
-        try:
-            if check:
-                verify(path)
-            replay, problem = lenient_replay(path)
-        except (ReplayError, OSError) as exc:
-            stats.unreadable.append(f"{path}: {exc}")
-            continue
-        if problem is not None and "truncated" not in problem:
-            stats.unreadable.append(f"{path}: {problem}")
-            continue
-        stats.add(replay)
-    return stats

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.game import GAME_NAMES, find_game
+from ..engine.game import GAME_NAMES, UnknownGameError, find_game
 from ..private import private_dir
 from ..protocol.channel import BotCommand, BotProcess
 from ..protocol.referee import MatchPolicy, play_game
@@ -28,7 +28,6 @@ from ..protocol.seats import Limits, ProcessSeat, Seat, seat_from_spec
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 OPPONENT = "builtin:greedy"
-CHECK_PLAYERS = {"phase10": 2, "fivecrowns": 2, "solitaire": 1}
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,14 +285,14 @@ def _game_checks(command: str, game: str, startup: float, times: tuple[float, fl
                  log_dir: Path | None, add: Add, limits: Limits) -> None:
     try:
         info = find_game(game)
-    except (KeyError, ImportError) as exc:
+    except UnknownGameError as exc:
         add(f"{game}: a full game", FAIL, f"this meldref cannot play {game}: {exc}")
         return
     move_time, first_move_time = times
     policy = MatchPolicy(move_time=move_time, first_move_time=max(move_time, first_move_time),
                          startup_time=startup, time_bank=0.0, illegal_retries=0,
                          on_failure="forfeit")
-    players = CHECK_PLAYERS[info.name]
+    players = info.min_players  # the smallest table: the bot's own decisions come often
     log = (log_dir / f"{game}.stderr") if log_dir else None
     seat = seat_from_spec(command, info, limits=limits, log_path=log)
     others = [seat_from_spec(OPPONENT, info, seed=k) for k in range(1, players)]

@@ -22,7 +22,7 @@ from ..engine.game import GameInfo
 from ..protocol.errors import BotCrashedError, Fault
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
-from ..replay.show import describe_event
+from ..replay.words import describe_event
 from ..tournament.runner import close_seats, make_seats, play_recorded
 from ..tournament.schedule import BotEntry
 
@@ -89,9 +89,11 @@ class HumanSeat(Seat):
         self.say(f"[red]refused:[/red] {escape(reason)}")
 
     def finish(self, result: Mapping[str, Any]) -> None:
-        winners = ", ".join(self._who(s) for s in result.get("winners", []))
-        self.say(f"[bold]game over[/bold] ({result.get('termination')}): winner {winners}; "
-                 f"scores {result.get('scores')}; places {result.get('places')}")
+        winners = ", ".join(self._who(s) for s in result.get("winners", [])) or "the deck"
+        seats = [f"{self._who(s)} {score} (place {place})" for s, (score, place) in
+                 enumerate(zip(result.get("scores", []), result.get("places", []), strict=False))]
+        self.say(f"[bold]game over[/bold] ({result.get('termination')}): {winners} won; "
+                 f"{escape(', '.join(seats))}")
 
     # -- input ---------------------------------------------------------------------------------
 

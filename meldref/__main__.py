@@ -1,0 +1,5 @@
+"""`python -m meldref`: the same command line as `meldref`."""
+
+from .cli import main
+
+main()

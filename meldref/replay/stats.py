@@ -1,0 +1,79 @@
+"""Figures over many replays (`replay stats`): games, wins per seat and per bot, scores,
+faults, hands and decisions, counted by the same `Tally` as match totals and standings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..protocol.errors import Fault
+from ..protocol.records import GameRecord, Tally
+from .files import Replay, ReplayError, verify
+from .show import lenient_replay
+
+
+@dataclass(slots=True)
+class Stats:
+    """Totals over replays: games, wins per seat and per bot, scores, faults, hands, decisions."""
+
+    games: int = 0
+    finished: int = 0
+    unreadable: list[str] = field(default_factory=list)
+    truncated: list[str] = field(default_factory=list)
+    actions: int = 0
+    decisions: int = 0
+    hands: int = 0
+    tally: Tally = field(default_factory=Tally)
+
+    def add(self, replay: Replay) -> None:
+        self.games += 1
+        names = replay.seat_names()
+        self.actions += len(replay.actions())
+        faults: list[list[Fault]] = [[] for _ in names]
+        for fault in replay.faults():
+            seat = fault.get("seat")
+            if isinstance(seat, int) and 0 <= seat < len(names):
+                faults[seat].append(Fault.from_json(fault))
+        result = replay.result
+        if result is None:
+            self.truncated.append(str(replay.path))
+            self.tally.add_faults(names, faults)
+            return
+        self.finished += 1
+        record = GameRecord.from_result(result, faults)
+        self.decisions += record.decisions
+        self.hands += record.hands or 0
+        self.tally.add(names, record)
+
+    def to_json(self) -> dict[str, Any]:
+        finished = self.finished
+        return {
+            "games": self.games, "finished": finished,
+            "truncated": self.truncated, "unreadable": self.unreadable,
+            "actions": self.actions, "decisions": self.decisions, "hands": self.hands,
+            "mean_hands": round(self.hands / finished, 3) if finished else None,
+            "mean_decisions": round(self.decisions / finished, 3) if finished else None,
+            "wins_by_seat": [{"seat": seat, "wins": wins}
+                             for seat, wins in sorted(self.tally.wins_by_seat.items())],
+            "bots": [row.to_json() for row in sorted(self.tally.rows(), key=lambda r: r.name)],
+        }
+
+
+def gather_stats(files: Iterable[Path], check: bool = False) -> Stats:
+    """Figures over the replay `files` (with `check`, each one is verified first)."""
+    stats = Stats()
+    for path in files:
+        try:
+            if check:
+                verify(path)
+            replay, problem = lenient_replay(path)
+        except (ReplayError, OSError) as exc:
+            stats.unreadable.append(f"{path}: {exc}")
+            continue
+        if problem is not None and "truncated" not in problem:
+            stats.unreadable.append(f"{path}: {problem}")
+            continue
+        stats.add(replay)
+    return stats

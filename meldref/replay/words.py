@@ -1,0 +1,112 @@
+"""Replays told in words: one line per event as a seat saw it, and hands sorted as people hold
+them. `replay show`, a person's seat (`meldref play`) and the HTML viewer say things alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..engine.cards import Card, CardError, sort_key
+
+
+def seat_name(names: Sequence[str], seat: Any) -> str:
+    if isinstance(seat, int) and 0 <= seat < len(names):
+        return f"seat {seat} ({names[seat]})"
+    return f"seat {seat}"
+
+
+def value_text(value: Any) -> str:
+    if isinstance(value, list):
+        return " ".join(value_text(v) for v in value) if value else "-"
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def describe_event(event: Mapping[str, Any], names: Sequence[str]) -> str:
+    """A line for one event as a seat saw it (hidden fields already removed)."""
+    kind = str(event.get("event"))
+    who = seat_name(names, event["seat"]) if "seat" in event else ""
+    card = event.get("card")
+    if kind == "draw":
+        what = f"draws {card}" if card else "draws a card"
+        pile = "discard pile" if event.get("source") == "discard" else "draw pile"
+        return f"{who} {what} from the {pile}"
+    if kind == "discard":
+        return f"{who} discards {card}"
+    if kind == "skip":
+        return f"{who} skips {seat_name(names, event.get('victim'))}"
+    if kind == "skipped":
+        return f"{who} is skipped"
+    if kind == "turn_up":
+        return f"the discard pile starts with {card}"
+    if kind == "deal":
+        return _deal(event, who)
+    if kind == "go_out":
+        return f"{who} goes out with {value_text(event.get('groups'))}"
+    if kind == "last_turn":
+        return (f"{who} lays {value_text(event.get('groups'))} on the last turn, "
+                f"{event.get('left')} cards left")
+    if kind == "place":
+        return (f"{who} puts {card} on pile {event.get('pile')} and discards "
+                f"{event.get('discarded')} ({_next_card(event)})")
+    if kind == "close":
+        return f"pile {event.get('pile')} closes: {value_text(event.get('groups'))}"
+    if kind == "lay_down":
+        return f"{who} lays phase {event.get('phase')}: {value_text(event.get('groups'))}"
+    if kind == "hit":
+        return f"{who} hits group {event.get('group_id')} with {card} -> {event.get('group')}"
+    if kind == "reshuffle":
+        return f"the discard pile is shuffled into a new draw pile ({event.get('draw_pile_size')})"
+    if kind in ("hand_end", "round_end"):
+        return _hand_end(event, names)
+    if kind == "game_over":
+        return "game over"
+    rest = " ".join(f"{k}={value_text(v)}" for k, v in event.items() if k not in ("event", "seat"))
+    return " ".join(p for p in (who, kind.replace("_", " "), rest) if p)
+
+
+def _next_card(event: Mapping[str, Any]) -> str:
+    top, left = event.get("draw_top"), event.get("draw_pile_size")
+    if top is None:
+        return "the deck is empty"
+    return f"next card {top}" + (f", {left} left" if left is not None else "")
+
+
+def _deal(event: Mapping[str, Any], who: str) -> str:
+    if isinstance(event.get("piles"), list):
+        piles = " | ".join(str(p) for p in event["piles"])
+        return f"piles dealt: {piles}; {_next_card(event)}"
+    hand = event.get("hand")
+    if isinstance(hand, list):
+        shown = format_hand(hand)
+    else:
+        shown = f"{event.get('hand_size') or event.get('deal_size')} cards"
+    wild = f" ({event['wild_rank']}s wild)" if event.get("wild_rank") else ""
+    return f"{who} is dealt {shown}{wild}"
+
+
+def _hand_end(event: Mapping[str, Any], names: Sequence[str]) -> str:
+    out = event.get("went_out")
+    how = f"{seat_name(names, out)} went out" if out is not None else str(event.get("ended"))
+    left = event.get("hands")
+    held = ""
+    if isinstance(left, list):
+        held = "; left in hand: " + ", ".join(
+            f"s{s} {format_hand(str(h).split()) or '-'}" for s, h in enumerate(left))
+    number = event.get("hand_number", event.get("round"))
+    word = "round" if "round" in event else "hand"
+    return (f"{word} {number} ends, {how}: points {value_text(event.get('points'))}"
+            f"; totals {value_text(event.get('totals'))}{held}")
+
+
+def format_hand(tokens: Iterable[str]) -> str:
+    """Tokens sorted as people hold them: naturals by number, then wilds, then skips."""
+    cards: list[Card] = []
+    rest: list[str] = []
+    for token in tokens:
+        try:
+            cards.append(Card.parse(token))
+        except CardError:
+            rest.append(token)
+    return " ".join([c.text for c in sorted(cards, key=sort_key)] + rest)
