@@ -120,10 +120,10 @@ def replay_stats(
             table.add_row(escape(row["bot"]), str(row["games"]), f"{row['wins']:g}",
                           _or_dash(row["mean_score"]), faults)
         out.print(table)
-        for problem in data["unreadable"]:
-            err.print(f"unreadable: {problem}", markup=False)
-        for name in data["truncated"]:
-            err.print(f"truncated: {name}", markup=False)
+    for problem in data["unreadable"]:  # on stderr with --json too: the rest was counted
+        err.print(f"unreadable: {problem}", markup=False)
+    for name in data["truncated"]:
+        err.print(f"truncated: {name}", markup=False)
     if stats.games == 0 or stats.unreadable:
         raise typer.Exit(EXIT_FAILED)
 

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from .. import __version__
 from ..engine.game import (
@@ -32,6 +32,7 @@ from ..engine.game import (
 )
 from ..private import open_private, private_dir
 from ..protocol.records import event_record
+from . import schema
 
 FORMAT = "meldref-replay"
 FORMAT_VERSION = 1
@@ -163,26 +164,38 @@ class Replay:
                 for i, s in enumerate(seats)]
 
 
+# A replay line is small (the start record of a 14-seat deal is a few KB); a longer one is not
+# a replay's, and reading it whole would let any file take the memory.
+MAX_LINE: Final = 4 << 20
+
+
 def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each line as a dict, checking its sum chain; `ReplayError` at the first bad line."""
-    data = Path(path).read_bytes()
-    if not data:
-        raise ReplayError(1, "empty file (no header)")
-    raw_lines = data.split(b"\n")
-    complete = raw_lines[-1] == b""
-    lines = raw_lines[:-1] if complete else raw_lines
-    previous = ""
-    for number, raw in enumerate(lines, start=1):
-        last_partial = not complete and number == len(lines)
-        record, previous = _check_line(number, raw, previous, last_partial)
-        yield number, record
+    """Each line as a dict, checking its sum chain and its record's shape (`schema`), read
+    one line at a time; `ReplayError` at the first bad line."""
+    with check_replay_file(Path(path)).open("rb") as f:
+        previous = ""
+        number = 0
+        while raw := f.readline(MAX_LINE + 1):
+            number += 1
+            if number == 1:
+                _check_first(raw)
+            if len(raw) > MAX_LINE:
+                raise ReplayError(number, f"altered: a line longer than {MAX_LINE} bytes")
+            partial = not raw.endswith(b"\n")
+            record, previous = _check_line(number, raw.removesuffix(b"\n"), previous, partial)
+            yield number, record
+        if number == 0:
+            raise ReplayError(1, "empty file (no header)")
+
+
+def _check_first(raw: bytes) -> None:
+    if b'"type":"header"' not in raw and FORMAT.encode() not in raw:
+        # Neither mark of a header (one changed byte cannot take both): another kind of file.
+        raise ReplayError(1, "not a meldref replay (no header)")
 
 
 def _check_line(number: int, raw: bytes, previous: str, partial: bool) -> tuple[dict[str, Any],
                                                                                str]:
-    if number == 1 and b'"type":"header"' not in raw and FORMAT.encode() not in raw:
-        # Neither mark of a header (one changed byte cannot take both): another kind of file.
-        raise ReplayError(1, "not a meldref replay (no header)")
     if partial:
         raise ReplayError(number, "truncated: the last line is cut short (no newline)")
     try:
@@ -197,11 +210,15 @@ def _check_line(number: int, raw: bytes, previous: str, partial: bool) -> tuple[
         raise ReplayError(number, "altered: the line's sum does not match its contents")
     try:
         record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReplayError(number, f"altered: not JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge numbers, deep nesting
+        reason = getattr(exc, "msg", None) or type(exc).__name__
+        raise ReplayError(number, f"altered: not JSON a replay can hold ({reason})") from None
     if not isinstance(record, dict) or not isinstance(record.get("type"), str):
         raise ReplayError(number, 'altered: not a JSON object with a "type"')
     record.pop("sum", None)
+    wrong = schema.problem(record)
+    if wrong is not None:
+        raise ReplayError(number, f"altered: a {record['type']} record with {wrong}")
     return record, match.group(1)
 
 

@@ -31,6 +31,7 @@ came from (`players` in the file, `--players` on the command line), then merged:
 
 from __future__ import annotations
 
+import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -56,6 +57,7 @@ from .schedule import GameJob, Plan, bot_entries
 from .standings import SprtSpec
 
 MAX_PLAYERS: Final = 64
+MAX_CONFIG_BYTES: Final = 1 << 20
 MAX_GAMES: Final = 1_000_000  # per table
 MAX_JOBS: Final = 256
 MAX_TOTAL_GAMES: Final = 10_000_000  # a plan is held in memory: its games are counted first
@@ -148,10 +150,18 @@ def parse_pairs(pairs: Sequence[str], what: str = "--rules") -> dict[str, str]:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    """The TOML file at `path`; `ConfigError` if it cannot be read or is not TOML."""
+    """The TOML file at `path`; `ConfigError` if it cannot be read or is not TOML (a special
+    file such as a FIFO is refused before it is opened: reading it could wait for ever)."""
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"{path} is not a regular file (a folder, FIFO, device or "
+                              "socket), not a configuration")
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path} is {info.st_size:,} bytes; a configuration is at most "
+                              f"{MAX_CONFIG_BYTES:,}")
         with path.open("rb") as f:
-            data = tomllib.load(f)
+            data = tomllib.loads(f.read(MAX_CONFIG_BYTES + 1).decode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
