@@ -13,6 +13,7 @@ import contextlib
 import errno
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import IO, Any
 
@@ -59,14 +60,43 @@ def folder_problem(path: Path, create: bool = False, tighten: bool = True) -> st
     return None
 
 
+class SpecialFileError(OSError):
+    """An output path that exists and is not a regular file (a device, FIFO or socket):
+    writing there would change or block on something that is not ours."""
+
+
+def file_problem(path: Path) -> str | None:
+    """Why `path` cannot take an output file, or None: it exists and is not a regular file
+    (after links: `--replay /dev/null` must not turn /dev/null owner-only), or its folder
+    cannot be written."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return folder_problem(path.parent)
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return f"{path} is a folder, not a file"
+    if not stat.S_ISREG(mode):
+        return f"{path} is not a regular file (a device, FIFO or socket)"
+    return None
+
+
 def open_private(path: Path, mode: str = "w", **kwargs: Any) -> IO[Any]:
-    """`open(path, mode)` for "w", "a", "r+" (text or "b"), the file owner-only."""
+    """`open(path, mode)` for "w", "a", "r+" (text or "b"), the file owner-only;
+    `SpecialFileError` (nothing written, no mode changed) if `path` is not a regular file."""
     flags = {"w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "a": os.O_WRONLY | os.O_CREAT |
              os.O_APPEND, "r+": os.O_RDWR}[mode.replace("b", "")]
-    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    problem = file_problem(path)
+    if problem is not None and not problem.startswith("cannot write"):
+        raise SpecialFileError(errno.EINVAL, problem)
+    # O_NONBLOCK: a FIFO put there meanwhile must not block the open; checked just after.
+    fd = os.open(path, flags | os.O_CLOEXEC | os.O_NONBLOCK, FILE_MODE)
     try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(fd, FILE_MODE)  # an older file, or a umask that took bits off
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SpecialFileError(errno.EINVAL, f"{path} is not a regular file")
+        os.set_blocking(fd, True)
+        os.fchmod(fd, FILE_MODE)  # an older file, or a umask that took bits off
         return os.fdopen(fd, mode, **kwargs)
     except BaseException:
         os.close(fd)

@@ -195,7 +195,7 @@ def test_a_billion_games_are_refused_at_once(tmp_path: Path) -> None:
     many = 'players = 4\ngames = 1000000\nbots = [' + ", ".join(
         ['"builtin:greedy"'] * 30) + "]\n"
     path.write_text(many)
-    with pytest.raises(ConfigError, match="27,405,000,000 games .* at most 10,000,000"):
+    with pytest.raises(ConfigError, match=r"27,405,000,000 games .* at most 10,000,000"):
         build_config(read_toml(path), {})
 
 
@@ -205,3 +205,33 @@ def test_a_fifo_as_a_config_is_refused(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "meldref", "tournament", str(fifo)],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "not a regular file" in done.stderr
+
+
+# ----------------------------------------------------------------------------------------------
+# Output paths
+
+
+@pytest.mark.parametrize("command", [
+    ["match", "phase10", "--players", "2", "--rules", "phases-to-win=1", "--replay"],
+    ["play", "phase10", "--players", "2", "--replay"],
+])
+def test_an_output_path_that_is_a_device_or_fifo_is_refused_untouched(
+        command: list[str], tmp_path: Path) -> None:
+    fifo = tmp_path / "out.jsonl"
+    os.mkfifo(fifo, 0o644)
+    for target in ("/dev/null", str(fifo)):
+        before = os.stat(target).st_mode
+        done = subprocess.run([sys.executable, "-m", "meldref", *command, target],
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+        assert os.stat(target).st_mode == before  # was: /dev/null made 0600 (as root)
+
+
+def test_open_private_refuses_a_special_file_without_touching_it(tmp_path: Path) -> None:
+    from meldref.private import SpecialFileError, open_private
+
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo, 0o644)
+    with pytest.raises(SpecialFileError):
+        open_private(fifo, "w")  # and does not block waiting for a reader
+    assert (os.stat(fifo).st_mode & 0o777) == 0o644

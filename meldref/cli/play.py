@@ -37,7 +37,7 @@ def play(
 ) -> None:
     """Play a seat yourself in the terminal against bots."""
     from ..tools.human import QuitGame, play_person
-    from ..tournament.match import DEFAULT_BOT, preflight
+    from ..tournament.match import DEFAULT_BOT, check_output_file, preflight
     from ..tournament.schedule import bot_entries
 
     if seed is None:
@@ -52,6 +52,8 @@ def play(
             specs = [DEFAULT_BOT] * ((players or info.default_players) - 1)
         if not 0 <= seat <= len(specs):
             raise ConfigError(f"--seat {seat}: seats are 0..{len(specs)}")
+        if replay is not None:
+            check_output_file(replay, "--replay")
         rule_set = parse_rules(info.rules_type, parse_pairs(rules or []))
         info.check_setup(rule_set, len(specs) + 1)
         bots = bot_entries(specs, None, preflight(info.name, bot_entries(specs), 10.0))

@@ -151,12 +151,14 @@ def replay_resume(
     """Continue a recorded game from action --at with the given bots (default: its own)."""
     from ..replay.files import ReplayError, ReplayPathError, check_replay_file
     from ..replay.resume import resume
-    from ..tournament.match import game_summary
+    from ..tournament.match import check_output_file, game_summary
     from .report import match_table
 
     limits = limits_or_fail(limit_flags(move_time, startup_time))
     try:
         specs = [BotSpec.parse(s) for s in bot or []]
+        if replay is not None:
+            check_output_file(replay, "--replay")
     except ValueError as exc:
         fail(str(exc))
     try:

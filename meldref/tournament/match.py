@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from ..bots import UnknownBotError
 from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
-from ..private import copy_private, folder_problem, private_dir
+from ..private import copy_private, file_problem, folder_problem, private_dir
 from ..protocol.errors import BotError
 from ..protocol.records import GameRecord, Tally
 from ..protocol.seats import BotSpec, Limits
@@ -100,12 +100,22 @@ def _check_replay_path(spec: MatchSpec) -> None:
                           "into a folder; give a folder (or --games 1 for one file)")
     first = spec.replay_path(spec.jobs()[0])
     assert first is not None
-    if first.is_dir():
-        raise ConfigError(f"--replay {first} is a folder, not a file")
+    check_output_file(first, "--replay")
+
+
+def check_output_file(path: Path, flag: str) -> None:
+    """Make the folder an output file goes to (owner-only), or `ConfigError` with why not: the
+    path is a folder, a device, a FIFO or a socket, or its folder cannot be written. Checked
+    before any bot starts: nothing is written, and no mode of anything is changed."""
+    if path.is_dir():
+        raise ConfigError(f"{flag} {path} is a folder, not a file")
+    problem = file_problem(path)
+    if problem is not None and "not a regular file" in problem:
+        raise ConfigError(f"{flag} {problem}")
     # The folder given may be a shared one: only what we create is made owner-only.
-    problem = folder_problem(first.parent, create=True, tighten=False)
+    problem = folder_problem(path.parent, create=True, tighten=False)
     if problem:
-        raise ConfigError(f"--replay {spec.replay}: {problem}")
+        raise ConfigError(f"{flag} {path}: {problem}")
 
 
 def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
