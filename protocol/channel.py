@@ -14,6 +14,7 @@ import ctypes
 import os
 import selectors
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -334,6 +335,25 @@ def apply_limits(pid: int, limits: Mapping[int, int]) -> list[str]:
     return missed
 
 
+SETPRIV: Final = shutil.which("setpriv")  # util-linux
+
+
+def launch_argv(command: BotCommand) -> list[str]:
+    """The argv that starts `command` so that it dies with the referee: `setpriv --pdeathsig
+    KILL` makes the kernel SIGKILL the bot when the process that started it dies, even by
+    `kill -9`, when nothing of the referee runs any more to stop it. (Not across a set-user-ID
+    program such as `sudo`, for which the kernel clears it; nor without setpriv.) A program
+    that cannot be found is started as it is, so that the error names it."""
+    program = command.argv[0]
+    base = command.cwd or "."
+    path = os.path.join(base, program)
+    found = (os.path.isfile(path) and os.access(path, os.X_OK) if "/" in program
+             else shutil.which(program) is not None)
+    if SETPRIV is None or not found:
+        return list(command.argv)
+    return [SETPRIV, "--pdeathsig", "KILL", "--", *command.argv]
+
+
 class BotProcess:
     """A running bot: its own process group, stdin/stdout pipes, stderr drained to a log."""
 
@@ -347,7 +367,7 @@ class BotProcess:
         env = {**os.environ, **command.env, COOKIE: self.cookie}
         try:
             self.proc = subprocess.Popen(
-                command.argv, cwd=command.cwd, env=env, stdin=subprocess.PIPE,
+                launch_argv(command), cwd=command.cwd, env=env, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                 bufsize=0, close_fds=True,
             )
@@ -355,6 +375,7 @@ class BotProcess:
             raise OSError(f"cannot start bot {command}: {why_not_started(command, exc)}"
                           ) from exc
         self.pid = self.proc.pid  # == its process group id (start_new_session)
+        _LIVE.add(self)
         self.limits_missed = apply_limits(self.pid, rlimits or resource_limits())
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
@@ -402,15 +423,29 @@ class BotProcess:
 
     def shutdown(self, grace: float, term_grace: float) -> int:
         """Wait `grace` for the bot to exit by itself (after `quit`), then SIGTERM the group,
-        then SIGKILL it; always reaps the process, whatever it does. Returns the exit code."""
-        with contextlib.suppress(OSError):
-            self.proc.stdin.close() if self.proc.stdin else None
-        # While the bot lives its children are still its own; the cookie finds the others.
-        strays = descendants(self.pid) | carriers(COOKIE, self.cookie)
-        code = self.wait_exit(grace)
-        if code is None:
-            self.signal_group(signal.SIGTERM)
-            code = self.wait_exit(term_grace)
+        then SIGKILL it; always reaps the process, whatever it does. Returns the exit code.
+
+        Interrupted anywhere (Ctrl-C, a second signal during a grace period), it kills at
+        once (`kill`) before the interruption goes on: no path leaves a bot running."""
+        try:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close() if self.proc.stdin else None
+            # While the bot lives its children are still its own; the cookie finds the others.
+            strays = descendants(self.pid) | carriers(COOKIE, self.cookie)
+            code = self.wait_exit(grace)
+            if code is None:
+                self.signal_group(signal.SIGTERM)
+                code = self.wait_exit(term_grace)
+        except BaseException:
+            self.kill()
+            raise
+        return self._sweep(code, strays)
+
+    def kill(self) -> int:
+        """SIGKILL the bot's group and whatever escaped it, now; reap it. Returns its code."""
+        return self._sweep(None, descendants(self.pid))
+
+    def _sweep(self, code: int | None, strays: set[tuple[int, str]]) -> int:
         # Always sweep the group: children the bot left behind die with it.
         self.signal_group(signal.SIGKILL)
         if code is None:
@@ -420,6 +455,7 @@ class BotProcess:
         with contextlib.suppress(OSError):
             self.proc.stdout.close() if self.proc.stdout else None
         self._drain.join(timeout=1.0)
+        _LIVE.discard(self)
         return code
 
     def group_alive(self) -> list[int]:
@@ -429,6 +465,18 @@ class BotProcess:
     def cpu_time(self) -> float | None:
         """CPU seconds used so far by the bot's process group (None where /proc is missing)."""
         return group_cpu_time(self.pid)
+
+
+# Every bot process started and not yet swept, so that a process about to end abruptly (a
+# tournament worker told to stop) can kill them all first.
+_LIVE: set[BotProcess] = set()
+
+
+def kill_all_bots() -> None:
+    """Kill every bot program this process started and has not shut down yet."""
+    for bot in list(_LIVE):
+        with contextlib.suppress(Exception):
+            bot.kill()
 
 
 def _proc_stats() -> Iterator[tuple[int, list[str]]]:

@@ -310,15 +310,22 @@ class ProcessSeat(Seat):
 
     def close(self) -> None:
         conn, process = self._conn, self.process
-        self._conn = None
-        self.process = None
-        if conn is not None:
-            conn.say_goodbye()
-        if process is not None:
-            process.shutdown(self.limits.quit_grace, self.limits.term_grace)
-        if self.channel is not None:
-            self.channel.close()
-            self.channel = None
+        try:
+            if conn is not None:
+                conn.say_goodbye()
+            if process is not None:
+                process.shutdown(self.limits.quit_grace, self.limits.term_grace)
+        except BaseException:  # interrupted while saying goodbye: no grace any more
+            if process is not None:
+                process.kill()
+            raise
+        finally:
+            # Forgotten only once stopped: an interruption above must not lose the process.
+            self._conn = None
+            self.process = None
+            if self.channel is not None:
+                self.channel.close()
+                self.channel = None
 
 
 class StreamSeat(Seat):

@@ -62,13 +62,16 @@ RulesOpt = Annotated[
 GameArg = Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}.")]
 
 
-def stop_on_sigterm() -> None:
-    """`kill PID` stops a run like Ctrl-C does: bots closed, results kept, exit code 130."""
+def stop_on_signals() -> None:
+    """`kill PID` (SIGTERM) and a closed terminal (SIGHUP) stop a run as Ctrl-C does: bots
+    closed, results kept, exit code 130. A second signal while bots are being closed kills
+    them at once (`protocol.channel.BotProcess.shutdown`)."""
 
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGHUP, handler)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:

@@ -32,7 +32,7 @@ from .common import (
     limit_flags,
     limits_or_fail,
     out,
-    stop_on_sigterm,
+    stop_on_signals,
 )
 
 
@@ -80,18 +80,17 @@ def match(
         move_time, startup_time, time_bank=time_bank, increment=increment, max_bank=max_bank,
         on_failure=on_failure, hints=hints, memory_mb=memory_mb, max_processes=max_processes,
         file_size_mb=file_size_mb))
+    stop_on_signals()  # from here on bots may run: a signal must close them
     try:
         spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
                            limits, replay)
         announced = preflight(spec.game, spec.bots, limits.policy().startup_time,
                               limits=limits.process_limits())
         spec = with_announced_names(spec, announced)  # results show each bot's `id name`
+        began = time.perf_counter()
+        lines = run_match(spec)
     except ConfigError as exc:
         fail(str(exc))
-    began = time.perf_counter()
-    stop_on_sigterm()
-    try:
-        lines = run_match(spec)
     except KeyboardInterrupt:
         fail("interrupted", EXIT_INTERRUPTED)
     if as_json:

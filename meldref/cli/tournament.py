@@ -29,7 +29,7 @@ from .common import (
     fail,
     limit_flags,
     out,
-    stop_on_sigterm,
+    stop_on_signals,
 )
 
 SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
@@ -89,6 +89,7 @@ def tournament(
         err.print(SEED_ON_ARGV, markup=False)
     if stop_after is not None and stop_after < 1:
         fail(f"--stop-after {stop_after}: at least 1")
+    stop_on_signals()  # from here on bots may run: a signal must close them
     try:
         data = read_toml(config) if config is not None else {}
         if config is not None and "seed" in data and _readable_by_others(config):
@@ -116,7 +117,8 @@ def tournament(
         prepare_folder(cfg)  # made now: a folder that cannot be written stops before any game
     except ConfigError as exc:
         fail(str(exc))
-    stop_on_sigterm()
+    except KeyboardInterrupt:
+        fail("interrupted before the first game", EXIT_INTERRUPTED)
     run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
     _print_tournament(run, cfg, as_json)
     if run.stopped == "interrupted":

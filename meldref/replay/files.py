@@ -155,8 +155,13 @@ class Replay:
         return rules_from_json(self.game.rules_type, self.header["rules"])
 
     def new_state(self) -> GameState:
+        """The game as it starts, from the header; `ReplayError` if the header cannot start
+        one (rules that are not the game's, a player count it does not take)."""
         h = self.header
-        return self.game.new_game(self.rules(), int(h["players"]), h["seed"])
+        try:
+            return self.game.new_game(self.rules(), int(h["players"]), h["seed"])
+        except (RuleOptionError, ValueError, TypeError) as exc:
+            raise ReplayError(1, f"cannot start the game from the header: {exc}") from None
 
     def seat_names(self) -> list[str]:
         seats = self.header.get("seats") or []
@@ -284,10 +289,7 @@ def simulate(
     `before(record, state)` sees the state before each action, `on_step` after it;
     `stop_after` stops once that many actions are applied (for `replay resume`).
     """
-    try:
-        state = replay.new_state()
-    except (RuleOptionError, ValueError, TypeError) as exc:
-        raise ReplayError(1, f"cannot start the game from the header: {exc}") from None
+    state = replay.new_state()
     applied = 0
     for line, record in replay.records:
         if stop_after is not None and applied >= stop_after:

@@ -9,7 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.game import rules_to_json
-from .files import Replay, ReplayError, Step, event_for_seat, load_replay, read_lines, simulate
+from ..protocol.records import event_record
+from .files import (
+    Replay,
+    ReplayError,
+    Step,
+    event_for_seat,
+    load_replay,
+    opening_events,
+    read_lines,
+    simulate,
+)
 from .words import describe_event, format_hand, seat_name, value_text
 
 HAND_KEYS = ("hand_number", "round", "round_number", "hand")
@@ -56,10 +66,10 @@ def tell(path: Path, seat: int | None = None, hand: int | None = None) -> Tellin
     names = replay.seat_names() or [f"seat {i}" for i in range(players)]
     telling = Telling(_header_lines(replay, seat), problem)
     story = _Story(telling, names, seat, hand)
-    for _, record in replay.records:
-        if record["type"] == "start":
-            story.events(record.get("events") or [])
     try:
+        # The events told are the re-simulated ones (what the file stores is checked against
+        # them, and may be anything).
+        story.events([event_record(e) for e in opening_events(replay.new_state())])
         simulate(replay, on_step=story.step, before=story.before)
     except ReplayError as exc:
         telling.problem = telling.problem or str(exc)
@@ -102,23 +112,20 @@ class _Story:
     def before(self, record: dict[str, Any], state: Any) -> None:
         if self.seat is None or state.to_move != self.seat:
             return
-        with contextlib.suppress(Exception):
-            held = state.observation(self.seat).to_json().get("hand")
-            if isinstance(held, list):
-                self.add(f"  seat {self.seat} holds {format_hand(held)}")
+        held = state.observation(self.seat).to_json().get("hand")
+        if isinstance(held, list):
+            self.add(f"  seat {self.seat} holds {format_hand(held)}")
 
     def step(self, step: Step, state: Any) -> None:
         auto = " (played by the referee)" if step.record.get("auto") else ""
         self.add(f"#{step.record.get('n', '?')} {seat_name(self.names, step.seat)} "
                  f"{step.decision}: {step.action}{auto}")
-        self.events(step.record.get("events") or [])
+        self.events([event_record(e) for e in step.events])
 
 
 def _header_lines(replay: Replay, seat: int | None) -> list[str]:
     h = replay.header
-    defaults = {}
-    with contextlib.suppress(Exception):
-        defaults = rules_to_json(replay.game.rules())
+    defaults = rules_to_json(replay.game.rules())
     changed = {k: v for k, v in h["rules"].items() if defaults.get(k, v) != v}
     rules = " ".join(f"{k}={value_text(v)}" for k, v in changed.items()) or "default rules"
     lines = [f"{h['game']}  seed {h['seed']}  {h['players']} players  {rules}"]

@@ -9,36 +9,29 @@ The output folder holds:
 - `failures.txt`: one line per failed seat (game id, seat, bot, outcome, log, replay);
 - `standings.json`: the standings once the run ends.
 
-Parallel games run in worker processes (`ProcessPoolExecutor`): games between in-process bots
-are CPU-bound and would queue behind one GIL in threads, and games between subprocess bots still
-spend the referee's own CPU on every move (parsing, legality, observations). A worker costs one
-interpreter; each worker asks the kernel to stop it when the tournament process dies, and closes
-its bots on the way out. Games with bot programs use a worker even with one job, for that
-reason; games between built-in bots alone run in the tournament process when `jobs` is 1.
+Parallel games run in worker processes (`pool.GamePool`: workers die with the tournament and
+kill their bots; a game whose worker died is played again). Games with bot programs use a worker
+even with one job, for that reason; games between built-in bots alone run in the tournament
+process when `jobs` is 1.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing
-import os
 import secrets
-import signal
-import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from ..private import folder_problem, open_private, private_dir, write_private_text
 from .config import ConfigError, TournamentConfig
+from .pool import GamePool, RunJob
 from .runner import run_job
 from .schedule import GameJob
 from .standings import Standings, compute_standings
 
-RunJob = Callable[[GameJob, Path, bool], dict[str, Any]]
 ProgressHook = Callable[[dict[str, Any], int, int], None]
 
 
@@ -145,6 +138,18 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def finished_games(lines: list[dict[str, Any]], jobs: list[GameJob]) -> list[dict[str, Any]]:
+    """The games of `jobs` finished by earlier runs: one line per game, in file order. A game
+    whose line records the referee's own error (status "error": a worker that died, a bug) is
+    not finished: it is played again, and its new line is the one that counts."""
+    known = {job.game_id for job in jobs}
+    played: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        if line["game_id"] in known and line.get("status") == "ok":
+            played.setdefault(line["game_id"], line)
+    return list(played.values())
+
+
 class ResultsLog:
     """Appends result lines and failure lines, flushing each one."""
 
@@ -201,9 +206,7 @@ def run_tournament(
     config = settle_seed(config)
     folder = prepare_folder(config)
     jobs = config.schedule()
-    results = read_results(folder / "results.jsonl")
-    known = {job.game_id for job in jobs}
-    results = [r for r in results if r["game_id"] in known]
+    results = finished_games(read_results(folder / "results.jsonl"), jobs)
     done = {r["game_id"] for r in results}
     todo = [job for job in jobs if job.game_id not in done]
     already = len(results)
@@ -257,66 +260,9 @@ def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs
     # Bot programs are played in worker processes even one game at a time: a worker dies with
     # the tournament process, also on kill -9 (after which nothing of ours runs), and stops its
     # bots on the way out; the tournament process could not stop them itself.
-    yield from _play_parallel(min(config.jobs, len(todo)), todo, folder, keep_logs,
-                              run)
+    pool = GamePool(min(config.jobs, len(todo)), run, folder, keep_logs)
+    yield from pool.play(todo)
 
 
 def _has_programs(todo: list[GameJob]) -> bool:
     return any(b.spec.builtin is None for job in todo for b in job.bots)
-
-
-def _play_parallel(workers: int, todo: list[GameJob], folder: Path, keep_logs: bool,
-                   run: RunJob) -> Iterator[dict[str, Any]]:
-    # A bounded window of submitted games, so that an SPRT stop or Ctrl-C leaves little to cancel.
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                               initializer=_worker_init, initargs=(os.getpid(),))
-    pending: dict[Future[dict[str, Any]], GameJob] = {}
-    queue = list(reversed(todo))
-    clean = False
-    try:
-        while queue or pending:
-            while queue and len(pending) < 2 * workers:
-                job = queue.pop()
-                pending[pool.submit(run, job, folder, keep_logs)] = job
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(finished, key=lambda f: pending[f].index):
-                yield _outcome(future, pending.pop(future))
-        clean = True
-    finally:
-        if not clean:
-            _stop_workers(pool)
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _outcome(future: Future[dict[str, Any]], job: GameJob) -> dict[str, Any]:
-    error = future.exception()
-    if error is None:
-        return future.result()
-    # A worker that died (killed, out of memory) takes its game with it: record why.
-    return {**job.to_json(), "status": "error", "error": f"worker failed: {error!r}"}
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    # The executor has no public way to stop games already running; its workers stop on SIGTERM
-    # (see `_worker_init`), closing their bots.
-    for process in list(getattr(pool, "_processes", {}).values()):
-        with contextlib.suppress(Exception):
-            process.terminate()
-
-
-def _worker_init(parent: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the tournament process decides on Ctrl-C
-    signal.signal(signal.SIGTERM, _exit_on_signal)
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            import ctypes
-
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: our parent died -> SIGTERM
-    if os.getppid() != parent:
-        os._exit(1)  # the parent died before prctl took effect
-
-
-def _exit_on_signal(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)

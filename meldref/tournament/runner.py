@@ -61,9 +61,18 @@ def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
 
 
 def close_seats(seats: Sequence[Seat]) -> None:
+    """Close every seat, each even if closing another failed or was interrupted; the first
+    interruption (Ctrl-C, a signal) goes on once all are closed."""
+    interrupted: BaseException | None = None
     for seat in seats:
-        with contextlib.suppress(Exception):
+        try:
             seat.close()
+        except Exception:  # a seat that fails while closing is as closed as it will get
+            pass
+        except BaseException as exc:
+            interrupted = interrupted or exc
+    if interrupted is not None:
+        raise interrupted
 
 
 class ReplayRecorder:

@@ -1,0 +1,142 @@
+"""Games played in worker processes: a pool that survives its workers' deaths, and workers
+that never outlive the tournament or leave a bot behind.
+
+Games between in-process bots are CPU-bound and would queue behind one GIL in threads, and games
+between bot programs still spend the referee's own CPU on every move (legality, observations,
+the protocol's text), so games run in processes (`ProcessPoolExecutor`, spawned).
+
+A worker:
+- asks the kernel for SIGTERM when the tournament process dies (`PR_SET_PDEATHSIG`), also on
+  `kill -9`, after which nothing of the tournament runs to stop it;
+- on SIGTERM kills every bot program it started (their process groups and what escaped them)
+  and exits at once. It must not raise `SystemExit` there: the executor would take it for the
+  game's result and keep the worker waiting for the next game.
+
+A worker that dies in a game (killed, out of memory) breaks the executor: every game it had in
+flight is played again on a new pool, up to `MAX_TRIES` times each, and is only then recorded
+as the referee's own error. Game ids make a game played twice count once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any, Final
+
+from ..protocol.channel import kill_all_bots
+from .schedule import GameJob
+
+RunJob = Callable[[GameJob, Path, bool], dict[str, Any]]
+MAX_TRIES: Final = 3  # plays of one game whose worker died, before it is recorded as an error
+PR_SET_PDEATHSIG: Final = 1
+
+
+class GamePool:
+    """`workers` processes playing `run(job, folder, keep_logs)` for each job given."""
+
+    def __init__(self, workers: int, run: RunJob, folder: Path, keep_logs: bool) -> None:
+        self.workers, self.run, self.folder, self.keep_logs = workers, run, folder, keep_logs
+        self.tries: Counter[str] = Counter()
+        self.restarts = 0  # pools replaced after a worker died
+        self._pool: ProcessPoolExecutor | None = None
+
+    def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
+        """Each job's result line, as games finish (in order of index among those finishing
+        together). Games are submitted a few at a time, so a stop leaves little to cancel."""
+        queue = deque(jobs)
+        pending: dict[Future[dict[str, Any]], GameJob] = {}
+        try:
+            while queue or pending:
+                while queue and len(pending) < 2 * self.workers:
+                    job = queue.popleft()
+                    pending[self._executor().submit(self.run, job, self.folder,
+                                                    self.keep_logs)] = job
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                lost = []
+                for future in sorted(finished, key=lambda f: pending[f].index):
+                    job = pending.pop(future)
+                    if isinstance(future.exception(), BrokenProcessPool):
+                        lost.append(job)
+                    else:
+                        yield _result(future, job)
+                if lost:
+                    # The dead worker broke the whole executor: what was still in flight is
+                    # lost with it. Play it all again (in schedule order) on a new pool.
+                    lost += pending.values()
+                    pending.clear()
+                    self._replace()
+                    for job in sorted(lost, key=lambda j: j.index, reverse=True):
+                        self.tries[job.game_id] += 1
+                        if self.tries[job.game_id] >= MAX_TRIES:
+                            yield _error(job, f"its worker died {MAX_TRIES} times (killed, or "
+                                              "out of memory?)")
+                        else:
+                            queue.appendleft(job)
+        finally:
+            self.close(wait=not pending)
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=worker_init, initargs=(os.getpid(),))
+        return self._pool
+
+    def _replace(self) -> None:
+        self.close(wait=False)
+        self.restarts += 1
+
+    def close(self, wait: bool = True) -> None:
+        """Stop the workers: at once (SIGTERM: each kills its bots) unless `wait`ing for the
+        games in flight is what the caller wants."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if not wait:
+            stop_workers()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _result(future: Future[dict[str, Any]], job: GameJob) -> dict[str, Any]:
+    error = future.exception()
+    if error is None:
+        return future.result()
+    # run_job records every failure of a game as its result: this is a bug in meldref itself.
+    return _error(job, f"the worker failed: {error!r}")
+
+
+def _error(job: GameJob, why: str) -> dict[str, Any]:
+    return {**job.to_json(), "status": "error", "error": why}
+
+
+def stop_workers() -> None:
+    """SIGTERM every worker process of ours (`worker_init`'s handler kills its bots first)."""
+    for process in multiprocessing.active_children():
+        with contextlib.suppress(Exception):
+            process.terminate()
+
+
+def worker_init(parent: int) -> None:
+    """Set up a worker: Ctrl-C is the tournament's to decide; SIGTERM (sent by the tournament,
+    or by the kernel when the tournament dies) kills the worker's bots and ends it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_now)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        os._exit(1)  # the parent died before prctl took effect
+
+
+def _stop_now(signum: int, frame: object) -> None:
+    kill_all_bots()
+    os._exit(128 + signum)
