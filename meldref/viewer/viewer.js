@@ -203,14 +203,16 @@
     const f = frame(index);
     const s = STEPS[index];
     const prev = index > 0 ? frame(index - 1) : null;
-    const table = $("table");
-    const parts = [];
-    if (D.problem) parts.push(el("div", "warnbox", "This replay could not be read to its end: " + D.problem));
-    if (index === COUNT - 1) parts.push(resultBox());
-    parts.push(SOLITAIRE ? solitaireStrip(f, s) : strip(f, s));
-    parts.push(SOLITAIRE ? piles(f, s) : seats(f, s, prev));
-    table.replaceChildren(...parts.filter(Boolean));
-    fitHands();
+    const notes = [];
+    if (D.problem) notes.push(el("div", "warnbox", "This replay could not be read to its end: " + D.problem));
+    if (index === COUNT - 1) notes.push(resultBox());
+    $("notes").replaceChildren(...notes);
+    $("strip").replaceWith(SOLITAIRE ? solitaireStrip(f, s) : strip(f, s));
+    if (SOLITAIRE) {
+      const node = piles(f, s);
+      $("piles").replaceWith(node);
+      fitHands([node]);
+    } else updateSeats(f, s, prev);
     renderNow(s);
     $("scrubber").value = String(index);
     $("counter").textContent = "step " + (index + 1) + " / " + COUNT + (s.n !== undefined ? " \u00b7 action #" + s.n : "");
@@ -219,13 +221,42 @@
     if (old) old.classList.remove("cur");
     if (items[index]) {
       items[index].classList.add("cur");
-      items[index].scrollIntoView({ block: "nearest" });
+      keepInView($("log"), items[index]);
     }
-    try {
-      history.replaceState(null, "", "#step=" + index);
-    } catch (e) {
-      /* some browsers refuse on file:// pages; the hash is a convenience only */
-    }
+    saveHash();
+  }
+
+  function keepInView(list, item) {
+    // The list alone scrolls (scrollIntoView would also move the page around it, and is slow).
+    const top = item.offsetTop; // the list is positioned: offsets are from its top
+    const bottom = top + item.offsetHeight;
+    if (top < list.scrollTop + 20) list.scrollTop = Math.max(0, top - 40);
+    else if (bottom > list.scrollTop + list.clientHeight - 20) list.scrollTop = bottom - list.clientHeight + 40;
+  }
+
+  function buildTable() {
+    const notes = el("div");
+    notes.id = "notes";
+    const strip = el("div");
+    strip.id = "strip";
+    const body = el("div", SOLITAIRE ? "piles" : "seats");
+    body.id = SOLITAIRE ? "piles" : "seats";
+    $("table").replaceChildren(notes, strip, body);
+    panels = [];
+  }
+
+  let hashTimer = null;
+
+  function saveHash() {
+    // Once the stepping pauses: browsers throttle pages that rewrite their address too often.
+    clearTimeout(hashTimer);
+    hashTimer = setTimeout(() => {
+      try {
+        history.replaceState(null, "", "#step=" + index);
+      } catch (e) {
+        /* some browsers refuse on file:// pages; the address is a convenience only */
+      }
+    }, 300);
   }
 
   function banner(s) {
@@ -239,6 +270,7 @@
 
   function strip(f, s) {
     const box = el("div", "strip");
+    box.id = "strip";
     const draw = el("div", "pilebox");
     draw.append(f.dp > 0 ? back("deck") : el("div", "card slot"), el("span", null, "draw pile"));
     const dp = el("span", "count", f.dp);
@@ -267,59 +299,97 @@
     return box;
   }
 
-  function seats(f, s, prev) {
-    const grid = el("div", "seats");
-    grid.id = "seats";
-    const history_ = seatHistory(index);
+  // Seat panels are rebuilt only when what they show changed (mostly one seat a step).
+  let panels = [];
+
+  function updateSeats(f, s, prev) {
+    const grid = $("seats");
+    const hist = seatHistory(index);
     // Groups laid or hit this step are outlined: the previous frame of the same hand lacks them.
     const before = prev && !prev.end && prev.h === f.h ? new Set(prev.tb.map((g) => g[1])) : null;
-    for (let i = 0; i < N; i++) grid.append(seatPanel(f, s, i, history_[i], before));
-    return grid;
+    const fresh = [];
+    for (let i = 0; i < N; i++) {
+      const model = seatModel(f, s, i, hist[i], before);
+      const key = JSON.stringify(model);
+      if (panels[i] && panels[i].key === key) continue;
+      const node = seatPanel(model);
+      if (panels[i]) panels[i].node.replaceWith(node);
+      else grid.append(node);
+      panels[i] = { key, node };
+      fresh.push(node);
+    }
+    fitHands(fresh);
   }
 
-  function seatPanel(f, s, i, hist, before) {
+  function seatModel(f, s, i, hist, before) {
+    const acted = s.k === "a" && s.s === i;
+    return {
+      i,
+      toMove: f.tm === i && !f.end ? f.dc : null,
+      acted,
+      out: !!(f.pl && !f.pl[i]),
+      dealer: f.dl === i,
+      skips: f.sk ? f.sk[i] : 0,
+      skipped: (s.sx || []).includes(i),
+      wentOut: f.wo === i,
+      faults: (s.F || []).filter((x) => x[0] === i).map((x) => x[1]),
+      status: hist.out ? statusWord(i) : null,
+      auto: acted && !!s.au,
+      score: f.sc[i],
+      points: f.pts ? f.pts[i] : null,
+      phase: f.ph ? [f.ph[i], f.ld[i], f.cp[i]] : null,
+      lastTurn: !!(f.lt && f.lt[i]),
+      think: hist.n ? [hist.n, hist.last, hist.sum / hist.n, hist.max, hist.faults] : null,
+      size: f.hs[i],
+      shown: handShown(f, i),
+      groups: f.tb.filter((g) => g[0] === i).map((g) => [g[1], g[2], before !== null && !before.has(g[1])]),
+      wild: f.wr || null,
+    };
+  }
+
+  function seatPanel(m) {
+    const i = m.i;
     const p = el("div", "seat");
     p.dataset.seat = i;
-    if (f.tm === i && !f.end) p.classList.add("tomove");
-    if (s.k === "a" && s.s === i) p.classList.add("acted");
-    if (f.pl && !f.pl[i]) p.classList.add("out");
+    if (m.toMove !== null) p.classList.add("tomove");
+    if (m.acted) p.classList.add("acted");
+    if (m.out) p.classList.add("out");
     const top = el("div", "top");
     top.append(el("span", "no", i), el("span", "name", D.names[i]));
     top.lastChild.title = (D.seats[i] && D.seats[i].spec) || D.names[i];
-    if (f.dl === i) top.append(el("span", "badge dealer", "D"));
-    if (f.tm === i && !f.end) top.append(el("span", "badge turn", f.dc));
-    if (f.sk && f.sk[i]) top.append(el("span", "badge skip", "\u2298 skip" + (f.sk[i] > 1 ? " \u00d7" + f.sk[i] : "")));
-    if ((s.sx || []).includes(i)) top.append(el("span", "badge skip", "skipped"));
-    if (f.wo === i) top.append(el("span", "badge gone", "went out"));
-    for (const fault of s.F || []) if (fault[0] === i) top.append(el("span", "badge bad fault-mark", fault[1]));
-    if (hist.out) top.append(el("span", "badge bad", statusWord(i)));
-    if (s.k === "a" && s.s === i && s.au) top.append(el("span", "badge auto", "referee"));
-    const score = el("span", "score", f.sc[i]);
-    score.dataset.score = f.sc[i];
-    score.append(el("small", null, " pts"));
-    if (f.pts && f.pts[i] !== null && f.pts[i] !== undefined) {
-      top.append(el("span", "pts" + (f.pts[i] === 0 ? " zero" : ""), "+" + f.pts[i]));
+    if (m.dealer) top.append(el("span", "badge dealer", "D"));
+    if (m.toMove !== null) top.append(el("span", "badge turn", m.toMove));
+    if (m.skips) top.append(el("span", "badge skip", "\u2298 skip" + (m.skips > 1 ? " \u00d7" + m.skips : "")));
+    if (m.skipped) top.append(el("span", "badge skip", "skipped"));
+    if (m.wentOut) top.append(el("span", "badge gone", "went out"));
+    for (const outcome of m.faults) top.append(el("span", "badge bad fault-mark", outcome));
+    if (m.status) top.append(el("span", "badge bad", m.status));
+    if (m.auto) top.append(el("span", "badge auto", "referee"));
+    if (m.points !== null && m.points !== undefined) {
+      top.append(el("span", "pts" + (m.points === 0 ? " zero" : ""), "+" + m.points));
     }
+    const score = el("span", "score", m.score);
+    score.dataset.score = m.score;
+    score.append(el("small", null, " pts"));
     top.append(score);
     p.append(top);
-    const sub = D.game === "phase10" ? phaseLine(f, i) : el("div", "sub");
-    if (D.game === "fivecrowns" && f.lt && f.lt[i]) sub.append(el("span", "badge", "last turn \u2714"));
-    if (hist.n) {
-      const think = el("span", "think", "think " + ms(hist.last) + " \u00b7 mean " + ms(hist.sum / hist.n) + " \u00b7 max " + ms(hist.max));
-      think.title = hist.n + " decisions" + (hist.faults ? ", " + hist.faults + " faults" : "");
+    const sub = m.phase ? phaseLine(m.phase) : el("div", "sub");
+    if (m.lastTurn) sub.append(el("span", "badge", "last turn \u2714"));
+    if (m.think) {
+      const [n, last, mean, max, faults] = m.think;
+      const think = el("span", "think", "think " + ms(last) + " \u00b7 mean " + ms(mean) + " \u00b7 max " + ms(max));
+      think.title = n + " decisions" + (faults ? ", " + faults + " faults" : "");
       sub.append(think);
+      if (faults) sub.append(el("span", "faults", "\u26a0 " + faults));
     }
-    if (hist.faults) sub.append(el("span", "faults", "\u26a0 " + hist.faults));
     p.append(sub);
     const row = el("div", "handrow");
     const hand = el("div", "hand");
-    hand.dataset.size = f.hs[i];
-    const shown = handShown(f, i);
-    if (shown) for (const t of shown) hand.append(card(t, f.wr));
-    else for (let k = 0; k < f.hs[i]; k++) hand.append(back());
-    const size = el("span", "size", f.hs[i] + (f.hs[i] === 1 ? " card" : " cards"));
-    row.append(hand, size);
-    for (const g of f.tb) if (g[0] === i) row.append(group(g, f.wr, before !== null && !before.has(g[1])));
+    hand.dataset.size = m.size;
+    if (m.shown) for (const t of m.shown) hand.append(card(t, m.wild));
+    else for (let k = 0; k < m.size; k++) hand.append(back());
+    row.append(hand, el("span", "size", m.size + (m.size === 1 ? " card" : " cards")));
+    for (const [token, id, fresh] of m.groups) row.append(group(token, id, m.wild, fresh));
     p.append(row);
     return p;
   }
@@ -329,30 +399,27 @@
     return status && status !== "ok" ? status : "out";
   }
 
-  function phaseLine(f, i) {
+  function phaseLine([phase, laid, completed]) {
     const line = el("div", "sub");
     const pips = el("span", "pips");
-    const done = new Set(f.cp[i] || []);
+    const done = new Set(completed || []);
     const sequence = new Set(D.sequence || []);
     for (let p = 1; p <= 10; p++) {
-      const pip = el("i", done.has(p) ? "done" : p === f.ph[i] ? "now" : sequence.has(p) ? "" : "off");
+      const pip = el("i", done.has(p) ? "done" : p === phase ? "now" : sequence.has(p) ? "" : "off");
       pip.title = "phase " + p + ": " + D.needs[p];
       pips.append(pip);
     }
     line.append(pips);
-    const phase = f.ph[i];
     const text = phase ? "phase " + phase + ": " + D.needs[phase] : "any phase not yet made";
-    const needs = el("span", "needs", text + (f.ld[i] ? " \u2714 laid" : ""));
+    const needs = el("span", "needs", text + (laid ? " \u2714 laid" : ""));
     needs.dataset.phase = phase;
     line.append(needs);
     return line;
   }
 
-  function group(g, wild, fresh) {
-    const [owner, token, id] = g;
+  function group(token, id, wild, fresh) {
     const box = el("div", "group" + (fresh ? " new" : ""));
     box.dataset.group = token;
-    box.dataset.owner = owner;
     const colon = token.indexOf(":");
     box.append(el("span", "what", token.slice(0, colon) + (id !== undefined ? " #" + id : "")));
     const cards = el("div", "cards");
@@ -362,9 +429,9 @@
   }
 
   // Cards of a hand overlap when the panel is too narrow for them side by side.
-  function fitHands() {
+  function fitHands(nodes) {
     // All widths are read before any is written, so the page is laid out once.
-    const hands = Array.from(document.querySelectorAll(".hand"));
+    const hands = nodes.flatMap((node) => Array.from(node.querySelectorAll(".hand")));
     const sizes = hands.map((h) => [h.children.length, h.parentElement.clientWidth - 60,
       h.firstElementChild ? h.firstElementChild.offsetWidth : 0]);
     hands.forEach((hand, k) => {
@@ -377,6 +444,7 @@
 
   function solitaireStrip(f, s) {
     const box = el("div", "strip");
+    box.id = "strip";
     const draw = el("div", "pilebox");
     draw.append(f.dp > 0 ? back("deck") : el("div", "card slot"), el("span", null, "draw pile"));
     const dp = el("span", "count", f.dp);
@@ -415,7 +483,7 @@
       p.append(top);
       if (f.pz[i] && f.pg[i]) {
         const groups = el("div", "groups");
-        for (const g of f.pg[i]) groups.append(group([0, g], wild, false));
+        for (const g of f.pg[i]) groups.append(group(g, undefined, wild, false));
         p.append(groups);
       } else {
         const hand = el("div", "hand");
@@ -515,7 +583,7 @@
 
   function go(i) {
     const next = Math.max(0, Math.min(COUNT - 1, i | 0));
-    if (next === index && $("table").childElementCount) return;
+    if (next === index) return;
     index = next;
     render();
   }
@@ -641,8 +709,9 @@
     $("b-fault").addEventListener("click", nextFault);
     $("b-fault").hidden = !STEPS.some((s) => s.F);
     $("speed").addEventListener("change", () => { if (timer) play(true); });
-    $("jump-hand").addEventListener("change", (e) => goHand(+e.target.value));
-    $("jump-action").addEventListener("change", (e) => goAction(+e.target.value));
+    // After a jump the keys step again (they are the input's while it has the focus).
+    $("jump-hand").addEventListener("change", (e) => { goHand(+e.target.value); e.target.blur(); });
+    $("jump-action").addEventListener("change", (e) => { goAction(+e.target.value); e.target.blur(); });
     $("log").addEventListener("click", (e) => {
       const li = e.target.closest("li");
       if (li) go(+li.dataset.step);
@@ -665,12 +734,17 @@
         keys[e.key]();
       }
     });
-    window.addEventListener("resize", () => { layout(); render(); });
+    window.addEventListener("resize", () => {
+      layout();
+      buildTable();
+      render();
+    });
   }
 
   header();
   wire();
   layout();
+  buildTable();
   buildLog();
   buildMarks();
   index = fromHash();
