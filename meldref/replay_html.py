@@ -280,7 +280,9 @@ class _Builder:
         lines = self.lines(before)
         skips = [[e.seat, e.public.get("victim")] for e in before if e.kind == "skip"]
         skipped = [e.seat for e in before if e.kind == "skipped"]
-        more = {"n": n, "s": step.seat, "a": step.action, "dc": step.decision,
+        drawn = next((e.for_seat(self.seat).get("card") for e in before if e.kind == "draw"),
+                     None)  # None where the viewer did not see the card
+        more = {"n": n, "s": step.seat, "a": step.action, "dc": step.decision, "dr": drawn,
                 "t": _elapsed(record.get("elapsed")), "au": bool(record.get("auto")),
                 "F": [self.fault(f) for f in self.faults.pop(n, [])], "sk": skips, "sx": skipped}
         if cut == len(step.events) and not any(e.kind in ENDS for e in before):

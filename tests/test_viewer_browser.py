@@ -329,10 +329,11 @@ def test_a_300_action_page_at_14_seats_is_small_and_opens_quickly(
     size = page.stat().st_size
     assert size < 1_000_000
     seconds = tab.open(page.as_uri())
-    ready = tab.page.evaluate("performance.now()")
+    ready = tab.page.evaluate("window.meldrefViewer.readyMs")
     assert tab.page.locator("#seats .seat").count() == 14
     record_property("viewer_300_actions_14_seats_bytes", size)
     record_property("viewer_300_actions_14_seats_open_s", round(seconds, 3))
     with capsys.disabled():
         print(f"\n[viewer] 300 actions at 14 seats: {size} bytes, opened in {seconds:.3f} s "
-              f"(ready {ready:.0f} ms after navigation)")
+              f"(table drawn {ready:.0f} ms after the navigation started; "
+              "python bench/bench_viewer.py measures it properly)")

@@ -342,6 +342,7 @@
       think: hist.n ? [hist.n, hist.last, hist.sum / hist.n, hist.max, hist.faults] : null,
       size: f.hs[i],
       shown: handShown(f, i),
+      drawn: acted && s.dr ? s.dr : null,
       groups: f.tb.filter((g) => g[0] === i).map((g) => [g[1], g[2], before !== null && !before.has(g[1])]),
       wild: f.wr || null,
     };
@@ -374,11 +375,13 @@
     top.append(score);
     p.append(top);
     const sub = m.phase ? phaseLine(m.phase) : el("div", "sub");
+    sub.prepend(el("span", "count", m.size + (m.size === 1 ? " card" : " cards")));
     if (m.lastTurn) sub.append(el("span", "badge", "last turn \u2714"));
     if (m.think) {
       const [n, last, mean, max, faults] = m.think;
-      const think = el("span", "think", "think " + ms(last) + " \u00b7 mean " + ms(mean) + " \u00b7 max " + ms(max));
-      think.title = n + " decisions" + (faults ? ", " + faults + " faults" : "");
+      const think = el("span", "think", "think " + ms(last) + " \u00b7 max " + ms(max));
+      think.title = "think time: last " + ms(last) + ", mean " + ms(mean) + ", max " + ms(max) + " over " + n +
+        " decisions" + (faults ? "; " + faults + " faults" : "");
       sub.append(think);
       if (faults) sub.append(el("span", "faults", "\u26a0 " + faults));
     }
@@ -386,9 +389,12 @@
     const row = el("div", "handrow");
     const hand = el("div", "hand");
     hand.dataset.size = m.size;
-    if (m.shown) for (const t of m.shown) hand.append(card(t, m.wild));
-    else for (let k = 0; k < m.size; k++) hand.append(back());
-    row.append(hand, el("span", "size", m.size + (m.size === 1 ? " card" : " cards")));
+    if (m.shown) {
+      for (const t of m.shown) hand.append(card(t, m.wild));
+      const drawn = m.drawn ? Array.from(hand.children).find((c) => c.dataset.card === m.drawn) : null;
+      if (drawn) drawn.classList.add("drawn");
+    } else for (let k = 0; k < m.size; k++) hand.append(back());
+    row.append(hand);
     for (const [token, id, fresh] of m.groups) row.append(group(token, id, m.wild, fresh));
     p.append(row);
     return p;
@@ -432,7 +438,7 @@
   function fitHands(nodes) {
     // All widths are read before any is written, so the page is laid out once.
     const hands = nodes.flatMap((node) => Array.from(node.querySelectorAll(".hand")));
-    const sizes = hands.map((h) => [h.children.length, h.parentElement.clientWidth - 60,
+    const sizes = hands.map((h) => [h.children.length, h.parentElement.clientWidth - 8,
       h.firstElementChild ? h.firstElementChild.offsetWidth : 0]);
     hands.forEach((hand, k) => {
       const [n, width, cw] = sizes[k];
@@ -516,12 +522,14 @@
     if (SOLITAIRE) return box;
     const t = el("table");
     const head = el("tr");
-    for (const h of ["seat", "place", "score", "status", "faults"]) head.append(el("th", null, h));
+    const phases = o.phases_completed;
+    for (const h of ["seat", "place", "score", phases ? "phases" : null, "status", "faults"]) if (h) head.append(el("th", null, h));
     t.append(head);
     for (let s = 0; s < N; s++) {
       const row = el("tr");
-      row.append(el("td", null, seatName(s)), el("td", null, (o.places || [])[s]), el("td", null, (o.scores || [])[s]),
-        el("td", null, (D.result.status || [])[s] || ""), el("td", null, (D.result.faults || [])[s] || 0));
+      row.append(el("td", null, seatName(s)), el("td", null, (o.places || [])[s]), el("td", null, (o.scores || [])[s]));
+      if (phases) row.append(el("td", null, phases[s]));
+      row.append(el("td", null, (D.result.status || [])[s] || ""), el("td", null, (D.result.faults || [])[s] || 0));
       t.append(row);
     }
     box.append(t);
@@ -758,7 +766,7 @@
     go: go,
     goAction: goAction,
     goHand: goHand,
-    ready: true,
+    readyMs: performance.now(), // from the start of the navigation to a drawn table
   };
   document.documentElement.dataset.ready = "1";
 })();
