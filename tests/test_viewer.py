@@ -346,3 +346,11 @@ def test_server_refuses_a_folder_without_replays(tmp_path: Path) -> None:
         ReplayServer(tmp_path / "nothing", "127.0.0.1", 0)
     result = runner.invoke(app, ["replay", "serve", str(tmp_path), "--port", "0"])
     assert result.exit_code == 2 and "no replay files found" in result.output
+
+
+def test_serve_on_a_port_in_use_stops_with_exit_2(server: ReplayServer,
+                                                  replays: dict[str, Path]) -> None:
+    port = str(server.server_address[1])
+    result = runner.invoke(app, ["replay", "serve", str(replays["phase10"].parent),
+                                 "--port", port])
+    assert result.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in result.output

@@ -331,6 +331,7 @@
       dealer: f.dl === i,
       skips: f.sk ? f.sk[i] : 0,
       skipped: (s.sx || []).includes(i),
+      skippedBy: (s.sk || []).filter((x) => x[1] === i).map((x) => x[0]),
       wentOut: f.wo === i,
       faults: (s.F || []).filter((x) => x[0] === i).map((x) => x[1]),
       status: hist.out ? statusWord(i) : null,
@@ -360,7 +361,10 @@
     top.lastChild.title = (D.seats[i] && D.seats[i].spec) || D.names[i];
     if (m.dealer) top.append(el("span", "badge dealer", "D"));
     if (m.toMove !== null) top.append(el("span", "badge turn", m.toMove));
-    if (m.skips) top.append(el("span", "badge skip", "\u2298 skip" + (m.skips > 1 ? " \u00d7" + m.skips : "")));
+    for (const by of m.skippedBy) top.append(el("span", "badge skip", "\u2298 Skip from seat " + by));
+    if (m.skips && !m.skippedBy.length) {
+      top.append(el("span", "badge skip", "\u2298 skip pending" + (m.skips > 1 ? " \u00d7" + m.skips : "")));
+    }
     if (m.skipped) top.append(el("span", "badge skip", "skipped"));
     if (m.wentOut) top.append(el("span", "badge gone", "went out"));
     for (const outcome of m.faults) top.append(el("span", "badge bad fault-mark", outcome));
