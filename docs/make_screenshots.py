@@ -5,13 +5,17 @@
 Plays games between built-in bots with fixed seeds (Phase 10 at 4 seats, Five Crowns at 8 and
 at 14 seats in party mode, Solitaire), writes each one's page with `meldref replay html`'s own
 code, opens it in headless chromium at a step worth showing (the fullest table in the first half
-of the game) and saves docs/viewer-<name>.png; then the list of the games, as `meldref replay serve`
-shows it, as docs/viewer-list.png. Deterministic: the same pictures every run.
+of the game) and saves docs/viewer-<name>.png; then the list of a small tournament's games (a
+bot that crashes among them), as `meldref replay serve` shows it, as docs/viewer-list.png.
+Deterministic: the same pictures every run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -27,6 +31,7 @@ from meldref.runner import run_job
 from meldref.schedule import BotEntry, GameJob
 
 DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--hide-scrollbars"]
@@ -51,6 +56,31 @@ def play(folder: Path, name: str) -> Path:
     if line["status"] != "ok":
         raise SystemExit(f"{name}: {line}")
     return path
+
+
+def tournament(folder: Path) -> Path:
+    """A small round robin with a bot that crashes (the list of games with standings)."""
+    out = folder / "tournament"
+    crashing = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'} crash"
+    config = folder / "tournament.toml"
+    config.write_text(f"""game = "phase10"
+players = 3
+games = 6
+seed = 1
+out = {json.dumps(str(out))}
+[rules]
+phases-to-win = 3
+[[bot]]
+cmd = "builtin:greedy"
+[[bot]]
+cmd = "builtin:random"
+[[bot]]
+name = "crasher"
+cmd = {json.dumps(crashing)}
+""", encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "meldref.cli", "tournament", str(config)], check=True,
+                   capture_output=True)
+    return out
 
 
 def showcase_step(data: dict[str, Any]) -> int:
@@ -106,7 +136,7 @@ def main() -> None:
         seat_page.write_text(replay_page(replays["phase10"], 1)[0], encoding="utf-8")
         step = showcase_step(game_data(load_replay(replays["phase10"])))
         shoot(page, f"{seat_page.as_uri()}#step={step}", DOCS / "viewer-phase10-seat.png")
-        server = ReplayServer(folder, "127.0.0.1", 0, quiet=True)
+        server = ReplayServer(tournament(Path(temp)), "127.0.0.1", 0, quiet=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             shoot(page, server.url, DOCS / "viewer-list.png")

@@ -35,6 +35,13 @@ def phase10_four(folder: Path) -> Path:
                 ["builtin:greedy", "builtin:random", "builtin:greedy", "builtin:greedy"], {}, 3)
 
 
+def phase10_short(folder: Path) -> Path:
+    """Phase 10 at 4 seats to two phases: a few hands, with Skips, lay-downs and hits."""
+    return play(folder, "phase10-short", "phase10",
+                ["builtin:greedy", "builtin:greedy", "builtin:random", "builtin:greedy"],
+                {"phases-to-win": "2"}, 5)
+
+
 def fivecrowns_nine(folder: Path) -> Path:
     return play(folder, "fivecrowns-9", "fivecrowns",
                 ["builtin:greedy"] * 6 + ["builtin:random"] * 3, {"party": "on"}, 4)

@@ -87,7 +87,7 @@
       seats.append(chip);
     });
     tr.append(seats);
-    tr.append(el("td", null, (row.winners || []).map((w) => row.names[w]).join(", ") || (row.termination ? "none" : "-")));
+    tr.append(el("td", "winner", (row.winners || []).map((w) => row.names[w]).join(", ") || (row.termination ? "none" : "-")));
     const seatsShown = bot ? seatsOf(row, bot) : row.winners || [];
     tr.append(el("td", "num", seatsShown.map((s) => (row.scores || [])[s]).join(", ")));
     tr.append(el("td", "num", row.hands ?? ""), el("td", "num", row.actions ?? ""));

@@ -580,12 +580,19 @@
     const marks = $("marks");
     const last = Math.max(COUNT - 1, 1);
     const parts = [];
+    const auto = new Set(); // seats the referee is playing: only where that starts is marked
     STEPS.forEach((s, i) => {
-      const cls = s.F ? "f" : s.au ? "a" : s.k !== "a" ? "h" : null;
+      const starts = s.k === "a" && s.au && !auto.has(s.s);
+      if (s.k === "a") {
+        if (s.au) auto.add(s.s);
+        else auto.delete(s.s);
+      }
+      const cls = s.F ? "f" : starts ? "a" : s.k !== "a" ? "h" : null;
       if (!cls) return;
       const m = el("i", cls);
       m.style.left = (i / last) * 100 + "%";
       if (s.F) m.title = s.F.map(faultText).join("\n");
+      else if (starts) m.title = "the referee plays for " + seatName(s.s) + " from here";
       parts.push(m);
     });
     marks.replaceChildren(...parts);
@@ -667,7 +674,8 @@
     const cw = SOLITAIRE ? Math.max(30, Math.min(46, width / 26)) : Math.max(28, Math.min(54, panel / (N > 9 ? 8.6 : 7.4)));
     document.documentElement.style.setProperty("--cols", cols);
     document.documentElement.style.setProperty("--cw", cw.toFixed(1) + "px");
-    document.documentElement.style.setProperty("--cwg", (cw * (N > 9 ? 0.9 : N > 6 ? 0.8 : 0.78)).toFixed(1) + "px");
+    const groupScale = SOLITAIRE ? 0.92 : N > 9 ? 0.9 : N > 6 ? 0.8 : 0.78;
+    document.documentElement.style.setProperty("--cwg", (cw * groupScale).toFixed(1) + "px");
   }
 
   // -- start ------------------------------------------------------------------------------------
