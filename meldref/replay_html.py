@@ -257,9 +257,8 @@ class _Builder:
             seen = event.for_seat(self.seat)
             self.trackers.see(seen)
             text = describe_event(seen, self.names)
-            public = describe_event(event.for_seat(-1), self.names)
-            out.append([text, public, event.seat] if self.seat is None and public != text
-                       else text)
+            public = describe_event(event.for_seat(-1), self.names) if self.seat is None else text
+            out.append([text, public, event.seat] if public != text else text)
         return out
 
     def add(self, kind: str, frame: Frame, lines: list[Any], **more: Any) -> None:
