@@ -179,3 +179,64 @@ def replay_resume(
                   "(a seat failed before the resume point)")
     if done.line.get("status") != "ok":
         raise typer.Exit(EXIT_FAILED)
+
+
+@replay_app.command("html")
+def replay_html(
+    path: Annotated[Path, typer.Argument(help="A replay file, or a folder of them (a "
+                                         "tournament's).")],
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="The page to write (a replay; default: PATH with .html), or the "
+        "folder of pages and index.html (a folder; default: PATH/viewer).")] = None,
+    seat: Annotated[int | None, typer.Option(
+        help="Only what this seat saw: the other hands face down, and absent from the page.")
+    ] = None,
+) -> None:
+    """Write a replay as one self-contained HTML page (a folder: a page per game and an index)."""
+    from ..replay.html import ViewerError
+    from ..replay.index import write_pages
+
+    try:
+        written = write_pages(path, output, seat)
+    except ViewerError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write the pages: {exc.strerror or exc}")
+    if written.index is not None:
+        out.print(f"{len(written.pages)} pages, index: {written.index}", markup=False)
+    else:
+        out.print(f"page: {written.pages[0]}", markup=False)
+    for problem in written.problems:
+        err.print(f"warning: {problem}", markup=False)
+    if written.problems:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@replay_app.command("serve")
+def replay_serve(
+    folder: Annotated[Path, typer.Argument(help="A folder of replays (a tournament's).")],
+    port: Annotated[int, typer.Option(help="The port (0: any free one).")] = 8765,
+    host: Annotated[str, typer.Option(
+        help="The address to listen on. The replays hold every hand: keep the default "
+        "(this machine only) unless every one who can reach the address may see them.")
+    ] = "127.0.0.1",
+) -> None:
+    """Serve a folder's games in a local web page: results, standings, each game in the viewer."""
+    from ..replay.serve import ReplayServer, ServeError, is_loopback
+
+    try:
+        server = ReplayServer(folder, host, port)
+    except ServeError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    if not is_loopback(host):
+        err.print(f"warning: {host} may be reachable from other machines; the replays hold "
+                  "every hand", markup=False)
+    out.print(f"serving {folder} at {server.url} (Ctrl-C stops)", markup=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass  # stopping the server is how it ends
+    finally:
+        server.server_close()

@@ -6,7 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..engine.cards import Card, CardError, sort_key
+from ..engine.cards import (
+    COLOUR_NAMES,
+    FC_RANK_TEXT,
+    SUIT_NAMES,
+    SUITS,
+    Card,
+    CardError,
+    Kind,
+    sort_key,
+)
 
 
 def seat_name(names: Sequence[str], seat: Any) -> str:
@@ -43,17 +52,17 @@ def describe_event(event: Mapping[str, Any], names: Sequence[str]) -> str:
     if kind == "deal":
         return _deal(event, who)
     if kind == "go_out":
-        return f"{who} goes out with {value_text(event.get('groups'))}"
+        return f"{who} goes out with {describe_groups(event.get('groups'))}"
     if kind == "last_turn":
-        return (f"{who} lays {value_text(event.get('groups'))} on the last turn, "
+        return (f"{who} lays {describe_groups(event.get('groups'))} on the last turn, "
                 f"{event.get('left')} cards left")
     if kind == "place":
         return (f"{who} puts {card} on pile {event.get('pile')} and discards "
                 f"{event.get('discarded')} ({_next_card(event)})")
     if kind == "close":
-        return f"pile {event.get('pile')} closes: {value_text(event.get('groups'))}"
+        return f"pile {event.get('pile')} closes: {describe_groups(event.get('groups'))}"
     if kind == "lay_down":
-        return f"{who} lays phase {event.get('phase')}: {value_text(event.get('groups'))}"
+        return f"{who} lays phase {event.get('phase')}: {describe_groups(event.get('groups'))}"
     if kind == "hit":
         return f"{who} hits group {event.get('group_id')} with {card} -> {event.get('group')}"
     if kind == "reshuffle":
@@ -98,6 +107,48 @@ def _hand_end(event: Mapping[str, Any], names: Sequence[str]) -> str:
     word = "round" if "round" in event else "hand"
     return (f"{word} {number} ends, {how}: points {value_text(event.get('points'))}"
             f"; totals {value_text(event.get('totals'))}{held}")
+
+
+_PLURALS = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes",
+            7: "sevens", 8: "eights", 9: "nines", 10: "tens", 11: "elevens", 12: "twelves"}
+_FC_PLURALS = {**_PLURALS, 11: "jacks", 12: "queens", 13: "kings"}
+
+
+def describe_groups(groups: Any) -> str:
+    """Laid groups in words, each with its cards: `set of 4 sevens (R7 B7 W=7 G7) + run 3-6
+    (R3 B4 Y5 W=6)`; "nothing" for none."""
+    if not isinstance(groups, list) or not groups:
+        return "nothing"
+    return " + ".join(f"{describe_group(str(g))} ({' '.join(str(g).partition(':')[2].split(','))})"
+                      for g in groups)
+
+
+def describe_group(token: str) -> str:
+    """One group token in words ("set of 4 sevens", "run 3-6", "run 9-Q of hearts",
+    "7 green cards"); the token itself if it cannot be read."""
+    kind, _, body = token.partition(":")
+    try:
+        placed = [(Card.parse(c), d) for c, _, d in (p.partition("=") for p in body.split(","))]
+    except CardError:
+        return token
+    fc = any(c.kind is Kind.JOKER or c.suit in SUITS for c, _ in placed)
+
+    def value(card: Card, declared: str) -> str:
+        return declared or (FC_RANK_TEXT[card.rank] if fc else str(card.rank))
+
+    values = [value(c, d) for c, d in placed]
+    if kind in ("set", "book") and values:
+        rank = next((r for r, v in FC_RANK_TEXT.items() if v == values[0]), None) if fc else (
+            int(values[0]) if values[0].isdigit() else None)
+        plural = (_FC_PLURALS if fc else _PLURALS).get(rank or 0, f"{values[0]}s")
+        return f"{kind} of {len(placed)} {plural}"
+    if kind == "run" and values:
+        suit = next((SUIT_NAMES[c.suit] for c, d in placed if not d and c.suit in SUITS), "")
+        return f"run {values[0]}-{values[-1]}" + (f" of {suit}" if suit else "")
+    if kind == "colour" and placed:
+        colour = next((d or c.suit for c, d in placed if d or c.suit), "")
+        return f"{len(placed)} {COLOUR_NAMES.get(colour, 'same-colour')} cards"
+    return token
 
 
 def format_hand(tokens: Iterable[str]) -> str:

@@ -20,7 +20,8 @@ from ..protocol.records import GameRecord
 from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
-from .schedule import BotEntry, GameJob
+from ..settings import in_table, limit_settings, parse_rules
+from .schedule import BotEntry, GameJob, bot_entries
 
 RecordHook = Callable[[dict[str, Any]], None]
 
@@ -212,3 +213,19 @@ def which_missing(spec: BotSpec) -> str | None:
     if shutil.which(program) is None:
         return f"bot command {spec}: {program!r} is not on PATH"
     return None
+
+
+def play_one(game: str, specs: Sequence[str], seed: int, *, rules: Mapping[str, Any] | None = None,
+             limits: Mapping[str, Any] | None = None, names: Sequence[str] | None = None,
+             replay: Path | None = None, game_id: str = "game") -> dict[str, Any]:
+    """One game given as text (bot specs; rules and limits by their public names, as flags
+    and TOML give them), checked here and played; its result line. For scripts, benchmarks and
+    tests; `SettingsError` or `ValueError` if a value is wrong."""
+    info = find_game(game)
+    settings = limit_settings(limits or {}, in_table("limits"))
+    parsed = [BotSpec.parse(s) for s in specs]
+    bots = tuple(BotEntry(n, s) for n, s in zip(names, parsed, strict=True)) if names else tuple(
+        bot_entries(parsed))
+    job = GameJob(0, game_id, info.name, parse_rules(info.rules_type, rules or {}), seed, 0,
+                  bots, settings.policy(), settings.process_limits())
+    return run_job(job, None, replay=replay)

@@ -1,0 +1,441 @@
+"""Replays as pages: the table at every step of a game in one self-contained HTML file.
+
+The page's data is built by re-simulating the replay (`replay.simulate`) and taking, after the
+deal and after every action, what the viewer may see:
+
+- the full view: every seat's `observation(s)`, so every hand;
+- a seat's view (`seat=K`): seat K's `observation(K)` only, and every event as K saw it
+  (`Event.for_seat(K)`). Nothing else of the state is read, so the page cannot hold a card K
+  did not see, whatever its script shows or hides; nor the seed, from which every deal follows.
+
+An action that ends a hand (round) gets that hand's last table as its frame: the observation
+after it already shows the next deal, so the frame is the previous one with the action's events
+up to `hand_end` applied (the groups laid, the discard, and the hands, points and totals that
+`hand_end` makes public). The next deal then gets a frame of its own.
+
+What the observations lack is kept from the events as the viewer saw them: the discard pile's
+cards (every discard and draw from it is public) and the groups of Solitaire's closed piles.
+
+Frames are flat dicts (per-seat and per-pile lists split into `key.i` entries); the page holds
+the first one whole and then only the entries that change, so a game of 300 actions at 14 seats
+stays far under 1 MB. Words come from `replay_show.describe_event`, as `replay show` prints them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, Final
+
+from ..engine.cards import Card, CardError, sort_key
+from ..engine.game import Event, GameState, RuleOptionError, rules_to_json
+from ..engine.phase10.rules import PHASES, describe_phase
+from .files import Replay, ReplayError, Step, opening_events, simulate
+from .show import lenient_replay
+from .words import describe_event
+
+DATA_VERSION: Final = 1
+DISCARD_SHOWN: Final = 12  # cards of the discard pile a frame holds (the top last)
+PER_INDEX: Final = frozenset({"sc", "hs", "hd", "pl", "pts", "ph", "ld", "cp", "sk", "lt",
+                              "pc", "pz", "pg"})
+ENDS: Final = ("hand_end", "round_end")
+Frame = dict[str, Any]
+
+
+class ViewerError(ValueError):
+    """A page that cannot be made as asked (a seat the game does not have)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# What the observations lack, kept from the events
+
+
+@dataclass(slots=True)
+class _Trackers:
+    """The discard pile's cards (table games) or the cards out of play and the closed piles'
+    groups (Solitaire), from the events as the viewer saw them."""
+
+    pile: list[str] = field(default_factory=list)
+    count: int = 0
+    closed: dict[int, list[str]] = field(default_factory=dict)
+    dealing: bool = False
+
+    def see(self, event: Mapping[str, Any]) -> None:
+        kind = event.get("event")
+        if kind == "deal":
+            self.dealing = True
+        elif kind == "turn_up":
+            if self.dealing:  # a new hand: the old discard pile went back into the deck
+                self.pile, self.count, self.dealing = [], 0, False
+            self._push(event["card"])
+        elif kind == "discard":
+            self._push(event["card"])
+        elif kind == "draw" and event.get("source") == "discard" and self.pile:
+            self.pile.pop()
+            self.count -= 1
+        elif kind == "reshuffle":
+            self.pile, self.count = self.pile[-1:], min(self.count, 1)
+        elif kind == "place":
+            self._push(event["discarded"])
+        elif kind == "close":
+            self.closed[int(event["pile"])] = list(event.get("groups") or [])
+
+    def _push(self, card: str) -> None:
+        self.pile.append(card)
+        self.count += 1
+
+    def discard_fields(self, top: str | None) -> Frame:
+        if top is not None and (not self.pile or self.pile[-1] != top):
+            self.pile, self.count = [top], max(self.count, 1)  # trust the observation
+        return {"dis": self.pile[-DISCARD_SHOWN:], "dn": self.count}
+
+
+def sorted_hand(tokens: Iterable[str]) -> list[str]:
+    """A hand's tokens as people hold them (naturals by rank, then wilds, then Skips)."""
+    cards: list[Card] = []
+    rest: list[str] = []
+    for token in tokens:
+        try:
+            cards.append(Card.parse(token))
+        except CardError:
+            rest.append(token)
+    return [c.text for c in sorted(cards, key=sort_key)] + rest
+
+
+# ----------------------------------------------------------------------------------------------
+# One frame per game, from the observations the viewer may see
+
+
+def _seat_lists(views: Sequence[Mapping[str, Any] | None], seats: Sequence[Mapping[str, Any]],
+                ) -> Frame:
+    return {
+        "sc": [s["score"] for s in seats],
+        "hs": [s["hand_size"] for s in seats],
+        "pl": [bool(s["playing"]) for s in seats],
+        "hd": [sorted_hand(v["hand"]) if v is not None else None for v in views],
+        "pts": [None] * len(seats),
+    }
+
+
+def phase10_frame(views: Sequence[Mapping[str, Any] | None], public: Mapping[str, Any],
+                  trackers: _Trackers) -> Frame:
+    seats = public["seats"]
+    return {
+        "h": public["hand_number"], "dl": public["dealer"], "tm": public["to_move"],
+        "dc": public["decision"], "tie": public["tiebreak"], "dp": public["draw_pile_size"],
+        "tb": [[g["owner"], g["group"], g["id"]] for g in public["table"]],
+        **trackers.discard_fields(public["discard_top"]),
+        **_seat_lists(views, seats),
+        "ph": [s["phase"] for s in seats], "ld": [bool(s["laid"]) for s in seats],
+        "cp": [list(s["completed"]) for s in seats], "sk": [s["skip_pending"] for s in seats],
+        "end": None,
+    }
+
+
+def fivecrowns_frame(views: Sequence[Mapping[str, Any] | None], public: Mapping[str, Any],
+                     trackers: _Trackers) -> Frame:
+    seats = public["seats"]
+    return {
+        "h": public["round"], "dl": public["dealer"], "tm": public["to_move"],
+        "dc": public["decision"], "tie": public["tiebreak"], "dp": public["draw_pile_size"],
+        "wr": public["wild_rank"], "ds": public["deal_size"], "wo": public["went_out"],
+        "tb": [[g["seat"], g["group"]] for g in public["table"]],
+        **trackers.discard_fields(public["discard_top"]),
+        **_seat_lists(views, seats),
+        "lt": [bool(s["had_last_turn"]) for s in seats],
+        "end": None,
+    }
+
+
+def solitaire_frame(views: Sequence[Mapping[str, Any] | None], public: Mapping[str, Any],
+                    trackers: _Trackers) -> Frame:
+    piles = public["piles"]
+    return {
+        "tm": public["to_move"], "dc": public["decision"], "dp": public["draw_pile_size"],
+        "top": public["draw_top"], "mv": public["moves"], "sc": [public["piles_closed"]],
+        "dis": trackers.pile[-DISCARD_SHOWN:], "dn": public["out_of_play"],
+        "pc": [list(p["cards"]) for p in piles], "pz": [bool(p["closed"]) for p in piles],
+        "pg": [trackers.closed.get(int(p["size"])) for p in piles],
+    }
+
+
+FRAMES: Final[dict[str, Callable[..., Frame]]] = {
+    "phase10": phase10_frame, "fivecrowns": fivecrowns_frame, "solitaire": solitaire_frame,
+}
+
+
+def end_of_hand(frame: Frame, events: Iterable[Mapping[str, Any]]) -> Frame:
+    """The last table of a hand: `frame` (before the action) with the action's events up to
+    `hand_end` applied. Every field used here is public."""
+    end = {k: list(v) if isinstance(v, list) else v for k, v in frame.items()}
+    for event in events:
+        kind, seat = event.get("event"), event.get("seat")
+        if kind == "lay_down" and isinstance(seat, int):
+            end["tb"] = [*end["tb"], *([seat, g, i] for g, i in
+                                       zip(event["groups"], event["group_ids"], strict=True))]
+            end["ld"][seat] = True
+        elif kind == "hit":
+            end["tb"] = [[o, event["group"], i] if i == event["group_id"] else [o, g, i]
+                         for o, g, i in end["tb"]]
+        elif kind in ("go_out", "last_turn"):
+            end["tb"] = [*end["tb"], *([seat, g] for g in event.get("groups") or ())]
+        elif kind in ENDS:
+            hands = [str(h).split() for h in event["hands"]]
+            end["hd"] = [sorted_hand(h) for h in hands]
+            end["hs"] = [len(h) for h in hands]
+            end["sc"], end["pts"] = list(event["totals"]), list(event["points"])
+            if "laid" in event:
+                end["ld"] = [p is not None for p in event["laid"]]
+            if "completed" in event:
+                end["cp"] = [[int(p) for p in str(c).split()] for c in event["completed"]]
+            end["end"] = {"ended": event.get("ended"), "out": event.get("went_out")}
+            end["tm"], end["dc"] = None, "end"
+    return end
+
+
+# ----------------------------------------------------------------------------------------------
+# Steps and frames of a whole game
+
+
+def flatten(frame: Frame) -> Frame:
+    """Per-seat and per-pile lists as `key.i` entries, so a delta names only what changed."""
+    flat: Frame = {}
+    for key, value in frame.items():
+        if key in PER_INDEX:
+            flat.update((f"{key}.{i}", v) for i, v in enumerate(value))
+        else:
+            flat[key] = value
+    return flat
+
+
+def delta(previous: Frame, current: Frame) -> Frame:
+    """The entries of `current` that differ from `previous` (both flat, with the same keys)."""
+    if previous.keys() != current.keys():
+        raise ValueError(f"frames with different fields: {sorted(previous.keys() ^ current)}")
+    return {k: v for k, v in current.items() if previous[k] != v}
+
+
+def _compact(step: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in step.items()
+            if not (v is None or v is False or (isinstance(v, list) and not v))}
+
+
+@dataclass(slots=True)
+class _Builder:
+    """Steps (what happened, in words) and frames (the table after it) of one game."""
+
+    replay: Replay
+    seat: int | None
+    names: list[str]
+    faults: dict[int, list[dict[str, Any]]]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)
+    trackers: _Trackers = field(default_factory=_Trackers)
+    applied: int = 0
+
+    @property
+    def players(self) -> int:
+        return int(self.replay.header["players"])
+
+    def views(self, state: GameState) -> list[dict[str, Any] | None]:
+        return [state.observation(s).to_json() if self.seat in (None, s) else None
+                for s in range(self.players)]
+
+    def frame(self, state: GameState) -> Frame:
+        views = self.views(state)
+        public = next(v for v in views if v is not None)
+        return FRAMES[self.replay.header["game"]](views, public, self.trackers)
+
+    def lines(self, events: Iterable[Event]) -> list[Any]:
+        """Each event in words as the viewer saw it; in the full view, an event with hidden
+        parts is [full, as the others saw it, its seat] for the page's seat switch."""
+        out: list[Any] = []
+        for event in events:
+            seen = event.for_seat(self.seat)
+            self.trackers.see(seen)
+            text = describe_event(seen, self.names)
+            public = describe_event(event.for_seat(-1), self.names) if self.seat is None else text
+            out.append([text, public, event.seat] if public != text else text)
+        return out
+
+    def add(self, kind: str, frame: Frame, lines: list[Any], **more: Any) -> None:
+        self.frames.append(frame)
+        self.steps.append(_compact({"k": kind, "h": frame.get("h"), "L": lines, **more}))
+
+    def opening(self, state: GameState) -> None:
+        lines = self.lines(opening_events(state))
+        self.add("o", self.frame(state), lines)
+
+    def step(self, step: Step, state: GameState) -> None:
+        record = step.record
+        n = self.applied
+        self.applied += 1
+        cut = next((i + 1 for i, e in enumerate(step.events) if e.kind in ENDS),
+                   len(step.events))
+        before, after = step.events[:cut], step.events[cut:]
+        lines = self.lines(before)
+        skips = [[e.seat, e.public.get("victim")] for e in before if e.kind == "skip"]
+        skipped = [e.seat for e in before if e.kind == "skipped"]
+        drawn = next((e.for_seat(self.seat).get("card") for e in before if e.kind == "draw"),
+                     None)  # None where the viewer did not see the card
+        more = {"n": n, "s": step.seat, "a": step.action, "dc": step.decision, "dr": drawn,
+                "t": _elapsed(record.get("elapsed")), "au": bool(record.get("auto")),
+                "F": [self.fault(f) for f in self.faults.pop(n, [])], "sk": skips, "sx": skipped}
+        if cut == len(step.events) and not any(e.kind in ENDS for e in before):
+            self.add("a", self.frame(state), lines, **more)
+            return
+        end = end_of_hand(self.frames[-1], [e.for_seat(self.seat) for e in before])
+        if "dis" in end:
+            end.update(self.trackers.discard_fields(None))
+        later = self.lines(after)
+        if any(e.kind == "deal" for e in after):
+            self.add("a", end, lines, **more)
+            self.add("d", self.frame(state), later, n=n)
+        else:  # the game is over: its last hand's table stays on show
+            self.add("a", end, lines + later, **more)
+
+    def leftover_faults(self) -> None:
+        """Faults after the last action (or in a game without one) go on the last step."""
+        for faults in self.faults.values():
+            self.steps[-1].setdefault("F", []).extend(self.fault(f) for f in faults)
+        self.faults.clear()
+
+    def fault(self, record: Mapping[str, Any]) -> list[Any]:
+        seat = record.get("seat")
+        # Another seat's fault detail can name its cards (an illegal or late action's text).
+        detail = record.get("detail") if self.seat in (None, seat) else None
+        return [seat, record.get("outcome"), detail, bool(record.get("fatal")),
+                record.get("suppressed")]
+
+
+def _elapsed(value: Any) -> float | None:
+    return round(float(value), 6) if isinstance(value, int | float) else None
+
+
+def _faults_by_action(replay: Replay) -> dict[int, list[dict[str, Any]]]:
+    """Each fault under the number of the action that followed it (the decision it happened
+    in)."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    applied = 0
+    for _, record in replay.records:
+        if record["type"] == "action":
+            applied += 1
+        elif record["type"] == "fault":
+            out.setdefault(applied, []).append(record)
+    return out
+
+
+def game_data(replay: Replay, seat: int | None = None, problem: str | None = None,
+              ) -> dict[str, Any]:
+    """Everything the page shows of `replay`, as `seat` saw it (None: everything).
+    `ViewerError` for a seat the game does not have."""
+    header = replay.header
+    players = int(header["players"])
+    if seat is not None and not 0 <= seat < players:
+        raise ViewerError(f"--seat {seat}: the game has seats 0..{players - 1}")
+    names = replay.seat_names() or [f"seat {i}" for i in range(players)]
+    builder = _Builder(replay, seat, names, _faults_by_action(replay))
+    try:
+        state = replay.new_state()
+    except (RuleOptionError, ValueError, TypeError) as exc:  # as `simulate` says it
+        raise ReplayError(1, f"cannot start the game from the header: {exc}") from None
+    builder.opening(state)
+    try:
+        simulate(replay, on_step=builder.step)
+    except ReplayError as exc:
+        problem = problem or str(exc)
+    if not builder.frames:
+        raise ReplayError(1, problem or "no frame could be built")
+    builder.leftover_faults()
+    flat = [flatten(f) for f in builder.frames]
+    frames = [flat[0], *(delta(a, b) for a, b in pairwise(flat))]
+    return {
+        "v": DATA_VERSION, "game": header["game"], "title": replay.game.title,
+        "id": header.get("game_id"), "players": players, "names": names,
+        "seats": [_seat_info(s) for s in header.get("seats") or []],
+        "seat": seat, "seed": header.get("seed") if seat is None else None,
+        "rules": _changed_rules(replay), "move_time": (header.get("policy") or {}).get(
+            "move_time"),
+        **_phase10_facts(replay),
+        "result": _result(replay), "problem": problem,
+        "steps": builder.steps, "frames": frames,
+    }
+
+
+def _phase10_facts(replay: Replay) -> dict[str, Any]:
+    """The phases' requirements in words and the game's sequence of phases (Phase 10 only)."""
+    if replay.header["game"] != "phase10":
+        return {}
+    return {"needs": {str(p): describe_phase(p) for p in PHASES},
+            "sequence": list(replay.rules().sequence)}
+
+
+def _seat_info(seat: Mapping[str, Any]) -> dict[str, Any]:
+    return {"spec": seat.get("spec"), "version": seat.get("version")}
+
+
+def _changed_rules(replay: Replay) -> dict[str, Any]:
+    defaults = rules_to_json(replay.game.rules())
+    rules = replay.header.get("rules") or {}
+    return {k: v for k, v in rules.items() if defaults.get(k, v) != v or k == "party"}
+
+
+def _result(replay: Replay) -> dict[str, Any] | None:
+    result = replay.result
+    if result is None:
+        return None
+    return {"outcome": result.get("outcome", {}), "status": result.get("status"),
+            "faults": result.get("faults"), "actions": result.get("actions")}
+
+
+# ----------------------------------------------------------------------------------------------
+# The page
+
+
+def asset(name: str) -> str:
+    """A file of the viewer's assets (meldref/replay/viewer/), as text."""
+    return resources.files(__package__).joinpath("viewer", name).read_text(encoding="utf-8")
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside a <script> element: no `<`, `>` or `&` (escaped in strings)."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def fill(template: str, **parts: str) -> str:
+    """`template` with each `@@NAME@@` replaced by its part (in one pass: a part's own text is
+    never searched again)."""
+    pieces = template.split("@@")
+    for i in range(1, len(pieces), 2):
+        pieces[i] = parts[pieces[i]]
+    return "".join(pieces)
+
+
+def page_title(data: Mapping[str, Any]) -> str:
+    names = " vs ".join(data["names"][:4]) + (" ..." if len(data["names"]) > 4 else "")
+    view = "" if data["seat"] is None else f" (seat {data['seat']})"
+    return f"{data['title']} {data['id'] or ''}{view} - {names}"
+
+
+def viewer_page(data: Mapping[str, Any], back: str | None = None) -> str:
+    """The self-contained page of one game (`back`: a link to the list of games)."""
+    from html import escape
+
+    return fill(asset("viewer.html"), TITLE=escape(page_title(data)), STYLE=asset("viewer.css"),
+                SCRIPT=asset("viewer.js"), DATA=script_json({**data, "back": back}))
+
+
+def replay_page(path: Path, seat: int | None = None, back: str | None = None,
+                ) -> tuple[str, str | None]:
+    """The page of the replay at `path` and what was wrong with the file (None: nothing);
+    a replay that goes bad part way is shown up to there. `ViewerError` for a bad seat,
+    `ReplayError` or `OSError` for a file that is no replay."""
+    replay, problem = lenient_replay(path)
+    data = game_data(replay, seat, problem)
+    return viewer_page(data, back), data["problem"]

@@ -1,0 +1,214 @@
+"""The list of a folder's games: one row per replay with its seats, result and faults, and the
+tournament's standings when the folder has them. `replay html FOLDER` writes it as index.html
+next to one page per game; `replay serve FOLDER` serves it with each game opening in the viewer.
+
+Rows come from the tournament's `results.jsonl` where it lists a replay (fault outcomes
+included), else from the replay's first and last lines only (header and result), so a folder
+of thousands of games is listed without re-reading every action.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from ..private import private_dir, write_private_text
+from .files import ReplayError, replay_files
+from .html import ViewerError, asset, fill, replay_page, script_json
+
+TAIL_BYTES = 1 << 16  # a result line is a few hundred bytes; this leaves room for long names
+
+
+def relative(path: Path, folder: Path) -> str:
+    """`path` inside `folder`, with forward slashes (an URL's path and an index key)."""
+    return path.resolve().relative_to(folder.resolve()).as_posix()
+
+
+def _first_and_last_lines(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    with path.open("rb") as f:
+        header = json.loads(f.readline())
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(0, size - TAIL_BYTES))
+        tail = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    last = json.loads(tail) if tail else None
+    if not isinstance(header, dict) or header.get("type") != "header":
+        raise ReplayError(1, "not a meldref replay (no header)")
+    return header, last if isinstance(last, dict) and last.get("type") == "result" else None
+
+
+def row_from_replay(path: Path, folder: Path) -> dict[str, Any]:
+    """A list row from a replay's header and result lines (a truncated game has no result)."""
+    try:
+        header, result = _first_and_last_lines(path)
+    except (OSError, ValueError) as exc:  # json's errors are ValueErrors, as is ReplayError
+        return {"path": relative(path, folder), "id": path.stem, "problem": str(exc)}
+    seats = header.get("seats") or []
+    outcome = (result or {}).get("outcome") or {}
+    return {
+        "path": relative(path, folder), "id": header.get("game_id") or path.stem,
+        "game": header.get("game"), "names": [str(s.get("name")) for s in seats],
+        "scores": outcome.get("scores"), "places": outcome.get("places"),
+        "winners": outcome.get("winners"), "termination": outcome.get("termination"),
+        "status": (result or {}).get("status"), "faults": (result or {}).get("faults"),
+        "outcomes": None, "actions": (result or {}).get("actions"),
+        "hands": outcome.get("hands") or outcome.get("rounds"),
+        "problem": None if result else "truncated: no result line",
+    }
+
+
+def row_from_result(line: Mapping[str, Any]) -> dict[str, Any]:
+    """A list row from a tournament's `results.jsonl` line."""
+    faults = line.get("faults") or []
+    return {
+        "path": line.get("replay"), "id": line.get("game_id"), "game": line.get("game"),
+        "names": list(line.get("bots") or []), "scores": line.get("scores"),
+        "places": line.get("places"), "winners": line.get("winners"),
+        "termination": line.get("termination"), "status": line.get("seat_status"),
+        "faults": [len(f) for f in faults],
+        "outcomes": [sorted({str(x.get("outcome")) for x in f}) for f in faults],
+        "actions": line.get("actions"), "hands": line.get("hands"),
+        "problem": None if line.get("status") == "ok" else f"status {line.get('status')}",
+    }
+
+
+def _results(folder: Path) -> dict[str, dict[str, Any]]:
+    path = folder / "results.jsonl"
+    rows: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return rows
+    for text in path.read_text(encoding="utf-8").splitlines():
+        try:
+            line = json.loads(text)
+        except ValueError:  # a line cut by a kill: the tournament replays that game
+            continue
+        if isinstance(line, dict) and isinstance(line.get("replay"), str):
+            rows[line["replay"]] = row_from_result(line)
+    return rows
+
+
+def folder_replays(folder: Path) -> list[Path]:
+    """The replay files under `folder` (as `replay stats` finds them), never outside it."""
+    root = folder.resolve()
+    return [p for p in replay_files([folder]) if p.resolve().is_relative_to(root)]
+
+
+def game_rows(folder: Path, paths: Iterable[Path] | None = None) -> list[dict[str, Any]]:
+    """One row per replay under `folder`, in file order."""
+    known = _results(folder)
+    rows = []
+    for path in folder_replays(folder) if paths is None else paths:
+        key = relative(path, folder)
+        rows.append(known.get(key) or row_from_replay(path, folder))
+    return rows
+
+
+def standings(folder: Path) -> list[dict[str, Any]] | None:
+    """The tournament's standings (`standings.json`), or None where there are none."""
+    try:
+        data = json.loads((folder / "standings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    table = data.get("standings") if isinstance(data, dict) else None
+    return table if isinstance(table, list) else None
+
+
+def list_page(title: str, rows: list[dict[str, Any]], table: list[dict[str, Any]] | None,
+              link: Callable[[dict[str, Any]], str | None], seat_links: bool = False) -> str:
+    """The page listing `rows` (each linked by `link(row)`) with the standings `table`."""
+    for row in rows:
+        row["href"] = link(row)
+    data = {"title": title, "rows": rows, "standings": table, "seat_links": seat_links}
+    return fill(asset("list.html"), TITLE=escape(title), STYLE=asset("list.css"),
+                SCRIPT=asset("list.js"), DATA=script_json(data))
+
+
+# ----------------------------------------------------------------------------------------------
+# `replay html`: the pages on disk
+
+
+@dataclass(slots=True)
+class Written:
+    """What `write_pages` wrote, and the replays it could not show whole."""
+
+    pages: list[Path] = field(default_factory=list)
+    index: Path | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def write_pages(path: Path, out: Path | None = None, seat: int | None = None) -> Written:
+    """One page for the replay `path` (to `out`, default `path` with .html), or for a folder
+    one page per replay under it plus index.html (in `out`, default `path`/viewer).
+    Pages are owner-only, like the replays: a full view holds every hand.
+    `ViewerError` before anything is written if the input cannot be shown at all."""
+    if path.is_dir():
+        return _write_folder(path, out or path / "viewer", seat)
+    if not path.exists():
+        raise ViewerError(f"{path}: no such file or folder")
+    target = out or path.with_suffix(".html")
+    if target.is_dir():
+        target = target / path.with_suffix(".html").name
+    html, problem = _page(path, seat)
+    private_dir(target.parent, tighten=False)
+    write_private_text(target, html)
+    return Written([target], None, [f"{path}: {problem}"] if _bad(problem) else [])
+
+
+def _bad(problem: str | None) -> bool:
+    return problem is not None and "truncated" not in problem
+
+
+def _page(path: Path, seat: int | None, back: str | None = None) -> tuple[str, str | None]:
+    try:
+        return replay_page(path, seat, back)
+    except ReplayError as exc:
+        raise ViewerError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise ViewerError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _check_seat(replays: Iterable[Path], seat: int) -> None:
+    for path in replays:
+        try:
+            players = int(_first_and_last_lines(path)[0]["players"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # an unreadable replay is a problem of its own, reported with its page
+        if not 0 <= seat < players:
+            raise ViewerError(f"--seat {seat}: {path} has seats 0..{players - 1}")
+
+
+def _write_folder(folder: Path, out: Path, seat: int | None) -> Written:
+    replays = [p for p in folder_replays(folder) if not p.resolve().is_relative_to(out.resolve())]
+    if not replays:
+        raise ViewerError(f"{folder}: no replay files found")
+    if out.exists() and not out.is_dir():
+        raise ViewerError(f"{out} is not a folder")
+    if seat is not None:
+        _check_seat(replays, seat)
+    written = Written()
+    pages: dict[str, str] = {}
+    for replay in replays:
+        key = relative(replay, folder)
+        target = out / Path(key).with_suffix(".html")
+        back = Path(os.path.relpath(out / "index.html", target.parent)).as_posix()
+        try:
+            html, problem = _page(replay, seat, back)
+        except ViewerError as exc:
+            written.problems.append(str(exc))
+            continue
+        if _bad(problem):
+            written.problems.append(f"{replay}: {problem}")
+        private_dir(target.parent)
+        write_private_text(target, html)
+        written.pages.append(target)
+        pages[key] = Path(key).with_suffix(".html").as_posix()
+    written.index = out / "index.html"
+    title = f"{folder.resolve().name}: {len(replays)} games"
+    html = list_page(title, game_rows(folder, replays), standings(folder),
+                     lambda row: pages.get(str(row.get("path"))))
+    write_private_text(written.index, html)
+    return written

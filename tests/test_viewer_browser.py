@@ -1,0 +1,340 @@
+"""The replay viewer in a real browser: Debian's chromium, headless, driven by playwright (never
+a downloaded browser). Each game's page is stepped through from the first step to the last,
+and what it shows (scores, hand sizes, hands, laid groups) is checked against the engine after
+every action; a seat's page shows no other hand; keys step; faults are marked; the server's
+list opens a game.
+
+Skipped, with the reason printed, where chromium or playwright is missing (`.ci/run` installs
+both when it runs as root). Deselect with `-m "not browser"`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import viewer_games as games
+
+from meldref.replay.html import replay_page
+from meldref.replay.serve import ReplayServer
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+HANG_GUARD_MS = 10_000  # a page that takes this long is stuck, not slow
+
+# Every step's table as the page shows it, read from the DOM after `go(i)`.
+READ_ALL_STEPS = """() => {
+  const v = window.meldrefViewer, out = [];
+  for (let i = 0; i < v.count(); i++) {
+    v.go(i);
+    const seats = [...document.querySelectorAll('#seats .seat')].map((p) => ({
+      score: +p.querySelector('.score').dataset.score,
+      size: +p.querySelector('.hand').dataset.size,
+      faces: [...p.querySelectorAll('.hand .card[data-card]')].map((c) => c.dataset.card),
+      backs: p.querySelectorAll('.hand .card.back').length,
+      groups: [...p.querySelectorAll('.group')].map((g) => g.dataset.group),
+      badges: [...p.querySelectorAll('.badge')].map((b) => b.textContent),
+    }));
+    const piles = [...document.querySelectorAll('#piles .pile')].map((p) => ({
+      closed: p.dataset.closed === '1',
+      cards: [...p.querySelectorAll('.hand .card')].map((c) => c.dataset.card),
+      groups: [...p.querySelectorAll('.group')].map((g) => g.dataset.group),
+    }));
+    const closed = document.getElementById('closed-count');
+    out.push({step: v.step(i), label: document.getElementById('step-label').textContent,
+              seats, piles, closed: closed ? +closed.dataset.score : null,
+              draw: +document.getElementById('draw-count').textContent});
+  }
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does "
+                    "as root): the viewer's browser tests need it")
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (pip install -e '.[test]')")
+    with sync_api.sync_playwright() as driver:
+        context = driver.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM,
+            headless=True, args=ARGS, viewport={"width": 1400, "height": 900})
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("browser-replays")
+    return {"phase10": games.phase10_four(folder), "fivecrowns": games.fivecrowns_nine(folder),
+            "solitaire": games.solitaire(folder), "faults": games.with_faults(folder),
+            "phase10-short": games.phase10_short(folder)}
+
+
+@pytest.fixture(scope="module")
+def pages(replays: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+          ) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("pages")
+    out = {}
+    for name, path in replays.items():
+        out[name] = folder / f"{name}.html"
+        out[name].write_text(replay_page(path)[0])
+    out["phase10-seat1"] = folder / "phase10-seat1.html"
+    out["phase10-seat1"].write_text(replay_page(replays["phase10-short"], 1)[0])
+    return out
+
+
+class Tab:
+    """A browser tab that fails the test on any script error and any network request."""
+
+    def __init__(self, context: Any) -> None:
+        self.page = context.new_page()
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error"
+                     else None)
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+    def open(self, url: str) -> float:
+        """Load `url` and wait for the viewer; the seconds it took."""
+        start = time.perf_counter()
+        self.page.goto(url)
+        self.page.wait_for_selector("html[data-ready='1']", timeout=HANG_GUARD_MS)
+        return time.perf_counter() - start
+
+    def close(self) -> None:
+        self.page.close()
+        assert self.errors == []
+
+
+@pytest.fixture()
+def tab(browser: Any) -> Iterator[Tab]:
+    opened = Tab(browser)
+    yield opened
+    opened.close()
+
+
+def read_all(tab: Tab, page: Path) -> list[dict[str, Any]]:
+    tab.open(page.as_uri())
+    steps = tab.page.evaluate(READ_ALL_STEPS)
+    assert all(url.startswith("file://") for url in tab.requests), tab.requests
+    return steps
+
+
+# ----------------------------------------------------------------------------------------------
+# Each game from its first step to its last, against the engine
+
+
+@pytest.mark.parametrize("game", ["phase10", "fivecrowns"])
+def test_every_step_shows_the_engines_table(tab: Tab, pages: dict[str, Path],
+                                            replays: dict[str, Path], game: str) -> None:
+    facts = games.expected(replays[game])
+    shown = read_all(tab, pages[game])
+    actions = [s for s in shown if s["step"]["k"] == "a"]
+    assert len(actions) == len(facts.kinds)
+    for reading in actions:
+        n = reading["step"]["n"]
+        seats = reading["seats"]
+        assert [s["score"] for s in seats] == facts.scores(n), n
+        assert [s["size"] for s in seats] == facts.hand_sizes(n), n
+        assert [s["faces"] for s in seats] == facts.hands(n), n  # every hand, face up
+        if n not in facts.hand_end:
+            groups = facts.groups(n)
+            assert [s["groups"] for s in seats] == [
+                [t for owner, t in groups if owner == k] for k in range(len(seats))], n
+            assert reading["draw"] == facts.after[n][0]["draw_pile_size"]
+    lay = next(r for r in actions if "lay_down" in facts.kinds[r["step"]["n"]]
+               or "go_out" in facts.kinds[r["step"]["n"]])
+    assert "lays phase" in lay["label"] or "goes out with" in lay["label"]
+    assert any(word in lay["label"] for word in ("set of", "book of", "run "))
+
+
+def test_solitaire_every_step_shows_the_engines_piles(tab: Tab, pages: dict[str, Path],
+                                                     replays: dict[str, Path]) -> None:
+    facts = games.expected(replays["solitaire"])
+    shown = read_all(tab, pages["solitaire"])
+    assert len(shown) == len(facts.kinds) + 1  # the deal, then one step per move
+    for reading in shown[1:]:
+        view = facts.after[reading["step"]["n"]][0]
+        assert reading["closed"] == view["piles_closed"]
+        assert reading["draw"] == view["draw_pile_size"]
+        for pile, expected in zip(reading["piles"], view["piles"], strict=True):
+            assert pile["closed"] == expected["closed"]
+            if expected["closed"]:
+                assert pile["groups"] and not pile["cards"]
+            else:
+                assert pile["cards"] == expected["cards"]
+
+
+def test_a_seats_page_shows_no_other_hand(tab: Tab, pages: dict[str, Path],
+                                          replays: dict[str, Path]) -> None:
+    facts = games.expected(replays["phase10-short"])
+    shown = read_all(tab, pages["phase10-seat1"])
+    for reading in shown:
+        step = reading["step"]
+        ended = step["k"] == "a" and step["n"] in facts.hand_end
+        for k, seat in enumerate(reading["seats"]):
+            if k == 1 or ended:  # at a hand's end every hand is shown to every seat
+                assert seat["backs"] == 0 and len(seat["faces"]) == seat["size"]
+            else:
+                assert seat["faces"] == [] and seat["backs"] == seat["size"]
+    # Nor anywhere else in the page: its data has no other hand (but at hands' ends).
+    hidden = tab.page.evaluate("""() => {
+      const v = window.meldrefViewer, found = [];
+      for (let i = 0; i < v.count(); i++) {
+        const f = v.frame(i);
+        f.hd.forEach((hand, k) => { if (k !== 1 && hand !== null && !f.end) found.push(i); });
+      }
+      return found;
+    }""")
+    assert hidden == []
+
+
+def test_the_full_pages_switch_shows_one_seats_view(tab: Tab, pages: dict[str, Path]) -> None:
+    tab.open(pages["phase10"].as_uri() + "#action=40")
+    before = tab.page.locator("#seats .seat[data-seat='2'] .hand .card[data-card]").count()
+    assert before > 0
+    tab.page.select_option("#perspective", "0")
+    assert tab.page.locator("#seats .seat[data-seat='2'] .hand .card[data-card]").count() == 0
+    assert tab.page.locator("#seats .seat[data-seat='0'] .hand .card[data-card]").count() > 0
+    tab.page.select_option("#perspective", "")
+    assert tab.page.locator("#seats .seat[data-seat='2'] .hand .card[data-card]").count() == before
+
+
+# ----------------------------------------------------------------------------------------------
+# Moving through a game
+
+
+def test_keys_and_buttons_step_through_the_game(tab: Tab, pages: dict[str, Path]) -> None:
+    tab.open(pages["phase10"].as_uri())
+    index = lambda: tab.page.evaluate("window.meldrefViewer.index()")  # noqa: E731
+    count = tab.page.evaluate("window.meldrefViewer.count()")
+    assert index() == 0
+    for _ in range(5):
+        tab.page.keyboard.press("ArrowRight")
+    assert index() == 5
+    first = tab.page.locator("#step-label").text_content()
+    tab.page.keyboard.press("ArrowLeft")
+    assert index() == 4 and tab.page.locator("#step-label").text_content() != first
+    tab.page.keyboard.press("End")
+    assert index() == count - 1 and tab.page.locator("#result").is_visible()
+    tab.page.keyboard.press("Home")
+    assert index() == 0
+    tab.page.keyboard.press("PageDown")
+    second_hand = index()
+    assert tab.page.evaluate(f"window.meldrefViewer.step({second_hand})")["k"] == "d"
+    tab.page.keyboard.press("PageUp")
+    assert index() == 0
+    tab.page.click("#b-next")
+    tab.page.click("#b-next")
+    assert index() == 2
+    tab.page.fill("#jump-action", "100")
+    tab.page.press("#jump-action", "Enter")
+    assert tab.page.evaluate(f"window.meldrefViewer.step({index()})")["n"] == 100
+    tab.page.fill("#jump-hand", "3")
+    tab.page.press("#jump-hand", "Enter")
+    assert tab.page.evaluate(f"window.meldrefViewer.step({index()})")["h"] == 3
+    tab.page.select_option("#speed", "40")
+    at = index()
+    tab.page.keyboard.press(" ")
+    deadline = time.monotonic() + HANG_GUARD_MS / 1000
+    while index() <= at + 3 and time.monotonic() < deadline:
+        tab.page.wait_for_timeout(50)
+    assert index() > at + 3  # playing at 40 steps a second
+    tab.page.keyboard.press(" ")
+    stopped = index()
+    tab.page.wait_for_timeout(150)
+    assert index() == stopped
+
+
+def test_a_timeout_and_an_illegal_action_are_marked(tab: Tab, pages: dict[str, Path]) -> None:
+    tab.open(pages["faults"].as_uri())
+    assert tab.page.locator("#marks i.f").count() >= 2
+    assert tab.page.locator("#log li.fault").count() >= 2
+    labels: dict[str, list[str]] = {"timeout": [], "illegal": []}
+    for _ in range(tab.page.locator("#marks i.f").count()):
+        tab.page.keyboard.press("f")
+        label = tab.page.locator("#step-label").text_content()
+        for mark in tab.page.locator(".seat .fault-mark").all_text_contents():
+            labels.setdefault(mark, []).append(label)
+        if "timeout" in label:
+            assert tab.page.locator(".seat[data-seat='2'] .badge", has_text="forfeit").count()
+    assert any("seat 2" in text and "no answer within" in text for text in labels["timeout"])
+    # The illegal action, with the engine's reason.
+    assert any("seat 1" in text and "draw takes one word" in text for text in labels["illegal"])
+    tab.page.keyboard.press("End")
+    assert "forfeit" in tab.page.locator("#result").text_content()
+
+
+def test_bot_names_are_shown_as_text(tab: Tab, replays: dict[str, Path], tmp_path: Path) -> None:
+    name = '<img src=x onerror="window.pwned=1">'
+    path = games.renamed(replays["solitaire"], tmp_path / "named.jsonl", {0: name})
+    page = tmp_path / "named.html"
+    page.write_text(replay_page(path)[0])
+    tab.open(page.as_uri() + "#end")
+    assert tab.page.evaluate("window.pwned") is None
+    assert f"seat 0 ({name}) puts" in tab.page.locator("#log").text_content()
+    assert name in tab.page.locator("#now").text_content()
+    assert tab.page.locator("img").count() == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# The server and the size and speed of a page
+
+
+def test_the_servers_list_opens_a_game(tab: Tab, replays: dict[str, Path]) -> None:
+    server = ReplayServer(replays["phase10"].parent, "127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        tab.open(server.url)
+        assert tab.page.locator("#rows tr").count() == len(replays)
+        tab.page.select_option("#bot", "retry_once#1")
+        assert tab.page.locator("#rows tr").count() == 1
+        tab.page.select_option("#bot", "")
+        tab.page.check("#failures")
+        assert tab.page.locator("#rows tr").count() == 1
+        tab.page.click("#rows tr[data-game='faults'] a:text('first fault')")
+        tab.page.wait_for_selector("html[data-ready='1']", timeout=HANG_GUARD_MS)
+        assert "faults" in tab.page.locator("#title").text_content()
+        assert tab.page.locator(".seat .fault-mark").count() >= 1  # opened at the first fault
+        tab.page.click("#back")
+        tab.page.wait_for_selector("#rows tr", timeout=HANG_GUARD_MS)
+        tab.page.uncheck("#failures")
+        tab.page.click("th[data-sort='score']")
+        tab.page.click("#rows tr[data-game='phase10-4'] a")
+        tab.page.wait_for_selector("#seats", timeout=HANG_GUARD_MS)
+        assert tab.page.locator("#seats .seat").count() == 4
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_300_action_page_at_14_seats_is_small_and_opens_quickly(
+        tab: Tab, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        record_property: Any) -> None:
+    whole = games.fivecrowns_fourteen(tmp_path)
+    cut = games.first_actions(whole, tmp_path / "fc14-300.jsonl", 300)
+    page = tmp_path / "fc14-300.html"
+    page.write_text(replay_page(cut)[0])
+    size = page.stat().st_size
+    assert size < 1_000_000
+    seconds = tab.open(page.as_uri())
+    ready = tab.page.evaluate("window.meldrefViewer.readyMs")
+    assert tab.page.locator("#seats .seat").count() == 14
+    record_property("viewer_300_actions_14_seats_bytes", size)
+    record_property("viewer_300_actions_14_seats_open_s", round(seconds, 3))
+    with capsys.disabled():
+        print(f"\n[viewer] 300 actions at 14 seats: {size} bytes, opened in {seconds:.3f} s "
+              f"(table drawn {ready:.0f} ms after the navigation started; "
+              "python bench/bench_viewer.py measures it properly)")
