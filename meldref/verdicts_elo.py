@@ -126,8 +126,8 @@ class ScoreStats:
         """From how many units scored each of 0, 1/n, ..., 1 (n = len(counts) - 1): (losses,
         draws, wins) for single games, (LL, LD, LW+DD, DW, WW) for game pairs."""
         n = len(counts) - 1
-        if n < 1:
-            raise ValueError("counts: at least two outcome values")
+        if n < 2 or n % 2:
+            raise ValueError(f"counts: 2m+1 outcomes for units of m games, not {len(counts)}")
         # A unit of n/2 games (n half-points) scoring j half-points.
         per_unit = n / 2
         points = [j / n * per_unit for j in range(n + 1)]

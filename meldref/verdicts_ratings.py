@@ -37,7 +37,7 @@ import choix
 import numpy as np
 from numpy.typing import NDArray
 
-from .verdicts_elo import finite
+from .verdicts_elo import DIGITS, finite
 from .verdicts_games import GameResult
 
 ELO_PER_UNIT = 400 / math.log(10)  # Elo per unit of natural log-strength
@@ -117,9 +117,11 @@ def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
     for rank, i in enumerate(order, start=1):
         rating = low = high = None
         if rated[i]:
-            rating = float(point[i])
+            # Rounded to the reported digits: bots with one record differ by float noise.
+            rating = round(float(point[i]), DIGITS)
             if samples is not None:
-                low, high = (float(x) for x in np.quantile(samples[:, i], [0.025, 0.975]))
+                low, high = (round(float(x), DIGITS)
+                             for x in np.quantile(samples[:, i], [0.025, 0.975]))
         rows.append(BotStanding(
             data.names[i], rank, int(games_n[i]), float(wins[i]),
             float(places[i] / games_n[i]) if games_n[i] else 0.0,

@@ -85,7 +85,9 @@ def williams(k: int) -> tuple[Seating, ...]:
     rows = [tuple((x + r) % k for x in first) for r in range(k)]
     if k % 2:
         rows += [tuple(reversed(row)) for row in rows]
-    return tuple(rows)
+    # Renamed so the first seating is the table as listed (renaming keeps both balances).
+    name = {x: i for i, x in enumerate(first)}
+    return tuple(tuple(name[x] for x in row) for row in rows)
 
 
 @dataclass(frozen=True, slots=True)
