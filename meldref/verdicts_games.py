@@ -72,12 +72,6 @@ class GameResult:
         bot against itself, or alone at Solitaire, says nothing about relative strength)."""
         return len(self.bots) >= 2 and len(set(self.bots)) == len(self.bots)
 
-    def points(self, first: str, second: str) -> float:
-        """`first`'s points against `second` in this game: 1 placed better, 1/2 equal, 0
-        worse (both must have sat)."""
-        a, b = self.places[self.bots.index(first)], self.places[self.bots.index(second)]
-        return 1.0 if a < b else 0.5 if a == b else 0.0
-
 
 def read_games(lines: Iterable[Mapping[str, Any]]) -> list[GameResult]:
     """The finished games of result lines, in canonical order (unfinished ones left out)."""
@@ -93,20 +87,30 @@ def margin(first_score: float, second_score: float, higher_is_better: bool) -> f
 
 @dataclass(frozen=True, slots=True)
 class DealSet:
-    """What one deal gave two bots: the games where both sat, the first bot's half-points
-    (2 per game placed better, 1 per equal place) and its summed score margin."""
+    """What one deal gave two bots: the games where both sat, the first bot's wins (placed
+    better) and draws (equal places) among them, and its summed score margin."""
 
     deal: int
     games: int
-    half_points: int
+    wins: int
+    draws: int
     margin: float
+
+    @property
+    def losses(self) -> int:
+        return self.games - self.wins - self.draws
+
+    @property
+    def half_points(self) -> int:
+        """2 per win, 1 per draw: 0..2m for a deal set of m games."""
+        return 2 * self.wins + self.draws
 
     @property
     def score(self) -> float:
         return self.half_points / (2 * self.games)
 
     def flipped(self) -> DealSet:
-        return DealSet(self.deal, self.games, 2 * self.games - self.half_points, -self.margin)
+        return DealSet(self.deal, self.games, self.losses, self.draws, -self.margin)
 
 
 Pair = tuple[str, str]
@@ -124,11 +128,13 @@ def pair_deal_sets(games: Iterable[GameResult], higher_is_better: bool
         for i, j in _seat_pairs(game):
             a, b = game.bots[i], game.bots[j]
             pa, pb = game.places[i], game.places[j]
-            cell = acc[(a, b)].setdefault(game.deal, [0, 0, 0.0])
+            cell = acc[(a, b)].setdefault(game.deal, [0, 0, 0, 0.0])
             cell[0] += 1
-            cell[1] += 2 if pa < pb else 1 if pa == pb else 0
-            cell[2] += margin(game.scores[i], game.scores[j], higher_is_better)
-    return {pair: tuple(DealSet(d, int(c[0]), int(c[1]), c[2]) for d, c in sorted(deals.items()))
+            cell[1] += pa < pb
+            cell[2] += pa == pb
+            cell[3] += margin(game.scores[i], game.scores[j], higher_is_better)
+    return {pair: tuple(DealSet(d, int(c[0]), int(c[1]), int(c[2]), c[3])
+                        for d, c in sorted(deals.items()))
             for pair, deals in sorted(acc.items())}
 
 

@@ -31,13 +31,22 @@ class HeadToHead:
     first: str
     second: str
     deal_sets: tuple[DealSet, ...]
-    wins: int
-    draws: int
-    losses: int
+
+    @property
+    def wins(self) -> int:
+        return sum(d.wins for d in self.deal_sets)
+
+    @property
+    def draws(self) -> int:
+        return sum(d.draws for d in self.deal_sets)
+
+    @property
+    def losses(self) -> int:
+        return sum(d.losses for d in self.deal_sets)
 
     @property
     def games(self) -> int:
-        return self.wins + self.draws + self.losses
+        return sum(d.games for d in self.deal_sets)
 
     @property
     def stats(self) -> ScoreStats:
@@ -77,8 +86,7 @@ class HeadToHead:
 
     def flipped(self) -> HeadToHead:
         """The same record from `second`'s side."""
-        return HeadToHead(self.second, self.first, tuple(d.flipped() for d in self.deal_sets),
-                          self.losses, self.draws, self.wins)
+        return HeadToHead(self.second, self.first, tuple(d.flipped() for d in self.deal_sets))
 
     def to_json(self) -> dict[str, Any]:
         won, halved, lost = self.deal_record
@@ -180,18 +188,9 @@ def cross_table(games: Sequence[GameResult], bots: Iterable[str] = (),
 
 def _table(games: Iterable[GameResult], higher_is_better: bool
            ) -> dict[tuple[str, str], HeadToHead]:
-    games = list(games)
-    records: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-    for game in games:
-        if not game.rated:
-            continue
-        for i, a in enumerate(game.bots):
-            for b in game.bots[i + 1:]:
-                x, y = sorted((a, b))
-                records[(x, y)][{1.0: 0, 0.5: 1, 0.0: 2}[game.points(x, y)]] += 1
     out: dict[tuple[str, str], HeadToHead] = {}
     for (a, b), deal_sets in pair_deal_sets(games, higher_is_better).items():
-        h2h = HeadToHead(a, b, deal_sets, *records[(a, b)])
+        h2h = HeadToHead(a, b, deal_sets)
         out[(a, b)], out[(b, a)] = h2h, h2h.flipped()
     return out
 

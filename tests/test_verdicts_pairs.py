@@ -67,8 +67,9 @@ def test_head_to_head_of_two_bots_on_duplicate_deals() -> None:
     h = head_to_head(read_games(TWO_BOTS), "new", "old", higher_is_better=False)
     assert h is not None
     assert (h.wins, h.draws, h.losses) == (4, 1, 1)
-    assert h.deal_sets == (DealSet(0, 2, 2, 80 - 30), DealSet(1, 2, 4, 50 + 70),
-                           DealSet(2, 2, 3, 0 + 75))
+    assert h.deal_sets == (DealSet(0, 2, 1, 0, 80 - 30), DealSet(1, 2, 2, 0, 50 + 70),
+                           DealSet(2, 2, 1, 1, 0 + 75))
+    assert [d.half_points for d in h.deal_sets] == [2, 4, 3]
     assert h.deal_record == (2, 1, 0)
     assert h.seatings == 2
     assert h.counts == (0, 0, 1, 1, 1)  # LL, LD, WL+DD, WD, WW
@@ -98,7 +99,7 @@ def test_cut_short_deal_sets_are_left_out_of_complete_ones() -> None:
     sets = deal_sets_of(games, "old", "new", higher_is_better=False)
     assert [d.games for d in sets] == [2, 2, 1]
     assert [d.deal for d in complete_deal_sets(sets, 2)] == [0, 1]
-    assert sets[0] == DealSet(0, 2, 2, 30 - 80)
+    assert sets[0] == DealSet(0, 2, 1, 0, 30 - 80)
 
 
 def _four_bot_games(seats: int, deals: int, seed: int) -> list[dict[str, Any]]:
