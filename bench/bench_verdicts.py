@@ -3,6 +3,11 @@ statistics, win rate (score) against score margin.
 
     python bench/bench_verdicts.py [--games 800] [--quick] [--half-width 0.02]
                                    [--margin-half-width 5] [--seed 1]
+    python bench/bench_verdicts.py --speed
+
+`--speed` times the standings and the cross table on synthetic results instead: 10,000 and
+50,000 four-seat games against 1,000, as ratios (the fit needs only the matrix of wins, so
+the cost grows with the games only through reading them).
 
 For Phase 10 and Five Crowns at two seats, the built-in `greedy` bot plays a copy of itself
 that makes a random legal move with probability 5% or 15% (`Noisy`), in-process:
@@ -35,6 +40,9 @@ from typing import Any
 from meldref.engine.game import find_game
 from meldref.engine.play import play_inprocess
 from meldref.verdicts_elo import Z95, ratio_estimate
+from meldref.verdicts_games import GameResult
+from meldref.verdicts_pairs import cross_table
+from meldref.verdicts_ratings import standings
 
 GAMES = ("phase10", "fivecrowns")
 NOISE = (0.05, 0.15)
@@ -138,6 +146,37 @@ def table(rows: Sequence[Figure], half_width: float, margin_half_width: float) -
     return "\n".join(lines)
 
 
+def synthetic(games: int, seats: int = 4, bots: int = 6, seed: int = 1) -> list[GameResult]:
+    """`games` games of `seats` bots drawn from `bots`, deal sets of `seats` rotations,
+    finishing orders from Plackett-Luce (Gumbel keys), scores 10 x place."""
+    rng = random.Random(seed)
+    names = [f"bot{i}" for i in range(bots)]
+    out: list[GameResult] = []
+    deal = 0
+    while len(out) < games:
+        table = rng.sample(names, seats)
+        for r in range(seats):
+            seated = tuple(table[r:] + table[:r])
+            keys = [0.1 * names.index(b) - math.log(-math.log(rng.random())) for b in seated]
+            places = tuple(1 + sum(1 for k in keys if k > x) for x in keys)
+            out.append(GameResult(deal, seated, places, tuple(10.0 * p for p in places)))
+        deal += 1
+    return out[:games]
+
+
+def speed() -> None:
+    base = None
+    for n in (1_000, 10_000, 50_000):
+        games = synthetic(n)
+        began = time.perf_counter()
+        standings(games, resamples=500)
+        cross_table(games)
+        seconds = time.perf_counter() - began
+        base = base or seconds
+        print(f"{n:>6} games: standings (500 resamples) + cross table {seconds:6.2f} s  "
+              f"x{seconds / base:.2f} of 1,000 games")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=800,
@@ -151,7 +190,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", choices=GAMES, action="append",
                         help="only this game (repeatable)")
+    parser.add_argument("--speed", action="store_true",
+                        help="time standings and cross table on synthetic results instead")
     args = parser.parse_args(argv)
+    if args.speed:
+        speed()
+        return
     games = 40 if args.quick else args.games
     rows: list[Figure] = []
     began = time.perf_counter()

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 Seating = tuple[int, ...]
 MAX_SEATS: Final = 14
@@ -104,6 +104,12 @@ class Balance:
     @property
     def neighbours_balanced(self) -> bool:
         return len(self.follow_counts) == 1 and 0 not in self.follow_counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat_counts": sorted(self.seat_counts),
+                "follow_counts": sorted(self.follow_counts),
+                "seats_balanced": self.seats_balanced,
+                "neighbours_balanced": self.neighbours_balanced}
 
 
 def balance(rows: Sequence[Seating]) -> Balance:

@@ -18,6 +18,8 @@ def test_rotations_are_not_neighbour_balanced() -> None:
     b = balance(rotations(4))
     assert b.seats_balanced and not b.neighbours_balanced
     assert b.follow_counts == frozenset({0, 4})
+    assert b.to_json() == {"seat_counts": [1], "follow_counts": [0, 4],
+                           "seats_balanced": True, "neighbours_balanced": False}
 
 
 @pytest.mark.parametrize("k", range(2, 8))

@@ -229,4 +229,6 @@ def test_single_games_keep_the_error_rate_the_normal_approximation_broke() -> No
     draws = 0.05
     games_at_zero = np.array([0.5 - draws / 2, draws, 0.5 - draws / 2])
     false_positive = _accept_h1_rate(spec, games_at_zero, RUNS, seed=3)
+    false_negative = 1 - _accept_h1_rate(spec, _tilted(games_at_zero, 150), RUNS, seed=4)
     assert _within_nominal(false_positive, spec.alpha), false_positive
+    assert _within_nominal(false_negative, spec.beta), false_negative
