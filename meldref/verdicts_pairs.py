@@ -90,15 +90,15 @@ class HeadToHead:
 
     def to_json(self) -> dict[str, Any]:
         won, halved, lost = self.deal_record
-        out: dict[str, Any] = {
+        counts = self.counts
+        return {
             "first": self.first, "second": self.second, "games": self.games,
             "wins": self.wins, "draws": self.draws, "losses": self.losses,
             "deal_sets": len(self.deal_sets), "deal_sets_won": won,
             "deal_sets_halved": halved, "deal_sets_lost": lost,
-            "seatings": self.seatings, "counts": list(self.counts) if self.counts else None,
+            "seatings": self.seatings, "counts": None if counts is None else list(counts),
             **self.stats.to_json(), "margin": self.margin.to_json(),
         }
-        return out
 
     def text(self) -> str:
         """Two lines for people: the record, then the figures."""

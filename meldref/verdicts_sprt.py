@@ -23,13 +23,14 @@ finite from the first deal set. The verdict is taken only at deal-set boundaries
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from scipy.optimize import brentq
 
 from .verdicts_elo import NELO_SCALE, finite, score_from_elo
+from .verdicts_games import DealSet
 
 Model = Literal["logistic", "normalized"]
 Verdict = Literal["H0", "H1"]
@@ -201,6 +202,17 @@ class SprtTest:
         if len(self.counts) != 2 * self.seatings + 1:
             raise ValueError(f"counts: {2 * self.seatings + 1} outcomes for {self.seatings} "
                              f"seatings, not {len(self.counts)}")
+
+    @staticmethod
+    def of(spec: SprtSpec, seatings: int, deal_sets: Iterable[DealSet]) -> SprtTest:
+        """A test fed the complete deal sets among `deal_sets` (those of `seatings` games,
+        from the first bot's side, e.g. `verdicts_games.deal_sets_of`); a resumed
+        tournament rebuilds its test this way."""
+        test = SprtTest(spec, seatings)
+        for deal_set in deal_sets:
+            if deal_set.games == seatings:
+                test.add(deal_set.half_points)
+        return test
 
     def add(self, half_points: int) -> None:
         """One deal set in which the first bot made `half_points` (2 per game placed better

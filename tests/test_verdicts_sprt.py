@@ -11,6 +11,7 @@ import pytest
 from scipy.optimize import brentq, minimize
 
 from meldref.verdicts_elo import NELO_SCALE, score_from_elo
+from meldref.verdicts_games import GameResult, deal_sets_of
 from meldref.verdicts_sprt import SprtSpec, SprtSpecError, SprtTest, llr
 
 # fastchess app/tests/sprt_test.cpp. Trinomial counts as (wins, losses, draws), pentanomial
@@ -169,6 +170,16 @@ def test_running_test_counts_deal_sets_and_decides() -> None:
     data = test.to_json()
     assert data["verdict"] == "H1" and data["deal_sets"] == test.deal_sets
     assert "H1 accepted" in test.text()
+
+
+def test_a_test_rebuilt_from_results_counts_only_whole_deal_sets() -> None:
+    games = [GameResult(0, ("a", "b"), (1, 2), (0, 9)), GameResult(0, ("b", "a"), (1, 1), (5, 5)),
+             GameResult(1, ("a", "b"), (1, 2), (0, 9)), GameResult(1, ("b", "a"), (2, 1), (9, 0)),
+             GameResult(2, ("a", "b"), (2, 1), (9, 0))]  # deal 2 cut short
+    test = SprtTest.of(SprtSpec(0, 50), 2, deal_sets_of(games, "a", "b", False))
+    assert test.counts == [0, 0, 0, 1, 1]
+    flipped = SprtTest.of(SprtSpec(0, 50), 2, deal_sets_of(games, "b", "a", False))
+    assert flipped.counts == [1, 1, 0, 0, 0]
 
 
 # ----------------------------------------------------------------------------------------------
