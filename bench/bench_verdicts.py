@@ -17,7 +17,8 @@ Each game gives greedy's score against the copy (1 placed better, 1/2 equal, 0 w
 its score margin (the copy's penalty points minus greedy's: positive = greedy better). For
 each estimator the variance per game is measured (the variance of the mean times the games
 behind it) and turned into the games a 95% interval of half-width h needs, n = (1.96 sd / h)^2,
-and the games that separate the two bots (half-width = the measured difference):
+and the games that separate the two bots (half-width = the difference, score - 1/2 or the
+margin, pooled over both schedules so that only the variances differ between rows):
 - plain, per game: the right statistic for plain deals;
 - duplicate, per game: the games of a deal set counted as independent (today's Wilson
   interval and trinomial SPRT): the variance it *assumes*;
@@ -110,8 +111,9 @@ class Figure:
         return (Z95 / half_width) ** 2 * self.var_per_game if half_width > 0 else math.inf
 
     @property
-    def games_to_separate(self) -> float:
-        return self.games_for(abs(self.mean))
+    def effect(self) -> float:
+        """The distance from "no difference": score - 1/2, or the margin itself."""
+        return self.mean - 0.5 if self.measure == "score" else self.mean
 
 
 def figures(game: str, noise: float, measure: str, schedule: str,
@@ -130,19 +132,31 @@ def figures(game: str, noise: float, measure: str, schedule: str,
     return out
 
 
+def pooled_effects(rows: Sequence[Figure]) -> dict[tuple[str, float, str], float]:
+    """Per game, noise and measure: the effect over all games of both schedules."""
+    out: dict[tuple[str, float, str], float] = {}
+    for key in {(f.game, f.noise, f.measure) for f in rows}:
+        per_game = [f for f in rows if (f.game, f.noise, f.measure) == key
+                    and f.statistic == "per game"]
+        out[key] = sum(f.effect * f.games for f in per_game) / sum(f.games for f in per_game)
+    return out
+
+
 def table(rows: Sequence[Figure], half_width: float, margin_half_width: float) -> str:
     head = ("| game | noise | measure | deals | statistic | games | mean | variance/game "
-            "| games for +-h | games to separate | vs plain |")
+            "| games for +-h | games to separate | variance vs plain |")
     lines = [head, "|" + "---|" * 11]
     plain = {(f.game, f.noise, f.measure): f for f in rows if f.schedule == "plain"}
+    effects = pooled_effects(rows)
     for f in rows:
         h = half_width if f.measure == "score" else margin_half_width
-        base = plain[(f.game, f.noise, f.measure)]
+        key = (f.game, f.noise, f.measure)
         mean = f"{100 * f.mean:.1f}%" if f.measure == "score" else f"{f.mean:+.1f}"
         lines.append(
             f"| {f.game} | {100 * f.noise:.0f}% | {f.measure} | {f.schedule} | {f.statistic} "
             f"| {f.games} | {mean} | {f.var_per_game:.4g} | {f.games_for(h):,.0f} "
-            f"| {f.games_to_separate:,.0f} | {f.var_per_game / base.var_per_game:.2f} |")
+            f"| {f.games_for(abs(effects[key])):,.0f} "
+            f"| {f.var_per_game / plain[key].var_per_game:.2f} |")
     return "\n".join(lines)
 
 
@@ -212,14 +226,17 @@ def main(argv: Sequence[str] | None = None) -> None:
           f"points per game; {games} games per setting and schedule, seed {args.seed}.\n")
     print(table(rows, args.half_width, args.margin_half_width))
     print()
+    effects = pooled_effects(rows)
     for f in rows:
         h = args.half_width if f.measure == "score" else args.margin_half_width
+        effect = effects[(f.game, f.noise, f.measure)]
         print(json.dumps({"game": f.game, "noise": f.noise, "measure": f.measure,
                           "schedule": f.schedule, "statistic": f.statistic, "games": f.games,
                           "mean": round(f.mean, 6), "var_per_game": round(f.var_per_game, 6),
                           "half_width": h, "games_for_half_width": round(f.games_for(h)),
-                          "games_to_separate": round(f.games_to_separate)
-                          if math.isfinite(f.games_to_separate) else None}))
+                          "pooled_effect": round(effect, 6),
+                          "games_to_separate": round(f.games_for(abs(effect)))
+                          if effect else None}))
 
 
 if __name__ == "__main__":
