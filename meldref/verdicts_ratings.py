@@ -112,22 +112,25 @@ def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
     order = _order(point, *data.records(None), data.names, higher_is_better)
     samples, held = _bootstrap(data, rated, prior_draws, point, order, higher_is_better,
                                resamples, seed)
-    rows = []
-    games_n, wins, places, scores = data.totals()
-    for rank, i in enumerate(order, start=1):
-        rating = low = high = None
-        if rated[i]:
-            # Rounded to the reported digits: bots with one record differ by float noise.
-            rating = round(float(point[i]), DIGITS)
-            if samples is not None:
-                low, high = (round(float(x), DIGITS)
-                             for x in np.quantile(samples[:, i], [0.025, 0.975]))
-        rows.append(BotStanding(
-            data.names[i], rank, int(games_n[i]), float(wins[i]),
-            float(places[i] / games_n[i]) if games_n[i] else 0.0,
-            float(scores[i] / games_n[i]) if games_n[i] else 0.0,
-            rating, low, high, None if held is None else float(held[rank - 1])))
-    return Standings(tuple(rows), data.games, len(data.deals), resamples, seed, prior_draws)
+    rows = tuple(_row(data, rank, i, point if rated[i] else None, samples, held)
+                 for rank, i in enumerate(order, start=1))
+    return Standings(rows, data.games, len(data.deals), resamples, seed, prior_draws)
+
+
+def _row(data: _Tally, rank: int, i: int, point: FloatArray | None,
+         samples: FloatArray | None, held: FloatArray | None) -> BotStanding:
+    games, wins, places, scores = data.totals()[:, i]
+    per_game = 1 / games if games else 0.0
+    rating = low = high = None
+    if point is not None:
+        # Rounded to the reported digits: bots with one record differ by float noise.
+        rating = round(float(point[i]), DIGITS)
+        if samples is not None:
+            low, high = (round(float(x), DIGITS)
+                         for x in np.quantile(samples[:, i], [0.025, 0.975]))
+    return BotStanding(data.names[i], rank, int(games), float(wins), float(places * per_game),
+                       float(scores * per_game), rating, low, high,
+                       None if held is None else float(held[rank - 1]))
 
 
 @dataclass(frozen=True, slots=True)

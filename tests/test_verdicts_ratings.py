@@ -168,3 +168,10 @@ def test_a_bot_without_games_is_listed_last() -> None:
     rows = standings(games, ["zed", "a", "b"], resamples=20).rows
     assert rows[-1].bot == "zed" and rows[-1].rating is None and rows[-1].games == 0
     assert sum(r.rating or 0.0 for r in rows[:2]) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_no_games_yet() -> None:
+    result = standings([], ["b", "a"])
+    assert [r.bot for r in result.rows] == ["a", "b"]
+    assert all(r.rating is None and r.rank_held is None and r.games == 0 for r in result.rows)
+    assert result.to_json()["deals"] == 0
