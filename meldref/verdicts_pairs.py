@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .verdicts_elo import Z95, Estimate, ScoreStats, ratio_estimate, signed
-from .verdicts_games import DealSet, GameResult, margin, pair_deal_sets
+from meldref.verdicts_elo import Z95, Estimate, ScoreStats, ratio_estimate, signed
+from meldref.verdicts_games import DealSet, GameResult, margin, pair_deal_sets
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,8 +37,8 @@ import choix
 import numpy as np
 from numpy.typing import NDArray
 
-from .verdicts_elo import DIGITS, finite
-from .verdicts_games import GameResult
+from meldref.verdicts_elo import DIGITS, finite
+from meldref.verdicts_games import GameResult
 
 ELO_PER_UNIT = 400 / math.log(10)  # Elo per unit of natural log-strength
 RESAMPLES = 500

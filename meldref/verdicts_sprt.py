@@ -29,8 +29,8 @@ from typing import Any, Literal
 
 from scipy.optimize import brentq
 
-from .verdicts_elo import NELO_SCALE, finite, score_from_elo
-from .verdicts_games import DealSet
+from meldref.verdicts_elo import NELO_SCALE, finite, score_from_elo
+from meldref.verdicts_games import DealSet
 
 Model = Literal["logistic", "normalized"]
 Verdict = Literal["H0", "H1"]
