@@ -1,0 +1,11 @@
+"""Verdicts a contest can defend: every figure of the standings from the result lines alone,
+whatever order games finished in, whatever order bots were listed in (spec: README,
+"Standings and verdicts").
+
+- `games`: result lines as `GameResult`s; deal sets, the unit of evidence.
+- `elo`: scores with intervals, Elo and normalised Elo, likelihood of superiority.
+- `pairs`: two bots' record (W-D-L, deal sets, the pentanomial), the cross table.
+- `sprt`: the generalised SPRT on deal sets (exact constrained maximum likelihood).
+- `ratings`: order-free standings for N bots (Bradley-Terry by choix), bootstrap intervals.
+- `seatings`: balanced seatings for duplicate deals.
+"""

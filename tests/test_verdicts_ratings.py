@@ -1,0 +1,177 @@
+"""Standings for N bots: the same games give the same standings in any order (issue 8:
+openskill's online updates gave identical bots 19.51 and 15.74, and swapped ranks when the
+configuration listed the bots the other way round)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from meldref.verdicts.games import GameResult
+from meldref.verdicts.ratings import ELO_PER_UNIT, standings
+
+STRENGTH = {"ann": 0.0, "bob": 0.4, "cat": 0.8, "dan": 0.8}
+
+
+def plackett_luce_games(seats: int, deals: int, seed: int,
+                        strength: dict[str, float] = STRENGTH) -> list[GameResult]:
+    """Every table of `seats` bots, each deal in every rotation; finishing orders drawn from
+    Plackett-Luce (Gumbel keys), places of equal keys shared; scores = 10 x place."""
+    rng = random.Random(seed)
+    games = []
+    for table in itertools.combinations(sorted(strength), seats):
+        for d in range(deals):
+            for r in range(seats):
+                seated = table[r:] + table[:r]
+                keys = [round(strength[b] - math.log(-math.log(rng.random())), 1)
+                        for b in seated]
+                places = tuple(1 + sum(1 for k in keys if k > x) for x in keys)
+                games.append(GameResult(d, seated, places, tuple(10.0 * p for p in places)))
+    return games
+
+
+def dump(games: list[GameResult], bots: list[str], **kw: object) -> str:
+    return json.dumps(standings(games, bots, resamples=50, **kw).to_json(),  # type: ignore
+                      sort_keys=True)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_order_of_games_and_bots_changes_nothing(seats: int) -> None:
+    games = plackett_luce_games(seats, deals=30, seed=seats)
+    reference = dump(games, ["ann", "bob", "cat", "dan"])
+    rng = random.Random(5)
+    for _ in range(2):
+        shuffled = games[:]
+        rng.shuffle(shuffled)
+        bots = ["ann", "bob", "cat", "dan"]
+        rng.shuffle(bots)
+        assert dump(shuffled, bots) == reference
+
+
+def test_swapping_the_configuration_order_of_two_bots_changes_nothing() -> None:
+    # The schedule of (bob, ann) plays the same games as (ann, bob), with other indexes and
+    # table numbers: the standings do not see either.
+    games = plackett_luce_games(2, deals=40, seed=9, strength={"ann": 0.0, "bob": 0.1})
+    reordered = sorted(games, key=lambda g: (g.deal, g.bots != ("bob", "ann")))
+    assert dump(games, ["ann", "bob"]) == dump(reordered, ["bob", "ann"])
+
+
+def test_identical_records_give_identical_ratings() -> None:
+    # "twin1" and "twin2" play the same games against "other", deal for deal; against each
+    # other they split every deal set.
+    games = []
+    for d in range(20):
+        for twin in ("twin1", "twin2"):
+            won = d % 3 != 0  # the twins win 2 deals in 3 against "other"
+            games += [GameResult(d, (twin, "other"), (1, 2) if won else (2, 1), (0, 50)),
+                      GameResult(d, ("other", twin), (2, 1) if won else (1, 2), (40, 0))]
+        games += [GameResult(d, ("twin1", "twin2"), (1, 2), (0, 5)),
+                  GameResult(d, ("twin2", "twin1"), (1, 2), (0, 5))]
+    for order in (games, games[::-1]):
+        rows = {r.bot: r for r in standings(order, resamples=200).rows}
+        one, two = rows["twin1"], rows["twin2"]
+        assert one.rating == two.rating
+        assert (one.rating_low, one.rating_high) == (two.rating_low, two.rating_high)
+        assert one.rating is not None and rows["other"].rating is not None
+        assert one.rating > rows["other"].rating
+
+
+def _brute_force(wins: np.ndarray, prior_draws: float) -> np.ndarray:
+    n = len(wins)
+    w = wins + prior_draws / 2 * (1 - np.eye(n))
+
+    def minus_log_likelihood(theta: np.ndarray) -> float:
+        diff = theta[:, None] - theta[None, :]
+        return float(np.sum(w * np.logaddexp(0, -diff)))
+
+    theta = minimize(minus_log_likelihood, np.zeros(n), method="BFGS",
+                     options={"gtol": 1e-10}).x
+    return (theta - theta.mean()) * ELO_PER_UNIT
+
+
+def test_ratings_are_the_pairwise_maximum_likelihood() -> None:
+    # Three bots at one three-seat table, with shared places.
+    games = [
+        GameResult(0, ("a", "b", "c"), (1, 2, 3), (0, 1, 2)),
+        GameResult(0, ("b", "c", "a"), (1, 1, 3), (0, 0, 2)),
+        GameResult(1, ("c", "a", "b"), (1, 2, 2), (0, 1, 1)),
+        GameResult(1, ("a", "b", "c"), (2, 1, 3), (1, 0, 2)),
+        GameResult(2, ("b", "c", "a"), (3, 1, 2), (2, 0, 1)),
+    ]
+    wins = np.zeros((3, 3))  # [i, j]: i placed better than j (shared places: half each)
+    for g in games:
+        for (i, pi), (j, pj) in itertools.permutations(zip(g.bots, g.places, strict=True), 2):
+            wins["abc".index(i), "abc".index(j)] += 1.0 if pi < pj else 0.5 if pi == pj else 0
+    expected = _brute_force(wins, prior_draws=1.0)
+    rows = {r.bot: r.rating for r in standings(games, resamples=0).rows}
+    assert [rows["a"], rows["b"], rows["c"]] == pytest.approx(list(expected), abs=1e-4)
+
+
+def test_plackett_luce_strengths_are_recovered() -> None:
+    games = plackett_luce_games(4, deals=400, seed=1)
+    rows = {r.bot: r for r in standings(games, resamples=50).rows}
+    centre = sum(STRENGTH.values()) / len(STRENGTH)
+    for bot, s in STRENGTH.items():
+        rating = rows[bot].rating
+        assert rating is not None
+        # Keys rounded to 0.1 make some shared places, which pull ratings together a little.
+        assert rating == pytest.approx((s - centre) * ELO_PER_UNIT, abs=15)
+
+
+def test_an_undefeated_bot_gets_a_finite_rating_and_an_interval() -> None:
+    games = [GameResult(d, seats, (1, 2) if seats[0] == "champ" else (2, 1), (0, 9))
+             for d in range(10) for seats in (("champ", "chump"), ("chump", "champ"))]
+    result = standings(games, resamples=200)
+    top = result.rows[0]
+    assert top.bot == "champ" and top.rating is not None
+    assert math.isfinite(top.rating) and top.rating > 200
+    assert top.rating_low is not None and top.rating_high is not None
+    assert top.rating_low <= top.rating <= top.rating_high
+    assert top.rank_held == 1.0
+    assert json.dumps(result.to_json())  # no inf/NaN in the JSON
+
+
+def test_bootstrap_is_seeded() -> None:
+    games = plackett_luce_games(2, deals=15, seed=3)
+    assert dump(games, [], seed=4) == dump(games, [], seed=4)
+    assert dump(games, [], seed=4) != dump(games, [], seed=5)
+
+
+def test_close_bots_do_not_always_hold_their_rank() -> None:
+    games = plackett_luce_games(4, deals=20, seed=2)
+    rows = {r.bot: r for r in standings(games, resamples=200).rows}
+    # cat and dan are equally strong: neither keeps its rank in every resample.
+    assert rows["cat"].rank_held is not None and rows["cat"].rank_held < 0.95
+    assert rows["dan"].rank_held is not None and rows["dan"].rank_held < 0.95
+
+
+def test_solitaire_bots_are_ranked_by_win_rate_without_a_rating() -> None:
+    games = [GameResult(d, ("lucky",), (1 if d % 2 else 2,), (11 if d % 2 else 5,))
+             for d in range(10)]
+    games += [GameResult(d, ("steady",), (1 if d % 5 == 0 else 2,), (9,)) for d in range(10)]
+    games += [GameResult(d, ("third",), (1 if d % 5 == 0 else 2,), (8,)) for d in range(10)]
+    rows = standings(games, ["idle"], higher_is_better=True, resamples=50).rows
+    assert [r.bot for r in rows] == ["lucky", "steady", "third", "idle"]
+    assert all(r.rating is None for r in rows)
+    assert rows[0].win_rate == 0.5 and rows[3].games == 0
+    assert rows[0].rank_held is not None
+
+
+def test_a_bot_without_games_is_listed_last() -> None:
+    games = plackett_luce_games(2, deals=5, seed=1, strength={"a": 0.0, "b": 0.0})
+    rows = standings(games, ["zed", "a", "b"], resamples=20).rows
+    assert rows[-1].bot == "zed" and rows[-1].rating is None and rows[-1].games == 0
+    assert sum(r.rating or 0.0 for r in rows[:2]) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_no_games_yet() -> None:
+    result = standings([], ["b", "a"])
+    assert [r.bot for r in result.rows] == ["a", "b"]
+    assert all(r.rating is None and r.rank_held is None and r.games == 0 for r in result.rows)
+    assert result.to_json()["deals"] == 0
