@@ -71,7 +71,7 @@ def test_an_older_readable_folder_is_tightened_on_resume(tmp_path: Path) -> None
     assert code == 0 and json.loads(stdout)["found_done"] == 1
     # Folders are closed and files written again tightened; a replay not rewritten keeps its
     # mode, but no one else can reach it.
-    assert all_private(out) == {"replays/t00-d0000-r0.jsonl": "0o644"}
+    assert all_private(out) == {"replays/t00-d0000-s00.jsonl": "0o644"}
 
 
 def test_match_replays_are_owner_only(tmp_path: Path) -> None:

@@ -8,7 +8,9 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from ..tournament.standings import Standings
+from ..tournament.standings import Report
+from ..verdicts.elo import format_elo
+from ..verdicts.pairs import HeadToHead, SameDeals
 
 
 def _faults_text(faults: Sequence[Sequence[Mapping[str, Any]]]) -> str:
@@ -53,47 +55,60 @@ def totals_table(rows: Sequence[Mapping[str, Any]]) -> Table:
     return table
 
 
-def standings_table(standings: Standings, title: str = "standings") -> Table:
-    """Bots ranked by openskill ordinal (mu - 3 sigma), with win rates and faults."""
+def standings_table(report: Report, title: str = "standings") -> Table:
+    """Bots ranked by rating (Bradley-Terry on all games, Elo scale) with its 95% bootstrap
+    interval and how often the bot held its rank, then its record and faults."""
     table = Table(title=title, title_justify="left")
-    for column in ("#", "bot", "games", "wins", "win %", "mean place", "mean score", "mu",
-                   "sigma", "ordinal", "faults"):
+    for column in ("#", "bot", "rating", "95% CI", "rank held", "games", "wins", "win %",
+                   "mean place", "mean score", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
-    for rank, line in enumerate(standings.lines, start=1):
-        table.add_row(
-            str(rank), escape(line.name), str(line.games), f"{line.wins:g}",
-            f"{100 * line.win_rate:.1f}", f"{line.mean_place:.2f}", f"{line.mean_score:.1f}",
-            f"{line.mu:.2f}", f"{line.sigma:.2f}", f"{line.ordinal:.2f}", str(line.faults),
-        )
+    faults = {row.name: row.fault_count for row in report.faults.rows()}
+    for row in report.standings.rows:
+        rating = "-" if row.rating is None else format_elo(row.rating)
+        interval = ("-" if row.rating_low is None or row.rating_high is None else
+                    f"{format_elo(row.rating_low)}..{format_elo(row.rating_high)}")
+        held = "-" if row.rank_held is None else f"{100 * row.rank_held:.0f}%"
+        table.add_row(str(row.rank), escape(row.bot), rating, interval, held, str(row.games),
+                      f"{row.wins:g}", f"{100 * row.win_rate:.1f}", f"{row.mean_place:.2f}",
+                      f"{row.mean_score:.1f}", str(faults.get(row.bot, 0)))
     return table
 
 
-def head_to_head_lines(standings: Standings) -> list[str]:
-    """Two bots: W-D-L, score with its 95% Wilson interval, Elo, and the SPRT state."""
-    h = standings.head_to_head
-    if h is None or h.games == 0:
-        return []
-    band = h.score_interval()
-    elo, elo_band = h.elo()
-    out = [
-        f"{h.first} vs {h.second}: +{h.wins} ={h.draws} -{h.losses} ({h.games} games)",
-        f"score {100 * h.score:.1f}% (95% CI {100 * band.low:.1f}..{100 * band.high:.1f}%), "
-        f"Elo {_elo(elo)} ({_elo(elo_band.low)}..{_elo(elo_band.high)})",
-    ]
-    sprt = standings.sprt
-    if sprt is not None:
-        llr = sprt.llr(h.wins, h.draws, h.losses)
-        verdict = sprt.verdict(h.wins, h.draws, h.losses)
-        state = {"H1": f"H1 accepted (elo >= {sprt.elo1:g})",
-                 "H0": f"H0 accepted (elo <= {sprt.elo0:g})"}.get(verdict or "", "undecided")
-        out.append(f"SPRT [{sprt.elo0:g}, {sprt.elo1:g}] alpha {sprt.alpha:g} beta "
-                   f"{sprt.beta:g}: LLR {llr:.2f} ({sprt.lower:.2f}, {sprt.upper:.2f}): {state}")
+def cross_table(report: Report) -> Table | None:
+    """Every pair of bots, row against column: the row's score against the column's at the
+    tables they shared (Elo), or, for one-seat games, the row's win-rate difference on the
+    deals both played. None with fewer than three bots (the head-to-head lines say it all)."""
+    bots = [row.bot for row in report.standings.rows]
+    if len(bots) < 3:
+        return None
+    table = Table(title="cross table (row against column)", title_justify="left")
+    table.add_column("")
+    for bot in bots:
+        table.add_column(escape(bot), justify="right")
+    for a in bots:
+        cells = []
+        for b in bots:
+            pair = report.cross.get(a, b) if a != b else None
+            cells.append(_cell(pair))
+        table.add_row(escape(a), *cells)
+    return table
+
+
+def _cell(pair: HeadToHead | SameDeals | None) -> str:
+    if pair is None:
+        return "-"
+    if isinstance(pair, SameDeals):
+        return f"{100 * pair.win_rate.mean:+.1f} pts"
+    stats = pair.stats
+    return f"{100 * stats.score.mean:.0f}% ({format_elo(stats.elo)})"
+
+
+def head_to_head_lines(report: Report) -> list[str]:
+    """Two bots: their record and figures, and the SPRT's state."""
+    out = [] if report.pair is None else report.pair.text().splitlines()
+    if report.sprt is not None:
+        out.append(report.sprt.text())
+    if report.after_stop:
+        out.append(f"{report.after_stop} games finished after the SPRT decided: recorded, not "
+                   "counted")
     return out
-
-
-def _elo(x: float) -> str:
-    if x == float("inf"):
-        return "+inf"
-    if x == float("-inf"):
-        return "-inf"
-    return f"{x:+.0f}"

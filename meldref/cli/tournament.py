@@ -169,7 +169,7 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
 
 def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
     from ..tournament.match import bots_json
-    from .report import head_to_head_lines, standings_table
+    from .report import cross_table, head_to_head_lines, standings_table
 
     if as_json:
         data = {"folder": str(run.folder), "games": run.total, "played_now": run.played,
@@ -178,6 +178,9 @@ def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     out.print(standings_table(run.standings))
+    crossed = cross_table(run.standings)
+    if crossed is not None:
+        out.print(crossed)
     for line in head_to_head_lines(run.standings):
         out.print(line, markup=False)
     failures = run.folder / "failures.txt"

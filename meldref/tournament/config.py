@@ -53,8 +53,8 @@ from ..settings import (
     parse_rules,
     validate,
 )
+from ..verdicts.sprt import SprtSpec
 from .schedule import GameJob, Plan, bot_entries
-from .standings import SprtSpec
 
 MAX_PLAYERS: Final = 64
 MAX_CONFIG_BYTES: Final = 1 << 20

@@ -21,16 +21,17 @@ import contextlib
 import json
 import secrets
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
+from ..engine.game import find_game
 from ..private import folder_problem, open_private, private_dir, write_private_text
 from .config import ConfigError, TournamentConfig
 from .pool import GamePool, RunJob
 from .runner import run_job
 from .schedule import GameJob
-from .standings import Standings, compute_standings
+from .standings import Report, SprtWatch, compute_standings
 
 ProgressHook = Callable[[dict[str, Any], int, int], None]
 
@@ -44,7 +45,7 @@ class TournamentRun:
     already_done: int
     played: int
     stopped: str | None  # why the run stopped early: "sprt", "stop-after", "interrupted"
-    standings: Standings
+    standings: Report
     results: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -107,7 +108,7 @@ def prepare_folder(config: TournamentConfig) -> Path:
     data = {"fingerprint": config.plan.fingerprint(), "drawn_from": config.drawn_from,
             "plan": config.plan.to_json(),
             "jobs": config.jobs, "limits": config.limits.given(),
-            "sprt": asdict(config.sprt) if config.sprt else None}
+            "sprt": config.sprt.to_json() if config.sprt else None}
     try:
         for inner in ("replays", "logs"):  # an older meldref's may be readable by all
             if (folder / inner).is_dir():
@@ -213,19 +214,20 @@ def run_tournament(
     if on_start is not None:
         on_start(already, len(jobs))
     names = [b.name for b in config.plan.bots]
+    watch = _sprt_watch(config, jobs, names)
     stopped: str | None = None
+    if watch is not None and any([watch.add(r) for r in results]):
+        stopped, todo = "sprt", []  # decided by the games of an earlier run
     log = ResultsLog(folder)
     played = 0
     try:
-        if _sprt_verdict(config, results, names):
-            stopped, todo = "sprt", []
         for result in _play(config, todo, folder, keep_logs, run):
             results.append(result)
             log.append(result)
             played += 1
             if on_result is not None:
                 on_result(result, len(results), len(jobs))
-            if _sprt_verdict(config, results, names):
+            if watch is not None and watch.add(result):
                 stopped = "sprt"
                 break
             if stop_after is not None and played >= stop_after:
@@ -235,17 +237,19 @@ def run_tournament(
         stopped = "interrupted"
     finally:
         log.close()
-    standings = compute_standings(results, names, config.sprt)
-    write_private_text(folder / "standings.json", json.dumps(standings.to_json(), indent=2) + "\n")
-    return TournamentRun(folder, len(jobs), already, played, stopped, standings, results)
+    info = find_game(config.plan.game)
+    report = compute_standings(results, names, higher_is_better=info.higher_scores_win,
+                               sprt=None if watch is None else watch.test,
+                               upto=None if watch is None else watch.stop)
+    write_private_text(folder / "standings.json", json.dumps(report.to_json(), indent=2) + "\n")
+    return TournamentRun(folder, len(jobs), already, played, stopped, report, results)
 
 
-def _sprt_verdict(config: TournamentConfig, results: list[dict[str, Any]],
-                  names: list[str]) -> bool:
+def _sprt_watch(config: TournamentConfig, jobs: list[GameJob],
+                names: list[str]) -> SprtWatch | None:
     if config.sprt is None or len(names) != 2:
-        return False
-    h2h = compute_standings(results, names).head_to_head
-    return h2h is not None and config.sprt.verdict(h2h.wins, h2h.draws, h2h.losses) is not None
+        return None
+    return SprtWatch.of(config.sprt, jobs, names[0], names[1])
 
 
 def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs: bool,

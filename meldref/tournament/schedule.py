@@ -1,7 +1,7 @@
 """Who plays whom, on which deal, in which seat: a tournament's games as a fixed list.
 
 The list is a pure function of the configuration, and every game's id names its place in it
-(table, deal, rotation), so an interrupted tournament resumes by playing the ids not yet in its
+(table, deal, seating), so an interrupted tournament resumes by playing the ids not yet in its
 results file, and two runs of one configuration play the same games.
 """
 
@@ -21,6 +21,7 @@ from typing import Any, Literal
 from ..engine.game import rules_to_json
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Limits
+from ..verdicts.seatings import Seating, seatings
 
 Format = Literal["round-robin", "gauntlet"]
 
@@ -100,35 +101,45 @@ class Plan:
             return math.comb(len(self.bots) - 1, self.players - 1)
         return math.comb(len(self.bots), self.players)
 
+    def seatings(self) -> tuple[Seating, ...]:
+        """The seatings one deal is played in (duplicate deals): every bot in every seat and
+        after every other bot equally often (`verdicts.seatings`); one game per deal without
+        duplicate deals."""
+        return seatings(self.players) if self.duplicate else ((),)
+
     def games_per_table(self) -> int:
-        if not self.duplicate:
-            return self.games
-        return -(-self.games // self.players) * self.players
+        """`games`, rounded up to whole deal sets (every seating of each deal)."""
+        m = len(self.seatings())
+        return -(-self.games // m) * m
 
     def jobs(self, policy: MatchPolicy | None = None, limits: Limits | None = None
              ) -> list[GameJob]:
-        """Every game of the tournament, in schedule order, refereed under `policy` with
-        bot programs under `limits`."""
+        """Every game of the tournament, in schedule order (table, deal, seating), refereed
+        under `policy` with bot programs under `limits`."""
         if self.seed is None:
             raise ValueError("the plan's seed is still to be drawn (tournament.settle_seed)")
         out: list[GameJob] = []
+        rows = self.seatings()
         for t, table in enumerate(self.tables()):
             for g in range(self.games_per_table()):
-                job = self._job(len(out), t, g, table, self.seed)
+                job = self._job(len(out), t, g, table, self.seed, rows)
                 out.append(dataclasses.replace(job, policy=policy or MatchPolicy(),
                                                limits=limits or Limits()))
         return out
 
-    def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...],
-             seed: int) -> GameJob:
+    def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...], seed: int,
+             rows: tuple[Seating, ...]) -> GameJob:
         k = len(table)
-        # Duplicate deals: deal d is played k times, the bots rotated one seat each time, so
-        # every bot holds every seat's cards once. Without them, each game is a fresh deal and
-        # the seats still rotate.
-        deal, rotation = (g // k, g % k) if self.duplicate else (g, g % k)
-        seats = table[rotation:] + table[:rotation]
-        game_id = f"t{t:02d}-d{deal:04d}-r{rotation}"
-        return GameJob(index, game_id, self.game, self.rules, seed + deal, deal, tuple(seats))
+        if self.duplicate:
+            # Deal d is played once per seating, so the luck of the cards and of the seat
+            # order cancels over the deal set.
+            deal, s = divmod(g, len(rows))
+            seats = tuple(table[i] for i in rows[s])
+        else:  # each game a fresh deal; the seats still rotate
+            deal, s = g, g % k
+            seats = table[s:] + table[:s]
+        game_id = f"t{t:02d}-d{deal:04d}-s{s:02d}"
+        return GameJob(index, game_id, self.game, self.rules, seed + deal, deal, seats)
 
 
 def bot_entries(specs: Sequence[BotSpec], names: Sequence[str | None] | None = None,

@@ -92,12 +92,13 @@ class HeadToHead:
         won, halved, lost = self.deal_record
         counts = self.counts
         return {
+            **self.stats.to_json(),
             "first": self.first, "second": self.second, "games": self.games,
             "wins": self.wins, "draws": self.draws, "losses": self.losses,
             "deal_sets": len(self.deal_sets), "deal_sets_won": won,
             "deal_sets_halved": halved, "deal_sets_lost": lost,
             "seatings": self.seatings, "counts": None if counts is None else list(counts),
-            **self.stats.to_json(), "margin": self.margin.to_json(),
+            "margin": self.margin.to_json(),
         }
 
     def text(self) -> str:
