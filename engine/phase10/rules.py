@@ -68,6 +68,9 @@ class Phase10Rules:
     """Every rule option of Phase 10 (digest 1.2-1.8); the defaults are the printed rules."""
 
     dealer: Literal["random", "seat0"] = "random"  # first dealer: seeded random, or seat 0
+    # After each hand the deal passes to the left (seed 003), or the first dealer keeps it
+    # (seeds 000/001: "a dealer is chosen", the rotation being their alternative).
+    deal_rotation: Literal["left", "fixed"] = "left"
     first_skip: Literal["skip-first-player", "twist"] = "skip-first-player"  # turned-up Skip
     natural: Literal["phase", "group", "none"] = "phase"  # where a natural card is required
     run_wrap: bool = False  # 12 is followed by 1 in a run
@@ -75,7 +78,13 @@ class Phase10Rules:
     skip_repeat: Literal["once-per-orbit", "unlimited"] = "once-per-orbit"  # pending skips
     hit_on_lay_turn: Literal["any", "own"] = "any"  # groups one may hit in the lay-down turn
     going_out: Literal["any", "must-discard"] = "any"  # may the last card go by a hit
+    # Who wins: a seat that completes the last phase (seed 003), or one that completes it and
+    # goes out in the same hand (seed 002: "completes phase 10 and runs out of cards").
+    win: Literal["last-phase", "last-phase-and-out"] = "last-phase"
     tiebreak: Literal["first-out", "first-to-lay", "shared"] = "first-out"
+    # Who is dealt into tie-break hands: the tied seats (seed 003's printed rules), or every
+    # seat (seed 003's encyclopedia part: "everyone takes part"); only a tied seat wins it.
+    tiebreak_players: Literal["tied", "everyone"] = "tied"
     phases: Literal["all", "even", "odd"] = "all"  # which phases are played, in order
     phases_to_win: int | None = None  # the game ends when a seat completes this many
     any_order: bool = False  # phases in any order, each once
@@ -108,6 +117,11 @@ class Phase10Rules:
             raise RuleOptionError(
                 "rule options fixed-hands and phases-to-win exclude each other: fixed-hands "
                 "always plays one hand per phase"
+            )
+        if self.win == "last-phase-and-out":
+            raise RuleOptionError(
+                "rule options fixed-hands and win=last-phase-and-out exclude each other: "
+                "fixed-hands is won by the lowest total after the last hand"
             )
         if self.hand_cap is not None and self.hand_cap < length:
             raise RuleOptionError(

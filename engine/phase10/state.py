@@ -218,9 +218,8 @@ class Phase10State(DrawDiscardState):
         return reason, melds, phase
 
     def _lay_phase(self, seat: int, asked: int | None) -> tuple[int, str | None]:
-        if self.tied is not None or not self.rules.any_order:
-            phase = self.phase_now[seat]
-            assert phase is not None
+        phase = self.phase_now[seat]
+        if phase is not None:  # set at the deal but in any-order (see `_phase_for`)
             if asked is not None and asked != phase:
                 return phase, f"you are on phase {phase} this hand, not phase {asked}"
             return phase, None
@@ -274,8 +273,9 @@ class Phase10State(DrawDiscardState):
             "phase": phase, "groups": [format_meld(m) for m in melds], "group_ids": ids,
         })]
         if self.tied is None:
-            self.completed = _put(self.completed, seat, (*self.completed[seat], phase))
-        elif self.rules.tiebreak == "first-to-lay":
+            if phase not in self.completed[seat]:  # not the last phase laid again (`win`)
+                self.completed = _put(self.completed, seat, (*self.completed[seat], phase))
+        elif self.rules.tiebreak == "first-to-lay" and seat in self.tied:
             self._end_hand(None, "tiebreak-lay", events)
             self._finish((seat,), "tiebreak-first-to-lay", Termination.NORMAL, events)
             return events
@@ -359,6 +359,9 @@ class Phase10State(DrawDiscardState):
             return self.rules.final_phase
         if self.rules.fixed_hands:
             return self.rules.sequence[self.hand_number - 1]
+        if len(self.completed[seat]) >= self.rules.target:
+            # win=last-phase-and-out: every phase made, not yet out: the last phase again.
+            return self.rules.final_phase
         if self.rules.any_order:
             return None
         return self.rules.sequence[len(self.completed[seat])]
@@ -403,29 +406,52 @@ class Phase10State(DrawDiscardState):
 
     def _after_hand(self, went_out: int | None, events: list[Event]) -> None:
         if self.tied is not None:
-            if went_out is not None:
+            # Only a tied seat wins a tie-break hand; with tiebreak-players=everyone another
+            # seat may end it by going out, and another tie-break hand is dealt.
+            if went_out is not None and went_out in self.tied:
                 self._finish((went_out,), "tiebreak-first-out", Termination.NORMAL, events)
                 return
             contenders: tuple[int, ...] | None = self.tied
-        elif self.rules.fixed_hands:
-            over = self.hand_number == len(self.rules.sequence)
-            contenders = tuple(range(self.players)) if over else None
         else:
-            done = [s for s in range(self.players) if len(self.completed[s]) >= self.rules.target]
-            contenders = tuple(done) or None
+            contenders = self._contenders(went_out)
         if contenders is not None and self.tied is None:
             best = min(self.scores[s] for s in contenders)
             tied = tuple(s for s in contenders if self.scores[s] == best)
             if len(tied) == 1 or self.rules.tiebreak == "shared":
-                by = "phase" if len(contenders) == 1 else "score"
-                self._finish(tied, by if len(tied) == 1 else "shared", Termination.NORMAL, events)
+                self._finish(tied, self._decided_by(contenders, tied), Termination.NORMAL,
+                             events)
                 return
             self.tied = tied
         if self.rules.hand_cap is not None and self.hand_number >= self.rules.hand_cap:
             self._finish(self.tied or self._leaders(), "hand-cap", Termination.TURN_CAP, events)
             return
-        self.dealer = (self.dealer + 1) % self.players
-        events.extend(self._deal(self.tied or tuple(range(self.players))))
+        if self.rules.deal_rotation == "left":
+            self.dealer = (self.dealer + 1) % self.players
+        events.extend(self._deal(self._dealt_in()))
+
+    def _contenders(self, went_out: int | None) -> tuple[int, ...] | None:
+        """The seats among which the game ends after this hand, or None: it goes on."""
+        if self.rules.fixed_hands:
+            over = self.hand_number == len(self.rules.sequence)
+            return tuple(range(self.players)) if over else None
+        done = [s for s in range(self.players) if len(self.completed[s]) >= self.rules.target]
+        if self.rules.win == "last-phase-and-out":
+            return (went_out,) if went_out is not None and went_out in done else None
+        return tuple(done) or None
+
+    def _decided_by(self, contenders: tuple[int, ...], winners: tuple[int, ...]) -> str:
+        if len(winners) > 1:
+            return "shared"
+        if self.rules.win == "last-phase-and-out":
+            return "phase-and-out"
+        return "phase" if len(contenders) == 1 else "score"
+
+    def _dealt_in(self) -> tuple[int, ...]:
+        """The seats dealt into the next hand: all, or in tie-break hands the tied ones
+        (tiebreak-players=tied)."""
+        if self.tied is not None and self.rules.tiebreak_players == "tied":
+            return self.tied
+        return tuple(range(self.players))
 
     def _leaders(self) -> tuple[int, ...]:
         keys = [self._rank_key(s) for s in range(self.players)]
