@@ -9,7 +9,7 @@ from typing import Final, Literal
 
 from ..cards import Card, Kind
 from ..game import RuleOptionError, check_fields
-from ..melds import PHASE10_MELDS, GroupKind, MeldRules, Need
+from ..melds import PHASE10_MELDS, GroupKind, Meld, MeldRules, Need, format_meld
 
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 6
@@ -57,6 +57,27 @@ def card_points(card: Card) -> int:
     if card.kind is Kind.SKIP:
         return 15
     return 5 if card.rank <= 9 else 10
+
+
+def why_not_phase(phase: int, melds: list[Meld]) -> str | None:
+    """Why `melds` are not exactly the groups of `phase` (each at least its size), or None.
+
+    Groups only grow once laid, so the groups a seat has on the table pass too."""
+    needs = PHASES[phase]
+    want = f"phase {phase} needs {describe_phase(phase)}"
+    if len(melds) != len(needs):
+        return (f"{want}, not {len(melds)} group{'s' if len(melds) != 1 else ''} (extra cards "
+                "may only extend the phase's own groups)")
+    got = sorted(m.kind.value for m in melds)
+    if got != sorted(n.kind.value for n in needs):
+        return f"{want}, not {' + '.join(got)}"
+    # Same kinds: the largest group goes to the largest need of its kind.
+    pairs = zip(sorted(melds, key=lambda m: (m.kind.value, -len(m))),
+                sorted(needs, key=lambda n: (n.kind.value, -n.size)), strict=True)
+    for meld, need in pairs:
+        if len(meld) < need.size:
+            return f"{want}: {format_meld(meld)} has {len(meld)} cards, not {need.size}"
+    return None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -39,10 +39,9 @@ from .rules import (
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
-    PHASES,
     Phase10Rules,
     card_points,
-    describe_phase,
+    why_not_phase,
 )
 from .view import Phase10View, TableGroup, skip_victims
 
@@ -209,7 +208,7 @@ class Phase10State(DrawDiscardState):
         if reason is None:
             melds, reason = self._build_groups(action.groups)
         if reason is None:
-            reason = _matches_phase(phase, melds) or self._natural_error(melds)
+            reason = why_not_phase(phase, melds) or self._natural_error(melds)
         if (reason is None and self.rules.going_out == "must-discard"
                 and sum(map(len, melds)) == len(self.hands[seat])):
             reason = "going-out=must-discard: keep a card to discard"
@@ -532,25 +531,6 @@ class Phase10State(DrawDiscardState):
         state._to_move, state._decision = data["to_move"], data["decision"]
         state.laid_this_turn = data["laid_this_turn"]
         return state
-
-
-def _matches_phase(phase: int, melds: list[Meld]) -> str | None:
-    """Why `melds` are not exactly the groups of `phase` (each at least its size), or None."""
-    needs = PHASES[phase]
-    want = f"phase {phase} needs {describe_phase(phase)}"
-    if len(melds) != len(needs):
-        return (f"{want}, not {len(melds)} group{'s' if len(melds) != 1 else ''} (extra cards "
-                "may only extend the phase's own groups)")
-    got = sorted(m.kind.value for m in melds)
-    if got != sorted(n.kind.value for n in needs):
-        return f"{want}, not {' + '.join(got)}"
-    # Same kinds: the largest group goes to the largest need of its kind.
-    pairs = zip(sorted(melds, key=lambda m: (m.kind.value, -len(m))),
-                sorted(needs, key=lambda n: (n.kind.value, -n.size)), strict=True)
-    for meld, need in pairs:
-        if len(meld) < need.size:
-            return f"{want}: {format_meld(meld)} has {len(meld)} cards, not {need.size}"
-    return None
 
 
 def _held(hand: list[Card], used: list[Card]) -> str | None:
