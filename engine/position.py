@@ -159,12 +159,9 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:60] + "..."
 
 
-def seed_of(fields: Fields) -> int | str:
+def seed_of(fields: Fields) -> int:
     """The position's `seed` (default 0): every shuffle from here on is drawn from it."""
-    value = fields.value("seed", 0)
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise fields.fail("seed", "a whole number or a text")
-    return value
+    return fields.whole("seed", 0)
 
 
 def check_players(game: GameInfo, players: int) -> None:
@@ -206,7 +203,7 @@ def account(deck: Iterable[Card], zones: Sequence[tuple[str, Sequence[Card]]]) -
     return out
 
 
-def fill_draw_pile(named: list[Card], rest_wanted: bool, rest: list[Card], seed: int | str,
+def fill_draw_pile(named: list[Card], rest_wanted: bool, rest: list[Card], seed: int,
                    key: str = "draw_pile") -> list[Card]:
     """The draw pile as the state keeps it (top at the end): `named` (top first) on top of the
     `rest` of the deck shuffled from the seed, if wanted; `PositionError` for cards missing."""
@@ -259,8 +256,8 @@ class Position:
         return int(self.snapshot["players"])
 
     @property
-    def seed(self) -> int | str:
-        return typing.cast(int | str, self.snapshot["seed"])
+    def seed(self) -> int:
+        return int(self.snapshot["seed"])
 
     def start(self) -> GameState:
         """A new game in this position."""

@@ -135,7 +135,8 @@ class _Referee:
     """One game in progress between seats."""
 
     def __init__(self, game: GameInfo, rules: Any, seats: Sequence[Seat], seed: int,
-                 policy: MatchPolicy, on_record: RecordHook | None) -> None:
+                 policy: MatchPolicy, on_record: RecordHook | None,
+                 start: GameState | None = None) -> None:
         self.game, self.rules, self.seats, self.seed = game, rules, list(seats), seed
         self.policy, self.on_record = policy, on_record
         n = len(self.seats)
@@ -145,7 +146,7 @@ class _Referee:
         self.clocks = [_Clock(policy) for _ in range(n)]
         self.actions: list[str] = []
         self.decisions = 0
-        self.state: GameState = game.new_game(rules, n, seed)
+        self.state: GameState = start if start is not None else game.new_game(rules, n, seed)
         # What is really played: a game may settle options when it starts (Five Crowns turns
         # `party=auto` into on or off by the number of players). Seats and replays get these.
         settled = getattr(self.state, "rules", rules)
@@ -393,14 +394,23 @@ def play_game(
     seed: int,
     policy: MatchPolicy | None = None,
     on_record: RecordHook | None = None,
+    start: GameState | None = None,
 ) -> GameRecord:
     """Play one game of `game` under `rules` between `seats` (seat i plays seat i).
 
-    Seats are started (`connect`, `start`) here but not closed, so they can play again; seats
-    whose bot failed are closed. See the module docstring for the records.
+    The game is `game.new_game(rules, len(seats), seed)`, or `start`, a game already under way
+    (a position: `engine.position`), whose rules and seed must be `rules` and `seed`; it has no
+    opening events, so the seats learn the position from their first view. Seats are started
+    (`connect`, `start`) here but not closed, so they can play again; seats whose bot failed
+    are closed. See the module docstring for the records.
     """
     game.check_players(len(seats))
-    return _Referee(game, rules, seats, seed, policy or MatchPolicy(), on_record).play()
+    if start is not None:
+        held = len(start.scores)
+        if held != len(seats) or getattr(start, "seed", seed) != seed:
+            raise ValueError(f"the start position is of {held} seats and seed "
+                             f"{getattr(start, 'seed', '?')!r}, not {len(seats)} and {seed!r}")
+    return _Referee(game, rules, seats, seed, policy or MatchPolicy(), on_record, start).play()
 
 
 def close_all(seats: Sequence[Seat]) -> None:

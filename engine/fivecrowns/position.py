@@ -210,9 +210,10 @@ def _check_can_draw(draw: list[Card], discard: list[Card]) -> None:
 def _read_history(fields: Fields, n: int, round_: int) -> list[dict[str, JSON]]:
     texts = fields.texts("history")
     played = min(round_ - 1, ROUNDS)
-    if texts and len(texts) != played:
-        raise fields.fail("history", f"one entry per round played before this one ({played}), "
-                          "or none")
+    if len(texts) > played:
+        raise fields.fail("history", f"one entry per round played before this one, the last "
+                          f"ones (round {round_} has {played} before it)")
+    first = played + 1 - len(texts)  # a game begun from a position knows the rounds since
     out: list[dict[str, JSON]] = []
     for i, text in enumerate(texts):
         words = text.split()
@@ -220,7 +221,7 @@ def _read_history(fields: Fields, n: int, round_: int) -> list[dict[str, JSON]]:
         if not words or words[0] not in ENDINGS or (words[0] == "out") != (
                 went_out is not None and went_out < n) or len(words) > 2:
             raise fields.fail("history", f"entry {text!r}: out <seat> | turn-cap")
-        out.append({"round": i + 1, "ended": words[0], "went_out": went_out})
+        out.append({"round": first + i, "ended": words[0], "went_out": went_out})
     return out
 
 

@@ -177,10 +177,11 @@ def _read_table(fields: Fields, rules: Phase10Rules, seats: list[_Seat],
 
 def _read_history(fields: Fields, n: int, hand_number: int) -> list[dict[str, JSON]]:
     texts = fields.texts("history")
-    if texts and len(texts) != hand_number - 1:
-        raise fields.fail("history", f"one entry per hand played before this one "
-                          f"({hand_number - 1}), or none")
-    return [_history_entry(fields, i + 1, text, n) for i, text in enumerate(texts)]
+    if len(texts) > hand_number - 1:
+        raise fields.fail("history", f"one entry per hand played before this one, the last "
+                          f"ones (hand {hand_number} has {hand_number - 1} before it)")
+    first = hand_number - len(texts)  # a game begun from a position knows the hands since
+    return [_history_entry(fields, first + i, text, n) for i, text in enumerate(texts)]
 
 
 def _history_entry(fields: Fields, hand: int, text: str, n: int) -> dict[str, JSON]:

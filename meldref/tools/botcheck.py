@@ -24,7 +24,8 @@ from ..engine.game import GAME_NAMES, UnknownGameError, find_game
 from ..private import private_dir
 from ..protocol.channel import BotCommand, BotProcess
 from ..protocol.referee import MatchPolicy, play_game
-from ..protocol.seats import Limits, ProcessSeat, Seat, seat_from_spec
+from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
+from .positions import PositionFile
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 OPPONENT = "builtin:greedy"
@@ -148,9 +149,12 @@ class RawBot:
 def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.0,
               move_time: float = 1.0, log_dir: Path | None = None,
               progress: Callable[[Check], None] | None = None,
-              first_move_time: float = 5.0, limits: Limits | None = None) -> Report:
+              first_move_time: float = 5.0, limits: Limits | None = None,
+              position: PositionFile | None = None) -> Report:
     """Run the whole checklist against the program `command`, every process of it under the
-    resource limits of `limits` (as a match would run it)."""
+    resource limits of `limits` (as a match would run it). With a `position`, its game is
+    checked from there instead of from a deal: the bot's answer in it, then the game played
+    on to its end."""
     report = Report(command)
     limits = limits or Limits()
 
@@ -167,8 +171,12 @@ def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.
     log = (log_dir / "session.stderr") if log_dir else None
     if log_dir:
         private_dir(log_dir)
-    first = games[0] if games else "phase10"
+    first = position.game.name if position else games[0] if games else "phase10"
     if not _session_checks(parsed, first, startup_time, log, report, add, limits):
+        return report
+    if position is not None:
+        _position_checks(command, position, startup_time, (move_time, first_move_time),
+                         log_dir, add, limits)
         return report
     claimed = report.ids.get("games", "")
     wanted = list(games) or _claimed(claimed) or list(GAME_NAMES)
@@ -288,10 +296,7 @@ def _game_checks(command: str, game: str, startup: float, times: tuple[float, fl
     except UnknownGameError as exc:
         add(f"{game}: a full game", FAIL, f"this meldref cannot play {game}: {exc}")
         return
-    move_time, first_move_time = times
-    policy = MatchPolicy(move_time=move_time, first_move_time=max(move_time, first_move_time),
-                         startup_time=startup, time_bank=0.0, illegal_retries=0,
-                         on_failure="forfeit")
+    policy = _strict(startup, times)
     players = info.min_players  # the smallest table: the bot's own decisions come often
     log = (log_dir / f"{game}.stderr") if log_dir else None
     seat = seat_from_spec(command, info, limits=limits, log_path=log)
@@ -302,6 +307,57 @@ def _game_checks(command: str, game: str, startup: float, times: tuple[float, fl
                 return
     finally:
         seat.close()
+
+
+def _strict(startup: float, times: tuple[float, float]) -> MatchPolicy:
+    """The checks' policy: no retries and no bank, so any fault fails."""
+    move_time, first_move_time = times
+    return MatchPolicy(move_time=move_time, first_move_time=max(move_time, first_move_time),
+                       startup_time=startup, time_bank=0.0, illegal_retries=0,
+                       on_failure="forfeit")
+
+
+def _position_checks(command: str, loaded: PositionFile, startup: float,
+                     times: tuple[float, float], log_dir: Path | None, add: Add,
+                     limits: Limits) -> None:
+    from .bottest import ask
+
+    policy = _strict(startup, times)
+    name = f"position {loaded.path.name}"
+    log = (log_dir / "position.stderr") if log_dir else None
+    answer = ask(BotSpec.parse(command), loaded, policy, limits, log)
+    if answer.problem is not None or answer.action is None:
+        add(f"{name}: the answer", FAIL, f"seat {answer.seat} {answer.decision}: "
+            f"{answer.action!r}: {answer.problem}")
+        return
+    if answer.matched is False:  # a legal answer conforms; how good it is, `bot test` says
+        add(f"{name}: the answer", WARN, f"seat {answer.seat} {answer.decision}: "
+            f"{answer.action!r} is legal but not the expected {' or '.join(answer.expected)}")
+    else:
+        expected = ", the expected one" if answer.matched else " (no expected action stated)"
+        add(f"{name}: the answer", PASS, f"seat {answer.seat} {answer.decision}: "
+            f"{answer.action!r}, legal{expected}")
+    info, seat_no = loaded.game, answer.seat
+    seat = seat_from_spec(command, info, limits=limits,
+                          log_path=(log_dir / "position-game.stderr") if log_dir else None)
+    seats = [seat if s == seat_no else seat_from_spec(OPPONENT, info, seed=s)
+             for s in range(loaded.position.players)]
+    label = f"{name}: the game played on"
+    try:
+        record = play_game(info, loaded.rules, seats, loaded.position.seed, policy,
+                           start=loaded.position.start())
+    except Exception as exc:  # the referee must not stop; if it does, say so
+        add(label, FAIL, f"the referee failed: {exc!r}")
+        return
+    finally:
+        seat.close()
+    faults = record.faults[seat_no]
+    if faults or record.status[seat_no] != "ok":
+        first = faults[0] if faults else None
+        add(label, FAIL, f"{first.outcome}: {first.detail}" if first else record.status[seat_no])
+        return
+    add(label, PASS, f"{len(record.actions)} actions to the end, result "
+                     f"{record.outcome.termination.value}, place {record.outcome.places[seat_no]}")
 
 
 def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n: int,
