@@ -79,10 +79,13 @@ def build_match(game: str | None, specs: Sequence[str], players: int | None, see
         if position is not None:
             loaded = load_position(position, game, rules, seed)
             info, rule_set, start = loaded.game, loaded.rules, loaded.position
-            seed, players = start.seed, players or start.players
-            if players != start.players:
+            if players is not None and players != start.players:
                 raise ConfigError(f"--players {players}: the position has {start.players} "
                                   "seats")
+            if len(bots) > 1 and len(bots) != start.players:
+                raise ConfigError(f"the position has {start.players} seats, not {len(bots)} "
+                                  "--bot")
+            seed, players = start.seed, start.players
         else:
             info = find_game(game or "phase10")
             rule_set = parse_rules(info.rules_type, rules)
