@@ -216,3 +216,20 @@ def test_load_position_reads_rules_from_the_file_and_flags(position: Path) -> No
     info = find_game("phase10")
     again = read_position(info, loaded.rules, loaded.position.to_json())
     assert again.start().snapshot() == loaded.position.start().snapshot()
+
+
+@pytest.mark.parametrize("command", [["replay", "position"], ["bot", "test"]])
+def test_the_new_commands_have_help(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0 and "Usage" in result.stdout
+
+
+def test_the_readme_positions_load_and_the_greedy_bot_finds_their_expected_actions() -> None:
+    code, out, _ = run("bot", "test", "builtin:greedy", str(ROOT / "docs" / "positions"),
+                       "--json")
+    data = json.loads(out)
+    assert code == 0 and data["positions"] == data["passed"] >= 2
+    readme = (ROOT / "README.md").read_text()
+    example = (ROOT / "docs" / "positions" / "phase10-lay-phase-3.toml").read_text()
+    body = "\n".join(line for line in example.splitlines() if not line.startswith("#"))
+    assert body.strip() in readme
