@@ -35,6 +35,8 @@ def bot_check(
     move_time: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     first_move_time: Annotated[float, typer.Option(
         help="Seconds for the first decision of a game.")] = 5.0,
+    time_bank: Annotated[float, typer.Option(
+        help="Seconds of time bank in each game (default 0: strict; a match gives 5).")] = 0.0,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
@@ -49,7 +51,8 @@ def bot_check(
 
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
-                             "move-time": move_time, "first-move-time": first_move_time})
+                             "move-time": move_time, "first-move-time": first_move_time,
+                             "time-bank": time_bank})
     games = []
     for name in game or []:
         try:
@@ -64,7 +67,7 @@ def bot_check(
             err.print(f"{marks[check.status]} {check.name}", highlight=False)
 
     report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time,
-                       limits.process_limits())
+                       limits.process_limits(), time_bank)
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:

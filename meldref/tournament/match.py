@@ -215,7 +215,8 @@ def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
         actions=line["actions"],
         decisions=line["decisions"],
         seat_status=list(line["seat_status"]),
-        faults=[[{"outcome": f["outcome"], "fatal": f["fatal"]} for f in fs]
+        faults=[[{"outcome": f["outcome"], "fatal": f["fatal"], "detail": f["detail"]}
+                 for f in fs]
                 for fs in line["faults"]],
         detail={k: v for k, v in detail.items()},
     )
