@@ -13,8 +13,10 @@ from rich.markup import escape
 from ..engine.game import UnknownGameError, find_game
 from .common import (
     EXIT_FAILED,
+    CpuOpt,
     FileSizeOpt,
     MemoryOpt,
+    NoNetworkOpt,
     ProcessesOpt,
     err,
     fail,
@@ -41,6 +43,8 @@ def bot_check(
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
     file_size_mb: FileSizeOpt = None,
+    cpu_seconds: CpuOpt = None,
+    no_network: NoNetworkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
 ) -> None:
     """Check a bot program: handshake, ping, flushing, quit, and legal full games of every
@@ -52,7 +56,8 @@ def bot_check(
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
                              "move-time": move_time, "first-move-time": first_move_time,
-                             "time-bank": time_bank})
+                             "time-bank": time_bank, "cpu-seconds": cpu_seconds,
+                             "no-network": no_network})
     games = []
     for name in game or []:
         try:

@@ -68,7 +68,8 @@ class RawBot:
     """A bot process read byte by byte, to tell missing newlines and missing flushes apart."""
 
     def __init__(self, command: BotCommand, log: Path | None, limits: Limits) -> None:
-        self.process = BotProcess(command, log, limits.stderr_limit, limits.rlimits())
+        self.process = BotProcess(command, log, limits.stderr_limit, limits.rlimits(),
+                                  limits.no_network)
         self.buffer = b""
         self.eof = False
 

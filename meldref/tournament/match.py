@@ -16,6 +16,7 @@ from typing import Any, Final
 from ..bots import UnknownBotError
 from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
 from ..private import copy_private, file_problem, folder_problem, private_dir
+from ..protocol.channel import network_isolation_problem
 from ..protocol.errors import BotError
 from ..protocol.records import GameRecord, Tally
 from ..protocol.seats import BotSpec, Limits
@@ -128,6 +129,10 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
     announced, by spec (for `with_announced_names`)."""
     info = find_game(game)
     rlimits = limits or Limits()
+    if rlimits.no_network and any(b.spec.builtin is None for b in bots):
+        problem = network_isolation_problem()
+        if problem is not None:
+            raise ConfigError(f"--no-network: {problem}")
     announced: dict[BotSpec, str] = {}
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
