@@ -47,6 +47,7 @@ from ..engine.game import (
     GameState,
     InvalidActionError,
     Outcome,
+    Ruling,
     Termination,
     rules_to_json,
 )
@@ -309,29 +310,31 @@ class _Referee:
         return Request(state.decision, state.observation(seat), clock.allowance(), clock.bank,
                        hints, lambda text: self.judge(text)[1])
 
-    def judge(self, text: str, action: Any = None) -> tuple[Any, str | None]:
-        """The action and None if legal, else None and the reason (syntax or rules); `action`
-        is the value an in-process bot answered with, else the text is parsed."""
+    def judge(self, text: str, action: Any = None) -> tuple[Ruling | None, str | None]:
+        """The legal ruling and None, else None and the reason (syntax or rules); `action` is
+        the value an in-process bot answered with, else the text is parsed. The ruling is
+        what `advance` plays: the action is judged once."""
         state = self.state
         try:
             if action is None:
                 action = state.parse_action(text)
-            why = state.why_illegal(action)
+            ruling = state.judge(action)
         except InvalidActionError as exc:  # the engine's words name what is wrong in the text
             return None, f"not an action: {quote(str(exc), 400)}"
         except ValueError as exc:  # bad values inside the text
             return None, f"{quote(text)!r}: {quote(str(exc))}"
         except Exception as exc:  # an engine that chokes on odd input still must not stop us
             return None, f"{quote(text)!r}: not understood ({quote(repr(exc))})"
-        if why is not None:
-            return None, f"{quote(str(action))}: {quote(why, 400)}"
-        return action, None
+        if ruling.reason is not None:
+            return None, f"{quote(str(action))}: {quote(ruling.reason, 400)}"
+        return ruling, None
 
     def advance(self, seat: int, action: Any, reply: Reply | None) -> None:
+        """Play `action` (the bot's legal `Ruling`, or the referee's own action)."""
         state = self.state
         decision = state.decision
         events = state.apply(action)
-        text = str(action)
+        text = str(action.action if isinstance(action, Ruling) else action)
         self.actions.append(text)
         if self.on_record is not None:
             elapsed = None if reply is None else reply.elapsed

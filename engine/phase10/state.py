@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Final, TypeVar
+from typing import ClassVar, Final, NamedTuple, TypeVar
 
 from ..cards import SKIP, WILD, Card, format_cards, phase10_deck
 from ..common import (
@@ -46,6 +46,13 @@ from .rules import (
 from .view import Phase10View, TableGroup, skip_victims
 
 T = TypeVar("T")
+
+
+class LayPlan(NamedTuple):
+    """What a legal lay-down's check built, for playing it: its melds, and the phase laid."""
+
+    melds: tuple[Meld, ...]
+    phase: int
 
 
 class Phase10State(DrawDiscardState):
@@ -84,7 +91,6 @@ class Phase10State(DrawDiscardState):
         self.tied: tuple[int, ...] | None = None  # seats of the tie-break hands
         self._outcome: Outcome | None = None
         self._opening: list[Event] = []
-        self._checked: tuple[LayDown, list[Meld], int] | None = None
 
     # -- GameState: questions (the others are `CardGameState`'s) --------------------------------
 
@@ -190,17 +196,13 @@ class Phase10State(DrawDiscardState):
             return str(exc)
         return None
 
-    def _why_lay(self, action: LayDown) -> str | None:
-        return self._check_lay(action)[0]
-
-    def _check_lay(self, action: LayDown) -> tuple[str | None, list[Meld], int]:
-        if self._checked is not None and self._checked[0] is action:
-            return None, self._checked[1], self._checked[2]
+    def _why_lay(self, action: LayDown) -> str | LayPlan:
+        """Why the lay-down is illegal, or the melds it builds and the phase it lays."""
         if self._decision != "play":
-            return "draw first: draw pile or draw discard", [], 0
+            return "draw first: draw pile or draw discard"
         seat = self._to_move
         if self.laid[seat] is not None:
-            return f"you have laid phase {self.laid[seat]} already this hand", [], 0
+            return f"you have laid phase {self.laid[seat]} already this hand"
         phase, reason = self._lay_phase(seat, action.phase)
         if reason is None:
             reason = _held(self.hands[seat], [c for _, placed in action.groups for c, _ in placed])
@@ -212,9 +214,7 @@ class Phase10State(DrawDiscardState):
         if (reason is None and self.rules.going_out == "must-discard"
                 and sum(map(len, melds)) == len(self.hands[seat])):
             reason = "going-out=must-discard: keep a card to discard"
-        if reason is None:
-            self._checked = (action, melds, phase)
-        return reason, melds, phase
+        return reason if reason is not None else LayPlan(tuple(melds), phase)
 
     def _lay_phase(self, seat: int, asked: int | None) -> tuple[int, str | None]:
         phase = self.phase_now[seat]
@@ -250,13 +250,8 @@ class Phase10State(DrawDiscardState):
 
     # -- GameState: playing --------------------------------------------------------------------
 
-    def apply(self, action: Any) -> list[Event]:
-        events = super().apply(action)
-        self._checked = None  # the lay-down checked for this position, no longer
-        return events
-
-    def _lay(self, action: LayDown) -> list[Event]:
-        _, melds, phase = self._check_lay(action)
+    def _lay(self, action: LayDown, plan: LayPlan) -> list[Event]:
+        melds, phase = plan
         seat = self._to_move
         hand = self.hands[seat]
         ids = []
@@ -282,7 +277,7 @@ class Phase10State(DrawDiscardState):
             self._end_hand(seat, "out", events)
         return events
 
-    def _hit(self, action: Hit) -> list[Event]:
+    def _hit(self, action: Hit, plan: None = None) -> list[Event]:
         seat = self._to_move
         index = action.group_id - 1
         old = self.table[index]
@@ -297,7 +292,7 @@ class Phase10State(DrawDiscardState):
             self._end_hand(seat, "out", events)
         return events
 
-    def _discard(self, action: Discard) -> list[Event]:
+    def _discard(self, action: Discard, plan: None = None) -> list[Event]:
         seat = self._to_move
         hand = self.hands[seat]
         hand.remove(action.card)

@@ -13,9 +13,11 @@ from rich.markup import escape
 from ..engine.game import UnknownGameError, find_game
 from .common import (
     EXIT_FAILED,
+    CpuOpt,
     FileSizeOpt,
     HintsOpt,
     MemoryOpt,
+    NoNetworkOpt,
     ProcessesOpt,
     err,
     fail,
@@ -36,10 +38,14 @@ def bot_check(
     move_time: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     first_move_time: Annotated[float, typer.Option(
         help="Seconds for the first decision of a game.")] = 5.0,
+    time_bank: Annotated[float, typer.Option(
+        help="Seconds of time bank in each game (default 0: strict; a match gives 5).")] = 0.0,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
     file_size_mb: FileSizeOpt = None,
+    cpu_seconds: CpuOpt = None,
+    no_network: NoNetworkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
     position: Annotated[Path | None, typer.Option(
         help="Check the bot from this position file (spec/POSITION.md) instead of full games: "
@@ -55,7 +61,9 @@ def bot_check(
 
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
-                             "move-time": move_time, "first-move-time": first_move_time})
+                             "move-time": move_time, "first-move-time": first_move_time,
+                             "time-bank": time_bank, "cpu-seconds": cpu_seconds,
+                             "no-network": no_network})
     games = []
     for name in game or []:
         try:
@@ -76,7 +84,7 @@ def bot_check(
         except PositionFileError as exc:
             fail(str(exc))
     report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time,
-                       limits.process_limits(), loaded)
+                       limits.process_limits(), time_bank, loaded)
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:

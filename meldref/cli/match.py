@@ -17,12 +17,14 @@ from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     BotOpt,
+    CpuOpt,
     FileSizeOpt,
     HintsOpt,
     IncrementOpt,
     MaxBankOpt,
     MemoryOpt,
     MoveTimeOpt,
+    NoNetworkOpt,
     OnFailureOpt,
     ProcessesOpt,
     RulesOpt,
@@ -63,6 +65,8 @@ def match(
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
     file_size_mb: FileSizeOpt = None,
+    cpu_seconds: CpuOpt = None,
+    no_network: NoNetworkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
                                           "(deterministic: no times).")] = False,
     position: Annotated[Path | None, typer.Option(
@@ -85,7 +89,8 @@ def match(
     limits = limits_or_fail(limit_flags(
         move_time, startup_time, time_bank=time_bank, increment=increment, max_bank=max_bank,
         on_failure=on_failure, hints=hints, memory_mb=memory_mb, max_processes=max_processes,
-        file_size_mb=file_size_mb))
+        file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
+        no_network=no_network))
     stop_on_signals()  # from here on bots may run: a signal must close them
     try:
         spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),

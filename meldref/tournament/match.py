@@ -17,6 +17,7 @@ from ..bots import UnknownBotError
 from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
 from ..engine.position import Position
 from ..private import copy_private, file_problem, folder_problem, private_dir
+from ..protocol.channel import network_isolation_problem
 from ..protocol.errors import BotError
 from ..protocol.records import GameRecord, Tally
 from ..protocol.seats import BotSpec, Limits
@@ -152,6 +153,10 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
     announced, by spec (for `with_announced_names`)."""
     info = find_game(game)
     rlimits = limits or Limits()
+    if rlimits.no_network and any(b.spec.builtin is None for b in bots):
+        problem = network_isolation_problem()
+        if problem is not None:
+            raise ConfigError(f"--no-network: {problem}")
     announced: dict[BotSpec, str] = {}
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
@@ -239,7 +244,8 @@ def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
         actions=line["actions"],
         decisions=line["decisions"],
         seat_status=list(line["seat_status"]),
-        faults=[[{"outcome": f["outcome"], "fatal": f["fatal"]} for f in fs]
+        faults=[[{"outcome": f["outcome"], "fatal": f["fatal"], "detail": f["detail"]}
+                 for f in fs]
                 for fs in line["faults"]],
         detail={k: v for k, v in detail.items()},
     )
