@@ -289,4 +289,14 @@ def lazy_bots(module: str, table: str) -> dict[str, Callable[[int], Any]]:
         bots = importlib.import_module(f"{__package__}.{module}")
         return getattr(bots, table)[name](seed)
 
-    return {name: functools.partial(make, name) for name in ("random", "greedy")}
+    return {name: functools.partial(make, name) for name in ("random", "greedy", "expert")}
+
+
+def outside_bot(module: str, name: str) -> Callable[[int | str], Any]:
+    """The factory of the bot class `name` of `meldref.bots.<module>`, imported when first used:
+    the strong bots live in bots/ (one file each, also runnable as programs), not the engine."""
+
+    def make(seed: int | str) -> Any:
+        return getattr(importlib.import_module(f"meldref.bots.{module}"), name)(seed)
+
+    return make

@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from .common import outside_bot
 from .fivecrowns import Action, Discard, Draw, FiveCrownsView
 from .solitaire import Place, SolitaireView
 
@@ -97,8 +98,10 @@ class SolitaireGreedyBot:
 FIVECROWNS_BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": FiveCrownsRandomBot,
     "greedy": FiveCrownsGreedyBot,
+    "expert": outside_bot("fivecrowns_expert", "FiveCrownsExpertBot"),
 }
 SOLITAIRE_BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": SolitaireRandomBot,
     "greedy": SolitaireGreedyBot,
+    "expert": outside_bot("solitaire_expert", "SolitaireExpertBot"),
 }

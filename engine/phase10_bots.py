@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Any, Final
 
 from .cards import SKIP, WILD, Card
-from .common import DRAW_DISCARD, DRAW_PILE, Draw
+from .common import DRAW_DISCARD, DRAW_PILE, Draw, outside_bot
 from .melds import Meld, MeldError, build_meld, extend
 from .phase10_actions import Action, Discard, LayDown
 from .phase10_rules import PHASES, card_points
@@ -169,7 +169,8 @@ def _leader(view: Phase10View, victims: tuple[int, ...]) -> int | None:
     ))
 
 
-BOTS: Final[Mapping[str, Callable[[int], RandomBot | GreedyBot]]] = {
+BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "expert": outside_bot("phase10_expert", "Phase10ExpertBot"),
 }

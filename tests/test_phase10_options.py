@@ -47,7 +47,7 @@ def test_every_variant_reads_from_text() -> None:
 
 def test_the_registry_finds_the_game() -> None:
     assert find_game("Phase-10") is GAME
-    assert set(GAME.bots) == {"random", "greedy"}
+    assert set(GAME.bots) == {"random", "greedy", "expert"}
     assert GAME.decisions == ("draw", "play")
 
 
