@@ -176,6 +176,17 @@ class View:
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
 
+    def is_wild(self, card: Card | str | None) -> bool:
+        """Whether `card` is wild here: a Wild, a Joker, or (Five Crowns) the round's wild
+        rank; False for None."""
+        if card is None:
+            return False
+        card = Card.parse(card) if isinstance(card, str) else card
+        if card.kind in ("wild", "joker"):
+            return True
+        rank = self.data.get("wild_rank")
+        return card.kind == "number" and rank is not None and card.text[:-1] == str(rank)
+
     @property
     def victims(self) -> tuple[int, ...]:
         """Phase 10: the seats a Skip discarded now may skip."""
