@@ -17,7 +17,6 @@ engine's solver (engine.fivecrowns_solver: the fewest points a hand leaves in bo
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
@@ -161,7 +160,7 @@ class FiveCrownsExpertBot:
     name = "expert"
 
     def __init__(self, seed: int | str = 0) -> None:
-        self.rng = random.Random(f"fivecrowns-expert:{seed}")
+        self.seed = seed  # it plays the same way every time: no draw of its own
         self.memory = RoundMemory()
 
     def act(self, view: FiveCrownsView) -> Action:

@@ -19,7 +19,6 @@ the views it was shown reveal over a hand (the discard tops, how the draw pile s
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -176,7 +175,7 @@ class Phase10ExpertBot:
     name = "expert"
 
     def __init__(self, seed: int | str = 0) -> None:
-        self.rng = random.Random(f"phase10-expert:{seed}")
+        self.seed = seed  # it plays the same way every time: no draw of its own
         self.memory = HandMemory()
 
     def act(self, view: Phase10View) -> Action:
@@ -261,15 +260,15 @@ class Phase10ExpertBot:
         risk = self._feed_risk(view)
         if view.has_laid:
             return Discard(min(plain, key=lambda c: (
-                risk(c), -_hit_chance(view, c), -card_points(c), self.rng.random())))
+                risk(c), -_hit_chance(view, c), -card_points(c), c.text)))
         wrap, phases = view.rules.run_wrap, view.phases_left
         left = unseen(view, self.memory)
 
-        def cost(card: Card) -> tuple[int, float, int, float]:
+        def cost(card: Card) -> tuple[int, float, int, str]:
             rest = _without(list(hand), card)
             d = distance(rest, phases, wrap)
             gain = outs(rest, phases, wrap, left, d)
-            return (d, FEED_WEIGHT * risk(card) - gain, -card_points(card), self.rng.random())
+            return (d, FEED_WEIGHT * risk(card) - gain, -card_points(card), card.text)
 
         return Discard(min(plain, key=cost))
 
