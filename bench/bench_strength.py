@@ -15,7 +15,8 @@ won (with its 95% interval) and the mean number of piles closed.
 
 `--games` counts games per pairing (so 1000 games are 500 deal pairs); `--quick` plays 40. Every
 figure is printed as one JSON line, then a markdown table (docs/bots.md holds the last one). The
-time per decision is the bot's own time in `act`, in ms, as the mean and the worst decision.
+time per decision is the bot's own time in `act`, in ms of CPU time, as the mean and the worst
+decision.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ Z95 = 1.96
 
 
 class TimedBot:
-    """A bot whose `act` calls are timed (CPU-independent wall clock, in seconds)."""
+    """A bot whose `act` calls are timed in CPU seconds of this process (a worker plays one
+    game at a time, single-threaded), so other work on the machine disturbs them less."""
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
@@ -49,9 +51,9 @@ class TimedBot:
         self.times: list[float] = []
 
     def act(self, view: Any) -> Any:
-        start = time.perf_counter()
+        start = time.process_time()
         action = self.bot.act(view)
-        self.times.append(time.perf_counter() - start)
+        self.times.append(time.process_time() - start)
         return action
 
 
@@ -61,11 +63,13 @@ class Tally:
 
     pair_results: list[float] = field(default_factory=list)  # per deal pair (or deal): 0..1
     points: list[int] = field(default_factory=list)  # per game: the game's own score
+    rival_points: list[int] = field(default_factory=list)  # per game: the other seat's
     times: list[float] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         self.pair_results += other.pair_results
         self.points += other.points
+        self.rival_points += other.rival_points
         self.times += other.times
 
 
@@ -88,6 +92,7 @@ def play_pair(game: str, bots: tuple[str, str], deal: str) -> Tally:
         mine = 0 if first == 0 else 1
         results.append(game_result(outcome.places, mine))
         tally.points.append(outcome.scores[mine])
+        tally.rival_points.append(outcome.scores[1 - mine])
         tally.times += seated[mine].times
     tally.pair_results.append(sum(results) / 2)
     return tally
@@ -97,7 +102,7 @@ def play_solitaire(bot: str, deal: str) -> Tally:
     info: GameInfo = find_game("solitaire")
     timed = TimedBot(info.bots[bot](deal))
     outcome, _ = play_inprocess(info, info.rules(), [timed], deal)
-    return Tally([game_result(outcome.places, 0)], [outcome.scores[0]], timed.times)
+    return Tally([game_result(outcome.places, 0)], [outcome.scores[0]], times=timed.times)
 
 
 def _run(job: tuple[str, tuple[str, ...], str]) -> Tally:
@@ -143,6 +148,8 @@ def figure(game: str, bots: Sequence[str], tally: Tally, games: int) -> dict[str
         "ms_max": round(max(ms), 1) if ms else 0.0,
         "decisions": len(ms),
     }
+    if tally.rival_points:
+        out["rival_mean_points"] = round(statistics.fmean(tally.rival_points), 2)
     if game == "solitaire":
         out["won"] = out.pop("score")
         out["mean_piles_closed"] = out.pop("mean_points")
@@ -166,17 +173,18 @@ def figures(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
 
 def markdown(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
-        "| game | bot | against | games | wins (95% interval) | mean score | ms/decision "
-        "mean | ms max |",
-        "|---|---|---|---|---|---|---|---|",
+        "| game | bot | against | games | wins (95% interval) | mean score | rival's | "
+        "ms/decision mean | ms max |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         score = r.get("score", r.get("won"))
         low, high = r["ci95"]
         points = r.get("mean_points", r.get("mean_piles_closed"))
+        rival = r.get("rival_mean_points", "-")
         lines.append(
             f"| {r['game']} | {r['bot']} | {r['against']} | {r['games']} | "
-            f"{100 * score:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | {points} | "
+            f"{100 * score:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | {points} | {rival} | "
             f"{r['ms_mean']:.2f} | {r['ms_max']:.0f} |"
         )
     return "\n".join(lines)

@@ -29,7 +29,8 @@ from meldref.engine.solitaire import Place, SolitaireView
 DECKS: Final = 2
 JOKERS: Final = 3 * DECKS
 OUTS_WEIGHT: Final = 1.0  # how much a pile's share of useful draws counts against its distance
-BUDGET: Final = 300  # solver searches per decision (bounds the time; deterministic)
+BUDGET: Final = 200  # solver searches per decision (bounds the time; deterministic)
+SHORTLIST: Final = 6  # swaps whose draws needed are counted exactly, the most promising first
 DEAD_PILE: Final = 60  # draws a pile "takes" per card when no unseen card helps it
 DECK_TYPES: Final = (*FIVECROWNS_SUITED, JOKER)
 
@@ -108,6 +109,18 @@ class PileValuer:
             return 0.0
         outs = sum(unseen[c] for c in self.useful(size, cards))
         return need * total / outs if outs else need * DEAD_PILE
+
+
+def _promise(pile: Sequence[Card], kept: Card, thrown: Card, size: int) -> int:
+    """A quick guess at what a swap does to a pile's chances: the cards the kept card goes
+    with, less those the thrown card went with (wilds go with everything)."""
+
+    def partners(card: Card) -> int:
+        if is_wild(card, size):
+            return len(pile)
+        return sum(1 for c in pile if c is not card and (is_wild(c, size) or _near(card, [c])))
+
+    return partners(kept) - partners(thrown)
 
 
 def _near(card: Card, naturals: Sequence[Card]) -> bool:
@@ -194,7 +207,11 @@ class SolitaireExpertBot:
             best = max(closing, key=lambda m: (m[4], m[2]))
             return Place(best[4], best[3])
         moves.sort(key=lambda m: (m[0], -m[4], m[2]))
-        shortlist = [m for m in moves if m[0] == moves[0][0]]
+        best_gain = moves[0][0]
+        passes = [m for m in moves if m[0] == best_gain and m[3] is top][:1]  # all alike
+        swaps = [m for m in moves if m[0] == best_gain and m[3] is not top]
+        swaps.sort(key=lambda m: -_promise(view.pile(m[4]), top, m[3], m[4]))
+        shortlist = passes + swaps[:SHORTLIST]
         start = valuer.searches
         chosen, chosen_cost = shortlist[0], float("inf")
         for move in shortlist:
