@@ -31,7 +31,10 @@ JOKERS_PER_DECK: Final = 3
 BUDGET: Final = 60  # solver searches per decision: bounds the time, keeps the bot deterministic
 CANDIDATES: Final = 3  # discards searched one draw deep, the best by points now
 MARGIN: Final = 12  # ... and only those within this many points of the best
-END_RATE: Final = 0.06  # chance per turn already played that the round ends first (x seats)
+# The chance that a rival goes out before this seat's next turn grows with the turns each seat
+# has played and shrinks with the cards dealt: END_RATE x rivals x turns per seat / deal size.
+END_RATE: Final = 0.54
+END_MAX: Final = 0.9
 FEED_COST: Final = 2.0  # points a discard is worth giving up to keep a card from a rival
 
 
@@ -175,7 +178,7 @@ class FiveCrownsExpertBot:
             return 1.0
         rivals = sum(view.playing) - 1
         played = view.turn / max(1, sum(view.playing))
-        return min(0.9, END_RATE * rivals * played * 3 / max(3, view.deal_size) * 3)
+        return min(END_MAX, END_RATE * rivals * played / max(3, view.deal_size))
 
     # -- drawing -------------------------------------------------------------------------------
 
