@@ -44,12 +44,12 @@ def test_expert_is_a_builtin_bot_of_every_game(game: str) -> None:
     assert isinstance(bot, GAMES[game]) and bot.name == "expert"
 
 
-@pytest.mark.parametrize(("game", "names"), [
-    ("phase10", ["expert", "greedy"]), ("phase10", ["random", "expert", "expert"]),
-    ("fivecrowns", ["greedy", "expert"]), ("fivecrowns", ["expert", "random", "expert"]),
-    ("solitaire", ["expert"]),
+@pytest.mark.parametrize(("game", "names", "seed"), [
+    ("phase10", ["expert", "greedy"], 1), ("phase10", ["greedy", "expert"], 2),
+    ("phase10", ["random", "expert", "expert"], 3), ("fivecrowns", ["greedy", "expert"], 1),
+    ("fivecrowns", ["expert", "random", "expert"], 2), ("solitaire", ["expert"], 1),
+    ("solitaire", ["expert"], 2),
 ])
-@pytest.mark.parametrize("seed", [1, 2])
 def test_experts_play_legal_games_to_the_end(game: str, names: list[str], seed: int) -> None:
     info = find_game(game)
     # play_inprocess raises IllegalActionError on any illegal action.
@@ -82,7 +82,7 @@ def play_some(game: str, bots: list[Any], seed: int, limit: int) -> list[str]:
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_experts_are_deterministic_given_their_seed(game: str) -> None:
     names = ["expert"] if game == "solitaire" else ["expert", "expert"]
-    runs = [play_some(game, seat_bots(game, names, 9), 9, 150) for _ in range(2)]
+    runs = [play_some(game, seat_bots(game, names, 9), 9, 80) for _ in range(2)]
     assert runs[0] == runs[1] and len(runs[0]) >= 28
 
 
@@ -92,8 +92,8 @@ def test_one_expert_object_plays_several_games(game: str) -> None:
     so it plays a game the same way whether or not it played another one before."""
     names = ["expert"] if game == "solitaire" else ["expert", "expert"]
     used = seat_bots(game, names, 1)
-    play_some(game, used, 21, 120)
-    assert play_some(game, used, 22, 120) == play_some(game, seat_bots(game, names, 1), 22, 120)
+    play_some(game, used, 21, 60)
+    assert play_some(game, used, 22, 60) == play_some(game, seat_bots(game, names, 1), 22, 60)
 
 
 def test_the_phase10_expert_notices_what_its_rival_takes() -> None:
@@ -162,7 +162,7 @@ def views(info: GameInfo, players: int, seed: int, limit: int = 3000) -> Iterato
 def test_views_come_back_from_their_json(game: str, players: int) -> None:
     info = find_game(game)
     rules = info.rules()
-    for seed in (1, 2):
+    for seed in (1, 2) if game != "fivecrowns" else (1,):
         for view in views(info, players, seed):
             data = view.to_json()
             assert rebuild(game, data, rules).to_json() == data

@@ -150,6 +150,11 @@ class Sleepy(Bot):
     def discard(self, req):
         raise RuntimeError("a bug in the bot")
 
+    def place(self, req):  # thinks on the CPU, holding the interpreter lock between switches
+        n = 0
+        while True:
+            n += 1
+
 run(Sleepy())
 """
 
@@ -188,6 +193,19 @@ def test_a_bot_that_thinks_too_long_answers_before_its_deadline(session: Session
     elapsed = time.monotonic() - start
     assert answer == "action 7 draw pile"  # the fallback: the first hint
     assert elapsed < 0.4, f"answered after {elapsed:.3f} s, the deadline was 0.4 s"
+
+
+@pytest.mark.parametrize("session", [SLEEPY], indirect=True)
+def test_a_bot_busy_on_the_cpu_answers_before_its_deadline(session: Session) -> None:
+    handshake(session)
+    session.send("game solitaire players 1 seat 0", "view seat 0 decision place draw_top QH",
+                 "item piles size 4 wild_rank 4 closed false cards 9S,9C,KD,X")
+    start = time.monotonic()
+    session.send("go 3 decision place time 300 bank 0")
+    assert session.expect(timeout=3) == "action 3 place 4 QH"
+    assert time.monotonic() - start < 0.3
+    session.send("ping after")  # still answers while the abandoned search runs on
+    assert session.expect() == "pong after"
 
 
 @pytest.mark.parametrize("session", [SLEEPY], indirect=True)
@@ -290,7 +308,7 @@ def views_of_games(game: str, players: int, seeds: range) -> Iterator[tuple[obje
         state = info.new_game(rules, players, seed)
         bots = [info.bots["random"](s) for s in range(players)]
         steps = 0
-        while state.to_move is not None and steps < 400:
+        while state.to_move is not None and steps < 150:
             for seat in range(players):
                 yield state.observation(seat), {}
             state.apply(bots[state.to_move].act(state.observation(state.to_move)))
