@@ -2,18 +2,18 @@
 
 Runs in-process (`builtin:expert`, the class `SolitaireExpertBot`) and as a protocol bot through
 the SDK (`python3 bots/solitaire_expert.py`). The player sees every pile and the card to place;
-the rest of the draw pile is unknown, but what it holds is not: the deck less every card in
-sight and every card put out of play.
+the order of the rest of the draw pile is unknown, but what it holds is not: the deck less every
+card in sight and every card put out of play.
 
-How it chooses a move (the card into a pile, a card of that pile out):
-- A pile's distance is the number of its cards the solver (engine.fivecrowns_solver) leaves out
-  of books and runs: each one must be swapped away, one move each, before the pile closes.
-- Its outs are the unseen cards that would shorten that distance: the pile's wilds (the Jokers
-  and its own rank), and the naturals that complete a group with the cards left over.
-- The position's value is the sum over open piles of distance less a share of outs. Each move
-  (every open pile, every card it could throw) is searched one move deep, and the best few are
-  searched one draw deeper (the expected value of the next card's best move, over the unseen
-  cards), within a budget of solver searches, so the time is bounded and the bot deterministic.
+How it chooses a move (the drawn card into a pile, a card of that pile out of play):
+- a pile's distance is the fewest cards it must still swap away before it closes
+  (engine.fivecrowns_solver.fewest_left: the solver's search, each card left counting one);
+- its outs are the unseen cards that would shorten that distance if drawn;
+- every move is listed with the distance it leaves; a move that closes a pile comes first;
+  otherwise, among the moves that shorten a distance the most (the drawn card straight out,
+  and the most promising swaps), the bot takes the one after which its pile needs the fewest
+  draws: distance x unseen cards / outs. Outs are memoised on the pile's cards, and a budget of
+  solver searches per decision bounds the time (deterministic, unlike a clock).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from meldref.engine.solitaire import Place, SolitaireView
 
 DECKS: Final = 2
 JOKERS: Final = 3 * DECKS
-OUTS_WEIGHT: Final = 1.0  # how much a pile's share of useful draws counts against its distance
 BUDGET: Final = 200  # solver searches per decision (bounds the time; deterministic)
 SHORTLIST: Final = 6  # swaps whose draws needed are counted exactly, the most promising first
 DEAD_PILE: Final = 60  # draws a pile "takes" per card when no unseen card helps it
@@ -134,11 +133,6 @@ def _distance(cards: Sequence[Card], need: int, size: int) -> int:
     return need
 
 
-def wild_outs(size: int, unseen: Counter[Card]) -> int:
-    """Unseen cards wild in pile `size`: the Jokers and its rank."""
-    return sum(n for c, n in unseen.items() if c.kind is Kind.JOKER or c.rank == size)
-
-
 def _has_pair(cards: Sequence[Card], size: int) -> bool:
     """Two cards that a third could make a group of."""
     plain = [c for c in cards if not is_wild(c, size)]
@@ -166,7 +160,7 @@ def unseen_cards(view: SolitaireView) -> Counter[Card]:
 
 
 class SolitaireExpertBot:
-    """Searches the pile choices one move and one draw deep (see the module docstring)."""
+    """Searches every pile choice, counting the draws each pile still needs (module docstring)."""
 
     name = "expert"
 
