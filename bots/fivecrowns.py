@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ..engine.fivecrowns import Action, Discard, Draw, FiveCrownsView
+from .fivecrowns_expert import FiveCrownsExpertBot
 
 
 class FiveCrownsRandomBot:
@@ -59,4 +60,5 @@ class FiveCrownsGreedyBot:
 BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": FiveCrownsRandomBot,
     "greedy": FiveCrownsGreedyBot,
+    "expert": FiveCrownsExpertBot,
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Any, Final
 
 from ..engine.cards import SKIP, WILD, Card
 from ..engine.common import DRAW_DISCARD, DRAW_PILE, Draw
@@ -16,6 +16,7 @@ from ..engine.melds import Meld, MeldError, build_meld, extend
 from ..engine.phase10.actions import Action, Discard, LayDown
 from ..engine.phase10.rules import PHASES, card_points
 from ..engine.phase10.view import Phase10View, missing_cards, missing_without_each
+from .phase10_expert import Phase10ExpertBot
 
 LAY_CHANCE: Final = 0.5  # how often the random bot looks for a lay-down it could make
 
@@ -169,7 +170,8 @@ def _leader(view: Phase10View, victims: tuple[int, ...]) -> int | None:
     ))
 
 
-BOTS: Final[Mapping[str, Callable[[int], RandomBot | GreedyBot]]] = {
+BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "expert": Phase10ExpertBot,
 }

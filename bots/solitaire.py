@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ..engine.solitaire import Place, SolitaireView
+from .solitaire_expert import SolitaireExpertBot
 
 
 class SolitaireRandomBot:
@@ -53,4 +54,5 @@ class SolitaireGreedyBot:
 BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": SolitaireRandomBot,
     "greedy": SolitaireGreedyBot,
+    "expert": SolitaireExpertBot,
 }

@@ -54,7 +54,7 @@ def test_every_variant_reads_from_text() -> None:
 
 def test_the_registry_finds_the_game() -> None:
     assert find_game("Phase-10") is GAME
-    assert {"random", "greedy"} <= set(builtin_names(GAME.name))
+    assert {"random", "greedy", "expert"} <= set(builtin_names(GAME.name))
     assert GAME.decisions == ("draw", "play")
 
 

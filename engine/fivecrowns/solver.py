@@ -113,6 +113,7 @@ class _Search:
         self.cards = sorted(naturals, key=lambda c: (c.rank, _SUIT_INDEX[c.suit]))
         self.wilds = wilds
         self.rank = [c.rank for c in self.cards]
+        self.cost = self.rank  # what a natural left over costs: its points (see `fewest_left`)
         self.full = (1 << len(self.cards)) - 1
         self.by_rank: dict[int, int] = {}  # rank -> bits of its naturals
         copies: dict[tuple[str, int], int] = {}  # (suit, rank) -> bits of one card's copies
@@ -234,7 +235,7 @@ class _Search:
             for need, used, after in self.options(mask, mode):
                 sub = self.left(mask & ~used, after)
                 if need == LEAVE:
-                    cost = self.rank[used.bit_length() - 1]
+                    cost = self.cost[used.bit_length() - 1]
                     best = [min(b, s + cost) for b, s in zip(best, sub, strict=True)]
                     continue
                 for w in range(need, top + 1):
@@ -253,7 +254,7 @@ class _Search:
             target = self.left(mask, mode)[w]
             for need, used, after in self.options(mask, mode):
                 spend = max(need, 0)
-                cost = self.rank[used.bit_length() - 1] if need == LEAVE else 0
+                cost = self.cost[used.bit_length() - 1] if need == LEAVE else 0
                 if spend <= w and self.left(mask & ~used, after)[w - spend] + cost == target:
                     break
             else:
@@ -438,3 +439,40 @@ def go_out(
 ) -> tuple[Card, Split] | None:
     """How `hand` (after the draw) goes out: the discard and the groups of every other card."""
     return Solver(hand, wild_rank, natural).go_out(discard)
+
+
+
+def fewest_left(cards: Iterable[Card], wild_rank: int, natural: Natural = "none") -> int:
+    """The fewest cards of `cards` left out of books and runs (not the fewest points): in
+    Solitaire, how many cards a pile must still swap before it closes."""
+    return _fewest(list(cards), wild_rank, natural, [None])[None]
+
+
+def fewest_left_without(
+    cards: Iterable[Card], wild_rank: int, natural: Natural = "none"
+) -> dict[Card, int]:
+    """`fewest_left` of `cards` less one copy of each of its cards, card by card (one search)."""
+    hand = list(cards)
+    return _fewest(hand, wild_rank, natural, list(dict.fromkeys(hand)))  # type: ignore[return-value]
+
+
+def _fewest(
+    hand: list[Card], wild_rank: int, natural: Natural, without: Sequence[Card | None]
+) -> dict[Card | None, int]:
+    rules = fivecrowns_melds(wild_rank)
+    naturals = [c for c in hand if not rules.is_wild(c)]
+    search = _Search(naturals, len(hand) - len(naturals))
+    search.cost = [1] * len(search.cards)  # the same search, every card left counting one
+    out: dict[Card | None, int] = {}
+    for card in without:
+        mask, wilds = search.full, search.wilds
+        if card is not None and rules.is_wild(card):
+            wilds -= 1
+        elif card is not None:
+            mask &= ~search.mask_of([card])
+        left = search.left(mask)[wilds]
+        if left < mask.bit_count() or (natural == "none" and wilds >= MIN_GROUP):
+            out[card] = left  # there is a group, so every wild finds a place
+        else:
+            out[card] = mask.bit_count() + wilds
+    return out

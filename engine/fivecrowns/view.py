@@ -6,13 +6,13 @@ legal actions through it, so the two never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..cards import Card
 from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
 from ..game import JSON
-from ..melds import Meld
+from ..melds import Meld, fivecrowns_melds, parse_meld
 from .actions import Action, Discard
 from .rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
 from .solver import Natural, Solver
@@ -130,3 +130,31 @@ class FiveCrownsView:
             "table": [{"seat": s, "group": str(m)} for s, m in self.table],
             "seats": seats,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> FiveCrownsView:
+        """The view whose `to_json()` is `data` (what a protocol bot is sent)."""
+        seats = sorted(data["seats"], key=lambda s: s["seat"])
+        melds = fivecrowns_melds(wild_rank(data["round"]))
+        return cls(
+            seat=data["seat"],
+            players=len(seats),
+            round=data["round"],
+            dealer=data["dealer"],
+            to_move=data["to_move"],
+            decision=data["decision"],
+            turn=data["turn"],
+            turn_cap=data["turn_cap"],
+            natural=data["natural"],
+            decks=data["decks"],
+            hand=tuple(Card.parse(c) for c in data["hand"]),
+            discard_top=None if data["discard_top"] is None else Card.parse(data["discard_top"]),
+            discard_pile_size=data["discard_pile_size"],
+            draw_pile_size=data["draw_pile_size"],
+            went_out=data["went_out"],
+            table=tuple((g["seat"], parse_meld(g["group"], melds)) for g in data["table"]),
+            playing=tuple(bool(s["playing"]) for s in seats),
+            scores=tuple(s["score"] for s in seats),
+            hand_sizes=tuple(s["hand_size"] for s in seats),
+            had_last_turn=tuple(bool(s["had_last_turn"]) for s in seats),
+        )

@@ -7,14 +7,14 @@ it alone, and the state lists its legal actions through it, so the two never dis
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from ..cards import SKIP, WILD, Card, Kind
 from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
 from ..game import JSON
-from ..melds import Declared, GroupKind, Meld, Need, find_groups, format_meld
+from ..melds import Declared, GroupKind, Meld, Need, find_groups, format_meld, parse_meld
 from .actions import Action, Discard, Hit, LayDown
 from .rules import PHASES, SPAN, Phase10Rules, describe_phase
 
@@ -345,3 +345,39 @@ class Phase10View:
             "seats": seats,
             "victims": list(self.victims),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON], rules: Phase10Rules) -> Phase10View:
+        """The view whose `to_json()` is `data` (what a protocol bot is sent), under `rules`
+        (the `rule` lines): a seat's laid phase is its phase once `laid` is true."""
+        seats = sorted(data["seats"], key=lambda s: s["seat"])
+        seat = int(data["seat"])
+        laid = tuple(
+            data["laid"] if s["seat"] == seat else (s["phase"] if s["laid"] else None)
+            for s in seats
+        )
+        melds = rules.melds
+        return cls(
+            seat=seat,
+            rules=rules,
+            players=len(seats),
+            hand_number=data["hand_number"],
+            dealer=data["dealer"],
+            to_move=data["to_move"],
+            decision=data["decision"],
+            turn=data["turn"],
+            tiebreak=data["tiebreak"],
+            hand=tuple(Card.parse(c) for c in data["hand"]),
+            discard_top=None if data["discard_top"] is None else Card.parse(data["discard_top"]),
+            draw_pile_size=data["draw_pile_size"],
+            table=tuple(TableGroup(g["id"], g["owner"], parse_meld(g["group"], melds),
+                                   rules.run_wrap) for g in data["table"]),
+            laid_this_turn=data["laid_this_turn"],
+            playing=tuple(bool(s["playing"]) for s in seats),
+            phases=tuple(s["phase"] for s in seats),
+            laid=laid,
+            scores=tuple(s["score"] for s in seats),
+            hand_sizes=tuple(s["hand_size"] for s in seats),
+            skips=tuple(s["skip_pending"] for s in seats),
+            completed=tuple(tuple(s["completed"]) for s in seats),
+        )

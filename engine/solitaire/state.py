@@ -141,6 +141,23 @@ class SolitaireView:
             "piles": piles,
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> SolitaireView:
+        """The view whose `to_json()` is `data` (what a protocol bot is sent)."""
+        piles = sorted(data["piles"], key=lambda p: p["size"])
+        return cls(
+            natural=data["natural"],
+            piles=tuple(tuple(Card.parse(c) for c in p["cards"]) for p in piles),
+            closed=tuple(bool(p["closed"]) for p in piles),
+            draw_top=None if data["draw_top"] is None else Card.parse(data["draw_top"]),
+            draw_pile_size=data["draw_pile_size"],
+            out_of_play=data["out_of_play"],
+            moves=data["moves"],
+            to_move=data["to_move"],
+            decision=data["decision"],
+            seat=data["seat"],
+        )
+
 
 class SolitaireState(CardGameState):
     """A Solitaire game in progress (implements `engine.game.GameState`)."""

@@ -1,0 +1,218 @@
+"""How strong the built-in bots are: duplicate deals, head to head, with a deal-pair interval.
+
+    python bench/bench_strength.py [--game phase10|fivecrowns|solitaire|all] [--games 1000]
+                                   [--pair expert:greedy] [--quick] [--jobs 1] [--seed bench]
+
+Phase 10 and Five Crowns are played two seats at a time. Each deal (one game seed) is played
+twice with the seats swapped, so both bots meet the same cards from the same seat: luck of the
+deal cancels within a pair. A game counts 1 for the bot placed first alone, 1/2 when both share
+first place, 0 otherwise. The interval is computed on deal pairs (pentanomial): each pair's
+result is the mean of its two games, the score is the mean over pairs, and its standard error
+comes from the variance between pairs (95%: 1.96 standard errors).
+
+Solitaire has one seat: every bot plays the same deals, and the figures are the share of deals
+won (with its 95% interval) and the mean number of piles closed.
+
+`--games` counts games per pairing (so 1000 games are 500 deal pairs); `--quick` plays 40. Every
+figure is printed as one JSON line, then a markdown table (docs/bots.md holds the last one). The
+time per decision is the bot's own time in `act`, in ms of CPU time, as the mean and the worst
+decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from meldref.bots import builtin_bot
+from meldref.engine.game import GameInfo, find_game
+from meldref.engine.play import play_inprocess
+
+HEAD_TO_HEAD = ("phase10", "fivecrowns")
+DEFAULT_PAIRS = ("expert:greedy", "greedy:random")
+SOLITAIRE_BOTS = ("expert", "greedy", "random")
+Z95 = 1.96
+
+
+class TimedBot:
+    """A bot whose `act` calls are timed in CPU seconds of this process (a worker plays one
+    game at a time, single-threaded), so other work on the machine disturbs them less."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.times: list[float] = []
+
+    def act(self, view: Any) -> Any:
+        start = time.process_time()
+        action = self.bot.act(view)
+        self.times.append(time.process_time() - start)
+        return action
+
+
+@dataclass
+class Tally:
+    """What one bot scored over the games it played, and how long it thought."""
+
+    pair_results: list[float] = field(default_factory=list)  # per deal pair (or deal): 0..1
+    points: list[int] = field(default_factory=list)  # per game: the game's own score
+    rival_points: list[int] = field(default_factory=list)  # per game: the other seat's
+    times: list[float] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        self.pair_results += other.pair_results
+        self.points += other.points
+        self.rival_points += other.rival_points
+        self.times += other.times
+
+
+def game_result(places: Sequence[int], seat: int) -> float:
+    """1 for first place alone, 1/2 for a shared first place, 0 otherwise."""
+    if places[seat] != 1:
+        return 0.0
+    return 1.0 / sum(1 for p in places if p == 1)
+
+
+def play_pair(game: str, bots: tuple[str, str], deal: str) -> Tally:
+    """One deal played twice, seats swapped; the tally of bots[0]."""
+    info = find_game(game)
+    tally = Tally()
+    results = []
+    for first in (0, 1):
+        names = (bots[0], bots[1]) if first == 0 else (bots[1], bots[0])
+        seated = [TimedBot(builtin_bot(info.name, n, f"{deal}:{i}")) for i, n in enumerate(names)]
+        outcome, _ = play_inprocess(info, info.rules(), seated, deal)
+        mine = 0 if first == 0 else 1
+        results.append(game_result(outcome.places, mine))
+        tally.points.append(outcome.scores[mine])
+        tally.rival_points.append(outcome.scores[1 - mine])
+        tally.times += seated[mine].times
+    tally.pair_results.append(sum(results) / 2)
+    return tally
+
+
+def play_solitaire(bot: str, deal: str) -> Tally:
+    info: GameInfo = find_game("solitaire")
+    timed = TimedBot(builtin_bot(info.name, bot, deal))
+    outcome, _ = play_inprocess(info, info.rules(), [timed], deal)
+    return Tally([game_result(outcome.places, 0)], [outcome.scores[0]], times=timed.times)
+
+
+def _run(job: tuple[str, tuple[str, ...], str]) -> Tally:
+    game, bots, deal = job
+    if game == "solitaire":
+        return play_solitaire(bots[0], deal)
+    return play_pair(game, (bots[0], bots[1]), deal)
+
+
+def run_jobs(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> Tally:
+    total = Tally()
+    if workers <= 1:
+        for job in jobs:
+            total.add(_run(job))
+        return total
+    with ProcessPoolExecutor(workers) as pool:
+        for tally in pool.map(_run, jobs, chunksize=4):
+            total.add(tally)
+    return total
+
+
+def interval(results: Sequence[float]) -> tuple[float, float, float]:
+    """The mean and its 95% interval, from the spread between the results (deal pairs)."""
+    mean = statistics.fmean(results)
+    if len(results) < 2:
+        return mean, mean, mean
+    se = statistics.stdev(results) / math.sqrt(len(results))
+    return mean, mean - Z95 * se, mean + Z95 * se
+
+
+def figure(game: str, bots: Sequence[str], tally: Tally, games: int) -> dict[str, Any]:
+    mean, low, high = interval(tally.pair_results)
+    ms = [t * 1000 for t in tally.times]
+    out: dict[str, Any] = {
+        "game": game,
+        "bot": bots[0],
+        "against": bots[1] if len(bots) > 1 else "deck",
+        "games": games,
+        "score": round(mean, 4),
+        "ci95": [round(low, 4), round(high, 4)],
+        "mean_points": round(statistics.fmean(tally.points), 2),
+        "ms_mean": round(statistics.fmean(ms), 3) if ms else 0.0,
+        "ms_max": round(max(ms), 1) if ms else 0.0,
+        "decisions": len(ms),
+    }
+    if tally.rival_points:
+        out["rival_mean_points"] = round(statistics.fmean(tally.rival_points), 2)
+    if game == "solitaire":
+        out["won"] = out.pop("score")
+        out["mean_piles_closed"] = out.pop("mean_points")
+    return out
+
+
+def figures(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    games = [args.game] if args.game != "all" else [*HEAD_TO_HEAD, "solitaire"]
+    for game in games:
+        if game == "solitaire":
+            for bot in args.solitaire_bots:
+                jobs = [(game, (bot,), f"{args.seed}:{i}") for i in range(args.games)]
+                yield figure(game, [bot], run_jobs(jobs, args.jobs), args.games)
+            continue
+        for pair in args.pair:
+            bots = tuple(pair.split(":"))
+            deals = max(1, args.games // 2)
+            jobs = [(game, bots, f"{args.seed}:{i}") for i in range(deals)]
+            yield figure(game, bots, run_jobs(jobs, args.jobs), 2 * deals)
+
+
+def markdown(rows: Sequence[dict[str, Any]]) -> str:
+    lines = [
+        "| game | bot | against | games | wins (95% interval) | mean score | rival's | "
+        "ms/decision mean | ms max |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        score = r.get("score", r.get("won"))
+        low, high = r["ci95"]
+        points = r.get("mean_points", r.get("mean_piles_closed"))
+        rival = r.get("rival_mean_points", "-")
+        lines.append(
+            f"| {r['game']} | {r['bot']} | {r['against']} | {r['games']} | "
+            f"{100 * score:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | {points} | {rival} | "
+            f"{r['ms_mean']:.2f} | {r['ms_max']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="all", choices=[*HEAD_TO_HEAD, "solitaire", "all"])
+    parser.add_argument("--games", type=int, default=1000, help="games per pairing")
+    parser.add_argument("--pair", action="append", help="A:B, bot A against bot B (repeatable)")
+    parser.add_argument("--solitaire-bot", dest="solitaire_bots", action="append")
+    parser.add_argument("--quick", action="store_true", help="40 games per pairing")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--seed", default="bench", help="deal seeds are SEED:0, SEED:1, ...")
+    args = parser.parse_args(argv)
+    args.pair = args.pair or list(DEFAULT_PAIRS)
+    args.solitaire_bots = args.solitaire_bots or list(SOLITAIRE_BOTS)
+    if args.quick:
+        args.games = 40
+    rows = []
+    for row in figures(args):
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    print()
+    print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
