@@ -418,10 +418,7 @@ class _Conversation:
         if self.channel.write_error is not None:
             raise self._gone(f"({self.channel.write_error})", 0.0)
         request_id = next(self._ids)
-        view = request.observation.to_json()
-        hints = list(request.hints()) if request.hints is not None else None
-        self.send(*request_lines(request_id, request.decision, view, hints,
-                                 int(request.time * 1000), int(request.bank * 1000)))
+        self.send(*request_text(request_id, request))
         began = time.monotonic()
         deadline = began + request.deadline
         while True:
@@ -583,6 +580,14 @@ class _Conversation:
 
 
 # ----------------------------------------------------------------------------------------------
+
+
+def request_text(request_id: int, request: Request) -> list[str]:
+    """The lines of one decision request to a bot program: view, items, legal, `go`."""
+    view = request.observation.to_json()
+    hints = list(request.hints()) if request.hints is not None else None
+    return request_lines(request_id, request.decision, view, hints,
+                         int(request.time * 1000), int(request.bank * 1000))
 
 
 def seat_from_spec(
