@@ -1,0 +1,534 @@
+"""The referee's speed in one command: every figure of docs/performance.md, measured in one run.
+
+    python bench/run.py [--quick] [--markdown docs/performance.md] [--only NAMES] [--json PATH]
+
+Prints one JSON line per figure (`{"figure": ..., "value": ..., "unit": ...}`), then the
+markdown table (also written to `--markdown`). Every ratio is between figures of this one run:
+
+- `pipe_round_trip`: one line each way between two C processes (bench/c/pipe_pair.c): the
+  physical limit of a request and its answer on this machine;
+- `decision_in_process`, `decision_pipes` (per game): the referee's wall time per decision with
+  in-process bots and with instant C bots on pipes (bench/c/instant_bot.c), both choosing among
+  the legal actions with the same generator, so both play the very same games (checked);
+  `pipes_overhead` is their difference, also as a multiple of the round trip;
+- `engine_rate` (per game) and `openspiel_rate`: random decisions per CPU second, uniform over
+  `legal_actions()`, ours and OpenSpiel's gin rummy (C++ core, the optional `bench` extra),
+  interleaved in this process;
+- `tournament_rate`: games/s of `run_tournament` with `-j 1` and `-j 2`;
+- `rss`: the referee's peak RSS after 100 and after 5,000 games (in a fresh process);
+- `solver_worst`: the Five Crowns solver's slowest question on the hardest hands known;
+- `profile`: where the referee's time goes through pipes (cProfile, top functions by own time).
+
+The machine is usually shared: each timed figure is the median of several interleaved rounds.
+`--quick` keeps the whole run under a minute (fewer games and rounds, RSS after 20 and 500).
+The C programs are built with gcc into a temporary folder; without gcc the pipe figures are
+skipped with a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import platform
+import pstats
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from meldref.engine.game import GameInfo, find_game
+from meldref.protocol.referee import MatchPolicy, close_all, play_game
+from meldref.protocol.seats import BotCommand, InProcessSeat, ProcessSeat, Seat
+
+ROOT = Path(__file__).resolve().parent.parent
+C_SOURCES = ROOT / "bench" / "c"
+GAMES = {"phase10": 2, "fivecrowns": 2, "solitaire": 1}  # game -> seats
+POLICY = MatchPolicy(move_time=10.0, first_move_time=20.0, startup_time=20.0)
+LCG_MUL, LCG_ADD, MASK = 6364136223846793005, 1442695040888963407, (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much of each figure to measure (`--quick` or the full run)."""
+
+    rounds: int  # interleaved rounds per timed comparison (the median is kept)
+    seeds: dict[str, int]  # per game: games per round through the referee
+    engine_seconds: float  # CPU seconds per engine and round for decisions/s
+    trips: int  # pipe round trips per measurement
+    tournament_games: int
+    rss_games: tuple[int, int]
+    profile_games: int
+    solver_climb: int  # hill-climbed hard hands on top of the hand-made ones
+
+
+FULL = Sizes(5, {"phase10": 2, "fivecrowns": 3, "solitaire": 40}, 1.0, 20000, 24, (100, 5000), 1,
+             20)
+QUICK = Sizes(3, {"phase10": 1, "fivecrowns": 1, "solitaire": 10}, 0.3, 5000, 6, (20, 500), 1,
+              0)
+
+
+@dataclass
+class Figures:
+    """The figures of one run, printed as JSON lines as they come."""
+
+    out: Callable[[str], None] = print
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, figure: str, value: Any, unit: str, **extra: Any) -> None:
+        row = {"figure": figure, **extra, "value": value, "unit": unit}
+        self.rows.append(row)
+        self.out(json.dumps(row))
+
+    def get(self, figure: str, **match: Any) -> Any:
+        for row in self.rows:
+            if row["figure"] == figure and all(row.get(k) == v for k, v in match.items()):
+                return row["value"]
+        return None
+
+
+# ----------------------------------------------------------------------------------------------
+# The machine and the C programs
+
+
+def machine() -> dict[str, Any]:
+    """CPU model, cores, Python, and how busy the machine was when the run began."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
+            "system": f"{platform.system()} {platform.release()}", "load": load}
+
+
+def build_c(folder: Path) -> dict[str, Path] | None:
+    """bench/c/*.c built with gcc -O2 into `folder`; None if there is no gcc."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        return None
+    out = {}
+    for source in sorted(C_SOURCES.glob("*.c")):
+        target = folder / source.stem
+        subprocess.run([gcc, "-O2", "-o", str(target), str(source)], check=True)
+        out[source.stem] = target
+    return out
+
+
+def pipe_round_trip(program: Path, trips: int) -> float:
+    """Microseconds of one line each way between two C processes."""
+    run = subprocess.run([str(program), str(trips)], capture_output=True, text=True, check=True)
+    return int(run.stdout) / 1000
+
+
+# ----------------------------------------------------------------------------------------------
+# The referee per decision: in-process bots against instant C bots on pipes, the same games
+
+
+class LcgChoice:
+    """The generator of bench/c/instant_bot.c: the same seed picks the same legal lines."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed
+
+    def index(self, count: int) -> int:
+        self.state = (self.state * LCG_MUL + LCG_ADD) & MASK
+        return (self.state >> 33) % count
+
+
+class InstantBot:
+    """instant_bot.c inside the referee's process: a legal action by the same generator."""
+
+    name = "instant"
+
+    def __init__(self, seed: int) -> None:
+        self.choice = LcgChoice(seed)
+
+    def act(self, view: Any) -> Any:
+        actions = view.legal_actions()
+        return actions[self.choice.index(len(actions))]
+
+
+def seat_seed(seed: int, seat: int) -> int:
+    return seed * 10 + seat
+
+
+def play_seeds(game: GameInfo, seats_for: Callable[[int], list[Seat]],
+               seeds: Sequence[int]) -> tuple[int, float, list[str]]:
+    """(decisions, wall seconds in `play_game`, every action) over `seeds` (start-up excluded)."""
+    decisions, spent, actions = 0, 0.0, []
+    for seed in seeds:
+        seats = seats_for(seed)
+        try:
+            for seat in seats:
+                seat.connect(POLICY.startup_time)
+            began = time.perf_counter()
+            record = play_game(game, game.rules(), seats, seed, POLICY)
+            spent += time.perf_counter() - began
+        finally:
+            close_all(seats)
+        if record.status != ["ok"] * len(seats):
+            raise RuntimeError(f"{game.name} seed {seed}: {record.faults}")
+        decisions += record.decisions
+        actions += record.actions
+    return decisions, spent, actions
+
+
+def in_process_seats(players: int) -> Callable[[int], list[Seat]]:
+    return lambda seed: [InProcessSeat(InstantBot(seat_seed(seed, i))) for i in range(players)]
+
+
+def pipe_seats(bot: Path, players: int) -> Callable[[int], list[Seat]]:
+    def make(seed: int) -> list[Seat]:
+        return [ProcessSeat(BotCommand((str(bot), str(seat_seed(seed, i)))))
+                for i in range(players)]
+
+    return make
+
+
+def per_decision(figures: Figures, sizes: Sizes, bot: Path | None, round_trip: float | None,
+                 games: Sequence[str]) -> None:
+    for name in games:
+        game, players = find_game(name), GAMES[name]
+        seeds = range(1, sizes.seeds[name] + 1)
+        ways = {"in_process": in_process_seats(players)}
+        if bot is not None:
+            ways["pipes"] = pipe_seats(bot, players)
+        costs: dict[str, list[float]] = {way: [] for way in ways}
+        played: dict[str, list[str]] = {}
+        for r in range(sizes.rounds):
+            for way in (list(ways) if r % 2 == 0 else list(reversed(ways))):
+                decisions, spent, actions = play_seeds(game, ways[way], seeds)
+                costs[way].append(spent / decisions * 1e6)
+                played[way] = actions
+        if len(set(map(tuple, played.values()))) != 1:
+            raise RuntimeError(f"{name}: in-process and piped bots played different games")
+        us = {way: statistics.median(c) for way, c in costs.items()}
+        figures.add("decision_in_process", round(us["in_process"], 1), "us", game=name,
+                    players=players, decisions=decisions)
+        if "pipes" in us:
+            overhead = us["pipes"] - us["in_process"]
+            figures.add("decision_pipes", round(us["pipes"], 1), "us", game=name)
+            figures.add("pipes_overhead", round(overhead, 1), "us", game=name,
+                        round_trips=round(overhead / round_trip, 1) if round_trip else None)
+
+
+# ----------------------------------------------------------------------------------------------
+# Engines: uniform random decisions per CPU second, ours and OpenSpiel's gin rummy
+
+
+def random_games(step: Callable[[random.Random], int], seconds: float) -> float:
+    """Decisions per CPU second of `step` (one whole game, returning its decisions)."""
+    rng = random.Random(1)
+    decisions, began = 0, time.process_time()
+    while (spent := time.process_time() - began) < seconds:
+        decisions += step(rng)
+    return decisions / spent
+
+
+def engine_game(name: str) -> Callable[[random.Random], int]:
+    game, players = find_game(name), GAMES[name]
+    rules = game.rules()
+
+    def play(rng: random.Random) -> int:
+        state = game.new_game(rules, players, rng.randrange(1 << 30))
+        decisions = 0
+        while state.to_move is not None:
+            state.apply(rng.choice(state.legal_actions()))
+            decisions += 1
+        return decisions
+
+    return play
+
+
+def openspiel_game() -> Callable[[random.Random], int] | None:
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("gin_rummy")
+
+    def play(rng: random.Random) -> int:
+        state = game.new_initial_state()
+        decisions = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, chances = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, chances)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                decisions += 1
+        return decisions
+
+    return play
+
+
+def engine_rates(figures: Figures, sizes: Sizes, games: Sequence[str]) -> None:
+    steps: dict[str, Callable[[random.Random], int]] = {g: engine_game(g) for g in games}
+    spiel = openspiel_game()
+    if spiel is not None:
+        steps["openspiel gin_rummy"] = spiel
+    else:
+        figures.add("openspiel_rate", None, "decisions/s",
+                    note="open_spiel not installed: pip install -e '.[bench]'")
+    rates: dict[str, list[float]] = {k: [] for k in steps}
+    for r in range(sizes.rounds):
+        for key in (list(steps) if r % 2 == 0 else list(reversed(steps))):
+            rates[key].append(random_games(steps[key], sizes.engine_seconds))
+    base = statistics.median(rates[k]) if (k := "openspiel gin_rummy") in rates else None
+    if base is not None:
+        figures.add("openspiel_rate", round(base), "decisions/s", game="gin_rummy")
+    for name in games:
+        rate = statistics.median(rates[name])
+        figures.add("engine_rate", round(rate), "decisions/s", game=name,
+                    vs_openspiel=round(rate / base, 2) if base else None)
+
+
+# ----------------------------------------------------------------------------------------------
+# Tournaments: -j 1 against -j 2
+
+
+def tournament_seconds(specs: Sequence[str], jobs: int, games: int) -> float:
+    from meldref.config import TournamentConfig
+    from meldref.schedule import Plan, bot_entries
+    from meldref.tournament import run_tournament
+
+    plan = Plan("phase10", tuple(bot_entries(list(specs))), players=len(specs), games=games,
+                duplicate=False, seed=7)
+    with tempfile.TemporaryDirectory() as tmp:
+        config = TournamentConfig(plan, jobs=jobs, out=Path(tmp) / "t")
+        began = time.perf_counter()
+        run = run_tournament(config)
+        seconds = time.perf_counter() - began
+    if run.played != games:
+        raise RuntimeError(f"tournament played {run.played} of {games} games")
+    return seconds
+
+
+def tournament_rates(figures: Figures, sizes: Sizes, bot: Path | None) -> None:
+    # README's example: four seats of Phase 10, two of them bot programs (here instant ones).
+    cases = {"built-in bots": ["builtin:greedy", "builtin:random"] * 2}
+    if bot is not None:
+        cases["bot programs"] = ["builtin:greedy", "builtin:random", f"{bot} 1", f"{bot} 2"]
+    for case, specs in cases.items():
+        seconds: dict[int, list[float]] = {1: [], 2: []}
+        for r in range(max(1, sizes.rounds // 2)):
+            for jobs in ((1, 2) if r % 2 == 0 else (2, 1)):
+                seconds[jobs].append(tournament_seconds(specs, jobs, sizes.tournament_games))
+        rate = {j: sizes.tournament_games / statistics.median(s) for j, s in seconds.items()}
+        figures.add("tournament_rate", round(rate[1], 2), "games/s", bots=case, jobs=1)
+        figures.add("tournament_rate", round(rate[2], 2), "games/s", bots=case, jobs=2,
+                    speedup=round(rate[2] / rate[1], 2))
+
+
+# ----------------------------------------------------------------------------------------------
+# Memory: the referee's peak RSS as games go by (in a fresh process)
+
+RSS_SCRIPT = """
+import resource, sys, tempfile
+from pathlib import Path
+from meldref.engine.game import find_game
+from meldref.runner import run_job
+from meldref.schedule import BotEntry, GameJob
+checkpoints = [int(x) for x in sys.argv[1:]]
+bots = (BotEntry("random", "builtin:random"),)
+with tempfile.TemporaryDirectory() as tmp:
+    for n in range(1, checkpoints[-1] + 1):
+        job = GameJob(n, f"g{n}", "solitaire", {}, n, n, bots)
+        line = run_job(job, Path(tmp), {})
+        assert line["status"] == "ok", line
+        Path(tmp, line["replay"]).unlink()
+        if n in checkpoints:
+            print(n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, flush=True)
+"""
+
+
+def rss(figures: Figures, sizes: Sizes) -> None:
+    """Peak RSS of a process playing Solitaire games through `run_job` (replays written)."""
+    run = subprocess.run([sys.executable, "-c", RSS_SCRIPT, *map(str, sizes.rss_games)],
+                         capture_output=True, text=True, check=True)
+    peaks = dict(tuple(map(int, line.split())) for line in run.stdout.split("\n") if line)
+    first, last = sizes.rss_games
+    figures.add("rss", round(peaks[first] / 1024, 1), "MiB", games=first)
+    figures.add("rss", round(peaks[last] / 1024, 1), "MiB", games=last,
+                growth=round(peaks[last] / peaks[first] - 1, 3))
+
+
+# ----------------------------------------------------------------------------------------------
+# The solver's worst case and the profile
+
+
+def solver_worst(figures: Figures, sizes: Sizes) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bench_solver
+
+    for question, ms, hand, wild in bench_solver.worst_cases(climb=sizes.solver_climb):
+        figures.add("solver_worst", round(ms, 2), "ms", question=question, hand=hand, wild=wild)
+
+
+def profile(figures: Figures, sizes: Sizes, bot: Path | None, games: Sequence[str],
+            top: int = 6) -> None:
+    """The referee's own time through pipes, by function (its own time, not its callees')."""
+    for name in games:
+        game, players = find_game(name), GAMES[name]
+        seats_for = (pipe_seats(bot, players) if bot is not None
+                     else in_process_seats(players))
+        profiler = cProfile.Profile()
+        profiler.enable()
+        play_seeds(game, seats_for, range(1, sizes.profile_games + 1))
+        profiler.disable()
+        stats = pstats.Stats(profiler, stream=io.StringIO())
+        total = stats.total_tt  # type: ignore[attr-defined]
+        rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])  # type: ignore[attr-defined]
+        for (path, line, func), (_, _, own, _, _) in rows[:top]:
+            where = f"{Path(path).name}:{line} {func}" if line else func
+            figures.add("profile", round(own / total * 100, 1), "%", game=name, function=where,
+                        pipes=bot is not None)
+
+
+# ----------------------------------------------------------------------------------------------
+# The table
+
+
+def markdown(figures: Figures, info: dict[str, Any], quick: bool) -> str:
+    get = figures.get
+    trip = get("pipe_round_trip")
+    spiel = get("openspiel_rate", game="gin_rummy")
+    lines = [
+        "# Performance",
+        "",
+        f"Measured by `python bench/run.py{' --quick' if quick else ''} --markdown "
+        "docs/performance.md` on "
+        f"{info['cpu']}, {info['cores']} cores, Python {info['python']}, {info['system']} "
+        f"(load average {info['load']:.2f} at the start). Every ratio compares figures of this "
+        "one run; each timed figure is the median of interleaved rounds.",
+        "",
+        "| game | in-process, per decision | through pipes, per decision | pipes' overhead | "
+        "raw pipe round trip | engine, random decisions/s | engine vs OpenSpiel gin rummy |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in GAMES:
+        inproc = get("decision_in_process", game=name)
+        piped = get("decision_pipes", game=name)
+        overhead = get("pipes_overhead", game=name)
+        rate = get("engine_rate", game=name)
+        if inproc is None and rate is None:
+            continue
+        cells = [
+            name, f"{inproc} us" if inproc is not None else "-",
+            f"{piped} us" if piped is not None else "-",
+            f"{overhead} us = {overhead / trip:.1f}x" if overhead is not None and trip else "-",
+            f"{trip} us" if trip else "-",
+            f"{rate:,}" if rate else "-",
+            f"{rate / spiel:.2f}x" if rate and spiel else "-",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    if spiel:
+        lines += ["", f"OpenSpiel gin rummy (C++ core, from Python, uniform over "
+                  f"`legal_actions()`): {spiel:,} decisions/s."]
+    lines += ["", "| figure | value |", "|---|---|"]
+    for case in ("built-in bots", "bot programs"):
+        one, two = get("tournament_rate", bots=case, jobs=1), get("tournament_rate", bots=case,
+                                                                     jobs=2)
+        if one is not None:
+            lines.append(f"| tournament games/s, {case}: -j 1, -j 2 | {one}, {two} "
+                         f"(x{two / one:.2f}) |")
+    rows = [r for r in figures.rows if r["figure"] == "rss"]
+    if len(rows) == 2:
+        lines.append(f"| referee peak RSS after {rows[0]['games']:,} and {rows[1]['games']:,} "
+                     f"games | {rows[0]['value']} MiB, {rows[1]['value']} MiB "
+                     f"({rows[1]['growth']:+.1%}) |")
+    for row in figures.rows:
+        if row["figure"] == "solver_worst":
+            lines.append(f"| Five Crowns solver, worst {row['question']} | {row['value']} ms "
+                         f"(`{row['hand']}`, wild {row['wild']}) |")
+    profiles = [r for r in figures.rows if r["figure"] == "profile"]
+    if profiles:
+        lines += ["", "Where the referee's time goes (cProfile, own time, "
+                  + ("through pipes" if profiles[0]["pipes"] else "in-process") + "):", ""]
+        for name in GAMES:
+            top = [r for r in profiles if r["game"] == name]
+            if top:
+                lines.append(f"- {name}: " + "; ".join(f"`{r['function']}` {r['value']}%"
+                                                       for r in top))
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+
+PARTS = ("pipes", "engines", "tournament", "rss", "solver", "profile")
+
+
+def run(sizes: Sizes, parts: Sequence[str], games: Sequence[str], figures: Figures,
+        folder: Path) -> None:
+    """Every figure of `parts`, C programs built in `folder`."""
+    programs = build_c(folder)
+    bot = programs["instant_bot"] if programs else None
+    if programs is None:
+        figures.add("pipe_round_trip", None, "us", note="no gcc: pipe figures skipped")
+    trip = None
+    if "pipes" in parts:
+        if programs is not None:
+            trips = [pipe_round_trip(programs["pipe_pair"], sizes.trips)
+                     for _ in range(2 * sizes.rounds + 1)]
+            trip = round(statistics.median(trips), 1)
+            figures.add("pipe_round_trip", trip, "us")
+        per_decision(figures, sizes, bot, trip, games)
+    steps: dict[str, Callable[[], None]] = {
+        "engines": lambda: engine_rates(figures, sizes, games),
+        "tournament": lambda: tournament_rates(figures, sizes, bot),
+        "rss": lambda: rss(figures, sizes),
+        "solver": lambda: solver_worst(figures, sizes),
+        "profile": lambda: profile(figures, sizes, bot, games),
+    }
+    for part, step in steps.items():
+        if part in parts:
+            step()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a run under a minute")
+    parser.add_argument("--markdown", type=Path, help="write the table to this file")
+    parser.add_argument("--json", type=Path, help="also write the JSON lines to this file")
+    parser.add_argument("--only", default=",".join(PARTS), help=f"parts: {','.join(PARTS)}")
+    parser.add_argument("--games", default=",".join(GAMES), help="games to measure")
+    args = parser.parse_args(argv)
+    parts = args.only.split(",")
+    games = args.games.split(",")
+    unknown = (set(parts) - set(PARTS)) | (set(games) - set(GAMES))
+    if unknown:
+        parser.error(f"unknown parts or games: {', '.join(sorted(unknown))}")
+    sizes = QUICK if args.quick else FULL
+    figures = Figures()
+    info = machine()
+    figures.add("machine", info, "")
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="meldref-bench-") as tmp:
+        run(sizes, parts, games, figures, Path(tmp))
+    figures.add("run_time", round(time.perf_counter() - began, 1), "s")
+    table = markdown(figures, info, args.quick)
+    print(table)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(table)
+    if args.json:
+        args.json.write_text("".join(json.dumps(r) + "\n" for r in figures.rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
