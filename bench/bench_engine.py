@@ -35,22 +35,35 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def load_engine(rev: str) -> ModuleType:
     """The engine package as it was at git revision `rev`, imported under a name of its own."""
+    package = load_revision(rev, ("engine",))
+    if not (Path(package.__path__[0]) / "engine" / "play.py").exists():
+        sys.exit(f"engine at {rev!r} has no play.py (play_inprocess): pick a later revision")
+    return importlib.import_module(f"{package.__name__}.engine")
+
+
+def load_revision(rev: str, folders: tuple[str, ...]) -> ModuleType:
+    """`folders` (engine/, protocol/) as they were at git revision `rev`, as the subpackages of
+    a package of their own (`baseline_<rev>`), so that both run in one process. Absolute
+    imports of `meldref.engine` or `meldref.protocol` inside them are pointed at the copies."""
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "engine"],
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, *folders],
         capture_output=True, check=False,
     )
     if archive.returncode != 0:
-        sys.exit(f"cannot read engine/ at {rev!r}: {archive.stderr.decode().strip()}")
-    folder = Path(tempfile.mkdtemp(prefix="meldref-bench-"))
+        sys.exit(f"cannot read {', '.join(folders)} at {rev!r}: {archive.stderr.decode().strip()}")
+    name = "baseline_" + "".join(c if c.isalnum() else "_" for c in rev)
+    folder = Path(tempfile.mkdtemp(prefix="meldref-bench-")) / name
+    folder.mkdir()
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(folder, filter="data")
-    name = "baseline_engine"
-    (folder / "engine").rename(folder / name)
-    sys.path.insert(0, str(folder))
-    package = importlib.import_module(name)
-    if not (folder / name / "play.py").exists():
-        sys.exit(f"engine at {rev!r} has no play.py (play_inprocess): pick a later revision")
-    return package
+    (folder / "__init__.py").write_text("")
+    for source in folder.rglob("*.py"):
+        text = source.read_text()
+        for sub in folders:
+            text = text.replace(f"meldref.{sub}", f"{name}.{sub}")
+        source.write_text(text)
+    sys.path.insert(0, str(folder.parent))
+    return importlib.import_module(name)
 
 
 def bench(engine: ModuleType, game: str, kind: str, games: int, players: int) -> tuple[int, float,

@@ -46,9 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from meldref.engine.game import GameInfo, find_game
-from meldref.protocol.referee import MatchPolicy, close_all, play_game
-from meldref.protocol.seats import BotCommand, InProcessSeat, ProcessSeat, Seat
+from meldref.protocol.referee import MatchPolicy
+from meldref.protocol.seats import Seat
 
 ROOT = Path(__file__).resolve().parent.parent
 C_SOURCES = ROOT / "bench" / "c"
@@ -90,6 +89,7 @@ class Figures:
         self.out(json.dumps(row))
 
     def get(self, figure: str, **match: Any) -> Any:
+        match = {"referee": None, **match}  # this checkout's figures unless told
         for row in self.rows:
             if row["figure"] == figure and all(row.get(k) == v for k, v in match.items()):
                 return row["value"]
@@ -166,64 +166,124 @@ def seat_seed(seed: int, seat: int) -> int:
     return seed * 10 + seat
 
 
-def play_seeds(game: GameInfo, seats_for: Callable[[int], list[Seat]],
-               seeds: Sequence[int]) -> tuple[int, float, list[str]]:
-    """(decisions, wall seconds in `play_game`, every action) over `seeds` (start-up excluded)."""
-    decisions, spent, actions = 0, 0.0, []
+@dataclass(frozen=True)
+class Referee:
+    """The engine and protocol to measure: this checkout's, or a git revision's (`--against`)."""
+
+    label: str
+    find_game: Callable[[str], Any]
+    play_game: Callable[..., Any]
+    close_all: Callable[[Sequence[Any]], None]
+    in_process_seat: Callable[[Any], Any]
+    process_seat: Callable[[Any], Any]
+    bot_command: Callable[..., Any]
+
+    @staticmethod
+    def of(label: str, package: str = "meldref") -> Referee:
+        import importlib
+
+        referee = importlib.import_module(f"{package}.protocol.referee")
+        seats = importlib.import_module(f"{package}.protocol.seats")
+        game = importlib.import_module(f"{package}.engine.game")
+        return Referee(label, game.find_game, referee.play_game, referee.close_all,
+                       seats.InProcessSeat, seats.ProcessSeat, seats.BotCommand)
+
+    def policy(self) -> Any:
+        module = sys.modules[self.play_game.__module__]
+        return module.MatchPolicy(**POLICY.to_json())
+
+
+CURRENT = Referee.of("current")
+
+
+def play_seeds(game_name: str, seats_for: Callable[[int], list[Seat]], seeds: Sequence[int],
+               referee: Referee = CURRENT) -> tuple[int, float, float, list[str]]:
+    """(decisions, wall and CPU seconds of the referee in `play_game`, every action) over
+    `seeds` (the bots' start-up and shutdown excluded)."""
+    decisions, spent, cpu, actions = 0, 0.0, 0.0, []
+    game, policy = referee.find_game(game_name), referee.policy()
     for seed in seeds:
         seats = seats_for(seed)
         try:
             for seat in seats:
                 seat.connect(POLICY.startup_time)
-            began = time.perf_counter()
-            record = play_game(game, game.rules(), seats, seed, POLICY)
+            began, cpu_began = time.perf_counter(), time.process_time()
+            record = referee.play_game(game, game.rules(), seats, seed, policy)
             spent += time.perf_counter() - began
+            cpu += time.process_time() - cpu_began
         finally:
-            close_all(seats)
+            referee.close_all(seats)
         if record.status != ["ok"] * len(seats):
-            raise RuntimeError(f"{game.name} seed {seed}: {record.faults}")
+            raise RuntimeError(f"{game_name} seed {seed}: {record.faults}")
         decisions += record.decisions
         actions += record.actions
-    return decisions, spent, actions
+    return decisions, spent, cpu, actions
 
 
-def in_process_seats(players: int) -> Callable[[int], list[Seat]]:
-    return lambda seed: [InProcessSeat(InstantBot(seat_seed(seed, i))) for i in range(players)]
+def in_process_seats(players: int, referee: Referee = CURRENT) -> Callable[[int], list[Seat]]:
+    return lambda seed: [referee.in_process_seat(InstantBot(seat_seed(seed, i)))
+                         for i in range(players)]
 
 
-def pipe_seats(bot: Path, players: int) -> Callable[[int], list[Seat]]:
+def pipe_seats(bot: Path, players: int, referee: Referee = CURRENT) -> Callable[[int], list[Seat]]:
     def make(seed: int) -> list[Seat]:
-        return [ProcessSeat(BotCommand((str(bot), str(seat_seed(seed, i)))))
+        return [referee.process_seat(referee.bot_command((str(bot), str(seat_seed(seed, i)))))
                 for i in range(players)]
 
     return make
 
 
 def per_decision(figures: Figures, sizes: Sizes, bot: Path | None, round_trip: float | None,
-                 games: Sequence[str]) -> None:
+                 games: Sequence[str], referees: Sequence[Referee] = (CURRENT,)) -> None:
+    """Per decision, in-process and on pipes, of every referee (interleaved, same games)."""
     for name in games:
-        game, players = find_game(name), GAMES[name]
+        players = GAMES[name]
         seeds = range(1, sizes.seeds[name] + 1)
-        ways = {"in_process": in_process_seats(players)}
-        if bot is not None:
-            ways["pipes"] = pipe_seats(bot, players)
-        costs: dict[str, list[float]] = {way: [] for way in ways}
-        played: dict[str, list[str]] = {}
+        ways: dict[tuple[str, str], Callable[[int], list[Seat]]] = {}
+        for referee in referees:
+            ways[referee.label, "in_process"] = in_process_seats(players, referee)
+            if bot is not None:
+                ways[referee.label, "pipes"] = pipe_seats(bot, players, referee)
+        by_label = {r.label: r for r in referees}
+        costs: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
+        cpus: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
+        played: dict[tuple[str, str], list[str]] = {}
         for r in range(sizes.rounds):
             for way in (list(ways) if r % 2 == 0 else list(reversed(ways))):
-                decisions, spent, actions = play_seeds(game, ways[way], seeds)
+                decisions, spent, cpu, actions = play_seeds(name, ways[way], seeds,
+                                                            by_label[way[0]])
                 costs[way].append(spent / decisions * 1e6)
+                cpus[way].append(cpu / decisions * 1e6)
                 played[way] = actions
         if len(set(map(tuple, played.values()))) != 1:
-            raise RuntimeError(f"{name}: in-process and piped bots played different games")
+            raise RuntimeError(f"{name}: the referees or seats played different games")
         us = {way: statistics.median(c) for way, c in costs.items()}
-        figures.add("decision_in_process", round(us["in_process"], 1), "us", game=name,
-                    players=players, decisions=decisions)
-        if "pipes" in us:
-            overhead = us["pipes"] - us["in_process"]
-            figures.add("decision_pipes", round(us["pipes"], 1), "us", game=name)
-            figures.add("pipes_overhead", round(overhead, 1), "us", game=name,
-                        round_trips=round(overhead / round_trip, 1) if round_trip else None)
+        cpu_us = {way: statistics.median(c) for way, c in cpus.items()}
+        for referee in referees:
+            tag = {} if referee is CURRENT else {"referee": referee.label}
+            inproc = us[referee.label, "in_process"]
+            figures.add("decision_in_process", round(inproc, 1), "us", game=name,
+                        players=players, decisions=decisions, **tag)
+            piped = us.get((referee.label, "pipes"))
+            if piped is not None:
+                overhead = piped - inproc
+                figures.add("decision_pipes", round(piped, 1), "us", game=name, **tag)
+                figures.add("pipes_overhead", round(overhead, 1), "us", game=name,
+                            round_trips=round(overhead / round_trip, 1) if round_trip else None,
+                            **tag)
+                # The referee's own CPU: what the machine's other work does not blur.
+                cpu_overhead = cpu_us[referee.label, "pipes"] - cpu_us[referee.label,
+                                                                       "in_process"]
+                figures.add("pipes_overhead_cpu", round(cpu_overhead, 1), "us", game=name,
+                            **tag)
+        for referee in referees[1:]:
+            for way in ("in_process", "pipes"):
+                if (referee.label, way) in us:
+                    figures.add("speedup", round(us[referee.label, way] / us["current", way], 2),
+                                "x", game=name, way=way, against=referee.label)
+                    figures.add("speedup", round(cpu_us[referee.label, way]
+                                                 / cpu_us["current", way], 2),
+                                "x", game=name, way=f"{way} CPU", against=referee.label)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -239,8 +299,8 @@ def random_games(step: Callable[[random.Random], int], seconds: float) -> float:
     return decisions / spent
 
 
-def engine_game(name: str) -> Callable[[random.Random], int]:
-    game, players = find_game(name), GAMES[name]
+def engine_game(name: str, referee: Referee = CURRENT) -> Callable[[random.Random], int]:
+    game, players = referee.find_game(name), GAMES[name]
     rules = game.rules()
 
     def play(rng: random.Random) -> int:
@@ -276,8 +336,11 @@ def openspiel_game() -> Callable[[random.Random], int] | None:
     return play
 
 
-def engine_rates(figures: Figures, sizes: Sizes, games: Sequence[str]) -> None:
+def engine_rates(figures: Figures, sizes: Sizes, games: Sequence[str],
+                 referees: Sequence[Referee] = (CURRENT,)) -> None:
     steps: dict[str, Callable[[random.Random], int]] = {g: engine_game(g) for g in games}
+    for referee in referees[1:]:
+        steps.update({f"{g} {referee.label}": engine_game(g, referee) for g in games})
     spiel = openspiel_game()
     if spiel is not None:
         steps["openspiel gin_rummy"] = spiel
@@ -295,6 +358,12 @@ def engine_rates(figures: Figures, sizes: Sizes, games: Sequence[str]) -> None:
         rate = statistics.median(rates[name])
         figures.add("engine_rate", round(rate), "decisions/s", game=name,
                     vs_openspiel=round(rate / base, 2) if base else None)
+        for referee in referees[1:]:
+            old = statistics.median(rates[f"{name} {referee.label}"])
+            figures.add("engine_rate", round(old), "decisions/s", game=name,
+                        referee=referee.label)
+            figures.add("speedup", round(rate / old, 2), "x", game=name, way="engine",
+                        against=referee.label)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -383,12 +452,12 @@ def profile(figures: Figures, sizes: Sizes, bot: Path | None, games: Sequence[st
             top: int = 6) -> None:
     """The referee's own time through pipes, by function (its own time, not its callees')."""
     for name in games:
-        game, players = find_game(name), GAMES[name]
+        players = GAMES[name]
         seats_for = (pipe_seats(bot, players) if bot is not None
                      else in_process_seats(players))
         profiler = cProfile.Profile()
         profiler.enable()
-        play_seeds(game, seats_for, range(1, sizes.profile_games + 1))
+        play_seeds(name, seats_for, range(1, sizes.profile_games + 1))
         profiler.disable()
         stats = pstats.Stats(profiler, stream=io.StringIO())
         total = stats.total_tt  # type: ignore[attr-defined]
@@ -417,13 +486,15 @@ def markdown(figures: Figures, info: dict[str, Any], quick: bool) -> str:
         "one run; each timed figure is the median of interleaved rounds.",
         "",
         "| game | in-process, per decision | through pipes, per decision | pipes' overhead | "
-        "raw pipe round trip | engine, random decisions/s | engine vs OpenSpiel gin rummy |",
-        "|---|---|---|---|---|---|---|",
+        "pipes' overhead, referee CPU | raw pipe round trip | engine, random decisions/s | "
+        "engine vs OpenSpiel gin rummy |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name in GAMES:
         inproc = get("decision_in_process", game=name)
         piped = get("decision_pipes", game=name)
         overhead = get("pipes_overhead", game=name)
+        cpu = get("pipes_overhead_cpu", game=name)
         rate = get("engine_rate", game=name)
         if inproc is None and rate is None:
             continue
@@ -431,6 +502,7 @@ def markdown(figures: Figures, info: dict[str, Any], quick: bool) -> str:
             name, f"{inproc} us" if inproc is not None else "-",
             f"{piped} us" if piped is not None else "-",
             f"{overhead} us = {overhead / trip:.1f}x" if overhead is not None and trip else "-",
+            f"{cpu} us = {cpu / trip:.1f}x" if cpu is not None and trip else "-",
             f"{trip} us" if trip else "-",
             f"{rate:,}" if rate else "-",
             f"{rate / spiel:.2f}x" if rate and spiel else "-",
@@ -455,6 +527,11 @@ def markdown(figures: Figures, info: dict[str, Any], quick: bool) -> str:
         if row["figure"] == "solver_worst":
             lines.append(f"| Five Crowns solver, worst {row['question']} | {row['value']} ms "
                          f"(`{row['hand']}`, wild {row['wild']}) |")
+    speedups = [r for r in figures.rows if r["figure"] == "speedup"]
+    if speedups:
+        lines += ["", f"Against `{speedups[0]['against']}` (its engine and protocol loaded from "
+                  "git, interleaved in this run): this checkout is faster by", ""]
+        lines += [f"- {r['game']}, {r['way'].replace('_', '-')}: x{r['value']}" for r in speedups]
     profiles = [r for r in figures.rows if r["figure"] == "profile"]
     if profiles:
         lines += ["", "Where the referee's time goes (cProfile, own time, "
@@ -473,7 +550,7 @@ PARTS = ("pipes", "engines", "tournament", "rss", "solver", "profile")
 
 
 def run(sizes: Sizes, parts: Sequence[str], games: Sequence[str], figures: Figures,
-        folder: Path) -> None:
+        folder: Path, referees: Sequence[Referee] = (CURRENT,)) -> None:
     """Every figure of `parts`, C programs built in `folder`."""
     programs = build_c(folder)
     bot = programs["instant_bot"] if programs else None
@@ -486,9 +563,9 @@ def run(sizes: Sizes, parts: Sequence[str], games: Sequence[str], figures: Figur
                      for _ in range(2 * sizes.rounds + 1)]
             trip = round(statistics.median(trips), 1)
             figures.add("pipe_round_trip", trip, "us")
-        per_decision(figures, sizes, bot, trip, games)
+        per_decision(figures, sizes, bot, trip, games, referees)
     steps: dict[str, Callable[[], None]] = {
-        "engines": lambda: engine_rates(figures, sizes, games),
+        "engines": lambda: engine_rates(figures, sizes, games, referees),
         "tournament": lambda: tournament_rates(figures, sizes, bot),
         "rss": lambda: rss(figures, sizes),
         "solver": lambda: solver_worst(figures, sizes),
@@ -506,6 +583,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the JSON lines to this file")
     parser.add_argument("--only", default=",".join(PARTS), help=f"parts: {','.join(PARTS)}")
     parser.add_argument("--games", default=",".join(GAMES), help="games to measure")
+    parser.add_argument("--against", metavar="REV", help="also measure the engine and protocol "
+                        "of git revision REV, interleaved (pipes and engines): the speedups")
     args = parser.parse_args(argv)
     parts = args.only.split(",")
     games = args.games.split(",")
@@ -517,8 +596,14 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     figures.add("machine", info, "")
     began = time.perf_counter()
+    referees = [CURRENT]
+    if args.against:
+        from bench_engine import load_revision
+
+        package = load_revision(args.against, ("engine", "protocol"))
+        referees.append(Referee.of(args.against, package.__name__))
     with tempfile.TemporaryDirectory(prefix="meldref-bench-") as tmp:
-        run(sizes, parts, games, figures, Path(tmp))
+        run(sizes, parts, games, figures, Path(tmp), referees)
     figures.add("run_time", round(time.perf_counter() - began, 1), "s")
     table = markdown(figures, info, args.quick)
     print(table)

@@ -42,13 +42,14 @@ from typing import Any, Literal
 from ..engine.game import Event, GameInfo, GameState, Outcome, Termination, rules_to_json
 from .errors import BotError, BotProtocolError, Fault
 from .seats import Reply, Request, Seat, Setup
-from .wire import PROTOCOL_VERSION, quote
+from .wire import PROTOCOL_VERSION, EventFields, quote
 
 JSON = Any
 # Non-fatal faults (late answers, stray lines) recorded per seat, outcome and game; the rest
 # are counted in one summary fault at the end of the game.
 NOTES_PER_KIND = 20
 RecordHook = Callable[[dict[str, JSON]], None]
+NOBODY = -1  # a seat no event belongs to: `Event.for_seat(NOBODY)` is its public part
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,9 +352,16 @@ class _Referee:
         """Send `events` to every seat still playing, as that seat may see them."""
         if not events:
             return
+        # One public form per event for all the seats, and its owner's when it has a private
+        # part: the seats get the same objects, so each is written to text once.
+        seen = []
+        for e in events:
+            public = EventFields(e.for_seat(NOBODY))
+            seen.append((e.seat, public, EventFields(e.for_seat(e.seat)) if e.private
+                         else public))
         for i, seat in enumerate(self.seats):
             if self.active(i):
-                views = [e.for_seat(i) for e in events]
+                views = [own if owner == i else public for owner, public, own in seen]
                 self.guarded(i, lambda seat=seat, views=views: seat.notify(views))
 
     # -- ending ----------------------------------------------------------------------------

@@ -38,15 +38,17 @@ from .errors import (
     Fault,
     SeatStartError,
 )
+from .viewtext import observation_lines
 from .wire import (
     BotLine,
     error_line,
     event_line,
     gameover_line,
+    go_line,
     hello_line,
+    legal_line,
     parse_bot_line,
     quote,
-    request_lines,
     setup_lines,
 )
 
@@ -584,10 +586,12 @@ class _Conversation:
 
 def request_text(request_id: int, request: Request) -> list[str]:
     """The lines of one decision request to a bot program: view, items, legal, `go`."""
-    view = request.observation.to_json()
-    hints = list(request.hints()) if request.hints is not None else None
-    return request_lines(request_id, request.decision, view, hints,
-                         int(request.time * 1000), int(request.bank * 1000))
+    lines = observation_lines(request.observation)
+    if request.hints is not None:
+        lines += map(legal_line, request.hints())
+    lines.append(go_line(request_id, request.decision, int(request.time * 1000),
+                         int(request.bank * 1000)))
+    return lines
 
 
 def seat_from_spec(
