@@ -30,6 +30,7 @@ Every answer is built into real groups through `melds.build_meld`, which checks 
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -106,6 +107,22 @@ def _lowest(mask: int, k: int) -> int:
     return out
 
 
+# The search's tables, shared by every solver: a state's table depends only on its shape (the
+# naturals left up to a renaming of suits, and the mode) and on the wilds of the hand, not on
+# the hand it came from nor on the wild rank (wild-rank cards are wilds, never naturals), so
+# the next turn's hand, the next pile and the next game find most of their states here.
+# Per wild count: shape -> table. Cleared when one grows past TABLE_LIMIT states.
+TABLES: Final[dict[int, dict[int, tuple[int, ...]]]] = {}
+COVERS: Final[dict[int, dict[int, int]]] = {}  # the same for `_Search.cover`
+TABLE_LIMIT: Final = 50_000
+
+
+def clear_tables() -> None:
+    """Forget every table (benchmarks time a cold search)."""
+    TABLES.clear()
+    COVERS.clear()
+
+
 class _Search:
     """Fewest natural points left over, for every wild budget, memoised per state."""
 
@@ -127,7 +144,11 @@ class _Search:
             for c in self.cards
         ]
         self.memo: dict[int, tuple[int, ...]] = {}
-        self.shapes: dict[int, tuple[int, ...]] = {}
+        self.expanded = 0  # states searched here (not found in the tables): a hand's hardness
+        # The tables of every solver with as many wilds, by state shape (see `TABLES`).
+        self.shapes = TABLES.setdefault(wilds, {})
+        self.covers: dict[int, int] = {}
+        self.cover_shapes = COVERS.setdefault(wilds, {})
         self.suit_of = [_SUIT_INDEX[c.suit] for c in self.cards]
         # A card's weight in its suit's signature: 3 bits per rank count up to 7 copies.
         self.weight = [1 << 3 * (c.rank - LOWEST) for c in self.cards]
@@ -226,6 +247,7 @@ class _Search:
         if hit is not None:
             self.memo[key] = hit
             return hit
+        self.expanded += 1
         top = self.wilds
         if not mask:
             result = (0,) * (top + 1)
@@ -241,8 +263,30 @@ class _Search:
                     if sub[w - need] < best[w]:
                         best[w] = sub[w - need]
             result = tuple(best)
+        if len(self.shapes) >= TABLE_LIMIT:  # a bounded memory: start afresh
+            self.shapes.clear()
         self.memo[key] = self.shapes[shape] = result
         return result
+
+    def cover(self, mask: int, mode: int = FREE) -> int:
+        """The fewest wilds that put every natural of `mask` in a group (INFINITE: none)."""
+        key = mask | mode << 32
+        hit = self.covers.get(key)
+        if hit is not None:
+            return hit
+        shape = self.shape(mask, mode)
+        hit = self.cover_shapes.get(shape)
+        if hit is None:
+            hit = 0 if not mask else INFINITE
+            if mask:
+                for need, used, after in self.options(mask, mode):
+                    if need != LEAVE and need < hit:
+                        hit = min(hit, need + self.cover(mask & ~used, after))
+            if len(self.cover_shapes) >= TABLE_LIMIT:
+                self.cover_shapes.clear()
+            self.cover_shapes[shape] = hit
+        self.covers[key] = hit
+        return hit
 
     def walk(self, mask: int, w: int) -> tuple[list[tuple[int, list[Card]]], list[Card]]:
         """One choice reaching the table's value: ((wilds, naturals) per group, left over)."""
@@ -336,8 +380,34 @@ class Solver:
         self.wild_rank = wild_rank
         self.natural = natural
         self.rules = fivecrowns_melds(wild_rank)
-        self.wilds = [c for c in self.hand if self.rules.is_wild(c)]
-        self._search = _Search((c for c in self.hand if not self.rules.is_wild(c)), len(self.wilds))
+        is_wild = self.rules.is_wild
+        self.wilds = [c for c in self.hand if is_wild(c)]
+        self.naturals = [c for c in self.hand if not is_wild(c)]
+
+    @functools.cached_property
+    def _search(self) -> _Search:
+        # Built on first use: the loners answer many questions without it.
+        return _Search(self.naturals, len(self.wilds))
+
+    @functools.cached_property
+    def loners(self) -> list[Card]:
+        """The naturals (each copy) that no book or run of this hand can hold: fewer than two
+        other cards of the rank counting the wilds, and no three consecutive ranks of the suit
+        around it with their gaps within the wilds (a longer run holds such three). They are
+        left over in every split of the hand, and of the hand less any other card."""
+        wilds = len(self.wilds)
+        ranks = Counter(c.rank for c in self.naturals)
+        present = {(c.suit, c.rank) for c in self.naturals}
+        out = []
+        for card in self.naturals:
+            rank, suit = card.rank, card.suit
+            if ranks[rank] + wilds >= MIN_GROUP:
+                continue
+            if any(sum((suit, r) not in present for r in range(low, low + MIN_GROUP)) <= wilds
+                   for low in range(max(LOWEST, rank - 2), min(rank, HIGHEST - 2) + 1)):
+                continue
+            out.append(card)
+        return out
 
     def _without(self, card: Card | None) -> tuple[int, list[Card]]:
         full = self._search.full
@@ -359,10 +429,16 @@ class Solver:
         """The best split of the whole hand; it bounds every discard (see `points`)."""
         return self.split()
 
+    @functools.cached_property
+    def whole_points(self) -> int:
+        """The fewest points the whole hand leaves: `whole.points` without building groups."""
+        return self.points()
+
     def points(self, without: Card | None = None) -> int:
         """The fewest points the hand (less `without`) leaves unlaid."""
-        if without is not None and without in self.whole.leftover:
-            return self.whole.points - card_points(without, self.wild_rank)
+        whole = self.__dict__.get("whole")  # only when already built: it costs more than this
+        if without is not None and whole is not None and without in whole.leftover:
+            return whole.points - card_points(without, self.wild_rank)
         mask, wilds = self._without(without)
         left = self._search.left(mask)[len(wilds)]
         naturals = self._search.points(mask)
@@ -373,11 +449,26 @@ class Solver:
     def bound(self, without: Card) -> int:
         """A floor under `points(without)`: a split without it, plus it, is a split of the hand.
         (Exact when the card is left over in `whole`.)"""
-        return self.whole.points - card_points(without, self.wild_rank)
+        return self.whole_points - card_points(without, self.wild_rank)
 
     def goes_out_without(self, card: Card) -> bool:
         """Whether every card but `card` makes books and runs."""
-        return self.bound(card) <= 0 and self.points(card) == 0
+        loners = self.loners  # any loner but `card` itself stays in the hand
+        if loners and (len(loners) > 1 or loners[0] is not card):
+            return False
+        mask, wilds = self._without(card)
+        if not mask:  # wilds alone: one book of them all, or nothing left at all
+            return not wilds or self._all_wild_book(wilds)
+        if len(self.wilds) >= 2 and self.cover > len(self.wilds) + 2:
+            return False  # see `cover`
+        return self._search.cover(mask) <= len(wilds)
+
+    @functools.cached_property
+    def cover(self) -> int:
+        """The fewest wilds that group every natural of the hand. With two wilds or more, a
+        natural added to a hand gets a book of its own with two of them, so a hand less one
+        card goes out only if this is at most its wilds plus two."""
+        return self._search.cover(self._search.full)
 
     def split(self, without: Card | None = None) -> Split:
         """A best split of the hand (less `without`), with its groups built and checked."""
@@ -403,6 +494,11 @@ class Solver:
     def discards(self) -> list[Card]:
         """Each distinct card of the hand once, in hand order."""
         return list(dict.fromkeys(self.hand))
+
+    def outs(self) -> list[Card]:
+        """The discards (distinct cards, in hand order) that go out: every discard answered at
+        once from what the hand shares (its loners, the cover of the whole hand, one memo)."""
+        return [card for card in self.discards() if self.goes_out_without(card)]
 
     def _costliest_first(self) -> list[Card]:
         return sorted(self.discards(), key=lambda c: -card_points(c, self.wild_rank))

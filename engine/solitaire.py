@@ -24,7 +24,7 @@ from .cards import (
     parse_cards,
     rng_for,
     shuffled,
-    sort_key,
+    sorted_cards,
 )
 from .common import (
     CardGameState,
@@ -184,7 +184,7 @@ class SolitaireState(CardGameState):
     def observation(self, seat: int = 0) -> SolitaireView:
         return SolitaireView(
             natural=self.rules.natural,
-            piles=tuple(tuple(sorted(p, key=sort_key)) for p in self.piles),
+            piles=tuple(tuple(sorted_cards(p)) for p in self.piles),
             closed=tuple(self.closed),
             draw_top=self.draw_pile[-1] if self.draw_pile else None,
             draw_pile_size=len(self.draw_pile),
