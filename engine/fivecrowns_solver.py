@@ -24,6 +24,19 @@ Why that is exact:
   so it leaves at least (the whole hand's best) - (c's points); with c left over in that best
   split, exactly that. The best discard is searched from the costliest card down and stops once
   that floor rules out every cheaper card.
+- Going out, for every discard at once (`outs`): a hand goes out when every natural is in a
+  group, so the same choices less "left over" give the fewest wilds that group all the naturals
+  (`cover`), and the hand less c goes out exactly when that is at most its wilds (wilds alone:
+  one book of them, where the natural option allows it). Two facts of the whole hand answer
+  most discards without a search, and neither can turn an answer: a *loner*, a natural with
+  fewer than two other cards of its rank counting the wilds and no three consecutive ranks of
+  its suit around it whose gaps the wilds fill, is in no group of the hand nor of any smaller
+  hand (a run holds three such ranks), so the hand less any card but that loner keeps it and
+  does not go out; and with two wilds or more, a natural added to a grouped hand makes a book
+  with two of them, so when the whole hand needs more than its wilds plus two, no hand less a
+  natural goes out (and less a wild, it has fewer wilds still).
+- The tables are shared by every solver (`TABLES`, `COVERS`): a state's table is a function of
+  the naturals left up to a renaming of suits, the mode and the number of wilds only.
 Every answer is built into real groups through `melds.build_meld`, which checks it again.
 """
 
