@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from meldref.engine.cards import Card, fivecrowns_deck, parse_cards
-from meldref.engine.fivecrowns_solver import Natural, Solver, clear_tables
+from meldref.engine.fivecrowns_solver import Natural, Solver, clear_tables, solved_states
 
 Question = Callable[[Sequence[Card], int, Natural], object]
 
@@ -71,7 +71,7 @@ def states(hand: Sequence[Card], wild: int) -> int:
     solver = Solver(hand, wild)
     solver.best_discard()
     solver.go_out()
-    return solver._search.expanded
+    return solved_states()
 
 
 DECK = Counter(fivecrowns_deck())

@@ -25,31 +25,32 @@ Why that is exact:
   split, exactly that. The best discard is searched from the costliest card down and stops once
   that floor rules out every cheaper card.
 - Going out, for every discard at once (`outs`): a hand goes out when every natural is in a
-  group, so the same choices less "left over" give the fewest wilds that group all the naturals
-  (`cover`), and the hand less c goes out exactly when that is at most its wilds (wilds alone:
-  one book of them, where the natural option allows it). Two facts of the whole hand answer
-  most discards without a search, and neither can turn an answer: a *loner*, a natural with
-  fewer than two other cards of its rank counting the wilds and no three consecutive ranks of
-  its suit around it whose gaps the wilds fill, is in no group of the hand nor of any smaller
-  hand (a run holds three such ranks), so the hand less any card but that loner keeps it and
-  does not go out; and with two wilds or more, a natural added to a grouped hand makes a book
-  with two of them, so when the whole hand needs more than its wilds plus two, no hand less a
-  natural goes out (and less a wild, it has fewer wilds still).
-- The tables are shared by every solver (`TABLES`, `COVERS`): a state's table is a function of
-  the naturals left up to a renaming of suits, the mode and the number of wilds only.
+  group, so the same choices less "left over" decide whether the naturals all fit in groups
+  within a budget of wilds (`fits`, a search that stops at the first way; a grouping within
+  budget b has no group needing more than b, so the search tries no others), and the hand less
+  c goes out exactly when they fit within its wilds (wilds alone: one book of them, where the
+  natural option allows it). Two facts of the whole hand answer most discards without a search
+  of their own, and neither can turn an answer: a *loner*, a natural with fewer than two other
+  cards of its rank counting the wilds and no three consecutive ranks of its suit around it
+  whose gaps the wilds fill, is in no group of the hand nor of any smaller hand (a run holds
+  three such ranks), so the hand less any card but that loner keeps it and does not go out;
+  and a grouping of the hand less a natural c, plus the book of c and two wilds, groups the
+  whole hand: so when the whole hand's naturals do not fit within its wilds plus two
+  (`near_out`), no discard goes out (less a wild, the budget is smaller still).
+- The tables are shared by every solver (`Shapes`): a state's values are a function of the
+  naturals left up to a renaming of suits, the mode and the number of wilds only.
 Every answer is built into real groups through `melds.build_meld`, which checks it again.
 """
 
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
 from typing import Final, Literal
 
-from .cards import SUITS, Card, Kind
+from .cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
 from .melds import GroupKind, Meld, MeldRules, build_meld, fivecrowns_melds
 
 Natural = Literal["none", "group"]
@@ -120,20 +121,179 @@ def _lowest(mask: int, k: int) -> int:
     return out
 
 
-# The search's tables, shared by every solver: a state's table depends only on its shape (the
-# naturals left up to a renaming of suits, and the mode) and on the wilds of the hand, not on
-# the hand it came from nor on the wild rank (wild-rank cards are wilds, never naturals), so
-# the next turn's hand, the next pile and the next game find most of their states here.
-# Per wild count: shape -> table. Cleared when one grows past TABLE_LIMIT states.
-TABLES: Final[dict[int, dict[int, tuple[int, ...]]]] = {}
-COVERS: Final[dict[int, dict[int, int]]] = {}  # the same for `_Search.cover`
-TABLE_LIMIT: Final = 50_000
+# ----------------------------------------------------------------------------------------------
+# The values, by shape. A state's values depend only on its shape: the naturals left up to a
+# renaming of suits (suits play symmetric parts), the mode and the number of wilds; not on the
+# hand it came from nor on the wild rank (wild-rank cards are wilds, never naturals). So the
+# recursion runs on shapes themselves, and its tables are shared by every solver: the next
+# turn's hand, the next pile and the next game find most of their states already solved.
+#
+# A shape is (mode, s0, ..., s4): per suit, the sum of 8 ** (rank - 3) over its naturals
+# (3 bits per rank count up to 7 copies), the five sorted. The choices for the lowest natural
+# are those of `_Search.options` (a book of its rank, any copies of the other suits' or a run
+# of its suit taking one copy of each rank up to a higher natural), in counts of copies.
+
+Shape = tuple[int, ...]
+TABLE_LIMIT: Final = 20_000  # states kept per number of wilds and kind of table
+
+
+def _shape(mode: int, sigs: Iterable[int]) -> Shape:
+    return (mode, *sorted(sigs))
+
+
+def _can_run(sig: int, r: int, wilds: int) -> bool:
+    """Whether the natural of rank index r of a suit with signature `sig` can be the lowest
+    card of a run with a higher natural of the suit (within `wilds`)."""
+    count = 1
+    for t in range(r + 1, HIGHEST - LOWEST + 1):
+        if sig >> 3 * t & 7:
+            count += 1
+            span = t - r + 1
+            if max(MIN_GROUP, span) - count <= wilds:
+                return True
+            if span >= MIN_GROUP:
+                return False
+    return False
+
+
+def _after(sigs: list[int], unit: int) -> int:
+    """RUN_ONLY while naturals of the book's rank (the group of bits `unit`) remain."""
+    group = unit * 7
+    return RUN_ONLY if any(sig & group for sig in sigs) else FREE
+
+
+class Shapes:
+    """The search's values for hands with `wilds` wilds, by shape, memoised (bounded)."""
+
+    def __init__(self, wilds: int) -> None:
+        self.wilds = wilds
+        self.tables: dict[Shape, tuple[int, ...]] = {}
+        self.solved = 0  # states searched so far (a hand's hardness, for benchmarks)
+
+    def options(self, shape: Shape) -> Iterator[tuple[int, Shape, int]]:
+        """(wilds needed or LEAVE, the shape after, its points left over) per choice."""
+        return _options(shape, self.wilds, True)
+
+    def left(self, shape: Shape) -> tuple[int, ...]:
+        """Fewest natural points left over, with at most w wilds (w = 0..wilds)."""
+        hit = self.tables.get(shape)
+        if hit is not None:
+            return hit
+        top = self.wilds
+        if not any(shape[1:]):
+            result = (0,) * (top + 1)
+        else:
+            best = [INFINITE] * (top + 1)
+            for need, after, cost in self.options(shape):
+                sub = self.left(after)
+                if need == LEAVE:
+                    best = [min(b, x + cost) for b, x in zip(best, sub, strict=True)]
+                    continue
+                for w in range(need, top + 1):
+                    if sub[w - need] < best[w]:
+                        best[w] = sub[w - need]
+            result = tuple(best)
+        if len(self.tables) >= TABLE_LIMIT:  # a bounded memory: start afresh
+            self.tables.clear()
+        self.solved += 1
+        self.tables[shape] = result
+        return result
+
+
+def _options(shape: Shape, wilds: int, leave: bool) -> Iterator[tuple[int, Shape, int]]:
+    """The choices for the lowest natural of `shape` needing at most `wilds` wilds: (wilds
+    needed or LEAVE, the shape after, the points left over); LEAVE only with `leave`."""
+    mode, sigs = shape[0], list(shape[1:])
+    low = min(sig & -sig for sig in sigs if sig)
+    r = (low.bit_length() - 1) // 3  # the lowest rank, as 3..K = 0..10
+    unit = 1 << 3 * r
+    j = next(i for i, sig in enumerate(sigs) if sig >> 3 * r & 7)
+    if mode == FREE:
+        if leave:
+            rest = list(sigs)
+            rest[j] -= unit
+            yield LEAVE, _shape(FREE, rest), r + LOWEST
+        yield from _books(sigs, r, j, unit, wilds)
+    run = sigs[j]
+    used, count = unit, 1
+    for t in range(r + 1, HIGHEST - LOWEST + 1):
+        if not run >> 3 * t & 7:
+            continue
+        used += 1 << 3 * t
+        count += 1
+        span = t - r + 1
+        need = max(MIN_GROUP, span) - count
+        if need <= wilds:
+            rest = list(sigs)
+            rest[j] -= used
+            after = mode if mode == FREE else _after(rest, unit)
+            yield need, _shape(after, rest), 0
+        elif span >= MIN_GROUP:
+            return  # longer runs only need more
+
+
+def _books(sigs: list[int], r: int, j: int, unit: int, wilds: int
+           ) -> Iterator[tuple[int, Shape, int]]:
+    # A natural of the rank kept out of the book must start a run, so one that cannot is in.
+    choices = []
+    for i, sig in enumerate(sigs):
+        n = (sig >> 3 * r & 7) - (i == j)
+        if n > 0:
+            least = 0 if _can_run(sig, r, wilds) else n
+            choices.append([(i, k) for k in range(least, n + 1)])
+    for picked in product(*choices):
+        rest = list(sigs)
+        rest[j] -= unit
+        taken = 1
+        for i, k in picked:
+            rest[i] -= k * unit
+            taken += k
+        need = max(0, MIN_GROUP - taken)
+        if need <= wilds:
+            yield need, _shape(_after(rest, unit), rest), 0
+
+
+# Whether a shape's naturals all fit in groups within a budget of wilds: per shape, the largest
+# budget known to fail and the smallest known to do (any smaller fails, any larger does).
+# Independent of the hand's wilds: a grouping within budget b has no group needing more.
+FITS: Final[dict[Shape, tuple[int, int]]] = {}
+
+
+def fits(shape: Shape, budget: int) -> bool:
+    """Whether every natural of `shape` goes in a group with at most `budget` wilds in all."""
+    fail, ok = FITS.get(shape, (-1, INFINITE))
+    if budget <= fail:
+        return False
+    if budget >= ok:
+        return True
+    found = not any(shape[1:]) or any(
+        fits(after, budget - need) for need, after, _ in _options(shape, budget, False))
+    if len(FITS) >= TABLE_LIMIT:
+        FITS.clear()
+    FITS[shape] = (fail, budget) if found else (budget, ok)
+    return found
+
+
+SHAPES: Final[dict[int, Shapes]] = {}  # per number of wilds
+
+
+def shapes(wilds: int) -> Shapes:
+    """The shared tables of hands with `wilds` wilds."""
+    found = SHAPES.get(wilds)
+    if found is None:
+        found = SHAPES[wilds] = Shapes(wilds)
+    return found
 
 
 def clear_tables() -> None:
     """Forget every table (benchmarks time a cold search)."""
-    TABLES.clear()
-    COVERS.clear()
+    SHAPES.clear()
+    FITS.clear()
+
+
+def solved_states() -> int:
+    """States searched since the tables were cleared."""
+    return sum(table.solved for table in SHAPES.values()) + len(FITS)
 
 
 class _Search:
@@ -157,11 +317,7 @@ class _Search:
             for c in self.cards
         ]
         self.memo: dict[int, tuple[int, ...]] = {}
-        self.expanded = 0  # states searched here (not found in the tables): a hand's hardness
-        # The tables of every solver with as many wilds, by state shape (see `TABLES`).
-        self.shapes = TABLES.setdefault(wilds, {})
-        self.covers: dict[int, int] = {}
-        self.cover_shapes = COVERS.setdefault(wilds, {})
+        self.shapes = shapes(wilds)
         self.suit_of = [_SUIT_INDEX[c.suit] for c in self.cards]
         # A card's weight in its suit's signature: 3 bits per rank count up to 7 copies.
         self.weight = [1 << 3 * (c.rank - LOWEST) for c in self.cards]
@@ -169,8 +325,8 @@ class _Search:
             r: [copies[s, r] for s in SUITS if (s, r) in copies] for r in self.by_rank
         }
 
-    def shape(self, mask: int, mode: int) -> int:
-        """The state up to a renaming of suits (suits play symmetric parts), as one number."""
+    def shape(self, mask: int, mode: int) -> Shape:
+        """The state up to a renaming of suits (see `Shapes`)."""
         sig = [0, 0, 0, 0, 0]
         suit, weight = self.suit_of, self.weight
         while mask:
@@ -178,10 +334,7 @@ class _Search:
             i = low.bit_length() - 1
             sig[suit[i]] += weight[i]
             mask ^= low
-        key = mode
-        for part in sorted(sig):
-            key = key << 33 | part
-        return key
+        return _shape(mode, sig)
 
     def mask_of(self, cards: Iterable[Card]) -> int:
         """The state holding exactly `cards` (naturals of the hand)."""
@@ -253,52 +406,8 @@ class _Search:
         """Fewest natural points left over from `mask`, with at most w wilds (w = 0..wilds)."""
         key = mask | mode << 32
         hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        shape = self.shape(mask, mode)
-        hit = self.shapes.get(shape)
-        if hit is not None:
-            self.memo[key] = hit
-            return hit
-        self.expanded += 1
-        top = self.wilds
-        if not mask:
-            result = (0,) * (top + 1)
-        else:
-            best = [INFINITE] * (top + 1)
-            for need, used, after in self.options(mask, mode):
-                sub = self.left(mask & ~used, after)
-                if need == LEAVE:
-                    cost = self.rank[used.bit_length() - 1]
-                    best = [min(b, s + cost) for b, s in zip(best, sub, strict=True)]
-                    continue
-                for w in range(need, top + 1):
-                    if sub[w - need] < best[w]:
-                        best[w] = sub[w - need]
-            result = tuple(best)
-        if len(self.shapes) >= TABLE_LIMIT:  # a bounded memory: start afresh
-            self.shapes.clear()
-        self.memo[key] = self.shapes[shape] = result
-        return result
-
-    def cover(self, mask: int, mode: int = FREE) -> int:
-        """The fewest wilds that put every natural of `mask` in a group (INFINITE: none)."""
-        key = mask | mode << 32
-        hit = self.covers.get(key)
-        if hit is not None:
-            return hit
-        shape = self.shape(mask, mode)
-        hit = self.cover_shapes.get(shape)
         if hit is None:
-            hit = 0 if not mask else INFINITE
-            if mask:
-                for need, used, after in self.options(mask, mode):
-                    if need != LEAVE and need < hit:
-                        hit = min(hit, need + self.cover(mask & ~used, after))
-            if len(self.cover_shapes) >= TABLE_LIMIT:
-                self.cover_shapes.clear()
-            self.cover_shapes[shape] = hit
-        self.covers[key] = hit
+            hit = self.memo[key] = self.shapes.left(self.shape(mask, mode))
         return hit
 
     def walk(self, mask: int, w: int) -> tuple[list[tuple[int, list[Card]]], list[Card]]:
@@ -385,6 +494,69 @@ def _reshape(run: _Group, natural: Natural) -> list[_Group]:
 # The public questions
 
 
+def _runnable(short: int, rank: int) -> int:
+    """Bit n set when the ranks held of a suit near `rank` (bit k of n: rank - 2 + k) fill at
+    least `short` places of three consecutive ranks (3..K) that hold `rank`."""
+    windows = [0b111 << low for low in range(max(LOWEST, rank - 2), min(rank, HIGHEST - 2) + 1)]
+    out = 0
+    for near in range(32):
+        held = near << rank - 2
+        if any((held & window).bit_count() >= short for window in windows):
+            out |= 1 << near
+    return out
+
+
+# For a natural of each rank, with a book or window short of 2 or 3 naturals: the runs it can be
+# in, as `_runnable` bit sets.
+_RUNNABLE: Final = {short: [_runnable(short, r) if r >= LOWEST else 0 for r in range(HIGHEST + 1)]
+                    for short in (2, 3)}
+
+
+def _run_gaps(rank: int) -> list[int]:
+    """Per 5-bit neighbourhood (as `_runnable`): the fewest ranks missing from three
+    consecutive ranks (3..K) that hold `rank`."""
+    windows = [0b111 << low for low in range(max(LOWEST, rank - 2), min(rank, HIGHEST - 2) + 1)]
+    return [min(MIN_GROUP - ((near << rank - 2) & w).bit_count() for w in windows)
+            for near in range(32)]
+
+
+_RUN_GAPS: Final = [_run_gaps(r) if r >= LOWEST else [] for r in range(HIGHEST + 1)]
+
+
+def wild_floor(naturals: Sequence[Card]) -> int:
+    """A floor under the wilds that group every natural of a hand. Any group holding natural x
+    needs at least need(x) wilds: a book of its rank 3 - (naturals of the rank), a run of its
+    suit the gaps of the three consecutive ranks around x it covers, at the fewest. Naturals of
+    different ranks and suits are never in one group, so for such a set the needs add up: the
+    set is picked greedily, neediest first."""
+    ranks = [0] * (HIGHEST + 1)
+    suits = dict.fromkeys(SUITS, 0)
+    for c in naturals:
+        ranks[c.rank] += 1
+        suits[c.suit] |= 1 << c.rank
+    needs = []
+    for c in naturals:
+        need = min(MIN_GROUP - ranks[c.rank],
+                   _RUN_GAPS[c.rank][suits[c.suit] >> c.rank - 2 & 0b11111])
+        if need > 0:
+            needs.append((need, c.rank, c.suit))
+    needs.sort(reverse=True)
+    floor, seen_ranks, seen_suits = 0, set(), set()
+    for need, rank, suit in needs:
+        if rank not in seen_ranks and suit not in seen_suits:
+            floor += need
+            seen_ranks.add(rank)
+            seen_suits.add(suit)
+    return floor
+
+
+@functools.cache
+def _wild_cards(wild_rank: int) -> frozenset[Card]:
+    """Every card that is wild when `wild_rank` is (the Jokers and that rank)."""
+    rules = fivecrowns_melds(wild_rank)
+    return frozenset(c for c in (*FIVECROWNS_SUITED, JOKER) if rules.is_wild(c))
+
+
 class Solver:
     """Best splits of one hand, and of the hand less any one card (one shared search)."""
 
@@ -393,14 +565,47 @@ class Solver:
         self.wild_rank = wild_rank
         self.natural = natural
         self.rules = fivecrowns_melds(wild_rank)
-        is_wild = self.rules.is_wild
-        self.wilds = [c for c in self.hand if is_wild(c)]
-        self.naturals = [c for c in self.hand if not is_wild(c)]
+        wild = _wild_cards(wild_rank)
+        self.wilds = [c for c in self.hand if c in wild]
+        self.naturals = [c for c in self.hand if c not in wild]
 
     @functools.cached_property
     def _search(self) -> _Search:
-        # Built on first use: the loners answer many questions without it.
+        # Built only to build groups (`split`): the values come from the shapes' tables.
         return _Search(self.naturals, len(self.wilds))
+
+    @functools.cached_property
+    def _sigs(self) -> list[int]:
+        """The naturals' signature per suit (see `Shapes`)."""
+        sigs = [0, 0, 0, 0, 0]
+        for c in self.naturals:
+            sigs[_SUIT_INDEX[c.suit]] += 1 << 3 * (c.rank - LOWEST)
+        return sigs
+
+    def _state(self, without: Card | None, loners: Sequence[Card] = ()
+               ) -> tuple[Shape, int, int]:
+        """(shape, wilds, natural points) of the hand less `without`, and less `loners` in the
+        shape only."""
+        sigs, wilds = self._sigs, len(self.wilds)
+        points = self._natural_points
+        if without is not None:
+            if without not in self.hand:
+                raise ValueError(f"{without} is not in the hand")
+            if without in self.wilds:
+                wilds -= 1
+            else:
+                sigs = list(sigs)
+                sigs[_SUIT_INDEX[without.suit]] -= 1 << 3 * (without.rank - LOWEST)
+                points -= without.rank
+        if loners:
+            sigs = list(sigs)
+            for c in loners:
+                sigs[_SUIT_INDEX[c.suit]] -= 1 << 3 * (c.rank - LOWEST)
+        return _shape(FREE, sigs), wilds, points
+
+    @functools.cached_property
+    def _natural_points(self) -> int:
+        return sum(c.rank for c in self.naturals)
 
     @functools.cached_property
     def loners(self) -> list[Card]:
@@ -409,18 +614,20 @@ class Solver:
         around it with their gaps within the wilds (a longer run holds such three). They are
         left over in every split of the hand, and of the hand less any other card."""
         wilds = len(self.wilds)
-        ranks = Counter(c.rank for c in self.naturals)
-        present = {(c.suit, c.rank) for c in self.naturals}
-        out = []
-        for card in self.naturals:
-            rank, suit = card.rank, card.suit
-            if ranks[rank] + wilds >= MIN_GROUP:
-                continue
-            if any(sum((suit, r) not in present for r in range(low, low + MIN_GROUP)) <= wilds
-                   for low in range(max(LOWEST, rank - 2), min(rank, HIGHEST - 2) + 1)):
-                continue
-            out.append(card)
-        return out
+        if wilds >= MIN_GROUP - 1:
+            return []  # every natural makes a book with two wilds
+        ranks = [0] * (HIGHEST + 1)
+        suits = dict.fromkeys(SUITS, 0)  # suit -> bits of the ranks held
+        for c in self.naturals:
+            ranks[c.rank] += 1
+            suits[c.suit] |= 1 << c.rank
+        short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
+        runs = _RUNNABLE[short]
+        return [
+            card for card in self.naturals
+            if ranks[card.rank] < short
+            and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1
+        ]
 
     def _without(self, card: Card | None) -> tuple[int, list[Card]]:
         full = self._search.full
@@ -434,8 +641,9 @@ class Solver:
             return full, wilds
         return full & ~self._search.mask_of([card]), self.wilds
 
-    def _all_wild_book(self, wilds: Sequence[Card]) -> bool:
-        return self.natural == "none" and len(wilds) >= MIN_GROUP
+    def _all_wild_book(self, wilds: Sequence[Card] | int) -> bool:
+        count = wilds if isinstance(wilds, int) else len(wilds)
+        return self.natural == "none" and count >= MIN_GROUP
 
     @functools.cached_property
     def whole(self) -> Split:
@@ -452,36 +660,58 @@ class Solver:
         whole = self.__dict__.get("whole")  # only when already built: it costs more than this
         if without is not None and whole is not None and without in whole.leftover:
             return whole.points - card_points(without, self.wild_rank)
-        mask, wilds = self._without(without)
-        left = self._search.left(mask)[len(wilds)]
-        naturals = self._search.points(mask)
+        # Loners are left over whatever the rest does: the search goes without them.
+        loners = list(self.loners)
+        if without in loners:
+            loners.remove(without)
+        shape, wilds, naturals = self._state(without, loners)
+        left = shapes(wilds).left(shape)[wilds] + sum(c.rank for c in loners)
         if left < naturals or self._all_wild_book(wilds):
             return left  # there is a group, so every wild finds a place
-        return naturals + hand_points(wilds, self.wild_rank)
+        spare = list(self.wilds)
+        if without in spare:
+            spare.remove(without)
+        return naturals + hand_points(spare, self.wild_rank)
 
     def bound(self, without: Card) -> int:
         """A floor under `points(without)`: a split without it, plus it, is a split of the hand.
         (Exact when the card is left over in `whole`.)"""
         return self.whole_points - card_points(without, self.wild_rank)
 
+    def groups_all(self) -> bool:
+        """Whether every card of the hand makes books and runs (a Solitaire pile closes)."""
+        if self.loners:
+            return False
+        if not self.naturals:
+            return not self.wilds or self._all_wild_book(self.wilds)
+        if self.floor > len(self.wilds):
+            return False
+        return fits(_shape(FREE, self._sigs), len(self.wilds))
+
+    @functools.cached_property
+    def floor(self) -> int:
+        """`wild_floor` of the hand's naturals."""
+        return wild_floor(self.naturals)
+
     def goes_out_without(self, card: Card) -> bool:
         """Whether every card but `card` makes books and runs."""
         loners = self.loners  # any loner but `card` itself stays in the hand
         if loners and (len(loners) > 1 or loners[0] is not card):
             return False
-        mask, wilds = self._without(card)
-        if not mask:  # wilds alone: one book of them all, or nothing left at all
+        shape, wilds, naturals = self._state(card)
+        if not naturals:  # wilds alone: one book of them all, or nothing left at all
             return not wilds or self._all_wild_book(wilds)
-        if len(self.wilds) >= 2 and self.cover > len(self.wilds) + 2:
-            return False  # see `cover`
-        return self._search.cover(mask) <= len(wilds)
+        if not self.near_out:
+            return False  # see `near_out`
+        return fits(shape, wilds)
 
     @functools.cached_property
-    def cover(self) -> int:
-        """The fewest wilds that group every natural of the hand. With two wilds or more, a
-        natural added to a hand gets a book of its own with two of them, so a hand less one
-        card goes out only if this is at most its wilds plus two."""
-        return self._search.cover(self._search.full)
+    def near_out(self) -> bool:
+        """Whether the hand's naturals all fit in groups with its wilds and two more: a natural
+        added to a grouped hand gets a book of its own with two more wilds, so a hand less one
+        card goes out only if this is true."""
+        budget = len(self.wilds) + 2
+        return self.floor <= budget and fits(_shape(FREE, self._sigs), budget)
 
     def split(self, without: Card | None = None) -> Split:
         """A best split of the hand (less `without`), with its groups built and checked."""
@@ -510,7 +740,7 @@ class Solver:
 
     def outs(self) -> list[Card]:
         """The discards (distinct cards, in hand order) that go out: every discard answered at
-        once from what the hand shares (its loners, the cover of the whole hand, one memo)."""
+        once from what the hand shares (its loners, `near_out`, the shared tables)."""
         return [card for card in self.discards() if self.goes_out_without(card)]
 
     def _costliest_first(self) -> list[Card]:
