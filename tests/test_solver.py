@@ -20,6 +20,7 @@ from meldref.engine.fivecrowns_solver import (
     card_points,
     go_out,
     hand_points,
+    wild_floor,
 )
 from meldref.engine.melds import GroupKind, MeldError, build_meld, fivecrowns_melds
 
@@ -283,3 +284,19 @@ def test_all_discards_pass_on_full_hands() -> None:
         assert solver.outs() == expected
         going += bool(expected)
     assert going > 30
+
+
+@settings(max_examples=150, deadline=None)
+@given(hands, st.sampled_from([3, 5, 13]), st.sampled_from(["none", "group"]))
+def test_groups_all_and_the_wild_floor_agree_with_brute_force(hand: list[Card], wild: int,
+                                                                natural: str) -> None:
+    # A Solitaire pile closes exactly when brute force leaves nothing; the floor never says
+    # more wilds are needed than a real grouping uses.
+    solver = Solver(hand, wild, natural)  # type: ignore[arg-type]
+    closes = brute_force(hand, wild, natural) == 0
+    assert solver.groups_all() == closes
+    naturals = [c for c in hand if c is not JOKER and c.rank != wild]
+    if naturals:
+        fewest = next((w for w in range(4)
+                       if brute_force([*naturals, *[JOKER] * w], wild, "none") == 0), None)
+        assert fewest is None or wild_floor(naturals) <= fewest
