@@ -22,7 +22,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from meldref.engine.cards import Card, fivecrowns_deck, parse_cards
-from meldref.engine.fivecrowns_solver import Natural, Solver, clear_tables, solved_states
+from meldref.engine.fivecrowns_solver import (
+    Natural,
+    Solver,
+    clear_tables,
+    reset_counts,
+    solved_states,
+)
 
 Question = Callable[[Sequence[Card], int, Natural], object]
 
@@ -67,7 +73,7 @@ def best_of(question: Question, hand: Sequence[Card], wild: int, natural: Natura
 
 def states(hand: Sequence[Card], wild: int) -> int:
     """How many states the search expands for a greedy decision: what the climb maximises."""
-    clear_tables()
+    reset_counts()
     solver = Solver(hand, wild)
     solver.best_discard()
     solver.go_out()

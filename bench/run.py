@@ -70,7 +70,7 @@ class Sizes:
     solver_climb: int  # hill-climbed hard hands on top of the hand-made ones
 
 
-FULL = Sizes(5, {"phase10": 2, "fivecrowns": 3, "solitaire": 40}, 1.0, 20000, 24, (100, 5000), 1,
+FULL = Sizes(5, {"phase10": 2, "fivecrowns": 3, "solitaire": 40}, 1.0, 20000, 40, (100, 5000), 1,
              20)
 QUICK = Sizes(3, {"phase10": 1, "fivecrowns": 1, "solitaire": 10}, 0.3, 5000, 6, (20, 500), 1,
               0)
@@ -370,7 +370,17 @@ def engine_rates(figures: Figures, sizes: Sizes, games: Sequence[str],
 # Tournaments: -j 1 against -j 2
 
 
-def tournament_seconds(specs: Sequence[str], jobs: int, games: int) -> float:
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that ended (workers, bots)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def tournament_seconds(specs: Sequence[str], jobs: int, games: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of a tournament of `games` Phase 10 games with `jobs` workers."""
     from meldref.config import TournamentConfig
     from meldref.schedule import Plan, bot_entries
     from meldref.tournament import run_tournament
@@ -379,12 +389,12 @@ def tournament_seconds(specs: Sequence[str], jobs: int, games: int) -> float:
                 duplicate=False, seed=7)
     with tempfile.TemporaryDirectory() as tmp:
         config = TournamentConfig(plan, jobs=jobs, out=Path(tmp) / "t")
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), cpu_seconds()
         run = run_tournament(config)
-        seconds = time.perf_counter() - began
+        seconds, cpu = time.perf_counter() - began, cpu_seconds() - cpu
     if run.played != games:
         raise RuntimeError(f"tournament played {run.played} of {games} games")
-    return seconds
+    return seconds, cpu
 
 
 def tournament_rates(figures: Figures, sizes: Sizes, bot: Path | None) -> None:
@@ -392,15 +402,24 @@ def tournament_rates(figures: Figures, sizes: Sizes, bot: Path | None) -> None:
     cases = {"built-in bots": ["builtin:greedy", "builtin:random"] * 2}
     if bot is not None:
         cases["bot programs"] = ["builtin:greedy", "builtin:random", f"{bot} 1", f"{bot} 2"]
+    games = sizes.tournament_games
     for case, specs in cases.items():
         seconds: dict[int, list[float]] = {1: [], 2: []}
+        cpus: dict[int, list[float]] = {1: [], 2: []}
         for r in range(max(1, sizes.rounds // 2)):
             for jobs in ((1, 2) if r % 2 == 0 else (2, 1)):
-                seconds[jobs].append(tournament_seconds(specs, jobs, sizes.tournament_games))
-        rate = {j: sizes.tournament_games / statistics.median(s) for j, s in seconds.items()}
-        figures.add("tournament_rate", round(rate[1], 2), "games/s", bots=case, jobs=1)
-        figures.add("tournament_rate", round(rate[2], 2), "games/s", bots=case, jobs=2,
-                    speedup=round(rate[2] / rate[1], 2))
+                wall, cpu = tournament_seconds(specs, jobs, games)
+                seconds[jobs].append(wall)
+                cpus[jobs].append(cpu)
+        rate = {j: games / statistics.median(s) for j, s in seconds.items()}
+        cpu_ms = {j: statistics.median(c) / games * 1000 for j, c in cpus.items()}
+        # The CPU a game costs, all processes together: what running in parallel adds, whatever
+        # else the machine is doing (the wall-clock speedup needs two idle cores).
+        for jobs in (1, 2):
+            figures.add("tournament_rate", round(rate[jobs], 2), "games/s", bots=case, jobs=jobs,
+                        cpu_ms_per_game=round(cpu_ms[jobs], 1),
+                        **({"speedup": round(rate[2] / rate[1], 2),
+                            "cpu_ratio": round(cpu_ms[2] / cpu_ms[1], 2)} if jobs == 2 else {}))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -516,8 +535,11 @@ def markdown(figures: Figures, info: dict[str, Any], quick: bool) -> str:
         one, two = get("tournament_rate", bots=case, jobs=1), get("tournament_rate", bots=case,
                                                                      jobs=2)
         if one is not None:
+            row = next(r for r in figures.rows if r["figure"] == "tournament_rate"
+                       and r.get("bots") == case and r.get("jobs") == 2)
             lines.append(f"| tournament games/s, {case}: -j 1, -j 2 | {one}, {two} "
-                         f"(x{two / one:.2f}) |")
+                         f"(x{two / one:.2f}; CPU per game with -j 2: x{row['cpu_ratio']} of "
+                         "-j 1's) |")
     rows = [r for r in figures.rows if r["figure"] == "rss"]
     if len(rows) == 2:
         lines.append(f"| referee peak RSS after {rows[0]['games']:,} and {rows[1]['games']:,} "

@@ -134,7 +134,18 @@ def _lowest(mask: int, k: int) -> int:
 # of its suit taking one copy of each rank up to a higher natural), in counts of copies.
 
 Shape = tuple[int, ...]
-TABLE_LIMIT: Final = 20_000  # states kept per number of wilds and kind of table
+# States kept in all the tables together (a few MiB): past it they start afresh. The searches
+# gain far more from their floors than from old states, so a small bound costs little.
+TABLE_LIMIT: Final = 8192
+_stored = 0
+
+
+def _count_one() -> None:
+    """One more state stored; at the bound every table is emptied (in place)."""
+    global _stored
+    _stored += 1
+    if _stored > TABLE_LIMIT:
+        clear_tables()
 
 
 def _shape(mode: int, sigs: Iterable[int]) -> Shape:
@@ -193,8 +204,7 @@ class Shapes:
                     if sub[w - need] < best[w]:
                         best[w] = sub[w - need]
             result = tuple(best)
-        if len(self.tables) >= TABLE_LIMIT:  # a bounded memory: start afresh
-            self.tables.clear()
+        _count_one()
         self.solved += 1
         self.tables[shape] = result
         return result
@@ -268,8 +278,9 @@ def fits(shape: Shape, budget: int) -> bool:
         return True
     found = not any(shape[1:]) or any(
         fits(after, budget - need) for need, after, _ in _options(shape, budget, False))
-    if len(FITS) >= TABLE_LIMIT:
-        FITS.clear()
+    global _fits_solved
+    _fits_solved += 1
+    _count_one()
     FITS[shape] = (fail, budget) if found else (budget, ok)
     return found
 
@@ -286,14 +297,29 @@ def shapes(wilds: int) -> Shapes:
 
 
 def clear_tables() -> None:
-    """Forget every table (benchmarks time a cold search)."""
-    SHAPES.clear()
+    """Forget every state (benchmarks time a cold search; the memory bound)."""
+    global _stored
+    for table in SHAPES.values():  # in place: a search under way goes on with its own
+        table.tables.clear()
     FITS.clear()
+    _stored = 0
+
+
+def reset_counts() -> None:
+    """Empty the tables and zero the counts of `solved_states`."""
+    global _fits_solved
+    clear_tables()
+    for table in SHAPES.values():
+        table.solved = 0
+    _fits_solved = 0
 
 
 def solved_states() -> int:
-    """States searched since the tables were cleared."""
-    return sum(table.solved for table in SHAPES.values()) + len(FITS)
+    """States searched so far (a hand's hardness, after `clear_tables`, for benchmarks)."""
+    return sum(table.solved for table in SHAPES.values()) + _fits_solved
+
+
+_fits_solved = 0
 
 
 class _Search:

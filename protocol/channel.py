@@ -445,13 +445,20 @@ class BotProcess:
         return group_cpu_time(self.pid)
 
 
+def _read_proc(path: str) -> bytes:
+    """A file of /proc, read without `pathlib`: a `Path` interns every part of its name, and
+    the process ids of every bot and every scan would pile up in memory for good."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _proc_stats() -> Iterator[tuple[int, list[str]]]:
     """(pid, fields after the command name) of every process in /proc."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
+            stat = _read_proc(f"/proc/{entry}/stat").decode()
         except OSError:
             continue
         yield int(entry), stat.rsplit(")", 1)[1].split()
@@ -482,7 +489,7 @@ def carriers(name: str, value: str) -> set[tuple[int, str]]:
         if f[0] == "Z" or pid == os.getpid():
             continue
         try:
-            env = Path(f"/proc/{pid}/environ").read_bytes()
+            env = _read_proc(f"/proc/{pid}/environ")
         except OSError:
             continue
         if mark in env.split(b"\0"):
@@ -520,7 +527,7 @@ def kill_strays(strays: set[tuple[int, str]], bot: int, reap_wait: float = 1.0) 
 
 def _stat_of(pid: int) -> list[str] | None:
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return _read_proc(f"/proc/{pid}/stat").decode().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
 

@@ -24,7 +24,7 @@ from meldref.engine.phase10_view import Phase10View, TableGroup
 from meldref.engine.solitaire import PILE_SIZES, SolitaireView
 from meldref.protocol.wire import encode_text, encode_value, view_lines
 
-CACHE: Final = 4096  # lines kept per kind of record: a few games' worth, a bounded memory
+CACHE: Final = 1024  # lines kept per kind of record: a few games' worth, a bounded memory
 
 
 def _flag(value: bool) -> str:
