@@ -136,7 +136,7 @@ def _lowest(mask: int, k: int) -> int:
 Shape = tuple[int, ...]
 # States kept in all the tables together (a few MiB): past it they start afresh. The searches
 # gain far more from their floors than from old states, so a small bound costs little.
-TABLE_LIMIT: Final = 8192
+TABLE_LIMIT: Final = 4096
 _stored = 0
 
 

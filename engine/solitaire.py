@@ -98,7 +98,7 @@ def _tops(card: Card) -> tuple[Place, ...]:
     return tuple(place(size, card) for size in PILE_SIZES)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=256)
 def _pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
     # A pile's own discards: the pile changes one move in many, so most requests find them here.
     return tuple(place(size, card) for card in dict.fromkeys(cards))

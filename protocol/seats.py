@@ -38,7 +38,7 @@ from .errors import (
     Fault,
     SeatStartError,
 )
-from .viewtext import observation_lines
+from .viewtext import legal_lines, observation_lines
 from .wire import (
     BotLine,
     error_line,
@@ -46,7 +46,6 @@ from .wire import (
     gameover_line,
     go_line,
     hello_line,
-    legal_line,
     parse_bot_line,
     quote,
     setup_lines,
@@ -589,7 +588,7 @@ def request_text(request_id: int, request: Request) -> list[str]:
     """The lines of one decision request to a bot program: view, items, legal, `go`."""
     lines = observation_lines(request.observation)
     if request.hints is not None:
-        lines += map(legal_line, request.hints())
+        lines += legal_lines(request.observation, request.hints)
     lines.append(go_line(request_id, request.decision, int(request.time * 1000),
                          int(request.bank * 1000)))
     return lines

@@ -11,7 +11,7 @@ of many games.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any, Final
 
@@ -22,9 +22,9 @@ from meldref.engine.melds import Meld
 from meldref.engine.phase10_rules import describe_phase
 from meldref.engine.phase10_view import Phase10View, TableGroup
 from meldref.engine.solitaire import PILE_SIZES, SolitaireView
-from meldref.protocol.wire import encode_text, encode_value, view_lines
+from meldref.protocol.wire import encode_text, encode_value, legal_line, view_lines
 
-CACHE: Final = 1024  # lines kept per kind of record: a few games' worth, a bounded memory
+CACHE: Final = 256  # lines kept per kind of record: a few games' worth, a bounded memory
 
 
 def _flag(value: bool) -> str:
@@ -160,12 +160,37 @@ def solitaire_lines(view: SolitaireView) -> list[str]:
     return [head, *map(_pile, PILE_SIZES, closed, view.piles)]
 
 
+@lru_cache(maxsize=CACHE)
+def _pile_legal(size: int, cards: tuple[Card, ...]) -> tuple[str, ...]:
+    return tuple(f"legal place {size} {card.text}" for card in dict.fromkeys(cards))
+
+
+def solitaire_legal(view: SolitaireView) -> list[str]:
+    """`legal` lines of `view.legal_actions()`, a pile at a time: a move changes one pile, and
+    a request lists up to 88 actions."""
+    top = view.draw_top
+    if view.to_move is None or top is None:
+        return []
+    out: list[str] = []
+    for size, cards, shut in zip(PILE_SIZES, view.piles, view.closed, strict=True):
+        if not shut:
+            out += _pile_legal(size, cards)
+            if top not in cards:
+                out.append(f"legal place {size} {top.text}")
+    return out
+
+
 # ----------------------------------------------------------------------------------------------
 
 WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     Phase10View: phase10_lines,
     FiveCrownsView: fivecrowns_lines,
     SolitaireView: solitaire_lines,
+}
+# The `legal` lines of a view of the seat to move, where written straight from the view (the
+# game lists its legal actions through that same view, so they are the game's).
+LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
+    SolitaireView: solitaire_legal,
 }
 
 
@@ -175,3 +200,12 @@ def observation_lines(observation: Any) -> list[str]:
     if writer is not None:
         return writer(observation)
     return view_lines(observation.to_json())
+
+
+def legal_lines(observation: Any, hints: Callable[[], Iterable[str]]) -> list[str]:
+    """The `legal` lines of a request: the game's legal actions (`hints`), or the same written
+    from the observation of the seat to move where a writer knows its view."""
+    writer = LEGAL_WRITERS.get(type(observation))
+    if writer is not None:
+        return writer(observation)
+    return [legal_line(text) for text in hints()]

@@ -206,7 +206,7 @@ def legal_line(action: str) -> str:
     line = _LEGAL.get(action)
     if line is None:
         line = f"legal {' '.join(action.split())}"
-        if len(_LEGAL) >= 2048:  # a bounded memory: the texts of a few games
+        if len(_LEGAL) >= 1024:  # a bounded memory: the texts of a few games
             _LEGAL.clear()
         _LEGAL[action] = line
     return line

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from meldref.engine.game import find_game
 from meldref.protocol import wire
-from meldref.protocol.viewtext import WRITERS, observation_lines
+from meldref.protocol.viewtext import WRITERS, legal_lines, observation_lines
 
 GAMES = [
     ("phase10", 3, {}),
@@ -58,10 +58,10 @@ def positions(game_name: str, players: int, options: dict[str, str], seed: int) 
     rng = random.Random(seed)
     while state.to_move is not None:
         for seat in range(players):
-            yield state.observation(seat)
+            yield state.observation(seat), state
         state.apply(rng.choice(state.legal_actions()))
     for seat in range(players):
-        yield state.observation(seat)
+        yield state.observation(seat), state
 
 
 @pytest.mark.parametrize(("game_name", "players", "options"), GAMES)
@@ -69,9 +69,13 @@ def test_view_writers_match_the_generic_encoding(game_name: str, players: int,
                                                  options: dict[str, str]) -> None:
     seen = 0
     for seed in (1,) if game_name == "phase10" else (1, 2):  # Phase 10 games are long
-        for view in positions(game_name, players, options, seed):
+        for view, state in positions(game_name, players, options, seed):
             assert type(view) in WRITERS
             assert observation_lines(view) == wire.view_lines(view.to_json())
+            if view.seat == state.to_move:  # a request's legal lines: the game's actions
+                hints = [str(a) for a in state.legal_actions()]
+                assert legal_lines(view, lambda hints=hints: hints) == [
+                    wire.legal_line(text) for text in hints]
             seen += 1
     assert seen > 50
 
