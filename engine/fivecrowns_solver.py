@@ -36,7 +36,8 @@ Why that is exact:
   three such ranks), so the hand less any card but that loner keeps it and does not go out;
   and a grouping of the hand less a natural c, plus the book of c and two wilds, groups the
   whole hand: so when the whole hand's naturals do not fit within its wilds plus two
-  (`near_out`), no discard goes out (less a wild, the budget is smaller still).
+  (`near_out`), no discard goes out (less a wild, the budget is smaller still). The other
+  way round, when they fit with a wild to spare, every natural may go (`spare_wild`).
 - The tables are shared by every solver (`Shapes`): a state's values are a function of the
   naturals left up to a renaming of suits, the mode and the number of wilds only.
 Every answer is built into real groups through `melds.build_meld`, which checks it again.
@@ -438,6 +439,8 @@ class _Search:
 
     def walk(self, mask: int, w: int) -> tuple[list[tuple[int, list[Card]]], list[Card]]:
         """One choice reaching the table's value: ((wilds, naturals) per group, left over)."""
+        if mask and fits(self.shape(mask, FREE), w):
+            return self._walk_out(mask, w), []
         groups: list[tuple[int, list[Card]]] = []
         leftover: list[Card] = []
         mode = FREE
@@ -457,6 +460,23 @@ class _Search:
                 groups.append((spend, cards))
             mask, mode, w = mask & ~used, after, w - spend
         return groups, leftover
+
+
+    def _walk_out(self, mask: int, w: int) -> list[tuple[int, list[Card]]]:
+        """`walk` of naturals that all fit in groups within `w` wilds, without the tables: the
+        first choice whose rest fits is the one `walk` takes (nothing left over is its value 0,
+        and leaving a natural over costs points)."""
+        groups: list[tuple[int, list[Card]]] = []
+        mode = FREE
+        while mask:
+            for need, used, after in self.options(mask, mode):
+                if need != LEAVE and need <= w and fits(self.shape(mask & ~used, after), w - need):
+                    break
+            else:
+                raise AssertionError("solver fits and walk disagree")
+            groups.append((need, [self.cards[b.bit_length() - 1] for b in _bits(used)]))
+            mask, mode, w = mask & ~used, after, w - need
+        return groups
 
 
 # ----------------------------------------------------------------------------------------------
@@ -724,12 +744,26 @@ class Solver:
         loners = self.loners  # any loner but `card` itself stays in the hand
         if loners and (len(loners) > 1 or loners[0] is not card):
             return False
+        if not self.near_out:
+            return False  # see `near_out`
         shape, wilds, naturals = self._state(card)
         if not naturals:  # wilds alone: one book of them all, or nothing left at all
             return not wilds or self._all_wild_book(wilds)
-        if not self.near_out:
-            return False  # see `near_out`
-        return fits(shape, wilds)
+        if card in self.wilds:
+            return fits(shape, wilds)
+        if self.spare_wild:
+            return True  # see `spare_wild`
+        rest = list(self.naturals)
+        rest.remove(card)
+        return wild_floor(rest) <= wilds and fits(shape, wilds)
+
+    @functools.cached_property
+    def spare_wild(self) -> bool:
+        """Whether the hand's naturals all fit in groups with a wild to spare. Then the hand
+        less any natural goes out: its group takes a wild in its place (a book of three, a
+        run's gap or end) or stays as it is; a group left without a natural breaks up and
+        its wilds join the others."""
+        return bool(self.wilds) and fits(_shape(FREE, self._sigs), len(self.wilds) - 1)
 
     @functools.cached_property
     def near_out(self) -> bool:
