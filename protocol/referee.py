@@ -360,9 +360,11 @@ class _Referee:
             seen.append((e.seat, public, EventFields(e.for_seat(e.seat)) if e.private
                          else public))
         for i, seat in enumerate(self.seats):
-            if self.active(i):
-                views = [own if owner == i else public for owner, public, own in seen]
-                self.guarded(i, lambda seat=seat, views=views: seat.notify(views))
+            if self.status[i] == "ok":  # `guarded`, written out: this runs for every action
+                try:
+                    seat.notify([own if owner == i else public for owner, public, own in seen])
+                except BotError as exc:
+                    self.fail(i, exc.fault)
 
     # -- ending ----------------------------------------------------------------------------
 

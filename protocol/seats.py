@@ -380,6 +380,8 @@ class _Conversation:
         self.channel.send(*lines)
 
     def take_notes(self) -> list[Fault]:
+        if not self.notes:  # the usual case, after every decision
+            return []
         notes, self.notes = self.notes, []
         return notes
 
