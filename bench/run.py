@@ -112,7 +112,8 @@ def machine() -> dict[str, Any]:
         pass
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
-            "system": f"{platform.system()} {platform.release()}", "load": load}
+            "system": f"{platform.system()} {platform.release()}", "load": load,
+            "command": " ".join(["python bench/run.py", *sys.argv[1:]])}
 
 
 def build_c(folder: Path) -> dict[str, Path] | None:
@@ -506,13 +507,12 @@ def profile(figures: Figures, sizes: Sizes, bot: Path | None, games: Sequence[st
 # The table
 
 
-def markdown(figures: Figures, info: dict[str, Any], quick: bool) -> str:
+def markdown(figures: Figures, info: dict[str, Any]) -> str:
     """The table of docs/performance.md, the other figures, the targets and the profile."""
     lines = [
         "# Performance",
         "",
-        f"Measured by `python bench/run.py{' --quick' if quick else ''} --markdown "
-        "docs/performance.md` on "
+        f"Measured by `{info.get('command', 'python bench/run.py')}` on "
         f"{info['cpu']}, {info['cores']} cores, Python {info['python']}, {info['system']} "
         f"(load average {info['load']:.2f} at the start: the cores are shared with other work). "
         "Every ratio compares figures of this one run; each timed figure is the median of "
@@ -637,8 +637,8 @@ BOUNDS = [
     "with the game; and writes the turn's events to the other seats (once per turn, as "
     "section 4 promises). The referee-CPU column is what that Python costs; the rest of the "
     "wall-clock overhead is waiting for a core, for the referee and for the bot it woke, and "
-    "grows with the machine's load (the round trip of the C pair is measured on a quiet "
-    "moment of the same run and stays a few microseconds).",
+    "grows with the machine's load, while the C pair's round trip (two processes that do "
+    "nothing else) stays a few microseconds at any load.",
     "- **Engines against OpenSpiel.** Gin rummy's rules run in C++; ours in Python, with a "
     "solver for every Five Crowns discard decision (which discards go out) and for every "
     "Solitaire move (does the pile close; at the end, the points of every open pile), on top "
@@ -654,9 +654,27 @@ def _speedups(figures: Figures) -> list[str]:
     rows = [r for r in figures.rows if r["figure"] == "speedup"]
     if not rows:
         return []
-    return ["", f"Against `{rows[0]['against']}` (its engine and protocol loaded from git, "
-            "interleaved in this run), this checkout is faster by:", "",
-            *(f"- {r['game']}, {r['way'].replace('_', '-')}: x{r['value']}" for r in rows)]
+    rev = rows[0]["against"]
+    trip = figures.get("pipe_round_trip")
+    lines = ["", f"## Against `{rev}`", "",
+             "Its engine and protocol, loaded from git and measured interleaved in this run:", "",
+             "| game | in-process, per decision | through pipes, per decision | pipes' overhead | "
+             "pipes' overhead, referee CPU | engine, random decisions/s |",
+             "|---|---|---|---|---|---|"]
+    for name in GAMES:
+        got = {f: figures.get(f, game=name, referee=rev) for f in (
+            "decision_in_process", "decision_pipes", "pipes_overhead", "pipes_overhead_cpu",
+            "engine_rate")}
+        if any(v is not None for v in got.values()):
+            cells = [f"{v:,} us" if isinstance(v, float) else f"{v:,}" if v else "-"
+                     for v in got.values()]
+            if trip and got["pipes_overhead"] is not None:
+                cells[2] += f" = {got['pipes_overhead'] / trip:.1f}x"
+                cells[3] += f" = {got['pipes_overhead_cpu'] / trip:.1f}x"
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "This checkout is faster by:", "",
+              *(f"- {r['game']}, {r['way'].replace('_', '-')}: x{r['value']}" for r in rows)]
+    return lines
 
 
 def _profile(figures: Figures) -> list[str]:
@@ -714,12 +732,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", default=",".join(GAMES), help="games to measure")
     parser.add_argument("--against", metavar="REV", help="also measure the engine and protocol "
                         "of git revision REV, interleaved (pipes and engines): the speedups")
+    parser.add_argument("--from-json", type=Path, metavar="PATH", help="measure nothing: write "
+                        "the table of an earlier run's JSON lines (--json PATH)")
     args = parser.parse_args(argv)
     parts = args.only.split(",")
     games = args.games.split(",")
     unknown = (set(parts) - set(PARTS)) | (set(games) - set(GAMES))
     if unknown:
         parser.error(f"unknown parts or games: {', '.join(sorted(unknown))}")
+    if args.from_json:
+        return render(args.from_json, args.markdown)
     sizes = QUICK if args.quick else FULL
     figures = Figures()
     info = machine()
@@ -734,13 +756,27 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="meldref-bench-") as tmp:
         run(sizes, parts, games, figures, Path(tmp), referees)
     figures.add("run_time", round(time.perf_counter() - began, 1), "s")
-    table = markdown(figures, info, args.quick)
+    table = markdown(figures, info)
     print(table)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(table)
     if args.json:
         args.json.write_text("".join(json.dumps(r) + "\n" for r in figures.rows))
+    return 0
+
+
+def render(source: Path, target: Path | None) -> int:
+    """The table of the JSON lines of an earlier run (to `target`, and printed)."""
+    figures = Figures(out=lambda line: None)
+    for line in source.read_text().splitlines():
+        row = json.loads(line)
+        figures.rows.append(row)
+    info = next(r["value"] for r in figures.rows if r["figure"] == "machine")
+    table = markdown(figures, info)
+    print(table)
+    if target:
+        target.write_text(table)
     return 0
 
 

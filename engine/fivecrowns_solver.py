@@ -10,7 +10,9 @@ naturals of that rank), or the lowest natural of a run of its suit up to some hi
 taking every natural of that suit in between (wilds fill the gaps and pad the run to 3). Results
 are memoised on the multiset of naturals left, up to a renaming of the suits (which play
 symmetric parts), as a table "fewest points left over with at most w wilds" for every w, so one
-table answers the hand less any one card.
+table answers the hand less any one card. The recursion runs on that shape itself (`Shapes`: per
+suit, a count of each rank), so every hand, pile and game shares the tables; groups are built by
+walking the same choices over the hand's own cards (`_Search.walk`), against the tables.
 
 Why that is exact:
 - A run that skips a natural x of its suit and range (a wild at x's place) can take x instead:
@@ -39,7 +41,14 @@ Why that is exact:
   (`near_out`), no discard goes out (less a wild, the budget is smaller still). The other
   way round, when they fit with a wild to spare, every natural may go (`spare_wild`).
 - The tables are shared by every solver (`Shapes`): a state's values are a function of the
-  naturals left up to a renaming of suits, the mode and the number of wilds only.
+  naturals left up to a renaming of suits, the mode and the number of wilds only. On shapes the
+  choices are the same as on cards, in counts of copies rather than particular copies (two
+  copies of a card are interchangeable), so both searches find the same values.
+- Loners are left over in every split, so `points` searches the rest without them and adds
+  their points. `wild_floor`, a floor under the wilds that group every natural, adds up the
+  fewest wilds of groups that cannot be one group: any group holding natural x needs at least
+  3 less the naturals of x's rank (a book) or the gaps of the three consecutive ranks around x
+  at the fewest (a run), and naturals of different ranks and suits never share a group.
 Every answer is built into real groups through `melds.build_meld`, which checks it again.
 """
 

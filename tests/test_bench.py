@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -38,8 +39,13 @@ def test_every_figure_of_bench_run(tmp_path: Path) -> None:
     for game in run.GAMES:
         assert figures.get("decision_pipes", game=game) > 0
         assert figures.get("engine_rate", game=game) > 0
-    table = run.markdown(figures, run.machine(), quick=True)
+    table = run.markdown(figures, run.machine())
     assert "| phase10 |" in table and "peak RSS" in table and "solver" in table
+    saved = tmp_path / "figures.jsonl"
+    saved.write_text("".join(json.dumps(row) + "\n" for row in
+                             [{"figure": "machine", "value": run.machine()}, *figures.rows]))
+    assert run.render(saved, tmp_path / "again.md") == 0
+    assert (tmp_path / "again.md").read_text() == table
 
 
 def test_the_instant_bot_and_its_twin_pick_alike() -> None:
