@@ -144,9 +144,9 @@ def _lowest(mask: int, k: int) -> int:
 # of its suit taking one copy of each rank up to a higher natural), in counts of copies.
 
 Shape = tuple[int, ...]
-# States kept in all the tables together (a few MiB): past it they start afresh. The searches
+# States kept in all the tables together (under a MiB): past it they start afresh. The searches
 # gain far more from their floors than from old states, so a small bound costs little.
-TABLE_LIMIT: Final = 4096
+TABLE_LIMIT: Final = 1024
 _stored = 0
 
 
