@@ -14,7 +14,8 @@ are CPU-bound and would queue behind one GIL in threads, and games between subpr
 spend the referee's own CPU on every move (parsing, legality, observations). A worker costs one
 interpreter; each worker asks the kernel to stop it when the tournament process dies, and closes
 its bots on the way out. Games with bot programs use a worker even with one job, for that
-reason; games between built-in bots alone run in the tournament process when `jobs` is 1.
+reason; games between built-in bots alone run in the tournament process when `jobs` is 1, and
+with more jobs the tournament process plays beside `jobs - 1` workers.
 """
 
 from __future__ import annotations
@@ -250,16 +251,18 @@ def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs
     limits = dict(config.limits)
     if not todo:
         return
-    if config.jobs == 1 and not _has_programs(todo):
+    jobs, programs = min(config.jobs, len(todo)), _has_programs(todo)
+    if jobs == 1 and not programs:
         # Built-in bots only: no process can outlive us, so no worker is needed.
         for job in todo:
             yield run(job, folder, limits, keep_logs)
         return
     # Bot programs are played in worker processes even one game at a time: a worker dies with
     # the tournament process, also on kill -9 (after which nothing of ours runs), and stops its
-    # bots on the way out; the tournament process could not stop them itself.
-    yield from _play_parallel(min(config.jobs, len(todo)), todo, folder, limits, keep_logs,
-                              run)
+    # bots on the way out; the tournament process could not stop them itself. Built-in bots
+    # alone: the tournament process plays too, beside one worker fewer (one start-up less, and
+    # no process idles waiting).
+    yield from _play_parallel(jobs, todo, folder, limits, keep_logs, run, inline=not programs)
 
 
 def _has_programs(todo: list[GameJob]) -> bool:
@@ -267,20 +270,28 @@ def _has_programs(todo: list[GameJob]) -> bool:
 
 
 def _play_parallel(workers: int, todo: list[GameJob], folder: Path, limits: dict[str, Any],
-                   keep_logs: bool, run: RunJob) -> Iterator[dict[str, Any]]:
+                   keep_logs: bool, run: RunJob, inline: bool = False
+                   ) -> Iterator[dict[str, Any]]:
+    """`workers` games at a time in worker processes, or with `inline` in `workers - 1` of them
+    and the tournament process."""
     # A bounded window of submitted games, so that an SPRT stop or Ctrl-C leaves little to cancel.
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+    size = workers - inline
+    pool = ProcessPoolExecutor(max_workers=size, mp_context=context,
                                initializer=_worker_init, initargs=(os.getpid(),))
     pending: dict[Future[dict[str, Any]], GameJob] = {}
     queue = list(reversed(todo))
     clean = False
     try:
         while queue or pending:
-            while queue and len(pending) < 2 * workers:
+            while queue and len(pending) < 2 * size:
                 job = queue.pop()
                 pending[pool.submit(run, job, folder, limits, keep_logs)] = job
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            if inline and queue:  # our own game, while the workers play theirs
+                yield run(queue.pop(), folder, limits, keep_logs)
+                finished = {future for future in pending if future.done()}
+            else:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in sorted(finished, key=lambda f: pending[f].index):
                 yield _outcome(future, pending.pop(future))
         clean = True
