@@ -35,23 +35,37 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_engine(rev: str) -> ModuleType:
-    """The package `baseline` holding `engine/` and `bots/` as they were at git revision `rev`
+    """The package holding `engine/` and `bots/` as they were at git revision `rev`
     (imported under a name of its own, so both engines run in this process)."""
+    package = load_revision(rev, ("engine", "bots"))
+    if not (Path(package.__path__[0]) / "engine" / "play.py").exists():
+        sys.exit(f"engine at {rev!r} has no play.py (play_inprocess): pick a later revision")
+    return package
+
+
+def load_revision(rev: str, folders: tuple[str, ...]) -> ModuleType:
+    """`folders` (engine/, protocol/) as they were at git revision `rev`, as the subpackages of
+    a package of their own (`baseline_<rev>`), so that both run in one process. Absolute
+    imports of `meldref.engine` or `meldref.protocol` inside them are pointed at the copies."""
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "engine", "bots"],
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, *folders],
         capture_output=True, check=False,
     )
     if archive.returncode != 0:
-        sys.exit(f"cannot read engine/ at {rev!r}: {archive.stderr.decode().strip()}")
-    folder = Path(tempfile.mkdtemp(prefix="meldref-bench-")) / "baseline"
+        sys.exit(f"cannot read {', '.join(folders)} at {rev!r}: {archive.stderr.decode().strip()}")
+    name = "baseline_" + "".join(c if c.isalnum() else "_" for c in rev)
+    folder = Path(tempfile.mkdtemp(prefix="meldref-bench-")) / name
     folder.mkdir()
-    (folder / "__init__.py").write_text("")
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(folder, filter="data")
+    (folder / "__init__.py").write_text("")
+    for source in folder.rglob("*.py"):
+        text = source.read_text()
+        for sub in folders:
+            text = text.replace(f"meldref.{sub}", f"{name}.{sub}")
+        source.write_text(text)
     sys.path.insert(0, str(folder.parent))
-    if not (folder / "engine" / "play.py").exists():
-        sys.exit(f"engine at {rev!r} has no play.py (play_inprocess): pick a later revision")
-    return importlib.import_module("baseline")
+    return importlib.import_module(name)
 
 
 def make_bot(package: ModuleType, info: Any, kind: str, seed: int) -> Any:

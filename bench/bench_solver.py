@@ -22,7 +22,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from meldref.engine.cards import Card, fivecrowns_deck, parse_cards
-from meldref.engine.fivecrowns.solver import Natural, Solver
+from meldref.engine.fivecrowns.solver import (
+    Natural,
+    Solver,
+    clear_tables,
+    reset_counts,
+    solved_states,
+)
 
 Question = Callable[[Sequence[Card], int, Natural], object]
 
@@ -58,6 +64,7 @@ def best_of(question: Question, hand: Sequence[Card], wild: int, natural: Natura
             repeats: int = 5) -> float:
     best = float("inf")
     for _ in range(repeats):
+        clear_tables()  # a cold search: the worst case, not the tables' luck
         began = time.process_time()
         question(hand, wild, natural)
         best = min(best, time.process_time() - began)
@@ -66,10 +73,11 @@ def best_of(question: Question, hand: Sequence[Card], wild: int, natural: Natura
 
 def states(hand: Sequence[Card], wild: int) -> int:
     """How many states the search expands for a greedy decision: what the climb maximises."""
+    reset_counts()
     solver = Solver(hand, wild)
     solver.best_discard()
     solver.go_out()
-    return len(solver._search.shapes)
+    return solved_states()
 
 
 DECK = Counter(fivecrowns_deck())
@@ -91,6 +99,28 @@ def climb(rng: random.Random, steps: int) -> tuple[list[Card], int]:
     return hand, wild
 
 
+def hardest(rng: random.Random, climb_restarts: int, steps: int) -> list[tuple[list[Card], int]]:
+    """The hand-made hard hands and `climb_restarts` climbed ones, most search states first."""
+    hard = [(parse_cards(text), wild) for text, wild in HARD_HANDS]
+    hard += [climb(rng, steps) for _ in range(climb_restarts)]
+    hard.sort(key=lambda hw: -states(*hw))
+    return hard
+
+
+def worst_cases(climb: int = 0, steps: int = 150, seed: int = 1,
+                hands: int = 5) -> list[tuple[str, float, str, int]]:
+    """(question, ms, hand, wild rank) of each question's slowest hand among the `hands`
+    hardest (bench/run.py's figure)."""
+    hard = hardest(random.Random(seed), climb, steps)[:hands]
+    out = []
+    for name, question in QUESTIONS.items():
+        timed = [(max(best_of(question, h, w, n) for n in ("none", "group")), h, w)  # type: ignore[arg-type]
+                 for h, w in hard]
+        ms, hand, wild = max(timed, key=lambda t: t[0])
+        out.append((name, ms, " ".join(c.text for c in hand), wild))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000, help="random hands for the mean")
@@ -110,9 +140,7 @@ def main() -> None:
         print(f"  {name:8} mean {statistics.mean(times):6.2f} ms   p99 {p99:6.2f} ms   "
               f"max {times[-1]:6.2f} ms")
 
-    hard = [(parse_cards(text), wild) for text, wild in HARD_HANDS]
-    hard += [climb(rng, args.steps) for _ in range(args.climb)]
-    hard.sort(key=lambda hw: -states(*hw))
+    hard = hardest(rng, args.climb, args.steps)
     print(f"\nworst cases ({len(HARD_HANDS)} hand-made + {args.climb} climbed; 5 slowest by "
           "search states):")
     worst = dict.fromkeys(QUESTIONS, 0.0)

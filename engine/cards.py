@@ -137,6 +137,15 @@ def sort_key(card: Card) -> tuple[int, int, str]:
     return (order, card.rank, card.suit)
 
 
+# Every card's `sort_key`, computed once: views sort a hand for every decision.
+_SORT_KEYS: Final = {card: sort_key(card) for card in _BY_TEXT.values()}
+
+
+def sorted_cards(cards: Iterable[Card]) -> list[Card]:
+    """`cards` in `sort_key` order."""
+    return sorted(cards, key=_SORT_KEYS.__getitem__)
+
+
 def rng_for(seed: int | str, *parts: object) -> random.Random:
     """A generator fixed by the game seed and a label (hand number, reshuffle count...).
 

@@ -12,6 +12,7 @@ the table shows.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -65,6 +66,7 @@ class MeldRules:
 PHASE10_MELDS: Final = MeldRules(low=1, high=12, suits=COLOURS)
 
 
+@functools.cache
 def fivecrowns_melds(wild_rank: int) -> MeldRules:
     """Five Crowns groups for the round whose wild rank is `wild_rank` (3..13; 0 for none)."""
     return MeldRules(low=3, high=13, suits=SUITS, run_same_suit=True, wild_rank=wild_rank)

@@ -1,7 +1,7 @@
 """Lines to and from a bot with deadlines, and the bot's process group from start to reaping.
 
 `LineChannel` never blocks the referee: both pipe ends are non-blocking, output that the bot does
-not read waits in a bounded buffer, and every read takes a deadline. One `selectors` loop, no
+not read waits in a bounded buffer, and every read takes a deadline. One `poll` loop, no
 threads, since only one seat is ever waited on at a time. `BotProcess` starts a command in its
 own session (so its whole process group can be signalled), drains stderr into a capped log file
 on a thread (stderr is never parsed), and shuts everything down: quit, grace, SIGTERM, SIGKILL.
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import math
 import os
-import selectors
+import select
 import shlex
 import shutil
 import signal
@@ -67,8 +68,10 @@ class LineChannel:
         self._out = bytearray()
         self.eof = False
         self.write_error: str | None = None
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(read_fd, selectors.EVENT_READ)
+        # `select.poll` itself, not `selectors`: the waits of every decision pass here, and
+        # the wrapper's bookkeeping cost more than the system call.
+        self._poller = select.poll()
+        self._poller.register(read_fd, select.POLLIN)
         self._writing = False
 
     # -- output ----------------------------------------------------------------------------
@@ -77,14 +80,18 @@ class LineChannel:
         """Queue `lines` and write as much as the pipe takes now (one write); never blocks.
         With `now=False` they wait for the next send or `flush` (fewer writes, fewer wake-ups
         of the bot)."""
-        # No line longer than the protocol's maximum ever leaves, whoever built it.
-        lines = tuple(fit_line(line, self.max_line) for line in lines)
-        if self.on_line is not None:
-            for line in lines:
-                self.on_line(">", line)
+        data = ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
+        if len(data) > self.max_line or self.on_line is not None:
+            # No line longer than the protocol's maximum ever leaves, whoever built it (a
+            # batch no longer than the maximum cannot hold one: one encoding checks them all).
+            lines = tuple(fit_line(line, self.max_line) for line in lines)
+            if self.on_line is not None:
+                for line in lines:
+                    self.on_line(">", line)
+            data = ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
         if self.write_error is not None:
             return
-        self._out += "".join(line + "\n" for line in lines).encode("utf-8")
+        self._out += data
         if len(self._out) > self.max_pending:
             self.write_error = f"stopped reading: over {self.max_pending} bytes unread"
             self._out.clear()
@@ -113,10 +120,13 @@ class LineChannel:
     def _watch_writes(self, pending: bool) -> None:
         if pending == self._writing:
             return
-        if pending:
-            self._selector.register(self.write_fd, selectors.EVENT_WRITE)
+        if self.write_fd == self.read_fd:  # one descriptor both ways (a socket, a tty)
+            mask = (0 if self.eof else select.POLLIN) | (select.POLLOUT if pending else 0)
+            self._poller.register(self.write_fd, mask)
+        elif pending:
+            self._poller.register(self.write_fd, select.POLLOUT)
         else:
-            self._selector.unregister(self.write_fd)
+            self._poller.unregister(self.write_fd)
         self._writing = pending
 
     def drain(self, timeout: float) -> bool:
@@ -163,10 +173,11 @@ class LineChannel:
             if timeout > 0:
                 time.sleep(min(timeout, 0.01))
             return
-        for key, _ in self._selector.select(timeout):
-            if key.fd == self.write_fd and key.events & selectors.EVENT_WRITE and self._writing:
+        # poll takes milliseconds; round up, so a wait never ends before its deadline.
+        for fd, _ in self._poller.poll(math.ceil(timeout * 1000) if timeout > 0 else 0):
+            if fd == self.write_fd and self._writing:
                 self._flush()
-            elif key.fd == self.read_fd and not self.eof:
+            elif fd == self.read_fd and not self.eof:
                 self._read_chunk()
 
     def _read_chunk(self) -> None:
@@ -178,7 +189,10 @@ class LineChannel:
             chunk = b""
         if not chunk:
             self.eof = True
-            self._selector.unregister(self.read_fd)
+            if self.read_fd == self.write_fd and self._writing:
+                self._poller.register(self.read_fd, select.POLLOUT)
+            else:
+                self._poller.unregister(self.read_fd)
             if self._inbuf and not self._skipping:  # a last line without its newline
                 self._add(bytes(self._inbuf))
             self._inbuf.clear()
@@ -217,7 +231,7 @@ class LineChannel:
         self._lines.append(Incoming(data, time.monotonic()))
 
     def close(self) -> None:
-        self._selector.close()
+        """Nothing to release: the pipes belong to the process or the caller."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -512,13 +526,20 @@ def kill_all_bots() -> None:
             bot.kill()
 
 
+def _read_proc(path: str) -> bytes:
+    """A file of /proc, read without `pathlib`: a `Path` interns every part of its name, and
+    the process ids of every bot and every scan would pile up in memory for good."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _proc_stats() -> Iterator[tuple[int, list[str]]]:
     """(pid, fields after the command name) of every process in /proc."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
+            stat = _read_proc(f"/proc/{entry}/stat").decode()
         except OSError:
             continue
         yield int(entry), stat.rsplit(")", 1)[1].split()
@@ -549,7 +570,7 @@ def carriers(name: str, value: str) -> set[tuple[int, str]]:
         if f[0] == "Z" or pid == os.getpid():
             continue
         try:
-            env = Path(f"/proc/{pid}/environ").read_bytes()
+            env = _read_proc(f"/proc/{pid}/environ")
         except OSError:
             continue
         if mark in env.split(b"\0"):
@@ -587,7 +608,7 @@ def kill_strays(strays: set[tuple[int, str]], bot: int, reap_wait: float = 1.0) 
 
 def _stat_of(pid: int) -> list[str] | None:
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return _read_proc(f"/proc/{pid}/stat").decode().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
 

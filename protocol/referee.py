@@ -54,13 +54,14 @@ from ..engine.game import (
 from .errors import BotError, BotProtocolError, Fault
 from .records import GameRecord, action_record, result_record, start_record
 from .seats import Reply, Request, Seat, Setup
-from .wire import PROTOCOL_VERSION, quote
+from .wire import PROTOCOL_VERSION, EventFields, quote
 
 JSON = Any
 # Non-fatal faults (late answers, stray lines) recorded per seat, outcome and game; the rest
 # are counted in one summary fault at the end of the game.
 NOTES_PER_KIND = 20
 RecordHook = Callable[[dict[str, JSON]], None]
+NOBODY = -1  # a seat no event belongs to: `Event.for_seat(NOBODY)` is its public part
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,10 +352,19 @@ class _Referee:
         """Send `events` to every seat still playing, as that seat may see them."""
         if not events:
             return
+        # One public form per event for all the seats, and its owner's when it has a private
+        # part: the seats get the same objects, so each is written to text once.
+        seen = []
+        for e in events:
+            public = EventFields(e.for_seat(NOBODY))
+            seen.append((e.seat, public, EventFields(e.for_seat(e.seat)) if e.private
+                         else public))
         for i, seat in enumerate(self.seats):
-            if self.active(i):
-                views = [e.for_seat(i) for e in events]
-                self.guarded(i, functools.partial(seat.notify, views))
+            if self.status[i] == "ok":  # `guarded`, written out: this runs for every action
+                try:
+                    seat.notify([own if owner == i else public for owner, public, own in seen])
+                except BotError as exc:
+                    self.fail(i, exc.fault)
 
     # -- ending ----------------------------------------------------------------------------
 

@@ -34,6 +34,12 @@ JSON = Any
 
 def encode_value(value: JSON) -> str:
     """The one-token text of `value` (see the module docstring)."""
+    fast = _FAST.get(type(value))
+    return fast(value) if fast is not None else _encode_any(value)
+
+
+def _encode_any(value: JSON) -> str:
+    # Every type, subclasses included; `encode_value` takes a shortcut for the plain types.
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -55,13 +61,61 @@ def _is_scalar(value: JSON) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
+def encode_text(text: str) -> str:
+    """A text as one token: whitespace runs as `_`, empty as `-`."""
+    # Every whitespace character but the ASCII space is unprintable: one C-speed test
+    # finds the common case, a word that needs no change.
+    if text.isprintable() and " " not in text:
+        return text or "-"
+    return "_".join(text.split()) or "-"
+
+
+def encode_list(values: list[JSON] | tuple[JSON, ...]) -> str:
+    """A list of scalars as one token: joined by `,`, or by `;` when an element holds `,` or
+    `:` (group tokens); `-` when empty."""
+    parts = []
+    for v in values:
+        fast = _SCALARS.get(type(v))
+        if fast is None:
+            return _encode_any(values)
+        parts.append(fast(v))
+    if not parts:
+        return "-"
+    text = ",".join(parts)
+    if ":" in text or text.count(",") != len(parts) - 1:
+        return ";".join(parts)
+    return text
+
+
+def _encode_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _encode_none(value: None) -> str:
+    return "none"
+
+
+_SCALARS: Final[dict[type, Any]] = {
+    str: encode_text, int: str, bool: _encode_bool, type(None): _encode_none, float: str,
+}
+_FAST: Final[dict[type, Any]] = {**_SCALARS, list: encode_list, tuple: encode_list}
+
+
 def encode_fields(fields: Mapping[str, JSON]) -> str:
     """`key value key value ...` for a flat mapping."""
-    return " ".join(f"{encode_key(k)} {encode_value(v)}" for k, v in fields.items())
+    return " ".join([f"{encode_key(k)} {encode_value(v)}" for k, v in fields.items()])
 
 
 def encode_key(key: str) -> str:
-    return "_".join(str(key).split()) or "-"
+    text = _KEYS.get(key)
+    if text is None:
+        text = "_".join(str(key).split()) or "-"
+        if len(_KEYS) < 1024 and type(key) is str:
+            _KEYS[key] = text
+    return text
+
+
+_KEYS: dict[str, str] = {}
 
 
 def _is_item_list(value: JSON) -> bool:
@@ -93,10 +147,30 @@ def setup_lines(
 
 
 def event_line(event: Mapping[str, JSON]) -> str:
-    """`event <kind> key value ...` from an `Event.for_seat` dict."""
+    """`event <kind> key value ...` from an `Event.for_seat` dict (written once for an
+    `EventFields` that several seats are told)."""
+    if type(event) is EventFields:
+        if event.line is None:
+            event.line = _event_line(event)
+        return event.line
+    return _event_line(event)
+
+
+def _event_line(event: Mapping[str, JSON]) -> str:
     fields = dict(event)
     kind = fields.pop("event", "unknown")
     return join("event", encode_value(kind), encode_fields(fields))
+
+
+class EventFields(dict[str, JSON]):
+    """An event as some seats see it (`Event.for_seat`), the same object for all of them, which
+    keeps its line once written: an event every seat may see alike is encoded once."""
+
+    __slots__ = ("line",)
+
+    def __init__(self, fields: Mapping[str, JSON]) -> None:
+        super().__init__(fields)
+        self.line: str | None = None
 
 
 def view_lines(view: Mapping[str, JSON]) -> list[str]:
@@ -122,11 +196,27 @@ def request_lines(
     """A whole decision request: view, items, legal hints, and the `go` line that asks."""
     lines = view_lines(view)
     if legal is not None:
-        lines += [f"legal {' '.join(text.split())}" for text in legal]
-    lines.append(
-        f"go {request_id} decision {encode_value(decision)} time {time_ms} bank {bank_ms}"
-    )
+        lines += map(legal_line, legal)
+    lines.append(go_line(request_id, decision, time_ms, bank_ms))
     return lines
+
+
+def legal_line(action: str) -> str:
+    """`legal <action>`, its words joined by single spaces."""
+    line = _LEGAL.get(action)
+    if line is None:
+        line = f"legal {' '.join(action.split())}"
+        if len(_LEGAL) >= 1024:  # a bounded memory: the texts of a few games
+            _LEGAL.clear()
+        _LEGAL[action] = line
+    return line
+
+
+_LEGAL: dict[str, str] = {}
+
+
+def go_line(request_id: int, decision: str, time_ms: int, bank_ms: int) -> str:
+    return f"go {request_id} decision {encode_value(decision)} time {time_ms} bank {bank_ms}"
 
 
 def error_line(request_id: int | None, reason: str) -> str:
@@ -195,7 +285,8 @@ def parse_bot_line(raw: bytes | str) -> BotLine | None:
             return bad(f"not UTF-8 ({exc.reason} at byte {exc.start})")
     if len(raw) > MAX_LINE and len(raw.encode("utf-8", "replace")) > MAX_LINE:
         return bad(f"line longer than {MAX_LINE} bytes")
-    if any(ord(c) < 32 and c not in "\t\r" for c in raw):
+    # Printable text has no control character: one C-speed test for the common case.
+    if not raw.isprintable() and any(ord(c) < 32 and c not in "\t\r" for c in raw):
         return bad("control character in line")
     words = raw.split()
     if not words:

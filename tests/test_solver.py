@@ -20,6 +20,7 @@ from meldref.engine.fivecrowns.solver import (
     card_points,
     go_out,
     hand_points,
+    wild_floor,
 )
 from meldref.engine.melds import GroupKind, MeldError, build_meld, fivecrowns_melds
 
@@ -244,3 +245,58 @@ def test_discard_answers_match_solving_each_smaller_hand(
                                           if alone[c] == points)
     found = solver.go_out()
     assert (found is not None) == (points == 0)
+
+
+def _less(hand: list[Card], card: Card) -> list[Card]:
+    rest = list(hand)
+    rest.remove(card)
+    return rest
+
+
+@settings(max_examples=300, deadline=None)
+@given(hands.filter(lambda h: len(h) >= 2), st.sampled_from([3, 4, 5, 8, 13]),
+       st.sampled_from(["none", "group"]))
+def test_all_discards_pass_agrees_with_brute_force(hand: list[Card], wild: int,
+                                                   natural: str) -> None:
+    # The going-out answer of every discard at once, with the tables other hands left behind.
+    solver = Solver(hand, wild, natural)  # type: ignore[arg-type]
+    expected = [c for c in dict.fromkeys(hand)
+                if brute_force(_less(hand, c), wild, natural) == 0]
+    assert solver.outs() == expected
+    assert [c for c in dict.fromkeys(hand) if solver.goes_out_without(c)] == expected
+    for loner in solver.loners:  # in no group: always left over
+        assert brute_force(hand, wild, natural) == (
+            brute_force(_less(hand, loner), wild, natural) + card_points(loner, wild))
+
+
+def test_all_discards_pass_on_full_hands() -> None:
+    rng = random.Random(13)
+    deck = [c for c in fivecrowns_deck() if c is not JOKER]
+    going = 0
+    for _ in range(300):
+        jokers = rng.randint(0, 4)  # many wilds: many hands that go out
+        hand = rng.sample(deck, rng.randint(4, 14) - jokers) + [JOKER] * jokers
+        rng.shuffle(hand)
+        wild, natural = rng.randint(3, 13), rng.choice(["none", "group"])
+        solver = Solver(hand, wild, natural)  # type: ignore[arg-type]
+        expected = [c for c in dict.fromkeys(hand)
+                    if Solver(_less(hand, c), wild, natural).points() == 0]  # type: ignore[arg-type]
+        assert solver.outs() == expected
+        going += bool(expected)
+    assert going > 30
+
+
+@settings(max_examples=150, deadline=None)
+@given(hands, st.sampled_from([3, 5, 13]), st.sampled_from(["none", "group"]))
+def test_groups_all_and_the_wild_floor_agree_with_brute_force(hand: list[Card], wild: int,
+                                                                natural: str) -> None:
+    # A Solitaire pile closes exactly when brute force leaves nothing; the floor never says
+    # more wilds are needed than a real grouping uses.
+    solver = Solver(hand, wild, natural)  # type: ignore[arg-type]
+    closes = brute_force(hand, wild, natural) == 0
+    assert solver.groups_all() == closes
+    naturals = [c for c in hand if c is not JOKER and c.rank != wild]
+    if naturals:
+        fewest = next((w for w in range(4)
+                       if brute_force([*naturals, *[JOKER] * w], wild, "none") == 0), None)
+        assert fewest is None or wild_floor(naturals) <= fewest

@@ -34,6 +34,17 @@ class Discard:
     def laying(card: Card, melds: Iterable[Meld]) -> Discard:
         return Discard(card, tuple(str(m) for m in melds))
 
+    @staticmethod
+    def plain(card: Card) -> Discard:
+        """`discard <card>`, one value per card (legal actions list one for every card held)."""
+        action = _PLAIN.get(card)
+        if action is None:
+            action = _PLAIN[card] = Discard(card)
+        return action
+
+
+_PLAIN: dict[Card, Discard] = {}  # at most one per card of the deck
+
 
 Action = Draw | Discard  # Draw (engine.common) is the same in Phase 10
 

@@ -10,7 +10,9 @@ naturals of that rank), or the lowest natural of a run of its suit up to some hi
 taking every natural of that suit in between (wilds fill the gaps and pad the run to 3). Results
 are memoised on the multiset of naturals left, up to a renaming of the suits (which play
 symmetric parts), as a table "fewest points left over with at most w wilds" for every w, so one
-table answers the hand less any one card.
+table answers the hand less any one card. The recursion runs on that shape itself (`Shapes`: per
+suit, a count of each rank), so every hand, pile and game shares the tables; groups are built by
+walking the same choices over the hand's own cards (`_Search.walk`), against the tables.
 
 Why that is exact:
 - A run that skips a natural x of its suit and range (a wild at x's place) can take x instead:
@@ -24,6 +26,29 @@ Why that is exact:
   so it leaves at least (the whole hand's best) - (c's points); with c left over in that best
   split, exactly that. The best discard is searched from the costliest card down and stops once
   that floor rules out every cheaper card.
+- Going out, for every discard at once (`outs`): a hand goes out when every natural is in a
+  group, so the same choices less "left over" decide whether the naturals all fit in groups
+  within a budget of wilds (`fits`, a search that stops at the first way; a grouping within
+  budget b has no group needing more than b, so the search tries no others), and the hand less
+  c goes out exactly when they fit within its wilds (wilds alone: one book of them, where the
+  natural option allows it). Two facts of the whole hand answer most discards without a search
+  of their own, and neither can turn an answer: a *loner*, a natural with fewer than two other
+  cards of its rank counting the wilds and no three consecutive ranks of its suit around it
+  whose gaps the wilds fill, is in no group of the hand nor of any smaller hand (a run holds
+  three such ranks), so the hand less any card but that loner keeps it and does not go out;
+  and a grouping of the hand less a natural c, plus the book of c and two wilds, groups the
+  whole hand: so when the whole hand's naturals do not fit within its wilds plus two
+  (`near_out`), no discard goes out (less a wild, the budget is smaller still). The other
+  way round, when they fit with a wild to spare, every natural may go (`spare_wild`).
+- The tables are shared by every solver (`Shapes`): a state's values are a function of the
+  naturals left up to a renaming of suits, the mode and the number of wilds only. On shapes the
+  choices are the same as on cards, in counts of copies rather than particular copies (two
+  copies of a card are interchangeable), so both searches find the same values.
+- Loners are left over in every split, so `points` searches the rest without them and adds
+  their points. `wild_floor`, a floor under the wilds that group every natural, adds up the
+  fewest wilds of groups that cannot be one group: any group holding natural x needs at least
+  3 less the naturals of x's rank (a book) or the gaps of the three consecutive ranks around x
+  at the fewest (a run), and naturals of different ranks and suits never share a group.
 Every answer is built into real groups through `melds.build_meld`, which checks it again.
 """
 
@@ -35,7 +60,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Final, Literal
 
-from ..cards import SUITS, Card, Kind
+from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
 from ..melds import GroupKind, Meld, MeldRules, build_meld, fivecrowns_melds
 
 Natural = Literal["none", "group"]
@@ -106,14 +131,218 @@ def _lowest(mask: int, k: int) -> int:
     return out
 
 
+# ----------------------------------------------------------------------------------------------
+# The values, by shape. A state's values depend only on its shape: the naturals left up to a
+# renaming of suits (suits play symmetric parts), the mode and the number of wilds; not on the
+# hand it came from nor on the wild rank (wild-rank cards are wilds, never naturals). So the
+# recursion runs on shapes themselves, and its tables are shared by every solver: the next
+# turn's hand, the next pile and the next game find most of their states already solved.
+#
+# A shape is (mode, s0, ..., s4): per suit, the sum of 8 ** (rank - 3) over its naturals
+# (3 bits per rank count up to 7 copies), the five sorted. The choices for the lowest natural
+# are those of `_Search.options` (a book of its rank, any copies of the other suits' or a run
+# of its suit taking one copy of each rank up to a higher natural), in counts of copies.
+
+Shape = tuple[int, ...]
+# States kept in all the tables together (under a MiB): past it they start afresh. The searches
+# gain far more from their floors than from old states, so a small bound costs little.
+TABLE_LIMIT: Final = 1024
+_stored = 0
+
+
+def _count_one() -> None:
+    """One more state stored; at the bound every table is emptied (in place)."""
+    global _stored
+    _stored += 1
+    if _stored > TABLE_LIMIT:
+        clear_tables()
+
+
+def _shape(mode: int, sigs: Iterable[int]) -> Shape:
+    return (mode, *sorted(sigs))
+
+
+def _can_run(sig: int, r: int, wilds: int) -> bool:
+    """Whether the natural of rank index r of a suit with signature `sig` can be the lowest
+    card of a run with a higher natural of the suit (within `wilds`)."""
+    count = 1
+    for t in range(r + 1, HIGHEST - LOWEST + 1):
+        if sig >> 3 * t & 7:
+            count += 1
+            span = t - r + 1
+            if max(MIN_GROUP, span) - count <= wilds:
+                return True
+            if span >= MIN_GROUP:
+                return False
+    return False
+
+
+def _after(sigs: list[int], unit: int) -> int:
+    """RUN_ONLY while naturals of the book's rank (the group of bits `unit`) remain."""
+    group = unit * 7
+    return RUN_ONLY if any(sig & group for sig in sigs) else FREE
+
+
+class Shapes:
+    """The search's values for hands with `wilds` wilds, by shape, memoised (bounded)."""
+
+    def __init__(self, wilds: int, count: bool = False) -> None:
+        self.wilds = wilds
+        self.count = count  # what a natural left over costs: 1 (`fewest_left`), else its points
+        self.tables: dict[Shape, tuple[int, ...]] = {}
+        self.solved = 0  # states searched so far (a hand's hardness, for benchmarks)
+
+    def options(self, shape: Shape) -> Iterator[tuple[int, Shape, int]]:
+        """(wilds needed or LEAVE, the shape after, its points left over) per choice."""
+        return _options(shape, self.wilds, True)
+
+    def left(self, shape: Shape) -> tuple[int, ...]:
+        """Fewest natural points left over, with at most w wilds (w = 0..wilds)."""
+        hit = self.tables.get(shape)
+        if hit is not None:
+            return hit
+        top = self.wilds
+        if not any(shape[1:]):
+            result = (0,) * (top + 1)
+        else:
+            best = [INFINITE] * (top + 1)
+            for need, after, cost in self.options(shape):
+                sub = self.left(after)
+                if need == LEAVE:
+                    cost = 1 if self.count else cost
+                    best = [min(b, x + cost) for b, x in zip(best, sub, strict=True)]
+                    continue
+                for w in range(need, top + 1):
+                    if sub[w - need] < best[w]:
+                        best[w] = sub[w - need]
+            result = tuple(best)
+        _count_one()
+        self.solved += 1
+        self.tables[shape] = result
+        return result
+
+
+def _options(shape: Shape, wilds: int, leave: bool) -> Iterator[tuple[int, Shape, int]]:
+    """The choices for the lowest natural of `shape` needing at most `wilds` wilds: (wilds
+    needed or LEAVE, the shape after, the points left over); LEAVE only with `leave`."""
+    mode, sigs = shape[0], list(shape[1:])
+    low = min(sig & -sig for sig in sigs if sig)
+    r = (low.bit_length() - 1) // 3  # the lowest rank, as 3..K = 0..10
+    unit = 1 << 3 * r
+    j = next(i for i, sig in enumerate(sigs) if sig >> 3 * r & 7)
+    if mode == FREE:
+        if leave:
+            rest = list(sigs)
+            rest[j] -= unit
+            yield LEAVE, _shape(FREE, rest), r + LOWEST
+        yield from _books(sigs, r, j, unit, wilds)
+    run = sigs[j]
+    used, count = unit, 1
+    for t in range(r + 1, HIGHEST - LOWEST + 1):
+        if not run >> 3 * t & 7:
+            continue
+        used += 1 << 3 * t
+        count += 1
+        span = t - r + 1
+        need = max(MIN_GROUP, span) - count
+        if need <= wilds:
+            rest = list(sigs)
+            rest[j] -= used
+            after = mode if mode == FREE else _after(rest, unit)
+            yield need, _shape(after, rest), 0
+        elif span >= MIN_GROUP:
+            return  # longer runs only need more
+
+
+def _books(sigs: list[int], r: int, j: int, unit: int, wilds: int
+           ) -> Iterator[tuple[int, Shape, int]]:
+    # A natural of the rank kept out of the book must start a run, so one that cannot is in.
+    choices = []
+    for i, sig in enumerate(sigs):
+        n = (sig >> 3 * r & 7) - (i == j)
+        if n > 0:
+            least = 0 if _can_run(sig, r, wilds) else n
+            choices.append([(i, k) for k in range(least, n + 1)])
+    for picked in product(*choices):
+        rest = list(sigs)
+        rest[j] -= unit
+        taken = 1
+        for i, k in picked:
+            rest[i] -= k * unit
+            taken += k
+        need = max(0, MIN_GROUP - taken)
+        if need <= wilds:
+            yield need, _shape(_after(rest, unit), rest), 0
+
+
+# Whether a shape's naturals all fit in groups within a budget of wilds: per shape, the largest
+# budget known to fail and the smallest known to do (any smaller fails, any larger does).
+# Independent of the hand's wilds: a grouping within budget b has no group needing more.
+FITS: Final[dict[Shape, tuple[int, int]]] = {}
+
+
+def fits(shape: Shape, budget: int) -> bool:
+    """Whether every natural of `shape` goes in a group with at most `budget` wilds in all."""
+    fail, ok = FITS.get(shape, (-1, INFINITE))
+    if budget <= fail:
+        return False
+    if budget >= ok:
+        return True
+    found = not any(shape[1:]) or any(
+        fits(after, budget - need) for need, after, _ in _options(shape, budget, False))
+    global _fits_solved
+    _fits_solved += 1
+    _count_one()
+    FITS[shape] = (fail, budget) if found else (budget, ok)
+    return found
+
+
+SHAPES: Final[dict[tuple[int, bool], Shapes]] = {}  # per number of wilds and cost
+
+
+def shapes(wilds: int, count: bool = False) -> Shapes:
+    """The shared tables of hands with `wilds` wilds (`count`: cards left, not points)."""
+    found = SHAPES.get((wilds, count))
+    if found is None:
+        found = SHAPES[wilds, count] = Shapes(wilds, count)
+    return found
+
+
+def clear_tables() -> None:
+    """Forget every state (benchmarks time a cold search; the memory bound)."""
+    global _stored
+    for table in SHAPES.values():  # in place: a search under way goes on with its own
+        table.tables.clear()
+    FITS.clear()
+    _stored = 0
+
+
+def reset_counts() -> None:
+    """Empty the tables and zero the counts of `solved_states`."""
+    global _fits_solved
+    clear_tables()
+    for table in SHAPES.values():
+        table.solved = 0
+    _fits_solved = 0
+
+
+def solved_states() -> int:
+    """States searched so far (a hand's hardness, after `clear_tables`, for benchmarks)."""
+    return sum(table.solved for table in SHAPES.values()) + _fits_solved
+
+
+_fits_solved = 0
+
+
 class _Search:
     """Fewest natural points left over, for every wild budget, memoised per state."""
 
-    def __init__(self, naturals: Iterable[Card], wilds: int) -> None:
+    def __init__(self, naturals: Iterable[Card], wilds: int, count: bool = False) -> None:
         self.cards = sorted(naturals, key=lambda c: (c.rank, _SUIT_INDEX[c.suit]))
         self.wilds = wilds
         self.rank = [c.rank for c in self.cards]
-        self.cost = self.rank  # what a natural left over costs: its points (see `fewest_left`)
+        # What a natural left over costs: its points, or 1 when counting cards (`fewest_left`).
+        self.cost = [1] * len(self.cards) if count else self.rank
         self.full = (1 << len(self.cards)) - 1
         self.by_rank: dict[int, int] = {}  # rank -> bits of its naturals
         copies: dict[tuple[str, int], int] = {}  # (suit, rank) -> bits of one card's copies
@@ -128,7 +357,7 @@ class _Search:
             for c in self.cards
         ]
         self.memo: dict[int, tuple[int, ...]] = {}
-        self.shapes: dict[int, tuple[int, ...]] = {}
+        self.shapes = shapes(wilds, count)
         self.suit_of = [_SUIT_INDEX[c.suit] for c in self.cards]
         # A card's weight in its suit's signature: 3 bits per rank count up to 7 copies.
         self.weight = [1 << 3 * (c.rank - LOWEST) for c in self.cards]
@@ -136,8 +365,8 @@ class _Search:
             r: [copies[s, r] for s in SUITS if (s, r) in copies] for r in self.by_rank
         }
 
-    def shape(self, mask: int, mode: int) -> int:
-        """The state up to a renaming of suits (suits play symmetric parts), as one number."""
+    def shape(self, mask: int, mode: int) -> Shape:
+        """The state up to a renaming of suits (see `Shapes`)."""
         sig = [0, 0, 0, 0, 0]
         suit, weight = self.suit_of, self.weight
         while mask:
@@ -145,10 +374,7 @@ class _Search:
             i = low.bit_length() - 1
             sig[suit[i]] += weight[i]
             mask ^= low
-        key = mode
-        for part in sorted(sig):
-            key = key << 33 | part
-        return key
+        return _shape(mode, sig)
 
     def mask_of(self, cards: Iterable[Card]) -> int:
         """The state holding exactly `cards` (naturals of the hand)."""
@@ -220,33 +446,14 @@ class _Search:
         """Fewest natural points left over from `mask`, with at most w wilds (w = 0..wilds)."""
         key = mask | mode << 32
         hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        shape = self.shape(mask, mode)
-        hit = self.shapes.get(shape)
-        if hit is not None:
-            self.memo[key] = hit
-            return hit
-        top = self.wilds
-        if not mask:
-            result = (0,) * (top + 1)
-        else:
-            best = [INFINITE] * (top + 1)
-            for need, used, after in self.options(mask, mode):
-                sub = self.left(mask & ~used, after)
-                if need == LEAVE:
-                    cost = self.cost[used.bit_length() - 1]
-                    best = [min(b, s + cost) for b, s in zip(best, sub, strict=True)]
-                    continue
-                for w in range(need, top + 1):
-                    if sub[w - need] < best[w]:
-                        best[w] = sub[w - need]
-            result = tuple(best)
-        self.memo[key] = self.shapes[shape] = result
-        return result
+        if hit is None:
+            hit = self.memo[key] = self.shapes.left(self.shape(mask, mode))
+        return hit
 
     def walk(self, mask: int, w: int) -> tuple[list[tuple[int, list[Card]]], list[Card]]:
         """One choice reaching the table's value: ((wilds, naturals) per group, left over)."""
+        if mask and fits(self.shape(mask, FREE), w):
+            return self._walk_out(mask, w), []
         groups: list[tuple[int, list[Card]]] = []
         leftover: list[Card] = []
         mode = FREE
@@ -266,6 +473,23 @@ class _Search:
                 groups.append((spend, cards))
             mask, mode, w = mask & ~used, after, w - spend
         return groups, leftover
+
+
+    def _walk_out(self, mask: int, w: int) -> list[tuple[int, list[Card]]]:
+        """`walk` of naturals that all fit in groups within `w` wilds, without the tables: the
+        first choice whose rest fits is the one `walk` takes (nothing left over is its value 0,
+        and leaving a natural over costs points)."""
+        groups: list[tuple[int, list[Card]]] = []
+        mode = FREE
+        while mask:
+            for need, used, after in self.options(mask, mode):
+                if need != LEAVE and need <= w and fits(self.shape(mask & ~used, after), w - need):
+                    break
+            else:
+                raise AssertionError("solver fits and walk disagree")
+            groups.append((need, [self.cards[b.bit_length() - 1] for b in _bits(used)]))
+            mask, mode, w = mask & ~used, after, w - need
+        return groups
 
 
 # ----------------------------------------------------------------------------------------------
@@ -329,6 +553,69 @@ def _reshape(run: _Group, natural: Natural) -> list[_Group]:
 # The public questions
 
 
+def _runnable(short: int, rank: int) -> int:
+    """Bit n set when the ranks held of a suit near `rank` (bit k of n: rank - 2 + k) fill at
+    least `short` places of three consecutive ranks (3..K) that hold `rank`."""
+    windows = [0b111 << low for low in range(max(LOWEST, rank - 2), min(rank, HIGHEST - 2) + 1)]
+    out = 0
+    for near in range(32):
+        held = near << rank - 2
+        if any((held & window).bit_count() >= short for window in windows):
+            out |= 1 << near
+    return out
+
+
+# For a natural of each rank, with a book or window short of 2 or 3 naturals: the runs it can be
+# in, as `_runnable` bit sets.
+_RUNNABLE: Final = {short: [_runnable(short, r) if r >= LOWEST else 0 for r in range(HIGHEST + 1)]
+                    for short in (2, 3)}
+
+
+def _run_gaps(rank: int) -> list[int]:
+    """Per 5-bit neighbourhood (as `_runnable`): the fewest ranks missing from three
+    consecutive ranks (3..K) that hold `rank`."""
+    windows = [0b111 << low for low in range(max(LOWEST, rank - 2), min(rank, HIGHEST - 2) + 1)]
+    return [min(MIN_GROUP - ((near << rank - 2) & w).bit_count() for w in windows)
+            for near in range(32)]
+
+
+_RUN_GAPS: Final = [_run_gaps(r) if r >= LOWEST else [] for r in range(HIGHEST + 1)]
+
+
+def wild_floor(naturals: Sequence[Card]) -> int:
+    """A floor under the wilds that group every natural of a hand. Any group holding natural x
+    needs at least need(x) wilds: a book of its rank 3 - (naturals of the rank), a run of its
+    suit the gaps of the three consecutive ranks around x it covers, at the fewest. Naturals of
+    different ranks and suits are never in one group, so for such a set the needs add up: the
+    set is picked greedily, neediest first."""
+    ranks = [0] * (HIGHEST + 1)
+    suits = dict.fromkeys(SUITS, 0)
+    for c in naturals:
+        ranks[c.rank] += 1
+        suits[c.suit] |= 1 << c.rank
+    needs = []
+    for c in naturals:
+        need = min(MIN_GROUP - ranks[c.rank],
+                   _RUN_GAPS[c.rank][suits[c.suit] >> c.rank - 2 & 0b11111])
+        if need > 0:
+            needs.append((need, c.rank, c.suit))
+    needs.sort(reverse=True)
+    floor, seen_ranks, seen_suits = 0, set(), set()
+    for need, rank, suit in needs:
+        if rank not in seen_ranks and suit not in seen_suits:
+            floor += need
+            seen_ranks.add(rank)
+            seen_suits.add(suit)
+    return floor
+
+
+@functools.cache
+def _wild_cards(wild_rank: int) -> frozenset[Card]:
+    """Every card that is wild when `wild_rank` is (the Jokers and that rank)."""
+    rules = fivecrowns_melds(wild_rank)
+    return frozenset(c for c in (*FIVECROWNS_SUITED, JOKER) if rules.is_wild(c))
+
+
 class Solver:
     """Best splits of one hand, and of the hand less any one card (one shared search)."""
 
@@ -337,8 +624,69 @@ class Solver:
         self.wild_rank = wild_rank
         self.natural = natural
         self.rules = fivecrowns_melds(wild_rank)
-        self.wilds = [c for c in self.hand if self.rules.is_wild(c)]
-        self._search = _Search((c for c in self.hand if not self.rules.is_wild(c)), len(self.wilds))
+        wild = _wild_cards(wild_rank)
+        self.wilds = [c for c in self.hand if c in wild]
+        self.naturals = [c for c in self.hand if c not in wild]
+
+    @functools.cached_property
+    def _search(self) -> _Search:
+        # Built only to build groups (`split`): the values come from the shapes' tables.
+        return _Search(self.naturals, len(self.wilds))
+
+    @functools.cached_property
+    def _sigs(self) -> list[int]:
+        """The naturals' signature per suit (see `Shapes`)."""
+        sigs = [0, 0, 0, 0, 0]
+        for c in self.naturals:
+            sigs[_SUIT_INDEX[c.suit]] += 1 << 3 * (c.rank - LOWEST)
+        return sigs
+
+    def _state(self, without: Card | None, loners: Sequence[Card] = ()
+               ) -> tuple[Shape, int, int]:
+        """(shape, wilds, natural points) of the hand less `without`, and less `loners` in the
+        shape only."""
+        sigs, wilds = self._sigs, len(self.wilds)
+        points = self._natural_points
+        if without is not None:
+            if without not in self.hand:
+                raise ValueError(f"{without} is not in the hand")
+            if without in self.wilds:
+                wilds -= 1
+            else:
+                sigs = list(sigs)
+                sigs[_SUIT_INDEX[without.suit]] -= 1 << 3 * (without.rank - LOWEST)
+                points -= without.rank
+        if loners:
+            sigs = list(sigs)
+            for c in loners:
+                sigs[_SUIT_INDEX[c.suit]] -= 1 << 3 * (c.rank - LOWEST)
+        return _shape(FREE, sigs), wilds, points
+
+    @functools.cached_property
+    def _natural_points(self) -> int:
+        return sum(c.rank for c in self.naturals)
+
+    @functools.cached_property
+    def loners(self) -> list[Card]:
+        """The naturals (each copy) that no book or run of this hand can hold: fewer than two
+        other cards of the rank counting the wilds, and no three consecutive ranks of the suit
+        around it with their gaps within the wilds (a longer run holds such three). They are
+        left over in every split of the hand, and of the hand less any other card."""
+        wilds = len(self.wilds)
+        if wilds >= MIN_GROUP - 1:
+            return []  # every natural makes a book with two wilds
+        ranks = [0] * (HIGHEST + 1)
+        suits = dict.fromkeys(SUITS, 0)  # suit -> bits of the ranks held
+        for c in self.naturals:
+            ranks[c.rank] += 1
+            suits[c.suit] |= 1 << c.rank
+        short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
+        runs = _RUNNABLE[short]
+        return [
+            card for card in self.naturals
+            if ranks[card.rank] < short
+            and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1
+        ]
 
     def _without(self, card: Card | None) -> tuple[int, list[Card]]:
         full = self._search.full
@@ -352,33 +700,91 @@ class Solver:
             return full, wilds
         return full & ~self._search.mask_of([card]), self.wilds
 
-    def _all_wild_book(self, wilds: Sequence[Card]) -> bool:
-        return self.natural == "none" and len(wilds) >= MIN_GROUP
+    def _all_wild_book(self, wilds: Sequence[Card] | int) -> bool:
+        count = wilds if isinstance(wilds, int) else len(wilds)
+        return self.natural == "none" and count >= MIN_GROUP
 
     @functools.cached_property
     def whole(self) -> Split:
         """The best split of the whole hand; it bounds every discard (see `points`)."""
         return self.split()
 
+    @functools.cached_property
+    def whole_points(self) -> int:
+        """The fewest points the whole hand leaves: `whole.points` without building groups."""
+        return self.points()
+
     def points(self, without: Card | None = None) -> int:
         """The fewest points the hand (less `without`) leaves unlaid."""
-        if without is not None and without in self.whole.leftover:
-            return self.whole.points - card_points(without, self.wild_rank)
-        mask, wilds = self._without(without)
-        left = self._search.left(mask)[len(wilds)]
-        naturals = self._search.points(mask)
+        whole: Split | None = self.__dict__.get("whole")  # only when already built: it costs
+        if without is not None and whole is not None and without in whole.leftover:  # more
+            return whole.points - card_points(without, self.wild_rank)
+        # Loners are left over whatever the rest does: the search goes without them.
+        loners = list(self.loners)
+        if without in loners:
+            loners.remove(without)
+        shape, wilds, naturals = self._state(without, loners)
+        left = shapes(wilds).left(shape)[wilds] + sum(c.rank for c in loners)
         if left < naturals or self._all_wild_book(wilds):
             return left  # there is a group, so every wild finds a place
-        return naturals + hand_points(wilds, self.wild_rank)
+        spare = list(self.wilds)
+        if without in spare:
+            spare.remove(without)
+        return naturals + hand_points(spare, self.wild_rank)
 
     def bound(self, without: Card) -> int:
         """A floor under `points(without)`: a split without it, plus it, is a split of the hand.
         (Exact when the card is left over in `whole`.)"""
-        return self.whole.points - card_points(without, self.wild_rank)
+        return self.whole_points - card_points(without, self.wild_rank)
+
+    def groups_all(self) -> bool:
+        """Whether every card of the hand makes books and runs (a Solitaire pile closes)."""
+        if self.loners:
+            return False
+        if not self.naturals:
+            return not self.wilds or self._all_wild_book(self.wilds)
+        if self.floor > len(self.wilds):
+            return False
+        return fits(_shape(FREE, self._sigs), len(self.wilds))
+
+    @functools.cached_property
+    def floor(self) -> int:
+        """`wild_floor` of the hand's naturals."""
+        return wild_floor(self.naturals)
 
     def goes_out_without(self, card: Card) -> bool:
         """Whether every card but `card` makes books and runs."""
-        return self.bound(card) <= 0 and self.points(card) == 0
+        loners = self.loners  # any loner but `card` itself stays in the hand
+        if loners and (len(loners) > 1 or loners[0] is not card):
+            return False
+        if not self.near_out:
+            return False  # see `near_out`
+        shape, wilds, naturals = self._state(card)
+        if not naturals:  # wilds alone: one book of them all, or nothing left at all
+            return not wilds or self._all_wild_book(wilds)
+        if card in self.wilds:
+            return fits(shape, wilds)
+        if self.spare_wild:
+            return True  # see `spare_wild`
+        rest = list(self.naturals)
+        rest.remove(card)
+        return wild_floor(rest) <= wilds and fits(shape, wilds)
+
+    @functools.cached_property
+    def spare_wild(self) -> bool:
+        """Whether the hand's naturals all fit in groups with a wild to spare. Then the hand
+        less any natural goes out: its group takes a wild in its place (a book of three, a
+        run's gap or end) or stays as it is; a group left without a natural breaks up and
+        its wilds join the others."""
+        return bool(self.wilds) and fits(_shape(FREE, self._sigs), len(self.wilds) - 1)
+
+    @functools.cached_property
+    def near_out(self) -> bool:
+        """Whether the hand's naturals all fit in groups with its wilds and two more: a natural
+        added to a grouped hand gets a book of its own with two more wilds, so a hand less one
+        card goes out only if this is true."""
+        budget = len(self.wilds) + 2
+        return self.floor <= budget and fits(_shape(FREE, self._sigs), budget)
 
     def split(self, without: Card | None = None) -> Split:
         """A best split of the hand (less `without`), with its groups built and checked."""
@@ -404,6 +810,11 @@ class Solver:
     def discards(self) -> list[Card]:
         """Each distinct card of the hand once, in hand order."""
         return list(dict.fromkeys(self.hand))
+
+    def outs(self) -> list[Card]:
+        """The discards (distinct cards, in hand order) that go out: every discard answered at
+        once from what the hand shares (its loners, `near_out`, the shared tables)."""
+        return [card for card in self.discards() if self.goes_out_without(card)]
 
     def _costliest_first(self) -> list[Card]:
         return sorted(self.discards(), key=lambda c: -card_points(c, self.wild_rank))
@@ -461,8 +872,7 @@ def _fewest(
 ) -> dict[Card | None, int]:
     rules = fivecrowns_melds(wild_rank)
     naturals = [c for c in hand if not rules.is_wild(c)]
-    search = _Search(naturals, len(hand) - len(naturals))
-    search.cost = [1] * len(search.cards)  # the same search, every card left counting one
+    search = _Search(naturals, len(hand) - len(naturals), count=True)  # each card left: one
     out: dict[Card | None, int] = {}
     for card in without:
         mask, wilds = search.full, search.wilds

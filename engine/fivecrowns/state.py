@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Final
 
-from ..cards import Card, CardError, fivecrowns_deck, format_cards, sort_key
+from ..cards import Card, CardError, fivecrowns_deck, format_cards, sort_key, sorted_cards
 from ..common import (
     DRAW_DISCARD,
     DRAW_PILE,
@@ -105,7 +105,7 @@ class FiveCrownsState(DrawDiscardState):
             turn_cap=self.rules.turn_cap,
             natural=self.rules.natural,
             decks=self.rules.decks,
-            hand=tuple(sorted(self.hands[seat], key=sort_key)),
+            hand=tuple(sorted_cards(self.hands[seat])),
             discard_top=self.discard_pile[-1] if self.discard_pile else None,
             discard_pile_size=len(self.discard_pile),
             draw_pile_size=len(self.draw_pile),
@@ -139,6 +139,8 @@ class FiveCrownsState(DrawDiscardState):
         hand = self.hands[self._to_move]
         if action.card not in hand:
             return f"you do not hold {action.card.text}", []
+        if not action.groups:  # a plain discard of a card held: nothing more to check
+            return None, []
         melds, reason = self._build_groups(action.groups)
         if reason is None:
             reason = _held(hand, [action.card, *(c for m in melds for c in m.cards)])

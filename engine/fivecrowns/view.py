@@ -71,10 +71,12 @@ class FiveCrownsView:
     def discard_options(self) -> list[Discard]:
         """Each discard; with it, the going out it allows, or on a last turn the best lay."""
         solver = self.solver()
+        cards = solver.discards()
+        laying = cards if self.last_turn else solver.outs()
         out = []
-        for card in solver.discards():
-            out.append(Discard(card))
-            if self.last_turn or solver.goes_out_without(card):
+        for card in cards:
+            out.append(Discard.plain(card))
+            if card in laying:
                 groups = solver.split(card).groups
                 if groups:
                     out.append(Discard.laying(card, groups))

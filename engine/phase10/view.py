@@ -180,6 +180,17 @@ def skip_victims(
 # ----------------------------------------------------------------------------------------------
 # What a seat sees
 
+_DISCARDS: dict[tuple[Card, int | None], Discard] = {}  # one per card and victim: a few dozen
+
+
+def _discard(card: Card, victim: int | None) -> Discard:
+    """`Discard(card, victim)`, one value of each (legal actions list one per card held)."""
+    action = _DISCARDS.get((card, victim))
+    if action is None:
+        action = _DISCARDS[card, victim] = Discard(card, victim)
+    return action
+
+
 
 @dataclass(slots=True, eq=False)
 class Phase10View:
@@ -256,9 +267,9 @@ class Phase10View:
         victims = self.victims
         for card in dict.fromkeys(self.hand):
             if card is SKIP and victims:
-                out.extend(Discard(card, v) for v in victims)
+                out.extend(_discard(card, v) for v in victims)
             else:
-                out.append(Discard(card))
+                out.append(_discard(card, None))
         return out
 
     def hittable_groups(self) -> tuple[TableGroup, ...]:

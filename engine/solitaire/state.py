@@ -12,8 +12,9 @@ The outcome ranks the player against the deck: place 1 (winners [0]) for a won g
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Final, Literal
 
 from ..cards import (
@@ -24,7 +25,7 @@ from ..cards import (
     parse_cards,
     rng_for,
     shuffled,
-    sort_key,
+    sorted_cards,
 )
 from ..common import (
     CardGameState,
@@ -69,9 +70,37 @@ class Place:
 
     pile: int
     card: Card
+    # The protocol text, written once: a request lists up to 88 of them.
+    text: str = field(default="", init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", f"place {self.pile} {self.card.text}")
 
     def __str__(self) -> str:
-        return f"place {self.pile} {self.card.text}"
+        return self.text
+
+
+_PLACES: dict[tuple[int, Card], Place] = {}  # at most one per pile and card of the deck
+
+
+def place(pile: int, card: Card) -> Place:
+    """`Place(pile, card)`, one value per pile and card (legal actions list many each move)."""
+    action = _PLACES.get((pile, card))
+    if action is None:
+        action = _PLACES[pile, card] = Place(pile, card)
+    return action
+
+
+@functools.cache
+def _tops(card: Card) -> tuple[Place, ...]:
+    # The drawn card into each pile and out again, in the order of PILE_SIZES.
+    return tuple(place(size, card) for size in PILE_SIZES)
+
+
+@functools.lru_cache(maxsize=256)
+def _pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
+    # A pile's own discards: the pile changes one move in many, so most requests find them here.
+    return tuple(place(size, card) for card in dict.fromkeys(cards))
 
 
 def parse_action(text: str) -> Place:
@@ -114,13 +143,18 @@ class SolitaireView:
         return Solver(cards, size, self.natural)
 
     def legal_actions(self) -> list[Place]:
-        if self.to_move is None or self.draw_top is None:
+        """For every open pile, each of its cards (in order) and then the drawn card goes."""
+        top = self.draw_top
+        if self.to_move is None or top is None:
             return []
-        return [
-            Place(size, card)
-            for size in self.open_piles()
-            for card in dict.fromkeys((*self.pile(size), self.draw_top))
-        ]
+        out: list[Place] = []
+        for size, cards, shut, drawn in zip(PILE_SIZES, self.piles, self.closed, _tops(top),
+                                            strict=True):
+            if not shut:
+                out += _pile_places(size, cards)
+                if top not in cards:
+                    out.append(drawn)
+        return out
 
     def to_json(self) -> dict[str, JSON]:
         piles = [
@@ -173,6 +207,7 @@ class SolitaireState(CardGameState):
         self.rules, self.seed = rules, seed
         deck = shuffled(fivecrowns_deck(DECKS), rng_for(seed, "deal", 1))
         self.piles = [[deck.pop() for _ in range(size)] for size in PILE_SIZES]
+        self._sorted = [tuple(sorted_cards(p)) for p in self.piles]  # as the views show them
         self.draw_pile = deck
         self.closed = [False] * len(PILE_SIZES)
         self.out_of_play: list[Card] = []
@@ -200,7 +235,7 @@ class SolitaireState(CardGameState):
     def observation(self, seat: int = 0) -> SolitaireView:
         return SolitaireView(
             natural=self.rules.natural,
-            piles=tuple(tuple(sorted(p, key=sort_key)) for p in self.piles),
+            piles=tuple(self._sorted),
             closed=tuple(self.closed),
             draw_top=self.draw_pile[-1] if self.draw_pile else None,
             draw_pile_size=len(self.draw_pile),
@@ -214,7 +249,7 @@ class SolitaireState(CardGameState):
     def autoplay_action(self) -> Place:
         """The drawn card into the first open pile, and straight out again."""
         first = next(s for s, shut in zip(PILE_SIZES, self.closed, strict=True) if not shut)
-        return Place(first, self.draw_pile[-1])
+        return place(first, self.draw_pile[-1])
 
     def _why_place(self, action: Place) -> str | None:
         if action.pile not in PILE_SIZES:
@@ -231,10 +266,12 @@ class SolitaireState(CardGameState):
     # -- GameState: playing --------------------------------------------------------------------
 
     def _place(self, action: Place, plan: None = None) -> list[Event]:
-        pile = self.piles[PILE_SIZES.index(action.pile)]
+        index = PILE_SIZES.index(action.pile)
+        pile = self.piles[index]
         drawn = self.draw_pile.pop()
         pile.append(drawn)
         pile.remove(action.card)
+        self._sorted[index] = tuple(sorted_cards(pile))
         self.out_of_play.append(action.card)
         self.moves += 1
         events = [Event("place", 0, {
@@ -253,12 +290,13 @@ class SolitaireState(CardGameState):
     _moves: ClassVar[Moves] = {Place: _place}
 
     def _check_close(self, size: int, events: list[Event]) -> None:
+        """Close pile `size` if its cards all make groups (the only pile a move changes)."""
         index = PILE_SIZES.index(size)
-        split = Solver(self.piles[index], size, self.rules.natural).split()
-        if split.goes_out:
+        solver = Solver(self.piles[index], size, self.rules.natural)
+        if solver.groups_all():  # the groups themselves only for a pile that closes
             self.closed[index] = True
             events.append(Event("close", 0, {
-                "pile": size, "groups": [str(m) for m in split.groups],
+                "pile": size, "groups": [str(m) for m in solver.split().groups],
             }))
 
     def _check_end(self, events: list[Event]) -> None:
@@ -297,6 +335,7 @@ class SolitaireState(CardGameState):
         state.rules = rules_from_json(SolitaireRules, data["rules"])
         state.seed = data["seed"]
         state.piles = [parse_cards(p) for p in data["piles"]]
+        state._sorted = [tuple(sorted_cards(p)) for p in state.piles]
         state.closed = [bool(c) for c in data["closed"]]
         state.draw_pile = parse_cards(data["draw_pile"])
         state.out_of_play = parse_cards(data["out_of_play"])

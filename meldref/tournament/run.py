@@ -256,7 +256,8 @@ def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs
           run: RunJob) -> Iterator[dict[str, Any]]:
     if not todo:
         return
-    if config.jobs == 1 and not _has_programs(todo):
+    jobs, programs = min(config.jobs, len(todo)), _has_programs(todo)
+    if jobs == 1 and not programs:
         # Built-in bots only: no process can outlive us, so no worker is needed.
         for job in todo:
             yield run(job, folder, keep_logs)
@@ -264,7 +265,7 @@ def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs
     # Bot programs are played in worker processes even one game at a time: a worker dies with
     # the tournament process, also on kill -9 (after which nothing of ours runs), and stops its
     # bots on the way out; the tournament process could not stop them itself.
-    pool = GamePool(min(config.jobs, len(todo)), run, folder, keep_logs)
+    pool = GamePool(jobs, run, folder, keep_logs)
     yield from pool.play(todo)
 
 

@@ -1,0 +1,211 @@
+"""The `view` and `item` lines of the three games, written straight from their view objects.
+
+`wire.view_lines(view.to_json())` is the definition: it builds a dict per request and encodes
+every value by its type. The referee writes a request for every decision of every game, so for
+the views it knows (Phase 10, Five Crowns, Solitaire) it writes the same bytes directly from the
+view's fields, and keeps the lines of the parts that rarely change (a seat's record, a group on
+the table, a pile, a phase's words) in small bounded caches keyed by their values. Any other
+view goes the generic way. tests/test_protocol_viewtext.py checks both agree on every position
+of many games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from typing import Any, Final
+
+from ..engine.cards import FC_RANK_TEXT, Card
+from ..engine.fivecrowns.rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
+from ..engine.fivecrowns.view import FiveCrownsView
+from ..engine.melds import Meld
+from ..engine.phase10.rules import describe_phase
+from ..engine.phase10.view import Phase10View, TableGroup
+from ..engine.solitaire import PILE_SIZES, SolitaireView
+from .wire import encode_text, encode_value, legal_line, view_lines
+
+CACHE: Final = 256  # lines kept per kind of record: a few games' worth, a bounded memory
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _cards(cards: Sequence[Card]) -> str:
+    # Card tokens hold no `,` or `:`, so a list of them is always joined by `,`.
+    return ",".join([c.text for c in cards]) or "-"
+
+
+def _numbers(values: Sequence[int]) -> str:
+    return ",".join(map(str, values)) or "-"
+
+
+def _maybe(value: int | None) -> str:
+    return "none" if value is None else str(value)
+
+
+# ----------------------------------------------------------------------------------------------
+# Phase 10
+
+
+@lru_cache(maxsize=CACHE)
+def _phase10_seat(seat: int, playing: bool, phase: int | None, laid: bool, score: int,
+                  hand_size: int, skips: int, completed: tuple[int, ...]) -> str:
+    return (f"item seats seat {seat} playing {_flag(playing)} phase {_maybe(phase)} laid "
+            f"{_flag(laid)} score {score} hand_size {hand_size} skip_pending {skips} "
+            f"completed {_numbers(completed)}")
+
+
+@lru_cache(maxsize=CACHE)
+def _phase10_group(group: TableGroup) -> str:
+    # A TableGroup never changes (a hit makes a new one), so its line is kept by identity.
+    return f"item table id {group.id} owner {group.owner} group {encode_text(group.token)}"
+
+
+@lru_cache(maxsize=64)
+def _needs(phase: int | None) -> str:
+    return "none" if phase is None else encode_text(describe_phase(phase))
+
+
+def phase10_lines(view: Phase10View) -> list[str]:
+    """`wire.view_lines(view.to_json())`, written directly."""
+    seat = view.seat
+    phase = view.phases[seat]
+    table = view.table
+    head = (
+        f"view seat {seat} hand_number {view.hand_number} dealer {view.dealer} to_move "
+        f"{_maybe(view.to_move)} decision {encode_text(view.decision)} turn {view.turn} "
+        f"turn_cap {encode_value(view.rules.turn_cap)} tiebreak {_flag(view.tiebreak)} phase "
+        f"{_maybe(phase)} needs {_needs(phase)} phases_left {_numbers(view.phases_left)} laid "
+        f"{_maybe(view.laid[seat])} laid_this_turn {_flag(view.laid_this_turn)} hand "
+        f"{_cards(view.hand)} discard_top "
+        f"{'none' if view.discard_top is None else view.discard_top.text} draw_pile_size "
+        f"{view.draw_pile_size}{'' if table else ' table -'} victims {_numbers(view.victims)}"
+    )
+    lines = [head, *map(_phase10_group, table)]
+    laid, skips = view.laid, view.skips
+    lines += [
+        _phase10_seat(s, view.playing[s], view.phases[s], laid[s] is not None, view.scores[s],
+                      view.hand_sizes[s], skips[s], view.completed[s])
+        for s in range(view.players)
+    ]
+    return lines
+
+
+# ----------------------------------------------------------------------------------------------
+# Five Crowns
+
+
+@lru_cache(maxsize=CACHE)
+def _fivecrowns_seat(seat: int, playing: bool, score: int, hand_size: int, gone_out: bool,
+                     had_last_turn: bool) -> str:
+    return (f"item seats seat {seat} playing {_flag(playing)} score {score} hand_size "
+            f"{hand_size} gone_out {_flag(gone_out)} had_last_turn {_flag(had_last_turn)}")
+
+
+@lru_cache(maxsize=CACHE)
+def _fivecrowns_group(seat: int, meld: Meld) -> str:
+    return f"item table seat {seat} group {encode_text(str(meld))}"
+
+
+@lru_cache(maxsize=16)
+def _round_facts(round_number: int) -> str:
+    wild = encode_text(rank_text(wild_rank(round_number)))
+    return (f"round {round_number} tiebreak {_flag(round_number == TIEBREAK_ROUND)} deal_size "
+            f"{deal_size(round_number)} wild_rank {wild}")
+
+
+def fivecrowns_lines(view: FiveCrownsView) -> list[str]:
+    """`wire.view_lines(view.to_json())`, written directly."""
+    table = view.table
+    went_out = view.went_out
+    head = (
+        f"view seat {view.seat} {_round_facts(view.round)} dealer {view.dealer} to_move "
+        f"{_maybe(view.to_move)} decision {encode_text(view.decision)} turn {view.turn} "
+        f"turn_cap {_maybe(view.turn_cap)} natural {encode_text(view.natural)} decks "
+        f"{view.decks} hand {_cards(view.hand)} discard_top "
+        f"{'none' if view.discard_top is None else view.discard_top.text} discard_pile_size "
+        f"{view.discard_pile_size} draw_pile_size {view.draw_pile_size} went_out "
+        f"{_maybe(went_out)} last_turn {_flag(view.last_turn)}{'' if table else ' table -'}"
+    )
+    lines = [head, *(_fivecrowns_group(s, m) for s, m in table)]
+    lines += [
+        _fivecrowns_seat(s, view.playing[s], view.scores[s], view.hand_sizes[s], went_out == s,
+                         view.had_last_turn[s])
+        for s in range(view.players)
+    ]
+    return lines
+
+
+# ----------------------------------------------------------------------------------------------
+# Solitaire
+
+
+@lru_cache(maxsize=CACHE)
+def _pile(size: int, closed: bool, cards: tuple[Card, ...]) -> str:
+    return (f"item piles size {size} wild_rank {encode_text(FC_RANK_TEXT[size])} closed "
+            f"{_flag(closed)} cards {_cards(cards)}")
+
+
+def solitaire_lines(view: SolitaireView) -> list[str]:
+    """`wire.view_lines(view.to_json())`, written directly."""
+    closed = view.closed
+    head = (
+        f"view seat {view.seat} to_move {_maybe(view.to_move)} decision "
+        f"{encode_text(view.decision)} natural {encode_text(view.natural)} draw_top "
+        f"{'none' if view.draw_top is None else view.draw_top.text} draw_pile_size "
+        f"{view.draw_pile_size} out_of_play {view.out_of_play} moves {view.moves} piles_closed "
+        f"{sum(closed)}"
+    )
+    return [head, *map(_pile, PILE_SIZES, closed, view.piles)]
+
+
+@lru_cache(maxsize=CACHE)
+def _pile_legal(size: int, cards: tuple[Card, ...]) -> tuple[str, ...]:
+    return tuple(f"legal place {size} {card.text}" for card in dict.fromkeys(cards))
+
+
+def solitaire_legal(view: SolitaireView) -> list[str]:
+    """`legal` lines of `view.legal_actions()`, a pile at a time: a move changes one pile, and
+    a request lists up to 88 actions."""
+    top = view.draw_top
+    if view.to_move is None or top is None:
+        return []
+    out: list[str] = []
+    for size, cards, shut in zip(PILE_SIZES, view.piles, view.closed, strict=True):
+        if not shut:
+            out += _pile_legal(size, cards)
+            if top not in cards:
+                out.append(f"legal place {size} {top.text}")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+
+WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
+    Phase10View: phase10_lines,
+    FiveCrownsView: fivecrowns_lines,
+    SolitaireView: solitaire_lines,
+}
+# The `legal` lines of a view of the seat to move, where written straight from the view (the
+# game lists its legal actions through that same view, so they are the game's).
+LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
+    SolitaireView: solitaire_legal,
+}
+
+
+def observation_lines(observation: Any) -> list[str]:
+    """The `view` and `item` lines of a seat's observation (any object with `to_json()`)."""
+    writer = WRITERS.get(type(observation))
+    if writer is not None:
+        return writer(observation)
+    return view_lines(observation.to_json())
+
+
+def legal_lines(observation: Any, hints: Callable[[], Iterable[str]]) -> list[str]:
+    """The `legal` lines of a request: the game's legal actions (`hints`), or the same written
+    from the observation of the seat to move where a writer knows its view."""
+    writer = LEGAL_WRITERS.get(type(observation))
+    if writer is not None:
+        return writer(observation)
+    return [legal_line(text) for text in hints()]
