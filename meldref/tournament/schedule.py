@@ -52,6 +52,7 @@ class GameJob:
     bots: tuple[BotEntry, ...]  # in seat order
     policy: MatchPolicy = field(default_factory=MatchPolicy)
     limits: Limits = field(default_factory=Limits)  # every bot program's process limits
+    cwd: str | None = None  # the folder bot programs run in (None: the referee's own)
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "game_id": self.game_id, "game": self.game,
@@ -112,10 +113,10 @@ class Plan:
         m = len(self.seatings())
         return -(-self.games // m) * m
 
-    def jobs(self, policy: MatchPolicy | None = None, limits: Limits | None = None
-             ) -> list[GameJob]:
+    def jobs(self, policy: MatchPolicy | None = None, limits: Limits | None = None,
+             cwd: str | None = None) -> list[GameJob]:
         """Every game of the tournament, in schedule order (table, deal, seating), refereed
-        under `policy` with bot programs under `limits`."""
+        under `policy` with bot programs under `limits`, started in the folder `cwd`."""
         if self.seed is None:
             raise ValueError("the plan's seed is still to be drawn (tournament.settle_seed)")
         out: list[GameJob] = []
@@ -124,7 +125,7 @@ class Plan:
             for g in range(self.games_per_table()):
                 job = self._job(len(out), t, g, table, self.seed, rows)
                 out.append(dataclasses.replace(job, policy=policy or MatchPolicy(),
-                                               limits=limits or Limits()))
+                                               limits=limits or Limits(), cwd=cwd))
         return out
 
     def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...], seed: int,
