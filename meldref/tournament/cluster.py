@@ -431,7 +431,8 @@ def _local_cluster(workers: int) -> Any:
     with dask.config.set(settings):
         return distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.ERROR, security=security,
+            dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.ERROR,
+            security=security,
             protocol="tls://" if security is not None else "tcp://")
 
 
