@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,8 @@ import dask.config  # noqa: E402
 
 from meldref.cli.app import app  # noqa: E402
 from meldref.replay.files import verify  # noqa: E402
-from meldref.tournament.cluster import files_of  # noqa: E402
+from meldref.tournament import cluster as cluster_module  # noqa: E402
+from meldref.tournament.cluster import files_of, inflate  # noqa: E402
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(180)]
 
@@ -334,3 +336,15 @@ def test_a_worker_may_not_send_files_outside_its_game() -> None:
                 "results.jsonl", "/etc/passwd", "logs/t01-d0000-s00/seat0-a.stderr"):
         with pytest.raises(ValueError, match="not a replay or log"):
             files_of({**line, "logs": [bad]})
+
+
+def test_files_sent_back_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = b"replay line\n" * 1000
+    assert inflate(zlib.compress(text, 1), "r") == text
+    monkeypatch.setattr(cluster_module, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(ValueError, match="over"):
+        inflate(zlib.compress(text, 1), "r")  # 12,000 bytes from 60: refused, not inflated
+    with pytest.raises(ValueError, match="damaged"):
+        inflate(zlib.compress(b"short")[:-3], "r")
+    with pytest.raises(ValueError, match="damaged"):
+        inflate(b"not zlib at all", "r")

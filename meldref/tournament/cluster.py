@@ -45,6 +45,7 @@ import tempfile
 import threading
 import time
 import uuid
+import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -66,6 +67,7 @@ from .schedule import BotEntry, GameJob
 CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
 WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
 WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
+MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
 Files = Literal["shared", "client"]
 
 
@@ -114,7 +116,7 @@ class GameOutcome:
     worker: str
     line: dict[str, Any] | None = None
     attempt: str | None = None  # shared files: the attempt folder
-    files: dict[str, bytes] | None = None  # client files: relative path -> content
+    files: dict[str, bytes] | None = None  # client files: relative path -> zlib content
     unfit: str | None = None
 
 
@@ -204,7 +206,8 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
         files = {}
         for rel in files_of(line):
             with contextlib.suppress(OSError):
-                files[rel] = (Path(scratch) / rel).read_bytes()
+                # A replay's text compresses about 8 to 1: what a hundred machines send back.
+                files[rel] = zlib.compress((Path(scratch) / rel).read_bytes(), 1)
         return GameOutcome(report.address, line, files=files)
 
 
@@ -396,7 +399,7 @@ class ClusterPool:
                     os.replace(source, target)
             elif outcome.files is not None and rel in outcome.files:
                 with open_private(target, "wb") as f:
-                    f.write(outcome.files[rel])
+                    f.write(inflate(outcome.files[rel], rel))
 
     def _sweep(self) -> None:
         """Remove the attempt folders of earlier runs (a killed run's, and those its games
@@ -428,10 +431,12 @@ def _local_cluster(workers: int) -> Any:
     with contextlib.suppress(ImportError):
         security = distributed.security.Security.temporary()
     settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1}
+    # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
+    # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
     with dask.config.set(settings):
         return distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.ERROR,
+            dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.CRITICAL,
             security=security,
             protocol="tls://" if security is not None else "tcp://")
 
@@ -464,6 +469,18 @@ def _files_way(asked: str, reports: list[WorkerReport], folder: Path) -> Files:
                            "(not on a shared filesystem, or not writable there): give "
                            "--cluster-files client")
     return "shared"
+
+
+def inflate(data: bytes, name: str) -> bytes:
+    """A file sent back compressed; `ValueError` past `MAX_FILE_BYTES` (a worker's bomb)."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(data, MAX_FILE_BYTES)
+    except zlib.error:
+        out = b""
+    if inflater.unconsumed_tail or not inflater.eof:
+        raise ValueError(f"{name} is over {MAX_FILE_BYTES >> 20} MiB, or damaged")
+    return out
 
 
 def _error(job: GameJob, why: str) -> dict[str, Any]:
