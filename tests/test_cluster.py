@@ -234,6 +234,49 @@ def test_a_killed_tournament_resumes_on_the_cluster(cluster: Cluster, tmp_path: 
     wait_until_gone(token)
 
 
+def test_a_killed_tournament_takes_its_local_cluster_and_bots_with_it(tmp_path: Path) -> None:
+    # local:N's workers are the tournament's children: kill -9 of the tournament ends them
+    # (their nanny's pipe closes), and their bots with them (pdeathsig).
+    out = tmp_path / "t"
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    proc = subprocess.Popen(
+        command("--bot", f"{RANDOM_BOT} --name {token}", "--bot", "builtin:random", "--games",
+                "40", "--rules", "phases-to-win=2", "--out", str(out), "--no-progress",
+                "--cluster", "local:2"), cwd=ROOT, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    wait_for_lines(out, 2, proc)
+    workers = [pid for pid in children(proc.pid) if "spawn_main" in cmdline(pid)]
+    assert len(workers) == 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    wait_until_gone(token)
+    deadline = time.monotonic() + 20
+    while alive := [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                    and "spawn_main" in cmdline(pid)]:
+        assert time.monotonic() < deadline, f"workers left behind: {alive}"
+        time.sleep(0.1)
+
+
+def children(parent: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                out.append(int(entry))
+    return out
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def test_a_worker_that_cannot_start_a_bot_fails_the_start_up_check(cluster: Cluster,
                                                                     tmp_path: Path) -> None:
     # A third worker whose PATH lacks the bot that this machine (and the two others) have.

@@ -87,7 +87,8 @@ class WorkerSetup:
     bots: tuple[BotEntry, ...]
     startup_time: float
     limits: Limits
-    bot_folder: str  # the tournament machine's (absolute)
+    bot_folder: str  # the tournament machine's (absolute): given, or its working folder
+    bot_folder_given: bool  # False: a worker without that folder uses its own working folder
     folder_digest: str | None  # the bot folder's digest, when it is checked
     archive: str | None  # with upload-bots: the archive's name in the worker's folder
     files: Literal["auto", "shared", "client"]  # "auto" only during the start-up check
@@ -151,10 +152,12 @@ def _problem(setup: WorkerSetup) -> str | None:
     return None
 
 
-def worker_bot_folder(setup: WorkerSetup) -> str:
+def worker_bot_folder(setup: WorkerSetup) -> str | None:
     """The bot folder on this worker (unpacked from the upload, or the shared one), checked
     against the tournament's digest; `BotFolderError` if it is missing or differs."""
     if setup.archive is None:
+        if not setup.bot_folder_given and not Path(setup.bot_folder).is_dir():
+            return None  # then a program named by a relative path fails its handshake here
         if not Path(setup.bot_folder).is_dir():
             raise BotFolderError(f"the bot folder {setup.bot_folder} is not here (not on a "
                                  "shared filesystem? --upload-bots sends it)")
@@ -239,6 +242,8 @@ class ClusterPool:
     def __init__(self, config: TournamentConfig, run: RunJob, folder: Path,
                  keep_logs: bool) -> None:
         assert config.cluster is not None
+        # Absolute: the workers have working folders of their own.
+        folder = folder.resolve()
         self.spec, self.run, self.folder, self.keep_logs = config.cluster, run, folder, keep_logs
         self.token = uuid.uuid4().hex
         self.attempts = folder / ".cluster" / self.token
@@ -280,8 +285,8 @@ class ClusterPool:
         private_dir(self.attempts)
         setup = WorkerSetup(self.token, __version__, config.plan.game, config.plan.bots,
                             config.policy.startup_time, config.process_limits,
-                            str(explicit or Path.cwd()), folder_digest, archive,
-                            self.spec.files, str(self.attempts))
+                            str(explicit or Path.cwd()), explicit is not None, folder_digest,
+                            archive, self.spec.files, str(self.attempts))
         write_private_text(setup.probe, self.token)
         return setup
 
