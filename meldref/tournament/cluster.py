@@ -209,8 +209,9 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
         files = {}
         for rel in files_of(line):
             with contextlib.suppress(OSError):
-                # A replay's text compresses about 8 to 1: what a hundred machines send back.
-                files[rel] = zlib.compress((Path(scratch) / rel).read_bytes(), 1)
+                # A replay compresses about 7 to 1 (in 6 ms for a full four-seat game, which
+                # took a second to play): that is what a hundred machines send back.
+                files[rel] = zlib.compress((Path(scratch) / rel).read_bytes())
         return GameOutcome(report.address, line, files=files)
 
 
@@ -435,7 +436,10 @@ def _local_cluster(workers: int) -> Any:
     security: Any = None
     with contextlib.suppress(ImportError):
         security = distributed.security.Security.temporary()
-    settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1}
+    # dask's sampling profiler walks the game's stack 100 times a second: games took 20-40%
+    # longer with it (bench/bench_cluster.py); README tells how to turn it off on workers.
+    settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1,
+                "distributed.worker.profile.enabled": False}
     # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
     # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
     with dask.config.set(settings):
