@@ -36,7 +36,10 @@ import dask.config  # noqa: E402
 from meldref.cli.app import app  # noqa: E402
 from meldref.replay.files import verify  # noqa: E402
 from meldref.tournament import cluster as cluster_module  # noqa: E402
-from meldref.tournament.cluster import files_of, inflate  # noqa: E402
+from meldref.tournament.cluster import ClusterPool, files_of, inflate  # noqa: E402
+from meldref.tournament.config import build_config  # noqa: E402
+from meldref.tournament.run import prepare_folder, settle_seed  # noqa: E402
+from meldref.tournament.runner import run_job  # noqa: E402
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(180)]
 
@@ -368,6 +371,22 @@ def test_files_sent_back_and_an_uploaded_bot_folder(cluster: Cluster, tmp_path: 
         text = (out / log).read_text()
         assert "meldref-bots-" in text and str(folder) not in text  # the uploaded copy
         assert (out / log).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_game_played_twice_is_counted_once(cluster: Cluster, tmp_path: Path) -> None:
+    # Whatever makes a game arrive twice (here: given twice), its id is yielded once, and the
+    # second play's attempt folder is swept, not moved over the first one's replay.
+    config = settle_seed(build_config({}, {
+        "bots": ["builtin:greedy", RANDOM_BOT], "games": 2, "seed": 3, "out": str(tmp_path),
+        "rules": {"phases-to-win": 1}, "cluster": cluster.address}))
+    folder = prepare_folder(config)
+    first, second = config.schedule()
+    pool = ClusterPool(config, run_job, folder, False)
+    lines = list(pool.play([first, first, second, first]))
+    assert sorted(line["game_id"] for line in lines) == [first.game_id, second.game_id]
+    for line in lines:
+        assert verify(folder / line["replay"]).actions == line["actions"]
+    assert not (folder / ".cluster").exists()
 
 
 def test_a_worker_may_not_send_files_outside_its_game() -> None:
