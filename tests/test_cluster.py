@@ -156,21 +156,37 @@ def wait_until_gone(token: str) -> None:
         time.sleep(0.1)
 
 
-def test_local_cluster_plays_the_local_runs_games_and_standings(tmp_path: Path) -> None:
-    # local:2 (two worker processes, TLS made for the run) against -j 2, one seed.
-    args = ["--bot", "builtin:greedy", "--bot", "builtin:random", "--bot",
-            f"{RANDOM_BOT} --seed 3", "--players", "2", "--games", "2", *SHORT, "--json",
-            "--no-progress"]
+def test_local_cluster_killed_resumed_and_equal_to_a_local_run(tmp_path: Path) -> None:
+    # local:2 (two worker processes, TLS made for the run): kill -9 of the tournament ends its
+    # workers (their nanny's pipe closes) and their bots (pdeathsig); the rerun resumes, and
+    # ends with the games and standings of a -j 2 run with the same seed.
+    token = f"tok{uuid.uuid4().hex[:10]}"
     (tmp_path / "seed.toml").write_text("seed = 11\n")
-    config = str(tmp_path / "seed.toml")
-    code, local_out, err = invoke(config, *args, "-j", "2", "--out", str(tmp_path / "local"))
+    args = [str(tmp_path / "seed.toml"), "--bot", "builtin:greedy", "--bot", "builtin:random",
+            "--bot", f"{RANDOM_BOT} --seed 3 --name {token}", "--players", "2", "--games", "4",
+            *SHORT, "--json", "--no-progress"]
+    on_cluster = [*args, "--cluster", "local:2", "--out", str(tmp_path / "cluster")]
+    proc = subprocess.Popen(command(*on_cluster), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for_lines(tmp_path / "cluster", 2, proc)
+    workers = [pid for pid in children(proc.pid) if "spawn_main" in cmdline(pid)]
+    assert len(workers) == 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    wait_until_gone(token)
+    deadline = time.monotonic() + 20
+    while alive := [pid for pid in workers if "spawn_main" in cmdline(pid)]:
+        assert time.monotonic() < deadline, f"workers left behind: {alive}"
+        time.sleep(0.1)
+    before = len(results(tmp_path / "cluster"))
+    assert 2 <= before < 12
+    code, cluster_out, err = invoke(*on_cluster)
     assert code == 0, err
-    code, cluster_out, err = invoke(config, *args, "--cluster", "local:2", "--out",
-                                    str(tmp_path / "cluster"))
+    code, local_out, err = invoke(*args, "-j", "2", "--out", str(tmp_path / "local"))
     assert code == 0, err
-    local, on_cluster = json.loads(local_out), json.loads(cluster_out)
-    assert on_cluster["standings"] == local["standings"]
-    assert on_cluster["played_now"] == 6 and on_cluster["missing"] == 0
+    local, resumed = json.loads(local_out), json.loads(cluster_out)
+    assert resumed["found_done"] == before and resumed["played_now"] == 12 - before
+    assert resumed["standings"] == local["standings"]
     by_id = {r["game_id"]: r for r in verify_all(tmp_path / "local")}
     for line in verify_all(tmp_path / "cluster"):
         twin = by_id[line["game_id"]]
@@ -178,6 +194,26 @@ def test_local_cluster_plays_the_local_runs_games_and_standings(tmp_path: Path) 
             assert line[key] == twin[key]
     meta = json.loads((tmp_path / "cluster" / "tournament.json").read_text())
     assert meta["cluster"] == "local:2"
+
+
+def children(parent: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                out.append(int(entry))
+    return out
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
 
 
 def test_a_killed_worker_loses_no_game_and_leaves_no_bot(cluster: Cluster,
@@ -235,49 +271,6 @@ def test_a_killed_tournament_resumes_on_the_cluster(cluster: Cluster, tmp_path: 
     assert data["found_done"] == before and data["played_now"] == 8 - before
     assert len(verify_all(out)) == 8
     wait_until_gone(token)
-
-
-def test_a_killed_tournament_takes_its_local_cluster_and_bots_with_it(tmp_path: Path) -> None:
-    # local:N's workers are the tournament's children: kill -9 of the tournament ends them
-    # (their nanny's pipe closes), and their bots with them (pdeathsig).
-    out = tmp_path / "t"
-    token = f"tok{uuid.uuid4().hex[:10]}"
-    proc = subprocess.Popen(
-        command("--bot", f"{RANDOM_BOT} --name {token}", "--bot", "builtin:random", "--games",
-                "40", "--rules", "phases-to-win=2", "--out", str(out), "--no-progress",
-                "--cluster", "local:2"), cwd=ROOT, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    wait_for_lines(out, 2, proc)
-    workers = [pid for pid in children(proc.pid) if "spawn_main" in cmdline(pid)]
-    assert len(workers) == 2
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
-    wait_until_gone(token)
-    deadline = time.monotonic() + 20
-    while alive := [pid for pid in workers if Path(f"/proc/{pid}").exists()
-                    and "spawn_main" in cmdline(pid)]:
-        assert time.monotonic() < deadline, f"workers left behind: {alive}"
-        time.sleep(0.1)
-
-
-def children(parent: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
-                out.append(int(entry))
-    return out
-
-
-def cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
 
 def test_a_worker_that_cannot_start_a_bot_fails_the_start_up_check(cluster: Cluster,

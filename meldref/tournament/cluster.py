@@ -107,6 +107,7 @@ class WorkerReport:
     address: str
     problem: str | None
     sees_folder: bool
+    bot_folder: str | None = None  # where bots start on this worker (checked once, here)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,27 +135,29 @@ def check_worker(setup: WorkerSetup) -> WorkerReport:
     with _CHECK_LOCK:
         if setup.token not in _CHECKED:
             address = distributed.get_worker().address
-            problem = _problem(setup)
-            _CHECKED[setup.token] = WorkerReport(address, problem, _sees_folder(setup))
+            folder, problem = _checked_bots(setup)
+            _CHECKED[setup.token] = WorkerReport(address, problem, _sees_folder(setup), folder)
         return _CHECKED[setup.token]
 
 
-def _problem(setup: WorkerSetup) -> str | None:
+def _checked_bots(setup: WorkerSetup) -> tuple[str | None, str | None]:
+    """(the bot folder here, what is wrong with it or with a bot here, or None)."""
     if setup.version != __version__:
-        return f"meldref {__version__} here, {setup.version} on the tournament's machine"
+        return None, f"meldref {__version__} here, {setup.version} on the tournament's machine"
     try:
         folder = worker_bot_folder(setup)
         preflight(setup.game, setup.bots, setup.startup_time, None, setup.limits, folder)
     except (ConfigError, BotFolderError) as exc:
-        return str(exc)
+        return None, str(exc)
     except Exception as exc:  # a bug shown where it happened, not a worker lost in silence
-        return f"the check failed: {exc!r}"
-    return None
+        return None, f"the check failed: {exc!r}"
+    return folder, None
 
 
 def worker_bot_folder(setup: WorkerSetup) -> str | None:
     """The bot folder on this worker (unpacked from the upload, or the shared one), checked
-    against the tournament's digest; `BotFolderError` if it is missing or differs."""
+    against the tournament's digest; `BotFolderError` if it is missing or differs. None: the
+    tournament's working folder (no bot folder given) is not here; use this worker's own."""
     if setup.archive is None:
         if not setup.bot_folder_given and not Path(setup.bot_folder).is_dir():
             return None  # then a program named by a relative path fails its handshake here
@@ -199,7 +202,7 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
                            f"{Path(setup.attempts).parent.parent} (shared files)")
     if report.problem is not None:
         return GameOutcome(report.address, unfit=report.problem)
-    job = replace(job, cwd=worker_bot_folder(setup))
+    job = replace(job, cwd=report.bot_folder)
     if setup.files == "shared":
         attempt = Path(setup.attempts) / f"{job.game_id}.{uuid.uuid4().hex[:8]}"
         private_dir(attempt)
