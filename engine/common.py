@@ -24,6 +24,7 @@ from .game import (
     InvalidActionError,
     Outcome,
     RuleOptionError,
+    Ruling,
     Termination,
     rules_to_json,
 )
@@ -86,8 +87,10 @@ SNAPSHOT_ERRORS: Final = (KeyError, TypeError, IndexError, CardError, MeldError,
 # ----------------------------------------------------------------------------------------------
 # The state every game builds on
 
-Checks = Mapping[type, Callable[[Any, Any], str | None]]  # action type -> why it is illegal
-Moves = Mapping[type, Callable[[Any, Any], list[Event]]]  # action type -> play it
+# action type -> its check: a str is why it is illegal; anything else says it is legal, and is
+# the plan playing it needs (None: nothing to pass on).
+Checks = Mapping[type, Callable[[Any, Any], Any]]
+Moves = Mapping[type, Callable[[Any, Any, Any], list[Event]]]  # (state, action, plan) -> events
 
 
 class CardGameState(abc.ABC):
@@ -95,9 +98,10 @@ class CardGameState(abc.ABC):
 
     A game's state names its game (`game_name`, `title`), holds its `rules`, `players` and
     `seed`, keeps `_to_move`, `_decision` and `_opening` up to date and ends with `_end_game`.
-    It maps each action type to its check (`_checks`: the reason it is illegal, or None) and
-    its move (`_moves`: play it, return the events), and writes `observation`, `snapshot`
-    (from `_snapshot_head`) and `_restore`.
+    It maps each action type to its check (`_checks`: the reason it is illegal, or what playing
+    it needs) and its move (`_moves`: play it with that plan, return the events): an action is
+    judged once (`judge`, a `Ruling`) and played from the ruling. It writes `observation`,
+    `snapshot` (from `_snapshot_head`) and `_restore`.
     """
 
     game_name: ClassVar[str]
@@ -107,6 +111,7 @@ class CardGameState(abc.ABC):
     seed: int | str
     _checks: ClassVar[Checks]
     _moves: ClassVar[Moves]
+    _applied: int = 0  # actions applied so far (instances count their own): a ruling's position
     _to_move: int
     _decision: str
     _outcome: Outcome | None
@@ -136,19 +141,29 @@ class CardGameState(abc.ABC):
         seat = self.to_move
         return [] if seat is None else self.observation(seat).legal_actions()
 
-    def why_illegal(self, action: Any) -> str | None:
+    def judge(self, action: Any) -> Ruling:
+        position = self._applied
         if self._outcome is not None:
-            return "the game is over"
+            return Ruling(action, "the game is over", position=position)
         check = self._checks.get(type(action))
         if check is None:
-            return f"not a {self.title} action: {action!r}"
-        return check(self, action)
+            return Ruling(action, f"not a {self.title} action: {action!r}", position=position)
+        verdict = check(self, action)
+        if isinstance(verdict, str):
+            return Ruling(action, verdict, position=position)
+        return Ruling(action, None, verdict, position)
+
+    def why_illegal(self, action: Any) -> str | None:
+        return self.judge(action).reason
 
     def apply(self, action: Any) -> list[Event]:
-        reason = self.why_illegal(action)
-        if reason is not None:
-            raise IllegalActionError(reason)
-        return self._moves[type(action)](self, action)
+        ruling = action if isinstance(action, Ruling) else self.judge(action)
+        if ruling.reason is not None:
+            raise IllegalActionError(ruling.reason)
+        if ruling.position != self._applied:
+            raise IllegalActionError("a ruling of another position: judge the action again")
+        self._applied += 1
+        return self._moves[type(ruling.action)](self, ruling.action, ruling.plan)
 
     def _end_game(self, outcome: Outcome, events: list[Event]) -> None:
         """The game is over with `outcome`, which every seat is told (`game_over`)."""
@@ -230,7 +245,7 @@ class DrawDiscardState(CardGameState):
         self.turns = 0
         self.reshuffles = 0
 
-    def _draw(self, action: Draw) -> list[Event]:
+    def _draw(self, action: Draw, plan: None = None) -> list[Event]:
         seat = self._to_move
         if action.source == "pile":
             card = self.draw_pile.pop()

@@ -36,6 +36,24 @@ class UnknownGameError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Ruling:
+    """The rules' answer about one action in one position: legal (`reason` None) or why not.
+
+    A legal ruling carries what the check worked out that playing the action needs (`plan`:
+    the melds a lay-down builds), so `GameState.apply` plays it without judging it again.
+    `position` counts the actions applied before it: a ruling is only good in its position."""
+
+    action: Any
+    reason: str | None
+    plan: Any = None
+    position: int = 0
+
+    @property
+    def legal(self) -> bool:
+        return self.reason is None
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened. `public` is known to every seat; `private` only to `seat`.
 
@@ -114,11 +132,15 @@ class GameState(Protocol):
     def parse_action(self, text: str) -> Any:
         """The action written as `text`; `InvalidActionError` if it is not one."""
 
+    def judge(self, action: Any) -> Ruling:
+        """The rules' answer about `action` for the seat to move, in this position."""
+
     def why_illegal(self, action: Any) -> str | None:
         """None if `action` is legal for the seat to move, else the reason."""
 
     def apply(self, action: Any) -> list[Event]:
-        """Play `action` (legal, else `IllegalActionError`) and return what happened."""
+        """Play `action`, or a legal `Ruling` made in this position (not judged again); what
+        happened. `IllegalActionError` for an illegal action or a ruling of another position."""
 
     def observation(self, seat: int) -> Any:
         """What `seat` may know now; has `to_json()`."""

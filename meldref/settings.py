@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import types
 import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -139,6 +140,8 @@ class LimitSettings(BaseModel):
     memory_mb: Mebibytes | None = None
     max_processes: Annotated[int, Field(ge=1, le=MAX_PROCESSES)] | None = None
     file_size_mb: Mebibytes | None = None
+    cpu_seconds: Annotated[int, Field(ge=1, le=int(MAX_SECONDS))] | None = None
+    no_network: bool | None = None
 
     def given(self) -> dict[str, Any]:
         """The values given, by their public names (`move-time`...)."""
@@ -161,7 +164,17 @@ class LimitSettings(BaseModel):
     def process_limits(self) -> Limits:
         """The resource limits of every bot program (none where not given)."""
         return Limits(memory_mb=self.memory_mb, max_processes=self.max_processes,
-                      file_size_mb=self.file_size_mb)
+                      file_size_mb=self.file_size_mb, cpu_seconds=self.cpu_seconds,
+                      no_network=bool(self.no_network))
+
+    def warnings(self) -> list[str]:
+        """Limits given that cannot work here, in words (the run goes on without them)."""
+        out = []
+        if self.max_processes is not None and os.geteuid() == 0:
+            out.append("max-processes has no effect on bots running as root: the kernel does "
+                       "not count root's processes (run the bots as another user: README, "
+                       "Running untrusted bots)")
+        return out
 
 
 def limit_settings(values: Mapping[str, Any], where: Where = flag) -> LimitSettings:

@@ -299,10 +299,12 @@ def become_subreaper() -> bool:
 
 
 def resource_limits(
-    memory_mb: int | None = None, processes: int | None = None, file_mb: int | None = None
+    memory_mb: int | None = None, processes: int | None = None, file_mb: int | None = None,
+    cpu_seconds: int | None = None,
 ) -> dict[int, int]:
     """The rlimits of a bot: never a core dump; address space, processes (RLIMIT_NPROC counts
-    all the user's processes) and file size only when given."""
+    all the user's processes), file size and CPU time (the process's whole life, SIGKILL at
+    the limit) only when given."""
     import resource
 
     out = {resource.RLIMIT_CORE: 0}
@@ -312,6 +314,8 @@ def resource_limits(
         out[resource.RLIMIT_NPROC] = processes
     if file_mb is not None:
         out[resource.RLIMIT_FSIZE] = file_mb << 20
+    if cpu_seconds is not None:
+        out[resource.RLIMIT_CPU] = cpu_seconds
     return out
 
 
@@ -338,20 +342,49 @@ def apply_limits(pid: int, limits: Mapping[int, int]) -> list[str]:
 SETPRIV: Final = shutil.which("setpriv")  # util-linux
 
 
-def launch_argv(command: BotCommand) -> list[str]:
-    """The argv that starts `command` so that it dies with the referee: `setpriv --pdeathsig
-    KILL` makes the kernel SIGKILL the bot when the process that started it dies, even by
-    `kill -9`, when nothing of the referee runs any more to stop it. (Not across a set-user-ID
-    program such as `sudo`, for which the kernel clears it; nor without setpriv.) A program
-    that cannot be found is started as it is, so that the error names it."""
+UNSHARE: Final = shutil.which("unshare")  # util-linux
+
+
+def launch_argv(command: BotCommand, no_network: bool = False) -> list[str]:
+    """The argv that starts `command`: so that it dies with the referee (`setpriv --pdeathsig
+    KILL`: the kernel SIGKILLs the bot when the process that started it dies, even by `kill
+    -9`, when nothing of the referee runs any more to stop it; not across a set-user-ID
+    program such as `sudo`, for which the kernel clears it; nor without setpriv), and, with
+    `no_network`, in a network namespace of its own (`unshare --net`: no interface but a
+    loopback that is down, so no connection anywhere, the referee's machine included). A
+    program that cannot be found is started as it is, so that the error names it."""
     program = command.argv[0]
     base = command.cwd or "."
     path = os.path.join(base, program)
     found = (os.path.isfile(path) and os.access(path, os.X_OK) if "/" in program
              else shutil.which(program) is not None)
+    argv = list(command.argv)
+    if no_network:
+        argv = [*unshare_net(), "--", *argv]
     if SETPRIV is None or not found:
-        return list(command.argv)
-    return [SETPRIV, "--pdeathsig", "KILL", "--", *command.argv]
+        return argv
+    return [SETPRIV, "--pdeathsig", "KILL", "--", *argv]
+
+
+def unshare_net() -> list[str]:
+    """`unshare --net`, with a user namespace of its own when not root (as an unprivileged
+    user may where the kernel allows user namespaces)."""
+    if UNSHARE is None:
+        raise OSError("no network namespace without util-linux's `unshare`")
+    return [UNSHARE, "--net"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+
+
+def network_isolation_problem() -> str | None:
+    """Why bots cannot be given a network namespace of their own here, or None if they can."""
+    try:
+        done = subprocess.run([*unshare_net(), "--", "true"], capture_output=True, text=True,
+                              timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode != 0:
+        said = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+        return f"`unshare --net` fails here: {said[0]} (run as root, or allow user namespaces)"
+    return None
 
 
 class BotProcess:
@@ -359,7 +392,7 @@ class BotProcess:
 
     def __init__(
         self, command: BotCommand, log_path: Path | None = None, stderr_limit: int = 1 << 20,
-        rlimits: Mapping[int, int] | None = None,
+        rlimits: Mapping[int, int] | None = None, no_network: bool = False,
     ) -> None:
         self.command = command
         self.cookie = uuid.uuid4().hex
@@ -367,7 +400,7 @@ class BotProcess:
         env = {**os.environ, **command.env, COOKIE: self.cookie}
         try:
             self.proc = subprocess.Popen(
-                launch_argv(command), cwd=command.cwd, env=env, stdin=subprocess.PIPE,
+                launch_argv(command, no_network), cwd=command.cwd, env=env, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                 bufsize=0, close_fds=True,
             )

@@ -47,6 +47,7 @@ from ..engine.game import (
     GameState,
     InvalidActionError,
     Outcome,
+    Ruling,
     Termination,
     rules_to_json,
 )
@@ -135,7 +136,8 @@ class _Referee:
     """One game in progress between seats."""
 
     def __init__(self, game: GameInfo, rules: Any, seats: Sequence[Seat], seed: int,
-                 policy: MatchPolicy, on_record: RecordHook | None) -> None:
+                 policy: MatchPolicy, on_record: RecordHook | None,
+                 start: GameState | None = None) -> None:
         self.game, self.rules, self.seats, self.seed = game, rules, list(seats), seed
         self.policy, self.on_record = policy, on_record
         n = len(self.seats)
@@ -145,7 +147,7 @@ class _Referee:
         self.clocks = [_Clock(policy) for _ in range(n)]
         self.actions: list[str] = []
         self.decisions = 0
-        self.state: GameState = game.new_game(rules, n, seed)
+        self.state: GameState = start if start is not None else game.new_game(rules, n, seed)
         # What is really played: a game may settle options when it starts (Five Crowns turns
         # `party=auto` into on or off by the number of players). Seats and replays get these.
         settled = getattr(self.state, "rules", rules)
@@ -308,29 +310,31 @@ class _Referee:
         return Request(state.decision, state.observation(seat), clock.allowance(), clock.bank,
                        hints, lambda text: self.judge(text)[1])
 
-    def judge(self, text: str, action: Any = None) -> tuple[Any, str | None]:
-        """The action and None if legal, else None and the reason (syntax or rules); `action`
-        is the value an in-process bot answered with, else the text is parsed."""
+    def judge(self, text: str, action: Any = None) -> tuple[Ruling | None, str | None]:
+        """The legal ruling and None, else None and the reason (syntax or rules); `action` is
+        the value an in-process bot answered with, else the text is parsed. The ruling is
+        what `advance` plays: the action is judged once."""
         state = self.state
         try:
             if action is None:
                 action = state.parse_action(text)
-            why = state.why_illegal(action)
+            ruling = state.judge(action)
         except InvalidActionError as exc:  # the engine's words name what is wrong in the text
             return None, f"not an action: {quote(str(exc), 400)}"
         except ValueError as exc:  # bad values inside the text
             return None, f"{quote(text)!r}: {quote(str(exc))}"
         except Exception as exc:  # an engine that chokes on odd input still must not stop us
             return None, f"{quote(text)!r}: not understood ({quote(repr(exc))})"
-        if why is not None:
-            return None, f"{quote(str(action))}: {quote(why, 400)}"
-        return action, None
+        if ruling.reason is not None:
+            return None, f"{quote(str(action))}: {quote(ruling.reason, 400)}"
+        return ruling, None
 
     def advance(self, seat: int, action: Any, reply: Reply | None) -> None:
+        """Play `action` (the bot's legal `Ruling`, or the referee's own action)."""
         state = self.state
         decision = state.decision
         events = state.apply(action)
-        text = str(action)
+        text = str(action.action if isinstance(action, Ruling) else action)
         self.actions.append(text)
         if self.on_record is not None:
             elapsed = None if reply is None else reply.elapsed
@@ -393,14 +397,23 @@ def play_game(
     seed: int,
     policy: MatchPolicy | None = None,
     on_record: RecordHook | None = None,
+    start: GameState | None = None,
 ) -> GameRecord:
     """Play one game of `game` under `rules` between `seats` (seat i plays seat i).
 
-    Seats are started (`connect`, `start`) here but not closed, so they can play again; seats
-    whose bot failed are closed. See the module docstring for the records.
+    The game is `game.new_game(rules, len(seats), seed)`, or `start`, a game already under way
+    (a position: `engine.position`), whose rules and seed must be `rules` and `seed`; it has no
+    opening events, so the seats learn the position from their first view. Seats are started
+    (`connect`, `start`) here but not closed, so they can play again; seats whose bot failed
+    are closed. See the module docstring for the records.
     """
     game.check_players(len(seats))
-    return _Referee(game, rules, seats, seed, policy or MatchPolicy(), on_record).play()
+    if start is not None:
+        held = len(start.scores)
+        if held != len(seats) or getattr(start, "seed", seed) != seed:
+            raise ValueError(f"the start position is of {held} seats and seed "
+                             f"{getattr(start, 'seed', '?')!r}, not {len(seats)} and {seed!r}")
+    return _Referee(game, rules, seats, seed, policy or MatchPolicy(), on_record, start).play()
 
 
 def close_all(seats: Sequence[Seat]) -> None:

@@ -209,9 +209,12 @@ class Limits:
     memory_mb: int | None = None  # address space (RLIMIT_AS)
     max_processes: int | None = None  # RLIMIT_NPROC: counts ALL processes of the user
     file_size_mb: int | None = None  # the largest file it may write (RLIMIT_FSIZE)
+    cpu_seconds: int | None = None  # CPU time of the process's whole life (RLIMIT_CPU)
+    no_network: bool = False  # a network namespace of its own: no connection anywhere
 
     def rlimits(self) -> dict[int, int]:
-        return resource_limits(self.memory_mb, self.max_processes, self.file_size_mb)
+        return resource_limits(self.memory_mb, self.max_processes, self.file_size_mb,
+                               self.cpu_seconds)
 
 
 class ProcessSeat(Seat):
@@ -256,7 +259,7 @@ class ProcessSeat(Seat):
         self.last_process = None
         try:
             self.process = BotProcess(self.command, self.log_path, self.limits.stderr_limit,
-                                      self.limits.rlimits())
+                                      self.limits.rlimits(), self.limits.no_network)
         except OSError as exc:
             raise BotCrashedError(Fault("crashed", str(exc), fatal=True)) from exc
         self.pids.append(self.process.pid)

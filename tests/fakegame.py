@@ -21,6 +21,7 @@ from meldref.engine.game import (
     IllegalActionError,
     InvalidActionError,
     Outcome,
+    Ruling,
     Termination,
     check_choice,
 )
@@ -115,7 +116,12 @@ class FakeState:
             return f"{action.what} is not in your hand"
         return None
 
+    def judge(self, action: Any) -> Ruling:
+        return Ruling(action, self.why_illegal(action))
+
     def apply(self, action: Any) -> list[Event]:
+        if isinstance(action, Ruling):
+            action = action.action
         why = self.why_illegal(action)
         if why:
             raise IllegalActionError(why)

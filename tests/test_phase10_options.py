@@ -13,6 +13,7 @@ from meldref.settings import parse_rules
 def test_defaults_are_the_printed_rules() -> None:
     assert rules_to_json(Phase10Rules()) == {
         "dealer": "random",
+        "deal-rotation": "left",
         "first-skip": "skip-first-player",
         "natural": "phase",
         "run-wrap": False,
@@ -20,7 +21,9 @@ def test_defaults_are_the_printed_rules() -> None:
         "skip-repeat": "once-per-orbit",
         "hit-on-lay-turn": "any",
         "going-out": "any",
+        "win": "last-phase",
         "tiebreak": "first-out",
+        "tiebreak-players": "tied",
         "phases": "all",
         "phases-to-win": None,
         "any-order": False,
@@ -36,12 +39,14 @@ def test_every_variant_reads_from_text() -> None:
         "skip-victim": "next", "skip-repeat": "unlimited", "hit-on-lay-turn": "own",
         "going-out": "must-discard", "tiebreak": "first-to-lay", "phases": "even",
         "phases-to-win": "3", "any-order": "yes", "turn-cap": "50", "hand-cap": "none",
+        "deal-rotation": "fixed", "win": "last-phase-and-out", "tiebreak-players": "everyone",
     })
     assert rules == Phase10Rules(
         dealer="seat0", first_skip="twist", natural="group", run_wrap=True, skip_victim="next",
         skip_repeat="unlimited", hit_on_lay_turn="own", going_out="must-discard",
         tiebreak="first-to-lay", phases="even", phases_to_win=3, any_order=True, turn_cap=50,
-        hand_cap=None,
+        hand_cap=None, deal_rotation="fixed", win="last-phase-and-out",
+        tiebreak_players="everyone",
     )
     assert rules_from_json(Phase10Rules, rules_to_json(rules)) == rules
     assert parse_rules(GAME.rules_type, {"fixed-hands": "yes", "tiebreak": "shared"}).fixed_hands

@@ -240,7 +240,7 @@ def test_config_names_id_names_and_limits(tmp_path: Path) -> None:
     ("move-time = nan", "[limits] move-time = nan: a finite number"),
     ("startup-time = 1e308", "[limits] startup-time = 1e+308: at most"),
     ('on-failure = "retry"', "one of forfeit, autoplay"),
-    ("max-bankk = 3", "[limits] max-bankk: unknown; known: file-size-mb"),
+    ("max-bankk = 3", "[limits] max-bankk: unknown; known: cpu-seconds, file-size-mb"),
     ("memory-mb = 0", "[limits] memory-mb = 0: at least 1"),
     ("memory-mb = 100000000000000000000", "[limits] memory-mb = 100000000000000000000: at most"),
     ("max-processes = -1", "at least 1"),

@@ -146,7 +146,7 @@ def test_a_huge_sparse_file_is_refused_without_reading_it_whole(tmp_path: Path) 
                           timeout=120, check=False)
     assert done.returncode == 1 and "not a meldref replay" in done.stderr
     rss_kb = int(done.stderr.rsplit("rss", 1)[1].split()[0])
-    assert rss_kb < 300_000, rss_kb  # was 1.1 GB: the file was read whole
+    assert rss_kb < 400_000, rss_kb  # was 1.1 GB: the file was read whole
 
 
 # ----------------------------------------------------------------------------------------------

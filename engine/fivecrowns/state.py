@@ -164,7 +164,7 @@ class FiveCrownsState(DrawDiscardState):
 
     # -- GameState: playing --------------------------------------------------------------------
 
-    def _discard(self, action: Discard) -> list[Event]:
+    def _discard(self, action: Discard, plan: None = None) -> list[Event]:
         melds = self._check_discard(action)[1]
         seat = self._to_move
         hand = self.hands[seat]

@@ -9,7 +9,7 @@ from typing import Final, Literal
 
 from ..cards import Card, Kind
 from ..game import RuleOptionError, check_fields
-from ..melds import PHASE10_MELDS, GroupKind, MeldRules, Need
+from ..melds import PHASE10_MELDS, GroupKind, Meld, MeldRules, Need, format_meld
 
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 6
@@ -59,6 +59,27 @@ def card_points(card: Card) -> int:
     return 5 if card.rank <= 9 else 10
 
 
+def why_not_phase(phase: int, melds: list[Meld]) -> str | None:
+    """Why `melds` are not exactly the groups of `phase` (each at least its size), or None.
+
+    Groups only grow once laid, so the groups a seat has on the table pass too."""
+    needs = PHASES[phase]
+    want = f"phase {phase} needs {describe_phase(phase)}"
+    if len(melds) != len(needs):
+        return (f"{want}, not {len(melds)} group{'s' if len(melds) != 1 else ''} (extra cards "
+                "may only extend the phase's own groups)")
+    got = sorted(m.kind.value for m in melds)
+    if got != sorted(n.kind.value for n in needs):
+        return f"{want}, not {' + '.join(got)}"
+    # Same kinds: the largest group goes to the largest need of its kind.
+    pairs = zip(sorted(melds, key=lambda m: (m.kind.value, -len(m))),
+                sorted(needs, key=lambda n: (n.kind.value, -n.size)), strict=True)
+    for meld, need in pairs:
+        if len(meld) < need.size:
+            return f"{want}: {format_meld(meld)} has {len(meld)} cards, not {need.size}"
+    return None
+
+
 # ----------------------------------------------------------------------------------------------
 # Rule options
 
@@ -68,6 +89,9 @@ class Phase10Rules:
     """Every rule option of Phase 10 (digest 1.2-1.8); the defaults are the printed rules."""
 
     dealer: Literal["random", "seat0"] = "random"  # first dealer: seeded random, or seat 0
+    # After each hand the deal passes to the left (seed 003), or the first dealer keeps it
+    # (seeds 000/001: "a dealer is chosen", the rotation being their alternative).
+    deal_rotation: Literal["left", "fixed"] = "left"
     first_skip: Literal["skip-first-player", "twist"] = "skip-first-player"  # turned-up Skip
     natural: Literal["phase", "group", "none"] = "phase"  # where a natural card is required
     run_wrap: bool = False  # 12 is followed by 1 in a run
@@ -75,7 +99,13 @@ class Phase10Rules:
     skip_repeat: Literal["once-per-orbit", "unlimited"] = "once-per-orbit"  # pending skips
     hit_on_lay_turn: Literal["any", "own"] = "any"  # groups one may hit in the lay-down turn
     going_out: Literal["any", "must-discard"] = "any"  # may the last card go by a hit
+    # Who wins: a seat that completes the last phase (seed 003), or one that completes it and
+    # goes out in the same hand (seed 002: "completes phase 10 and runs out of cards").
+    win: Literal["last-phase", "last-phase-and-out"] = "last-phase"
     tiebreak: Literal["first-out", "first-to-lay", "shared"] = "first-out"
+    # Who is dealt into tie-break hands: the tied seats (seed 003's printed rules), or every
+    # seat (seed 003's encyclopedia part: "everyone takes part"); only a tied seat wins it.
+    tiebreak_players: Literal["tied", "everyone"] = "tied"
     phases: Literal["all", "even", "odd"] = "all"  # which phases are played, in order
     phases_to_win: int | None = None  # the game ends when a seat completes this many
     any_order: bool = False  # phases in any order, each once
@@ -108,6 +138,11 @@ class Phase10Rules:
             raise RuleOptionError(
                 "rule options fixed-hands and phases-to-win exclude each other: fixed-hands "
                 "always plays one hand per phase"
+            )
+        if self.win == "last-phase-and-out":
+            raise RuleOptionError(
+                "rule options fixed-hands and win=last-phase-and-out exclude each other: "
+                "fixed-hands is won by the lowest total after the last hand"
             )
         if self.hand_cap is not None and self.hand_cap < length:
             raise RuleOptionError(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Final, TypeVar
+from typing import ClassVar, Final, NamedTuple, TypeVar
 
 from ..cards import SKIP, WILD, Card, format_cards, phase10_deck
 from ..common import (
@@ -39,14 +39,20 @@ from .rules import (
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
-    PHASES,
     Phase10Rules,
     card_points,
-    describe_phase,
+    why_not_phase,
 )
 from .view import Phase10View, TableGroup, skip_victims
 
 T = TypeVar("T")
+
+
+class LayPlan(NamedTuple):
+    """What a legal lay-down's check built, for playing it: its melds, and the phase laid."""
+
+    melds: tuple[Meld, ...]
+    phase: int
 
 
 class Phase10State(DrawDiscardState):
@@ -85,7 +91,6 @@ class Phase10State(DrawDiscardState):
         self.tied: tuple[int, ...] | None = None  # seats of the tie-break hands
         self._outcome: Outcome | None = None
         self._opening: list[Event] = []
-        self._checked: tuple[LayDown, list[Meld], int] | None = None
 
     # -- GameState: questions (the others are `CardGameState`'s) --------------------------------
 
@@ -191,17 +196,13 @@ class Phase10State(DrawDiscardState):
             return str(exc)
         return None
 
-    def _why_lay(self, action: LayDown) -> str | None:
-        return self._check_lay(action)[0]
-
-    def _check_lay(self, action: LayDown) -> tuple[str | None, list[Meld], int]:
-        if self._checked is not None and self._checked[0] is action:
-            return None, self._checked[1], self._checked[2]
+    def _why_lay(self, action: LayDown) -> str | LayPlan:
+        """Why the lay-down is illegal, or the melds it builds and the phase it lays."""
         if self._decision != "play":
-            return "draw first: draw pile or draw discard", [], 0
+            return "draw first: draw pile or draw discard"
         seat = self._to_move
         if self.laid[seat] is not None:
-            return f"you have laid phase {self.laid[seat]} already this hand", [], 0
+            return f"you have laid phase {self.laid[seat]} already this hand"
         phase, reason = self._lay_phase(seat, action.phase)
         if reason is None:
             reason = _held(self.hands[seat], [c for _, placed in action.groups for c, _ in placed])
@@ -209,18 +210,15 @@ class Phase10State(DrawDiscardState):
         if reason is None:
             melds, reason = self._build_groups(action.groups)
         if reason is None:
-            reason = _matches_phase(phase, melds) or self._natural_error(melds)
+            reason = why_not_phase(phase, melds) or self._natural_error(melds)
         if (reason is None and self.rules.going_out == "must-discard"
                 and sum(map(len, melds)) == len(self.hands[seat])):
             reason = "going-out=must-discard: keep a card to discard"
-        if reason is None:
-            self._checked = (action, melds, phase)
-        return reason, melds, phase
+        return reason if reason is not None else LayPlan(tuple(melds), phase)
 
     def _lay_phase(self, seat: int, asked: int | None) -> tuple[int, str | None]:
-        if self.tied is not None or not self.rules.any_order:
-            phase = self.phase_now[seat]
-            assert phase is not None
+        phase = self.phase_now[seat]
+        if phase is not None:  # set at the deal but in any-order (see `_phase_for`)
             if asked is not None and asked != phase:
                 return phase, f"you are on phase {phase} this hand, not phase {asked}"
             return phase, None
@@ -252,13 +250,8 @@ class Phase10State(DrawDiscardState):
 
     # -- GameState: playing --------------------------------------------------------------------
 
-    def apply(self, action: Any) -> list[Event]:
-        events = super().apply(action)
-        self._checked = None  # the lay-down checked for this position, no longer
-        return events
-
-    def _lay(self, action: LayDown) -> list[Event]:
-        _, melds, phase = self._check_lay(action)
+    def _lay(self, action: LayDown, plan: LayPlan) -> list[Event]:
+        melds, phase = plan
         seat = self._to_move
         hand = self.hands[seat]
         ids = []
@@ -274,8 +267,9 @@ class Phase10State(DrawDiscardState):
             "phase": phase, "groups": [format_meld(m) for m in melds], "group_ids": ids,
         })]
         if self.tied is None:
-            self.completed = _put(self.completed, seat, (*self.completed[seat], phase))
-        elif self.rules.tiebreak == "first-to-lay":
+            if phase not in self.completed[seat]:  # not the last phase laid again (`win`)
+                self.completed = _put(self.completed, seat, (*self.completed[seat], phase))
+        elif self.rules.tiebreak == "first-to-lay" and seat in self.tied:
             self._end_hand(None, "tiebreak-lay", events)
             self._finish((seat,), "tiebreak-first-to-lay", Termination.NORMAL, events)
             return events
@@ -283,7 +277,7 @@ class Phase10State(DrawDiscardState):
             self._end_hand(seat, "out", events)
         return events
 
-    def _hit(self, action: Hit) -> list[Event]:
+    def _hit(self, action: Hit, plan: None = None) -> list[Event]:
         seat = self._to_move
         index = action.group_id - 1
         old = self.table[index]
@@ -298,7 +292,7 @@ class Phase10State(DrawDiscardState):
             self._end_hand(seat, "out", events)
         return events
 
-    def _discard(self, action: Discard) -> list[Event]:
+    def _discard(self, action: Discard, plan: None = None) -> list[Event]:
         seat = self._to_move
         hand = self.hands[seat]
         hand.remove(action.card)
@@ -359,6 +353,9 @@ class Phase10State(DrawDiscardState):
             return self.rules.final_phase
         if self.rules.fixed_hands:
             return self.rules.sequence[self.hand_number - 1]
+        if len(self.completed[seat]) >= self.rules.target:
+            # win=last-phase-and-out: every phase made, not yet out: the last phase again.
+            return self.rules.final_phase
         if self.rules.any_order:
             return None
         return self.rules.sequence[len(self.completed[seat])]
@@ -403,29 +400,52 @@ class Phase10State(DrawDiscardState):
 
     def _after_hand(self, went_out: int | None, events: list[Event]) -> None:
         if self.tied is not None:
-            if went_out is not None:
+            # Only a tied seat wins a tie-break hand; with tiebreak-players=everyone another
+            # seat may end it by going out, and another tie-break hand is dealt.
+            if went_out is not None and went_out in self.tied:
                 self._finish((went_out,), "tiebreak-first-out", Termination.NORMAL, events)
                 return
             contenders: tuple[int, ...] | None = self.tied
-        elif self.rules.fixed_hands:
-            over = self.hand_number == len(self.rules.sequence)
-            contenders = tuple(range(self.players)) if over else None
         else:
-            done = [s for s in range(self.players) if len(self.completed[s]) >= self.rules.target]
-            contenders = tuple(done) or None
+            contenders = self._contenders(went_out)
         if contenders is not None and self.tied is None:
             best = min(self.scores[s] for s in contenders)
             tied = tuple(s for s in contenders if self.scores[s] == best)
             if len(tied) == 1 or self.rules.tiebreak == "shared":
-                by = "phase" if len(contenders) == 1 else "score"
-                self._finish(tied, by if len(tied) == 1 else "shared", Termination.NORMAL, events)
+                self._finish(tied, self._decided_by(contenders, tied), Termination.NORMAL,
+                             events)
                 return
             self.tied = tied
         if self.rules.hand_cap is not None and self.hand_number >= self.rules.hand_cap:
             self._finish(self.tied or self._leaders(), "hand-cap", Termination.TURN_CAP, events)
             return
-        self.dealer = (self.dealer + 1) % self.players
-        events.extend(self._deal(self.tied or tuple(range(self.players))))
+        if self.rules.deal_rotation == "left":
+            self.dealer = (self.dealer + 1) % self.players
+        events.extend(self._deal(self._dealt_in()))
+
+    def _contenders(self, went_out: int | None) -> tuple[int, ...] | None:
+        """The seats among which the game ends after this hand, or None: it goes on."""
+        if self.rules.fixed_hands:
+            over = self.hand_number == len(self.rules.sequence)
+            return tuple(range(self.players)) if over else None
+        done = [s for s in range(self.players) if len(self.completed[s]) >= self.rules.target]
+        if self.rules.win == "last-phase-and-out":
+            return (went_out,) if went_out is not None and went_out in done else None
+        return tuple(done) or None
+
+    def _decided_by(self, contenders: tuple[int, ...], winners: tuple[int, ...]) -> str:
+        if len(winners) > 1:
+            return "shared"
+        if self.rules.win == "last-phase-and-out":
+            return "phase-and-out"
+        return "phase" if len(contenders) == 1 else "score"
+
+    def _dealt_in(self) -> tuple[int, ...]:
+        """The seats dealt into the next hand: all, or in tie-break hands the tied ones
+        (tiebreak-players=tied)."""
+        if self.tied is not None and self.rules.tiebreak_players == "tied":
+            return self.tied
+        return tuple(range(self.players))
 
     def _leaders(self) -> tuple[int, ...]:
         keys = [self._rank_key(s) for s in range(self.players)]
@@ -506,25 +526,6 @@ class Phase10State(DrawDiscardState):
         state._to_move, state._decision = data["to_move"], data["decision"]
         state.laid_this_turn = data["laid_this_turn"]
         return state
-
-
-def _matches_phase(phase: int, melds: list[Meld]) -> str | None:
-    """Why `melds` are not exactly the groups of `phase` (each at least its size), or None."""
-    needs = PHASES[phase]
-    want = f"phase {phase} needs {describe_phase(phase)}"
-    if len(melds) != len(needs):
-        return (f"{want}, not {len(melds)} group{'s' if len(melds) != 1 else ''} (extra cards "
-                "may only extend the phase's own groups)")
-    got = sorted(m.kind.value for m in melds)
-    if got != sorted(n.kind.value for n in needs):
-        return f"{want}, not {' + '.join(got)}"
-    # Same kinds: the largest group goes to the largest need of its kind.
-    pairs = zip(sorted(melds, key=lambda m: (m.kind.value, -len(m))),
-                sorted(needs, key=lambda n: (n.kind.value, -n.size)), strict=True)
-    for meld, need in pairs:
-        if len(meld) < need.size:
-            return f"{want}: {format_meld(meld)} has {len(meld)} cards, not {need.size}"
-    return None
 
 
 def _held(hand: list[Card], used: list[Card]) -> str | None:

@@ -231,7 +231,9 @@ class Phase10View:
         """The phases this seat may lay now (one, or in any-order every one not yet made)."""
         if self.has_laid:
             return ()
-        if self.tiebreak or not self.rules.any_order:
+        if self.tiebreak or not self.rules.any_order or self.phases[self.seat] is not None:
+            # One phase: in order, in tie-break hands, and (win=last-phase-and-out) the last
+            # phase again for a seat that completed every phase without going out.
             return (self.phases[self.seat],)  # type: ignore[return-value]
         done = set(self.completed[self.seat])
         return tuple(p for p in self.rules.sequence if p not in done)

@@ -213,7 +213,7 @@ class SolitaireState(CardGameState):
 
     # -- GameState: playing --------------------------------------------------------------------
 
-    def _place(self, action: Place) -> list[Event]:
+    def _place(self, action: Place, plan: None = None) -> list[Event]:
         pile = self.piles[PILE_SIZES.index(action.pile)]
         drawn = self.draw_pile.pop()
         pile.append(drawn)

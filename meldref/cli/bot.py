@@ -13,8 +13,11 @@ from rich.markup import escape
 from ..engine.game import UnknownGameError, find_game
 from .common import (
     EXIT_FAILED,
+    CpuOpt,
     FileSizeOpt,
+    HintsOpt,
     MemoryOpt,
+    NoNetworkOpt,
     ProcessesOpt,
     err,
     fail,
@@ -35,21 +38,32 @@ def bot_check(
     move_time: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     first_move_time: Annotated[float, typer.Option(
         help="Seconds for the first decision of a game.")] = 5.0,
+    time_bank: Annotated[float, typer.Option(
+        help="Seconds of time bank in each game (default 0: strict; a match gives 5).")] = 0.0,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
     file_size_mb: FileSizeOpt = None,
+    cpu_seconds: CpuOpt = None,
+    no_network: NoNetworkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
+    position: Annotated[Path | None, typer.Option(
+        help="Check the bot from this position file (spec/POSITION.md) instead of full games: "
+        "its answer there (legal, and the expected one if the file says), then the game "
+        "played on to the end.")] = None,
 ) -> None:
     """Check a bot program: handshake, ping, flushing, quit, and legal full games of every
     decision type. Exit 0 only if every check passes."""
     from rich.table import Table
 
     from ..tools.botcheck import check_bot
+    from ..tools.positions import PositionFileError, load_position
 
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
-                             "move-time": move_time, "first-move-time": first_move_time})
+                             "move-time": move_time, "first-move-time": first_move_time,
+                             "time-bank": time_bank, "cpu-seconds": cpu_seconds,
+                             "no-network": no_network})
     games = []
     for name in game or []:
         try:
@@ -63,8 +77,14 @@ def bot_check(
         if not as_json and sys.stderr.isatty():
             err.print(f"{marks[check.status]} {check.name}", highlight=False)
 
+    loaded = None
+    if position is not None:
+        try:
+            loaded = load_position(position)
+        except PositionFileError as exc:
+            fail(str(exc))
     report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time,
-                       limits.process_limits())
+                       limits.process_limits(), time_bank, loaded)
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
@@ -77,4 +97,68 @@ def bot_check(
         verdict = "[green]all checks pass[/green]" if report.passed else "[red]not conformant[/red]"
         out.print(verdict)
     if not report.passed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@bot_app.command("test")
+def bot_test(
+    command: Annotated[str, typer.Argument(help='The bot: a command line, quoted ("python3 '
+                                           'bots/random_bot.py"), or builtin:NAME.')],
+    folder: Annotated[Path, typer.Argument(help="A folder of position files (*.toml, "
+                                           "spec/POSITION.md), searched below too.")],
+    startup_time: Annotated[float, typer.Option(help="Seconds to say ready.")] = 10.0,
+    move_time: Annotated[float, typer.Option(help="Seconds for each answer.")] = 5.0,
+    hints: HintsOpt = None,
+    logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
+    memory_mb: MemoryOpt = None,
+    max_processes: ProcessesOpt = None,
+    file_size_mb: FileSizeOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the answers as JSON.")] = False,
+) -> None:
+    """Ask the bot for its decision in each position of FOLDER and judge every answer: legal
+    or not (and why), and, where the file states an `expect`ed action, whether it is that one.
+    Exit 0 only if every answer is legal and every expected action was found."""
+    from rich.table import Table
+
+    from ..protocol.seats import BotSpec
+    from ..tools.bottest import Answer, ask_all
+    from ..tools.positions import PositionFileError, load_position, position_files
+
+    limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
+                             "file-size-mb": file_size_mb, "startup-time": startup_time,
+                             "move-time": move_time, "first-move-time": move_time,
+                             "time-bank": 0.0, "legal-hints": hints})
+    try:
+        spec = BotSpec.parse(command)
+        loaded = [load_position(p) for p in position_files(folder)]
+    except (PositionFileError, ValueError) as exc:
+        fail(str(exc))
+
+    def show(answer: Answer) -> None:
+        if not as_json and sys.stderr.isatty():
+            mark = "[green]PASS[/green]" if answer.passed else "[red]FAIL[/red]"
+            err.print(f"{mark} {escape(answer.path.name)}", highlight=False)
+
+    answers = ask_all(spec, loaded, limits.policy(), limits.process_limits(), logs, show)
+    passed = sum(a.passed for a in answers)
+    if as_json:
+        sys.stdout.write(json.dumps({"command": command, "passed": passed,
+                                     "positions": len(answers),
+                                     "answers": [a.to_json() for a in answers]}, indent=2)
+                         + "\n")
+    else:
+        table = Table(title=escape(f"bot test: {command}"), title_justify="left")
+        for column in ("position", "seat", "decision", "answer", "legal", "expected"):
+            table.add_column(column)
+        for a in answers:
+            legal = ("[green]yes[/green]" if a.problem is None
+                     else f"[red]no[/red]: {escape(a.problem)}")
+            expected = "-" if a.matched is None else (
+                "[green]matched[/green]" if a.matched
+                else f"[red]not[/red] {escape(' | '.join(a.expected))}")
+            table.add_row(escape(str(a.path.relative_to(folder))), str(a.seat), a.decision,
+                          escape(a.action or "-"), legal, expected)
+        out.print(table)
+        out.print(f"{passed} of {len(answers)} positions passed")
+    if passed < len(answers):
         raise typer.Exit(EXIT_FAILED)

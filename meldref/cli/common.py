@@ -101,6 +101,12 @@ ProcessesOpt = Annotated[int | None, typer.Option(
     "user's processes, so only with a separate bot user; default none).")]
 FileSizeOpt = Annotated[int | None, typer.Option(
     help="The largest file a bot program may write, in MiB (RLIMIT_FSIZE; default none).")]
+CpuOpt = Annotated[int | None, typer.Option(
+    help="Cap each bot program's CPU time at this many seconds over its whole life "
+    "(RLIMIT_CPU; default none): going over it is a crash.")]
+NoNetworkOpt = Annotated[bool | None, typer.Option(
+    "--no-network", help="Run each bot program in a network namespace of its own: no "
+    "connection anywhere, this machine included (Linux; root, or user namespaces).")]
 HintsOpt = Annotated[bool | None, typer.Option(
     "--hints/--no-hints", help="Send the legal actions (`legal` lines) with every request "
     "(default on); --no-hints makes bots build their own actions.")]
@@ -110,14 +116,22 @@ def limit_flags(move_time: float | None, startup_time: float | None, *,
                 time_bank: float | None = None, increment: float | None = None,
                 max_bank: float | None = None, on_failure: str | None = None,
                 hints: bool | None = None, memory_mb: int | None = None,
-                max_processes: int | None = None,
-                file_size_mb: int | None = None) -> dict[str, Any]:
+                max_processes: int | None = None, file_size_mb: int | None = None,
+                cpu_seconds: int | None = None,
+                no_network: bool | None = None) -> dict[str, Any]:
     """The `[limits]` keys given on the command line (None: not given)."""
     given = {"move-time": move_time, "startup-time": startup_time, "time-bank": time_bank,
              "increment": increment, "max-bank": max_bank, "on-failure": on_failure,
              "legal-hints": hints, "memory-mb": memory_mb, "max-processes": max_processes,
-             "file-size-mb": file_size_mb}
+             "file-size-mb": file_size_mb, "cpu-seconds": cpu_seconds,
+             "no-network": no_network}
     return {key: value for key, value in given.items() if value is not None}
+
+
+def warn_about(limits: LimitSettings) -> None:
+    """Say which limits given cannot work here."""
+    for text in limits.warnings():
+        err.print(f"warning: {text}", markup=False)
 
 
 def limits_or_fail(flags: dict[str, Any]) -> LimitSettings:
@@ -127,4 +141,5 @@ def limits_or_fail(flags: dict[str, Any]) -> LimitSettings:
         limits.policy()
     except SettingsError as exc:
         fail(str(exc))
+    warn_about(limits)
     return limits

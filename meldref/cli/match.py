@@ -11,18 +11,20 @@ from typing import Annotated
 
 import typer
 
+from ..engine.game import GAME_NAMES
 from ..tournament.config import ConfigError, parse_pairs
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     BotOpt,
+    CpuOpt,
     FileSizeOpt,
-    GameArg,
     HintsOpt,
     IncrementOpt,
     MaxBankOpt,
     MemoryOpt,
     MoveTimeOpt,
+    NoNetworkOpt,
     OnFailureOpt,
     ProcessesOpt,
     RulesOpt,
@@ -37,7 +39,9 @@ from .common import (
 
 
 def match(
-    game: GameArg = "phase10",
+    game: Annotated[str | None, typer.Argument(
+        help=f"The game: {', '.join(GAME_NAMES)} (default phase10, or the --position's).")
+    ] = None,
     bot: BotOpt = None,
     players: Annotated[int | None, typer.Option(
         "--players", "-n", help="Seats of built-in greedy bots when no --bot is given "
@@ -61,8 +65,14 @@ def match(
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
     file_size_mb: FileSizeOpt = None,
+    cpu_seconds: CpuOpt = None,
+    no_network: NoNetworkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
                                           "(deterministic: no times).")] = False,
+    position: Annotated[Path | None, typer.Option(
+        help="Start every game from this position file (spec/POSITION.md): its game, seats, "
+        "rules (--rules go over them) and seed (--seed goes over it); the seats rotate from "
+        "game to game.")] = None,
 ) -> None:
     """Play one or more games between bots and print who won."""
     from ..tournament.match import (
@@ -74,16 +84,17 @@ def match(
     )
     from .report import match_table, totals_table
 
-    if seed is None:
+    if seed is None and position is None:
         seed = random.SystemRandom().randrange(1_000_000)
     limits = limits_or_fail(limit_flags(
         move_time, startup_time, time_bank=time_bank, increment=increment, max_bank=max_bank,
         on_failure=on_failure, hints=hints, memory_mb=memory_mb, max_processes=max_processes,
-        file_size_mb=file_size_mb))
+        file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
+        no_network=no_network))
     stop_on_signals()  # from here on bots may run: a signal must close them
     try:
         spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
-                           limits, replay)
+                           limits, replay, position)
         announced = preflight(spec.game, spec.bots, limits.policy().startup_time,
                               limits=limits.process_limits())
         spec = with_announced_names(spec, announced)  # results show each bot's `id name`

@@ -23,7 +23,8 @@ from .common import (
     out,
 )
 
-replay_app = typer.Typer(no_args_is_help=True, help="Show, verify, count and resume replays.")
+replay_app = typer.Typer(no_args_is_help=True,
+                         help="Show, verify, count and resume replays; write positions.")
 
 def _files(paths: list[Path]) -> list[Path]:
     """The replay files under `paths`; exit 2 if a path cannot be read as replays or none is
@@ -179,6 +180,38 @@ def replay_resume(
                   "(a seat failed before the resume point)")
     if done.line.get("status") != "ok":
         raise typer.Exit(EXIT_FAILED)
+
+
+@replay_app.command("position")
+def replay_position(
+    path: Annotated[Path, typer.Argument(help="A replay file (a truncated one too).")],
+    at: Annotated[int, typer.Option(help="The position after this many actions (0 = the "
+                                    "start).")],
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write the position file here (default: print it).")] = None,
+    expect: Annotated[bool, typer.Option(
+        "--expect", help="Add the action the replay played there as `expect` (for "
+        "`meldref bot test`).")] = False,
+) -> None:
+    """Write the position at action --at of a replay as a position file (spec/POSITION.md),
+    to play on with `meldref match --position` or to test a bot with `meldref bot test`."""
+    from ..replay.files import ReplayError, ReplayPathError, check_replay_file
+    from ..tools.positions import PositionFileError, position_at
+
+    try:
+        text = position_at(check_replay_file(path), at, expect)
+    except (ReplayPathError, PositionFileError) as exc:
+        fail(str(exc))
+    except (ReplayError, OSError) as exc:
+        fail(f"{path}: {exc}", EXIT_FAILED)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"--output {output}: {exc.strerror or exc}")
+    out.print(f"position: {output}", markup=False)
 
 
 @replay_app.command("html")

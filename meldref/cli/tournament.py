@@ -14,12 +14,14 @@ from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     BotOpt,
+    CpuOpt,
     FileSizeOpt,
     HintsOpt,
     IncrementOpt,
     MaxBankOpt,
     MemoryOpt,
     MoveTimeOpt,
+    NoNetworkOpt,
     OnFailureOpt,
     ProcessesOpt,
     RulesOpt,
@@ -30,6 +32,7 @@ from .common import (
     limit_flags,
     out,
     stop_on_signals,
+    warn_about,
 )
 
 SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
@@ -72,6 +75,8 @@ def tournament(
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
     file_size_mb: FileSizeOpt = None,
+    cpu_seconds: CpuOpt = None,
+    no_network: NoNetworkOpt = None,
     keep_logs: Annotated[bool, typer.Option(
         help="Keep every bot's stderr log, not only those of failed games.")] = False,
     stop_after: Annotated[int | None, typer.Option(
@@ -125,9 +130,11 @@ def tournament(
             "limits": limit_flags(move_time, startup_time, time_bank=time_bank,
                               increment=increment, max_bank=max_bank, on_failure=on_failure,
                               hints=hints, memory_mb=memory_mb, max_processes=max_processes,
-                              file_size_mb=file_size_mb),
+                              file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
+                              no_network=no_network),
         }
         cfg = build_config(data, overrides)
+        warn_about(cfg.limits)
         problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
         if problem or (cfg.cluster is not None and (problem := cluster_missing())):
             raise ConfigError(problem)

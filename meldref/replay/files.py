@@ -30,6 +30,7 @@ from ..engine.game import (
     find_game,
     rules_from_json,
 )
+from ..engine.position import Position, PositionError, read_position
 from ..private import open_private, private_dir
 from ..protocol.records import event_record
 from . import schema
@@ -155,13 +156,29 @@ class Replay:
         return rules_from_json(self.game.rules_type, self.header["rules"])
 
     def new_state(self) -> GameState:
-        """The game as it starts, from the header; `ReplayError` if the header cannot start
-        one (rules that are not the game's, a player count it does not take)."""
+        """The game as it starts, from the header: a new deal, or its `position`;
+        `ReplayError` if the header cannot start one (rules that are not the game's, a player
+        count it does not take, a position that is not one)."""
         h = self.header
         try:
+            if "position" in h:
+                return self.position().start()
             return self.game.new_game(self.rules(), int(h["players"]), h["seed"])
         except (RuleOptionError, ValueError, TypeError) as exc:
             raise ReplayError(1, f"cannot start the game from the header: {exc}") from None
+
+    def position(self) -> Position:
+        """The header's `position` (a game that started there), checked against its seed and
+        players; `PositionError` if it is not a position of this game and header."""
+        h = self.header
+        data = h["position"]
+        if not isinstance(data, dict):
+            raise PositionError("position: a table of the position's keys")
+        position = read_position(self.game, self.rules(), data)
+        if position.seed != h["seed"] or position.players != h["players"]:
+            raise PositionError(f"position: seed {position.seed} and {position.players} seats, "
+                                f"the header's {h['seed']!r} and {h['players']!r}")
+        return position
 
     def seat_names(self) -> list[str]:
         seats = self.header.get("seats") or []

@@ -1,10 +1,11 @@
 """`meldref replay resume`: continue a recorded game from any action with other (or the same)
 bots.
 
-The game is replayed from its seed through the referee, each seat answering with its recorded
-actions up to the chosen point (a `ScriptedSeat` in front of the real bot, which sees every
-event as if it had played), and the bots play on from there. The new replay is a whole game
-from the seed, so `replay verify` checks it like any other.
+The game is replayed from its seed (or the position it started from) through the referee, each
+seat answering with its recorded actions up to the chosen point (a `ScriptedSeat` in front of
+the real bot, which sees every event as if it had played), and the bots play on from there. The
+new replay is a whole game from the seed (or the position), so `replay verify` checks it like
+any other.
 """
 
 from __future__ import annotations
@@ -135,9 +136,11 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
         inner = make_seats(info, bots, int(header["seed"]), [None] * players,
                            limits.process_limits())
         seats = [ScriptedSeat(s, script) for s in inner]
+        position = replay.position() if "position" in header else None
         record = play_recorded(info, rules, bots, seats, header["seed"], policy, target,
                                header.get("game_id"), also=script.on_record,
-                               extra={"resumed_from": {"path": str(path), "at": at}})
+                               extra={"resumed_from": {"path": str(path), "at": at}},
+                               position=position)
     finally:
         close_seats(seats)
     line = {"game_id": header.get("game_id") or path.stem, "seed": header["seed"],

@@ -132,6 +132,8 @@ def _header_lines(replay: Replay, seat: int | None) -> list[str]:
     for s in h.get("seats") or []:
         version = f" v{s['version']}" if s.get("version") else ""
         lines.append(f"  seat {s['seat']}: {s.get('name')}{version}  [{s.get('spec')}]")
+    if "position" in h:  # its cards are not told: `replay position --at 0` writes them
+        lines.append("  started from a written position, not a deal (replay position --at 0)")
     if seat is not None:
         lines.append(f"(as seat {seat} saw it: other hands and the draw pile hidden)")
     return lines

@@ -24,7 +24,8 @@ from ..engine.game import GAME_NAMES, UnknownGameError, find_game
 from ..private import private_dir
 from ..protocol.channel import BotCommand, BotProcess
 from ..protocol.referee import MatchPolicy, play_game
-from ..protocol.seats import Limits, ProcessSeat, Seat, seat_from_spec
+from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
+from .positions import PositionFile
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 OPPONENT = "builtin:greedy"
@@ -68,7 +69,8 @@ class RawBot:
     """A bot process read byte by byte, to tell missing newlines and missing flushes apart."""
 
     def __init__(self, command: BotCommand, log: Path | None, limits: Limits) -> None:
-        self.process = BotProcess(command, log, limits.stderr_limit, limits.rlimits())
+        self.process = BotProcess(command, log, limits.stderr_limit, limits.rlimits(),
+                                  limits.no_network)
         self.buffer = b""
         self.eof = False
 
@@ -113,8 +115,13 @@ class RawBot:
         with contextlib.suppress(OSError):
             os.close(self.process.stdin_fd)
 
-    def why_silent(self, what: str, waited: float) -> str:
-        """After a missed deadline: newline missing, output held back, or nothing at all."""
+    def why_silent(self, what: str, waited: float, seen: Sequence[str] = ()) -> str:
+        """After a missed deadline: other lines instead, newline missing, output held back, or
+        nothing at all."""
+        if seen:
+            shown = " | ".join(repr(s) for s in seen[:3])
+            return (f"no {what} within {waited:g} s; it sent {shown} instead (each message on "
+                    "a line of its own, exactly as PROTOCOL.md writes it)")
         if self.buffer:
             return (f"no {what} within {waited:g} s, but {self.buffer[:60]!r} arrived without "
                     "a newline: end every line with \\n")
@@ -148,9 +155,12 @@ class RawBot:
 def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.0,
               move_time: float = 1.0, log_dir: Path | None = None,
               progress: Callable[[Check], None] | None = None,
-              first_move_time: float = 5.0, limits: Limits | None = None) -> Report:
+              first_move_time: float = 5.0, limits: Limits | None = None,
+              time_bank: float = 0.0, position: PositionFile | None = None) -> Report:
     """Run the whole checklist against the program `command`, every process of it under the
-    resource limits of `limits` (as a match would run it)."""
+    resource limits of `limits` (as a match would run it). With a `position`, its game is
+    checked from there instead of from a deal: the bot's answer in it, then the game played
+    on to its end."""
     report = Report(command)
     limits = limits or Limits()
 
@@ -167,14 +177,19 @@ def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.
     log = (log_dir / "session.stderr") if log_dir else None
     if log_dir:
         private_dir(log_dir)
-    first = games[0] if games else "phase10"
+    first = position.game.name if position else games[0] if games else "phase10"
     if not _session_checks(parsed, first, startup_time, log, report, add, limits):
+        return report
+    if position is not None:
+        _position_checks(command, position, startup_time,
+                         (move_time, first_move_time, time_bank),
+                         log_dir, add, limits)
         return report
     claimed = report.ids.get("games", "")
     wanted = list(games) or _claimed(claimed) or list(GAME_NAMES)
     for game in wanted:
-        _game_checks(command, game, startup_time, (move_time, first_move_time), log_dir, add,
-                     limits)
+        _game_checks(command, game, startup_time, (move_time, first_move_time, time_bank),
+                     log_dir, add, limits)
     return report
 
 
@@ -197,8 +212,7 @@ def _session_checks(command: BotCommand, game: str, startup: float, log: Path | 
         add("starts", PASS, f"pid {bot.process.pid}")
         if not _handshake(bot, game, startup, report, add):
             return False
-        _ping(bot, add)
-        _unknown_message(bot, add)
+        _unknown_message(bot, add, _ping(bot, add))
         _quit(bot, add)
     finally:
         bot.shutdown()
@@ -211,8 +225,13 @@ def _handshake(bot: RawBot, game: str, startup: float, report: Report, add: Add)
     bot.send(f"meldref 1 {game}")
     line, seen = bot.expect(lambda s: s.strip().lower() == "ready", startup)
     if line is None:
-        stray = f" (it sent: {' | '.join(seen[:3])})" if seen else ""
-        add("handshake", FAIL, bot.why_silent("`ready`", startup) + stray)
+        # `id` and `info` lines are fine before `ready`: only other lines are news.
+        odd = [s for s in seen if not s.lower().startswith(("id ", "info "))]
+        if not odd and bot.buffer:
+            stray = f" (it sent: {' | '.join(seen[:3])})" if seen else ""
+            add("handshake", FAIL, bot.why_silent("`ready`", startup) + stray)
+        else:
+            add("handshake", FAIL, bot.why_silent("`ready`", startup, odd))
         return False
     for text in seen:
         words = text.split(maxsplit=2)
@@ -229,24 +248,30 @@ def _handshake(bot: RawBot, game: str, startup: float, report: Report, add: Add)
     return True
 
 
-def _ping(bot: RawBot, add: Add) -> None:
+def _ping(bot: RawBot, add: Add) -> bool:
     bot.send("ping check-1")
-    line, _ = bot.expect(lambda s: s.split()[:2] == ["pong", "check-1"], 1.0)
+    line, seen = bot.expect(lambda s: s.split()[:2] == ["pong", "check-1"], 1.0)
     add("answers ping", PASS if line else FAIL,
-        "pong check-1" if line else bot.why_silent("`pong check-1`", 1.0))
+        "pong check-1" if line else bot.why_silent("`pong check-1`", 1.0, seen))
+    return line is not None
 
 
-def _unknown_message(bot: RawBot, add: Add) -> None:
+def _unknown_message(bot: RawBot, add: Add, answers_ping: bool) -> None:
+    name = "ignores unknown messages"
+    if not answers_ping:
+        # The probe is a ping: a bot that ignores pings would fail here for that reason alone
+        # (and the ping check has closed its input to see whether it flushes).
+        add(name, WARN, "not checked: it does not answer ping, the probe this check uses")
+        return
     bot.send("xyzzy-unknown-message from a later protocol version")
     bot.send("ping check-2")
     line, seen = bot.expect(lambda s: s.split()[:2] == ["pong", "check-2"], 1.0)
     if line is None:
-        add("ignores unknown messages", FAIL, bot.why_silent("`pong check-2` after an unknown "
-                                                             "message", 1.0))
+        add(name, FAIL, bot.why_silent("`pong check-2` after an unknown message", 1.0, seen))
     elif seen:
-        add("ignores unknown messages", WARN, f"answered an unknown message with {seen[:2]}")
+        add(name, WARN, f"answered an unknown message with {seen[:2]}")
     else:
-        add("ignores unknown messages", PASS, "still answers ping")
+        add(name, PASS, "still answers ping")
 
 
 def _quit(bot: RawBot, add: Add) -> None:
@@ -281,17 +306,14 @@ def _end_of_input(command: BotCommand, game: str, startup: float, add: Add,
         bot.shutdown()
 
 
-def _game_checks(command: str, game: str, startup: float, times: tuple[float, float],
+def _game_checks(command: str, game: str, startup: float, times: tuple[float, float, float],
                  log_dir: Path | None, add: Add, limits: Limits) -> None:
     try:
         info = find_game(game)
     except UnknownGameError as exc:
         add(f"{game}: a full game", FAIL, f"this meldref cannot play {game}: {exc}")
         return
-    move_time, first_move_time = times
-    policy = MatchPolicy(move_time=move_time, first_move_time=max(move_time, first_move_time),
-                         startup_time=startup, time_bank=0.0, illegal_retries=0,
-                         on_failure="forfeit")
+    policy = _strict(startup, times)
     players = info.min_players  # the smallest table: the bot's own decisions come often
     log = (log_dir / f"{game}.stderr") if log_dir else None
     seat = seat_from_spec(command, info, limits=limits, log_path=log)
@@ -302,6 +324,57 @@ def _game_checks(command: str, game: str, startup: float, times: tuple[float, fl
                 return
     finally:
         seat.close()
+
+
+def _strict(startup: float, times: tuple[float, float, float]) -> MatchPolicy:
+    """The checks' policy: no retries, so any fault fails (the bank: `--time-bank`)."""
+    move_time, first_move_time, time_bank = times
+    return MatchPolicy(move_time=move_time, first_move_time=max(move_time, first_move_time),
+                       startup_time=startup, time_bank=time_bank, illegal_retries=0,
+                       on_failure="forfeit")
+
+
+def _position_checks(command: str, loaded: PositionFile, startup: float,
+                     times: tuple[float, float, float], log_dir: Path | None, add: Add,
+                     limits: Limits) -> None:
+    from .bottest import ask
+
+    policy = _strict(startup, times)
+    name = f"position {loaded.path.name}"
+    log = (log_dir / "position.stderr") if log_dir else None
+    answer = ask(BotSpec.parse(command), loaded, policy, limits, log)
+    if answer.problem is not None or answer.action is None:
+        add(f"{name}: the answer", FAIL, f"seat {answer.seat} {answer.decision}: "
+            f"{answer.action!r}: {answer.problem}")
+        return
+    if answer.matched is False:  # a legal answer conforms; how good it is, `bot test` says
+        add(f"{name}: the answer", WARN, f"seat {answer.seat} {answer.decision}: "
+            f"{answer.action!r} is legal but not the expected {' or '.join(answer.expected)}")
+    else:
+        expected = ", the expected one" if answer.matched else " (no expected action stated)"
+        add(f"{name}: the answer", PASS, f"seat {answer.seat} {answer.decision}: "
+            f"{answer.action!r}, legal{expected}")
+    info, seat_no = loaded.game, answer.seat
+    seat = seat_from_spec(command, info, limits=limits,
+                          log_path=(log_dir / "position-game.stderr") if log_dir else None)
+    seats = [seat if s == seat_no else seat_from_spec(OPPONENT, info, seed=s)
+             for s in range(loaded.position.players)]
+    label = f"{name}: the game played on"
+    try:
+        record = play_game(info, loaded.rules, seats, loaded.position.seed, policy,
+                           start=loaded.position.start())
+    except Exception as exc:  # the referee must not stop; if it does, say so
+        add(label, FAIL, f"the referee failed: {exc!r}")
+        return
+    finally:
+        seat.close()
+    faults = record.faults[seat_no]
+    if faults or record.status[seat_no] != "ok":
+        first = faults[0] if faults else None
+        add(label, FAIL, f"{first.outcome}: {first.detail}" if first else record.status[seat_no])
+        return
+    add(label, PASS, f"{len(record.actions)} actions to the end, result "
+                     f"{record.outcome.termination.value}, place {record.outcome.places[seat_no]}")
 
 
 def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n: int,
@@ -323,7 +396,9 @@ def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n:
         return False
     faults = record.faults[0]
     if faults or record.status[0] != "ok":
-        first = faults[0] if faults else None
+        # The fault that ended the seat says why; notes it caused (a late answer after a
+        # timeout) come first in the record but are not the reason.
+        first = next((f for f in faults if f.fatal), faults[0] if faults else None)
         why = f"{first.outcome}: {first.detail}" if first else record.status[0]
         if first is not None and first.outcome == "stalled":
             why += " (a bot that does not flush stdout looks exactly like this)"

@@ -15,11 +15,14 @@ from typing import Any, Final
 
 from ..bots import UnknownBotError
 from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
+from ..engine.position import Position
 from ..private import copy_private, file_problem, folder_problem, private_dir
+from ..protocol.channel import network_isolation_problem
 from ..protocol.errors import BotError
 from ..protocol.records import GameRecord, Tally
 from ..protocol.seats import BotSpec, Limits
 from ..settings import LimitSettings, SettingsError, parse_rules
+from ..tools.positions import load_position
 from .config import MAX_GAMES, MAX_PLAYERS, ConfigError
 from .runner import run_job, safe_name, which_missing
 from .schedule import BotEntry, GameJob, bot_entries
@@ -38,17 +41,20 @@ class MatchSpec:
     games: int
     limits: LimitSettings
     replay: Path | None = None
+    position: Position | None = None  # every game starts there (`--position`), its seed `seed`
 
     def jobs(self) -> list[GameJob]:
-        """Game g: seed + g, the seats rotated g places (each bot plays each position)."""
+        """Game g: seed + g, the seats rotated g places (each bot plays each position). From a
+        position every game starts in the same state (seed included): only the seats rotate."""
         k = len(self.bots)
         policy, limits = self.limits.policy(), self.limits.process_limits()
         out = []
         for g in range(self.games):
             r = g % k
             seats = self.bots[r:] + self.bots[:r]
-            out.append(GameJob(g, f"game-{g + 1:04d}", self.game, self.rules, self.seed + g, g,
-                               tuple(seats), policy, limits))
+            seed = self.seed if self.position is not None else self.seed + g
+            out.append(GameJob(g, f"game-{g + 1:04d}", self.game, self.rules, seed, g,
+                               tuple(seats), policy, limits, self.position))
         return out
 
     def replay_path(self, job: GameJob) -> Path | None:
@@ -60,16 +66,34 @@ class MatchSpec:
         return self.replay / f"{job.game_id}.jsonl"
 
 
-def build_match(game: str, specs: Sequence[str], players: int | None, seed: int, games: int,
-                rules: Mapping[str, str], limits: LimitSettings,
-                replay: Path | None) -> MatchSpec:
-    """Check everything a match needs before a bot starts; `ConfigError` with the reason."""
+def build_match(game: str | None, specs: Sequence[str], players: int | None, seed: int | None,
+                games: int, rules: Mapping[str, str], limits: LimitSettings,
+                replay: Path | None, position: Path | None = None) -> MatchSpec:
+    """Check everything a match needs before a bot starts; `ConfigError` with the reason.
+
+    From a `position` file, the game, the rules (`rules` over its own), the seats and the seed
+    (`seed` over its own) are the position's; else `seed` is required.
+    """
+    start = None
     try:
-        info = find_game(game)
         bots = [BotSpec.parse(s) for s in specs]
-        rule_set = parse_rules(info.rules_type, rules)
+        if position is not None:
+            loaded = load_position(position, game, rules, seed)
+            info, rule_set, start = loaded.game, loaded.rules, loaded.position
+            if players is not None and players != start.players:
+                raise ConfigError(f"--players {players}: the position has {start.players} "
+                                  "seats")
+            if len(bots) > 1 and len(bots) != start.players:
+                raise ConfigError(f"the position has {start.players} seats, not {len(bots)} "
+                                  "--bot")
+            seed, players = start.seed, start.players
+        else:
+            info = find_game(game or "phase10")
+            rule_set = parse_rules(info.rules_type, rules)
     except (UnknownGameError, ValueError) as exc:
         raise ConfigError(str(exc)) from None
+    if seed is None:
+        raise ConfigError("a match needs a seed")
     if players is not None and not 1 <= players <= MAX_PLAYERS:
         raise ConfigError(f"--players {players}: from 1 to {MAX_PLAYERS}")
     if not 1 <= games <= MAX_GAMES:
@@ -85,7 +109,8 @@ def build_match(game: str, specs: Sequence[str], players: int | None, seed: int,
         limits.policy()
     except (RuleOptionError, SettingsError) as exc:
         raise ConfigError(str(exc)) from None
-    spec = MatchSpec(info.name, rule_set, tuple(bot_entries(bots)), seed, games, limits, replay)
+    spec = MatchSpec(info.name, rule_set, tuple(bot_entries(bots)), seed, games, limits, replay,
+                     start)
     _check_replay_path(spec)
     return spec
 
@@ -128,6 +153,10 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
     name` each program announced, by spec (for `with_announced_names`)."""
     info = find_game(game)
     rlimits = limits or Limits()
+    if rlimits.no_network and any(b.spec.builtin is None for b in bots):
+        problem = network_isolation_problem()
+        if problem is not None:
+            raise ConfigError(f"--no-network: {problem}")
     announced: dict[BotSpec, str] = {}
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
@@ -215,7 +244,8 @@ def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
         actions=line["actions"],
         decisions=line["decisions"],
         seat_status=list(line["seat_status"]),
-        faults=[[{"outcome": f["outcome"], "fatal": f["fatal"]} for f in fs]
+        faults=[[{"outcome": f["outcome"], "fatal": f["fatal"], "detail": f["detail"]}
+                 for f in fs]
                 for fs in line["faults"]],
         detail={k: v for k, v in detail.items()},
     )
@@ -241,10 +271,12 @@ def totals(lines: Sequence[Mapping[str, Any]], bots: Sequence[BotEntry]) -> list
 
 
 def match_json(spec: MatchSpec, lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    position = {"position": spec.position.to_json()} if spec.position is not None else {}
     return {
         "game": spec.game,
         "rules": rules_to_json(spec.rules),
         "seed": spec.seed,
+        **position,
         "players": len(spec.bots),
         "bots": bots_json(spec.bots),
         "games": [game_summary(line) for line in lines],

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.game import GameInfo, find_game
+from ..engine.position import Position
 from ..private import create_private, private_dir
 from ..protocol.records import GameRecord
 from ..protocol.referee import MatchPolicy, play_game
@@ -119,14 +120,18 @@ class ReplayRecorder:
 def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: Sequence[Seat],
                   seed: int, policy: MatchPolicy, replay: Path | None,
                   game_id: str | None = None, also: RecordHook | None = None,
-                  extra: Mapping[str, Any] | None = None) -> GameRecord:
+                  extra: Mapping[str, Any] | None = None,
+                  position: Position | None = None) -> GameRecord:
     """`play_game` with a replay written line by line to `replay` (if given).
 
-    `also` sees every record too; `extra` adds fields to the replay header.
+    `also` sees every record too; `extra` adds fields to the replay header; a game from a
+    `position` starts there, and the header records it (`position`).
     """
     hooks: list[RecordHook] = [also] if also is not None else []
     recorder = None
     if replay is not None:
+        if position is not None:
+            extra = {**(extra or {}), "position": position.to_json()}
         recorder = ReplayRecorder(replay, game_id, bots, seats, extra)
         hooks.append(recorder)
 
@@ -135,7 +140,9 @@ def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: S
             hook(record)
 
     try:
-        return play_game(info, rules, seats, seed, policy, on_record=on_record if hooks else None)
+        start = position.start() if position is not None else None
+        return play_game(info, rules, seats, seed, policy, on_record=on_record if hooks else None,
+                         start=start)
     finally:
         if recorder is not None:
             recorder.close()
@@ -158,7 +165,7 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
     try:
         seats = make_seats(info, job.bots, job.seed, logs, job.limits, job.cwd)
         record = play_recorded(info, job.rules, job.bots, seats, job.seed, job.policy, replay,
-                               job.game_id)
+                               job.game_id, position=job.position)
     except Exception as exc:
         detail = "".join(traceback.format_exception_only(exc)).strip()
         line.update(status="error", error=detail, logs=[_rel(p, folder) for p in logs])

@@ -19,6 +19,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from ..engine.game import rules_to_json
+from ..engine.position import Position
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Limits
 from ..verdicts.seatings import Seating, seatings
@@ -52,6 +53,7 @@ class GameJob:
     bots: tuple[BotEntry, ...]  # in seat order
     policy: MatchPolicy = field(default_factory=MatchPolicy)
     limits: Limits = field(default_factory=Limits)  # every bot program's process limits
+    position: Position | None = None  # the game starts there (its seed is `seed`), not a deal
     cwd: str | None = None  # the folder bot programs run in (None: the referee's own)
 
     def to_json(self) -> dict[str, Any]:

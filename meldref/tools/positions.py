@@ -1,0 +1,144 @@
+"""Position files (spec/POSITION.md): TOML read into a checked `Position`, and written back.
+
+The engine reads and writes positions as mappings (`engine.position`); this module is the file
+around them: TOML (`tomllib` to read, `tomlkit` to write, for its readable layout), the `game`
+key, the `[rules]` table read like every rule option (`settings.parse_rules`, with `--rules`
+over it), and folders of positions for `meldref bot test`.
+"""
+
+from __future__ import annotations
+
+import stat
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import tomlkit
+
+from ..engine.game import GameInfo, UnknownGameError, find_game, rules_to_json
+from ..engine.position import Position, PositionError, position_of, read_position
+from ..settings import SettingsError, parse_rules
+
+MAX_BYTES: Final = 1 << 20  # a position is a few KB; a larger file is not one
+HEADER: Final = ("meldref position (spec/POSITION.md): every card of the deck exactly once; "
+                 "piles are written top card first")
+
+
+class PositionFileError(ValueError):
+    """A position file that cannot be read or played; the message names the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class PositionFile:
+    """A position read from a file: its game, the rules it is played under, the position."""
+
+    path: Path
+    game: GameInfo
+    rules: Any
+    position: Position
+
+
+def load_position(path: Path, game: str | None = None, rules: Mapping[str, Any] | None = None,
+                  seed: int | None = None) -> PositionFile:
+    """The position in the TOML file `path`; `game` (when given) must be the file's, `rules`
+    (option texts, as `--rules` gives them) go over its `[rules]`, and `seed` over its seed.
+    `PositionFileError` naming the file and what is wrong."""
+    data = _read_toml(path)
+    try:
+        info = find_game(str(data.get("game") or game or ""))
+    except UnknownGameError as exc:
+        raise PositionFileError(f"{path}: game: {exc}") from None
+    if game is not None and find_game(game).name != info.name:
+        raise PositionFileError(f"{path}: a {info.name} position, not {find_game(game).name}")
+    options = data.pop("rules", {})
+    if not isinstance(options, dict):
+        raise PositionFileError(f"{path}: rules: a table of rule options ([rules])")
+    try:
+        rule_set = parse_rules(info.rules_type, {**options, **(rules or {})},
+                               where=f"{path} [rules]")
+        if seed is not None:
+            data["seed"] = seed
+        position = read_position(info, rule_set, data)
+    except (SettingsError, PositionError) as exc:
+        raise PositionFileError(f"{path}: {exc}") from None
+    settled = position.start()
+    return PositionFile(path, info, getattr(settled, "rules", rule_set), position)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise PositionFileError(f"{path}: not a regular file")
+        if path.stat().st_size > MAX_BYTES:
+            raise PositionFileError(f"{path}: over {MAX_BYTES} bytes: not a position")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PositionFileError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PositionFileError(f"{path}: cannot read it: {exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PositionFileError(f"{path}: not TOML: {exc}") from None
+
+
+def position_files(folder: Path) -> list[Path]:
+    """The position files of a folder (`*.toml`, sorted); `PositionFileError` if none."""
+    if not folder.is_dir():
+        raise PositionFileError(f"{folder}: not a folder")
+    files = sorted(p for p in folder.rglob("*.toml") if p.is_file())
+    if not files:
+        raise PositionFileError(f"{folder}: no position files (*.toml)")
+    return files
+
+
+def position_toml(position: Mapping[str, Any], rules: Any) -> str:
+    """A position (`Position.to_json`, `engine.position.position_of`) and the rules it is
+    played under as the text of a position file: the options that differ from the defaults
+    in `[rules]`, then the seats, the table and the piles."""
+    defaults = rules_to_json(type(rules)())
+    changed = {k: ("none" if v is None else v) for k, v in rules_to_json(rules).items()
+               if v != defaults[k]}
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment(HEADER))
+    tables = ("seat", "table", "piles")
+    for key, value in position.items():
+        if key not in tables:
+            doc.add(key, value)
+    if changed:
+        doc.add("rules", changed)
+    for key in tables:
+        if key in position:
+            doc.add(key, position[key])
+    return tomlkit.dumps(doc)
+
+
+def position_at(path: Path, at: int, expect: bool = False) -> str:
+    """The position file of the replay `path` after `at` actions; with `expect`, the action
+    the replay played there as `expect`. `ReplayError` or `PositionFileError` saying why not."""
+    from ..replay.files import ReplayError, load_replay, simulate
+
+    replay = load_replay(path)
+    actions = [str(r["action"]) for _, r in replay.actions()]
+    if not 0 <= at <= len(actions):
+        raise PositionFileError(f"--at {at}: the replay holds actions 0..{len(actions)}")
+    state = simulate(replay, stop_after=at)
+    if state.to_move is None:
+        raise PositionFileError(f"--at {at}: the game is over there; a position is a game "
+                                "still to play")
+    try:
+        data = position_of(state)
+    except PositionError as exc:
+        raise ReplayError(0, str(exc)) from None
+    if expect:
+        if at == len(actions):
+            raise PositionFileError(f"--expect: the replay has no action {at} (it stops there)")
+        data["expect"] = actions[at]
+    return position_toml(data, getattr(state, "rules", replay.rules()))
+
+
+__all__ = ["PositionFile", "PositionFileError", "load_position", "position_at",
+           "position_files", "position_toml"]
