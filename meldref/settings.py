@@ -99,6 +99,8 @@ def wanted(error: Mapping[str, Any]) -> str:
     if kind == "less_than_equal":
         return f"at most {ctx.get('le'):,}" if isinstance(ctx.get("le"), int) else (
             f"at most {ctx.get('le')}")
+    if kind == "value_error" and ctx.get("error") is not None:
+        return str(ctx["error"])  # our own validators' words
     if kind == "literal_error":
         return "one of " + str(ctx.get("expected", "")).replace("'", "").replace(" or ", ", ")
     message = str(error["msg"])

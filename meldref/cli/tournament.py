@@ -81,6 +81,20 @@ def tournament(
         help="Keep every bot's stderr log, not only those of failed games.")] = False,
     stop_after: Annotated[int | None, typer.Option(
         help="Play at most this many games now, then stop (resume later).")] = None,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play on a dask cluster: local:N (N worker processes on this machine) or a "
+        "scheduler's tcp://HOST:PORT or tls://HOST:PORT (pip install 'meldref[cluster]').")
+        ] = None,
+    bot_folder: Annotated[Path | None, typer.Option(
+        help="Start bot programs in this folder (default: the current one); on a cluster "
+        "every worker needs it at the same path, or --upload-bots.")] = None,
+    upload_bots: Annotated[bool | None, typer.Option(
+        "--upload-bots/--no-upload-bots", help="Send --bot-folder to every cluster worker "
+        "(checked by digest) instead of finding it on a shared filesystem.")] = None,
+    cluster_files: Annotated[str | None, typer.Option(
+        help="Where a cluster's workers write replays and logs: shared (in the output "
+        "folder, seen by every worker), client (sent back with each result) or auto "
+        "(default: shared if every worker sees the folder).")] = None,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
@@ -88,7 +102,13 @@ def tournament(
     from ..private import folder_problem
     from ..tournament.config import with_announced_names
     from ..tournament.match import preflight
-    from ..tournament.run import check_folder, prepare_folder, run_tournament, settle_seed
+    from ..tournament.run import (
+        check_folder,
+        cluster_missing,
+        prepare_folder,
+        run_tournament,
+        settle_seed,
+    )
 
     if seed is not None:
         err.print(SEED_ON_ARGV, markup=False)
@@ -103,7 +123,9 @@ def tournament(
         overrides = {
             "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
             "format": fmt, "duplicate": duplicate, "seed": seed, "sprt": sprt,
-            "out": None if out_dir is None else str(out_dir),
+            "out": None if out_dir is None else str(out_dir), "cluster": cluster,
+            "bot-folder": None if bot_folder is None else str(bot_folder),
+            "upload-bots": upload_bots, "cluster-files": cluster_files,
             "rules": parse_pairs(rules or []),
             "limits": limit_flags(move_time, startup_time, time_bank=time_bank,
                               increment=increment, max_bank=max_bank, on_failure=on_failure,
@@ -114,10 +136,11 @@ def tournament(
         cfg = build_config(data, overrides)
         warn_about(cfg.limits)
         problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
-        if problem:
+        if problem or (cfg.cluster is not None and (problem := cluster_missing())):
             raise ConfigError(problem)
         announced = preflight(cfg.plan.game, cfg.plan.bots, cfg.policy.startup_time,
-                              cfg.folder / "logs", cfg.process_limits)
+                              cfg.folder / "logs", cfg.process_limits,
+                              None if cfg.bot_folder is None else str(cfg.bot_folder))
         cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
         cfg = settle_seed(cfg)  # no seed given: drawn now, or the one this folder already used
         check_folder(cfg)
@@ -126,7 +149,10 @@ def tournament(
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted before the first game", EXIT_INTERRUPTED)
-    run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
+    try:  # a cluster's start-up check fails here, when the first games are due
+        run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
+    except ConfigError as exc:
+        fail(str(exc))
     _print_tournament(run, cfg, as_json)
     if run.stopped == "interrupted":
         err.print(f"interrupted: {run.missing} games missing; rerun the same command to resume")

@@ -10,6 +10,10 @@ seed = 1                   # leave out to draw one (kept in the private output f
 jobs = 2
 out = "runs/phase10-a"     # the output folder (default: tournaments/<game>-<fingerprint>)
 sprt = "0,10,0.05,0.05"    # two bots only: stop once H0 or H1 is accepted
+bot-folder = "contest"     # bot programs start in this folder (default: the current one)
+cluster = "tcp://10.0.0.1:8786"  # play on a dask cluster (or "local:N"); see cluster.py
+cluster-files = "auto"     # replays and logs: "shared" folder, back to the "client", or auto
+upload-bots = false        # send bot-folder to every worker (dask's upload), checked by hash
 
 [rules]                    # rule options, as `--rules KEY=VALUE`
 phases-to-win = 3
@@ -31,12 +35,13 @@ came from (`players` in the file, `--players` on the command line), then merged:
 
 from __future__ import annotations
 
+import re
 import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -53,8 +58,10 @@ from ..settings import (
     parse_rules,
     validate,
 )
-from ..verdicts.sprt import SprtSpec
 from .schedule import GameJob, Plan, bot_entries
+
+if TYPE_CHECKING:  # scipy, under it, takes a second to load: not for every cluster worker
+    from ..verdicts.sprt import SprtSpec
 
 MAX_PLAYERS: Final = 64
 MAX_CONFIG_BYTES: Final = 1 << 20
@@ -62,9 +69,14 @@ MAX_GAMES: Final = 1_000_000  # per table
 MAX_JOBS: Final = 256
 MAX_TOTAL_GAMES: Final = 10_000_000  # a plan is held in memory: its games are counted first
 MAX_SEED: Final = (1 << 63) - 1
+MAX_LOCAL_WORKERS: Final = MAX_JOBS
 # The flag that sets each top-level key (the file's names are the keys themselves).
 FLAGS: Final = {"bots": "--bot", "format": "--format", "out": "--out", "jobs": "--jobs",
-                "rules": "--rules", "duplicate": "--duplicate/--no-duplicate"}
+                "rules": "--rules", "duplicate": "--duplicate/--no-duplicate",
+                "upload-bots": "--upload-bots/--no-upload-bots"}
+ClusterFiles = Literal["auto", "shared", "client"]
+_ADDRESS: Final = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*"
+                             r"[A-Za-z0-9])?):([0-9]{1,5})")
 
 
 class ConfigError(SettingsError):
@@ -80,6 +92,51 @@ class BotItem(BaseModel):
     name: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ClusterTarget:
+    """Where games are played off this process: `local:N`, a dask LocalCluster of N worker
+    processes on this machine, or a running dask scheduler's address (`tcp://HOST:PORT`, or
+    `tls://HOST:PORT` with dask's TLS settings). `parse(str(t)) == t`."""
+
+    workers: int | None = None  # local:N
+    address: str | None = None  # tcp:// or tls://
+
+    @staticmethod
+    def parse(text: str) -> ClusterTarget:
+        """The target written as `text`; `ValueError` saying what is wrong."""
+        text = text.strip()
+        if text.startswith("local:"):
+            count = text.removeprefix("local:")
+            if not count.isdigit() or not 1 <= int(count) <= MAX_LOCAL_WORKERS:
+                raise ValueError(f"local:N takes N from 1 to {MAX_LOCAL_WORKERS} worker "
+                                 "processes")
+            return ClusterTarget(workers=int(count))
+        match = _ADDRESS.fullmatch(text)
+        if match is None or not 1 <= int(match[3]) <= 65535:
+            raise ValueError("local:N, or a dask scheduler's address tcp://HOST:PORT or "
+                             "tls://HOST:PORT")
+        return ClusterTarget(address=text)
+
+    def __str__(self) -> str:
+        return f"local:{self.workers}" if self.address is None else self.address
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSpec:
+    """A tournament played on a dask cluster: where, how replays and logs reach the output
+    folder ("shared": workers write them there; "client": they come back with each result;
+    "auto": shared when every worker sees the folder), and whether the bot folder is uploaded
+    to the workers rather than found on a shared filesystem."""
+
+    target: ClusterTarget
+    files: ClusterFiles = "auto"
+    upload_bots: bool = False
+
+
+def _cluster_target(value: Any) -> Any:
+    return ClusterTarget.parse(value) if isinstance(value, str) else value
+
+
 def _format_name(value: Any) -> Any:
     return value.replace("_", "-") if isinstance(value, str) else value
 
@@ -88,7 +145,8 @@ class Sources(BaseModel):
     """The top-level values of a configuration file, or the flags that set the same things;
     None where not given."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True,
+                              arbitrary_types_allowed=True)
 
     game: str | None = None
     format: Annotated[Literal["round-robin", "gauntlet"] | None,
@@ -104,9 +162,15 @@ class Sources(BaseModel):
     limits: dict[str, Any] = Field(default_factory=dict)
     bot: list[BotItem] = Field(default_factory=list)
     bots: list[str] = Field(default_factory=list)
+    bot_folder: str | None = Field(None, alias="bot-folder")
+    cluster: Annotated[ClusterTarget, BeforeValidator(_cluster_target)] | None = None
+    cluster_files: ClusterFiles | None = Field(None, alias="cluster-files")
+    upload_bots: bool | None = Field(None, alias="upload-bots")
 
     def given(self) -> dict[str, Any]:
-        return {k: v for k, v in self.model_dump().items() if v not in (None, [], {})}
+        """The values given, by field name, as parsed (a `ClusterTarget` stays one)."""
+        values = {name: getattr(self, name) for name in type(self).model_fields}
+        return {k: v for k, v in values.items() if v not in (None, [], {})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +184,8 @@ class TournamentConfig:
     sprt: SprtSpec | None = None
     given_names: tuple[str | None, ...] = ()  # per bot: the name the configuration gave, or None
     drawn_from: str | None = None  # the seedless plan's fingerprint, once a seed was drawn
+    bot_folder: Path | None = None  # absolute; bot programs start there (None: the cwd)
+    cluster: ClusterSpec | None = None  # None: games in local worker processes (`jobs`)
 
     @property
     def folder(self) -> Path:
@@ -134,8 +200,10 @@ class TournamentConfig:
         return self.limits.process_limits()
 
     def schedule(self) -> list[GameJob]:
-        """Every game, as jobs carrying the rules, the policy and the bots' process limits."""
-        return self.plan.jobs(self.policy, self.process_limits)
+        """Every game, as jobs carrying the rules, the policy and the bots' process limits and
+        folder."""
+        cwd = None if self.bot_folder is None else str(self.bot_folder)
+        return self.plan.jobs(self.policy, self.process_limits, cwd)
 
 
 def parse_pairs(pairs: Sequence[str], what: str = "--rules") -> dict[str, str]:
@@ -211,7 +279,10 @@ def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> Tournamen
     check_plan(plan, info)
     sprt = _sprt(merged.get("sprt"), len(bots))
     out = Path(merged["out"]) if merged.get("out") else None
-    return TournamentConfig(plan, merged.get("jobs", 1), out, limits, sprt, tuple(names))
+    bot_folder = _bot_folder(merged.get("bot_folder"), in_flags.bot_folder is not None)
+    cluster = _cluster(merged, bot_folder, in_flags)
+    return TournamentConfig(plan, merged.get("jobs", 1), out, limits, sprt, tuple(names),
+                            bot_folder=bot_folder, cluster=cluster)
 
 
 def with_announced_names(config: TournamentConfig,
@@ -271,7 +342,39 @@ def _limits(in_file: Mapping[str, Any], in_flags: Mapping[str, Any]) -> LimitSet
     return limits
 
 
+def _bot_folder(text: str | None, from_flag: bool) -> Path | None:
+    """The bot folder, absolute (workers and bots have other working folders)."""
+    if not text:
+        return None
+    folder = Path(text).expanduser().resolve()
+    if not folder.is_dir():
+        raise ConfigError(f"{'--bot-folder' if from_flag else 'bot-folder'} {text}: not a "
+                          "folder")
+    return folder
+
+
+def _cluster(merged: Mapping[str, Any], bot_folder: Path | None,
+             in_flags: Sources) -> ClusterSpec | None:
+    """The cluster settings; `ConfigError` for cluster settings given without a cluster, or
+    an upload without a folder to upload."""
+    def name(key: str) -> str:
+        return f"--{key}" if getattr(in_flags, key.replace("-", "_")) is not None else key
+
+    target = merged.get("cluster")
+    if target is None:
+        for key in ("cluster-files", "upload-bots"):
+            if merged.get(key.replace("-", "_")) not in (None, False):
+                raise ConfigError(f"{name(key)}: only with a cluster (--cluster)")
+        return None
+    upload = bool(merged.get("upload_bots"))
+    if upload and bot_folder is None:
+        raise ConfigError(f"{name('upload-bots')}: give the folder to upload (--bot-folder)")
+    return ClusterSpec(target, merged.get("cluster_files") or "auto", upload)
+
+
 def _sprt(value: Any, bots: int) -> SprtSpec | None:
+    from ..verdicts.sprt import SprtSpec
+
     if value in (None, ""):
         return None
     if bots != 2:

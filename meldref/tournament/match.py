@@ -144,13 +144,13 @@ def check_output_file(path: Path, flag: str) -> None:
 
 
 def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
-              keep_dir: Path | None = None,
-              limits: Limits | None = None) -> dict[BotSpec, str]:
-    """Start every distinct bot program once (handshake, under the resource keys of `limits`)
-    so a wrong command, or one that cannot start within its memory cap, fails before any
-    game; `ConfigError` naming the bot and the reason, with the end of its stderr (the whole
-    log is copied to `keep_dir`, when given, and named). Returns the `id name` each program
-    announced, by spec (for `with_announced_names`)."""
+              keep_dir: Path | None = None, limits: Limits | None = None,
+              cwd: str | None = None) -> dict[BotSpec, str]:
+    """Start every distinct bot program once (handshake, under the resource keys of `limits`,
+    in the folder `cwd`) so a wrong command, or one that cannot start within its memory cap,
+    fails before any game; `ConfigError` naming the bot and the reason, with the end of its
+    stderr (the whole log is copied to `keep_dir`, when given, and named). Returns the `id
+    name` each program announced, by spec (for `with_announced_names`)."""
     info = find_game(game)
     rlimits = limits or Limits()
     if rlimits.no_network and any(b.spec.builtin is None for b in bots):
@@ -161,14 +161,14 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
             log = Path(logs) / f"preflight-{k}-{safe_name(bot.name)}.stderr"
-            name = _handshake(info, bot, startup_time, log, keep_dir, rlimits)
+            name = _handshake(info, bot, startup_time, log, keep_dir, rlimits, cwd)
             if name:
                 announced[bot.spec] = name
     return announced
 
 
 def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
-               keep_dir: Path | None, rlimits: Limits) -> str:
+               keep_dir: Path | None, rlimits: Limits, cwd: str | None) -> str:
     """The name `bot` announces ("" for none, and for built-in bots); `ConfigError` if it
     cannot start."""
     from ..protocol.seats import seat_from_spec
@@ -179,10 +179,10 @@ def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
         except UnknownBotError as exc:
             raise ConfigError(str(exc)) from None
         return ""
-    missing = which_missing(bot.spec)
+    missing = which_missing(bot.spec, cwd)
     if missing:
         raise ConfigError(missing)
-    seat = seat_from_spec(bot.spec, info, limits=rlimits, log_path=log)
+    seat = seat_from_spec(bot.spec, info, limits=rlimits, log_path=log, cwd=cwd)
     try:
         seat.connect(startup_time)
     except BotError as exc:

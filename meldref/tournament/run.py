@@ -12,7 +12,8 @@ The output folder holds:
 Parallel games run in worker processes (`pool.GamePool`: workers die with the tournament and
 kill their bots; a game whose worker died is played again). Games with bot programs use a worker
 even with one job, for that reason; games between built-in bots alone run in the tournament
-process when `jobs` is 1.
+process when `jobs` is 1. With a `cluster`, games run on a dask cluster instead
+(`cluster.ClusterPool`, imported only then): the same results, files, standings and resume.
 """
 
 from __future__ import annotations
@@ -108,6 +109,8 @@ def prepare_folder(config: TournamentConfig) -> Path:
     data = {"fingerprint": config.plan.fingerprint(), "drawn_from": config.drawn_from,
             "plan": config.plan.to_json(),
             "jobs": config.jobs, "limits": config.limits.given(),
+            "cluster": None if config.cluster is None else str(config.cluster.target),
+            "bot_folder": None if config.bot_folder is None else str(config.bot_folder),
             "sprt": config.sprt.to_json() if config.sprt else None}
     try:
         for inner in ("replays", "logs"):  # an older meldref's may be readable by all
@@ -256,6 +259,14 @@ def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs
           run: RunJob) -> Iterator[dict[str, Any]]:
     if not todo:
         return
+    if config.cluster is not None:
+        missing = cluster_missing()
+        if missing:
+            raise ConfigError(missing)
+        from .cluster import ClusterPool  # dask is an optional extra, loaded only for this
+
+        yield from ClusterPool(config, run, folder, keep_logs).play(todo)
+        return
     jobs, programs = min(config.jobs, len(todo)), _has_programs(todo)
     if jobs == 1 and not programs:
         # Built-in bots only: no process can outlive us, so no worker is needed.
@@ -267,6 +278,17 @@ def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs
     # bots on the way out; the tournament process could not stop them itself.
     pool = GamePool(jobs, run, folder, keep_logs)
     yield from pool.play(todo)
+
+
+def cluster_missing() -> str | None:
+    """Why `--cluster` cannot work here (dask.distributed not installed), or None."""
+    import importlib.util
+
+    for module in ("dask", "distributed"):
+        if importlib.util.find_spec(module) is None:
+            return (f"--cluster needs dask.distributed ({module} is not installed): "
+                    "pip install 'meldref[cluster]'")
+    return None
 
 
 def _has_programs(todo: list[GameJob]) -> bool:

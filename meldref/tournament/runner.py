@@ -44,9 +44,10 @@ def log_path(folder: Path, game_id: str, seat: int, bot: BotEntry) -> Path | Non
 
 
 def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
-               logs: Sequence[Path | None], limits: Limits | None = None) -> list[Seat]:
-    """Seats for `bots` in order (programs under `limits`); closes the ones made so far if one
-    cannot be made."""
+               logs: Sequence[Path | None], limits: Limits | None = None,
+               cwd: str | None = None) -> list[Seat]:
+    """Seats for `bots` in order (programs under `limits`, started in the folder `cwd`);
+    closes the ones made so far if one cannot be made."""
     seats: list[Seat] = []
     try:
         for k, (bot, log) in enumerate(zip(bots, logs, strict=True)):
@@ -55,7 +56,7 @@ def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
                 private_dir(log.parent)
                 create_private(log)  # empty (a rerun game starts afresh) and owner-only
             seats.append(seat_from_spec(bot.spec, info, seed=bot_seed(seed, k), limits=limits,
-                                        log_path=log))
+                                        log_path=log, cwd=cwd))
     except BaseException:
         close_seats(seats)
         raise
@@ -162,7 +163,7 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
     line = {**job.to_json(), "replay": _rel(replay, folder)}
     seats: list[Seat] = []
     try:
-        seats = make_seats(info, job.bots, job.seed, logs, job.limits)
+        seats = make_seats(info, job.bots, job.seed, logs, job.limits, job.cwd)
         record = play_recorded(info, job.rules, job.bots, seats, job.seed, job.policy, replay,
                                job.game_id, position=job.position)
     except Exception as exc:
@@ -207,15 +208,17 @@ def _rel(path: Path | None, folder: Path | None) -> str | None:
     return str(path)
 
 
-def which_missing(spec: BotSpec) -> str | None:
-    """Why a bot program cannot start (program not found), or None if it looks runnable."""
+def which_missing(spec: BotSpec, cwd: str | None = None) -> str | None:
+    """Why a bot program cannot start (program not found), or None if it looks runnable;
+    a relative path is looked for in `cwd` (None: the current folder)."""
     command = spec.command
     if command is None:
         return None
     program = command.argv[0]
     if "/" in program:
-        if not Path(program).exists():
-            return f"bot command {spec}: {program} does not exist"
+        if not (Path(cwd or ".") / program).exists():
+            where = f" in {cwd}" if cwd else ""
+            return f"bot command {spec}: {program} does not exist{where}"
         return None
     if shutil.which(program) is None:
         return f"bot command {spec}: {program!r} is not on PATH"

@@ -54,6 +54,7 @@ class GameJob:
     policy: MatchPolicy = field(default_factory=MatchPolicy)
     limits: Limits = field(default_factory=Limits)  # every bot program's process limits
     position: Position | None = None  # the game starts there (its seed is `seed`), not a deal
+    cwd: str | None = None  # the folder bot programs run in (None: the referee's own)
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "game_id": self.game_id, "game": self.game,
@@ -114,10 +115,10 @@ class Plan:
         m = len(self.seatings())
         return -(-self.games // m) * m
 
-    def jobs(self, policy: MatchPolicy | None = None, limits: Limits | None = None
-             ) -> list[GameJob]:
+    def jobs(self, policy: MatchPolicy | None = None, limits: Limits | None = None,
+             cwd: str | None = None) -> list[GameJob]:
         """Every game of the tournament, in schedule order (table, deal, seating), refereed
-        under `policy` with bot programs under `limits`."""
+        under `policy` with bot programs under `limits`, started in the folder `cwd`."""
         if self.seed is None:
             raise ValueError("the plan's seed is still to be drawn (tournament.settle_seed)")
         out: list[GameJob] = []
@@ -126,7 +127,7 @@ class Plan:
             for g in range(self.games_per_table()):
                 job = self._job(len(out), t, g, table, self.seed, rows)
                 out.append(dataclasses.replace(job, policy=policy or MatchPolicy(),
-                                               limits=limits or Limits()))
+                                               limits=limits or Limits(), cwd=cwd))
         return out
 
     def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...], seed: int,

@@ -1,0 +1,504 @@
+"""Games played on a dask.distributed cluster: `ClusterPool`, with `pool.GamePool`'s interface.
+
+Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each game
+is one dask task; the scheduler spreads them over the workers, and results stream back to the
+tournament process, which alone writes the output folder's `results.jsonl`.
+
+How it keeps the guarantees of local runs:
+- **Start-up check.** Before any game, a task pinned to every worker checks that worker: the
+  same meldref, the bot folder (present; with `upload-bots` unpacked from dask's upload and
+  checked by digest; an explicit shared bot folder checked by digest too), every distinct bot
+  started through its handshake under the tournament's limits, and whether it sees the output
+  folder. Any failure stops the tournament (exit 2) naming the worker and the bot. A worker
+  that joins later runs the same check before its first game, and stops the tournament the
+  same way if it fails.
+- **Files.** "shared": a worker plays each game in its own attempt folder under
+  `<out>/.cluster/<run>/`, and the tournament process moves the replay and kept logs into
+  place when it takes the result; "client": the worker plays in a scratch folder of its own
+  and sends the files back with the result. Either way only the tournament process writes
+  `replays/` and `logs/`, and only for the one result it counts per game: a game still played
+  by a worker after its tournament process was killed (dask cannot stop a running task)
+  writes nowhere that counts, and is played again when the tournament resumes.
+- **Worker deaths.** dask plays again elsewhere the tasks of a worker that died (up to the
+  scheduler's `allowed-failures`; `local:N` sets 2, so 3 plays as with local workers), then
+  reports `KilledWorker`: the game is recorded as the referee's own error, and played again by
+  a rerun. A game id is counted once whatever arrives twice.
+- **Bots.** Games run in the workers' task threads; every bot program runs under `setpriv
+  --pdeathsig KILL`, so a worker process that dies (killed, out of memory) takes its bots with
+  it, and under the same `Limits` as everywhere. The seed travels inside the pickled job, never
+  on a command line.
+- **Security.** Whoever can reach the scheduler can run code on every worker as its user: the
+  address is a trust boundary. `local:N` listens on 127.0.0.1 only, with TLS certificates made
+  for the run and held in memory (when `cryptography` is installed) so that no other local
+  user (a bot running as another user) can submit work. `tls://` addresses use dask's own
+  TLS settings (`distributed.comm.tls.*`: README, "On a cluster").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+import zlib
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import dask.config
+import distributed
+
+from .. import __version__
+from ..private import open_private, private_dir, write_private_text
+from ..protocol.seats import Limits
+from .botfolder import BotFolderError, digest, pack, unpack
+from .config import ConfigError, TournamentConfig
+from .match import preflight
+from .pool import MAX_TRIES, RunJob
+from .schedule import BotEntry, GameJob
+
+CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
+WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
+WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
+MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
+Files = Literal["shared", "client"]
+
+
+class ClusterError(ConfigError):
+    """The cluster cannot play this tournament: unreachable, no workers, a worker that cannot
+    start a bot or see the bot folder, the scheduler lost."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSetup:
+    """What every task of one run carries: enough for a worker to check itself (once per run)
+    and to know where a game's files go."""
+
+    token: str  # this run's id: the worker's check is cached under it
+    version: str  # the tournament's meldref
+    game: str
+    bots: tuple[BotEntry, ...]
+    startup_time: float
+    limits: Limits
+    bot_folder: str  # the tournament machine's (absolute): given, or its working folder
+    bot_folder_given: bool  # False: a worker without that folder uses its own working folder
+    folder_digest: str | None  # the bot folder's digest, when it is checked
+    archive: str | None  # with upload-bots: the archive's name in the worker's folder
+    files: Literal["auto", "shared", "client"]  # "auto" only during the start-up check
+    attempts: str  # <out>/.cluster/<token>: attempt folders (shared files)
+
+    @property
+    def probe(self) -> Path:
+        return Path(self.attempts) / "probe"
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerReport:
+    """A worker's start-up check: what is wrong there (None: nothing), and whether it sees
+    (and may write in) the tournament's output folder."""
+
+    address: str
+    problem: str | None
+    sees_folder: bool
+    bot_folder: str | None = None  # where bots start on this worker (checked once, here)
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """A game task's return: the result line and where its files are, or why the worker
+    could not play (`unfit`)."""
+
+    worker: str
+    line: dict[str, Any] | None = None
+    attempt: str | None = None  # shared files: the attempt folder
+    files: dict[str, bytes] | None = None  # client files: relative path -> zlib content
+    unfit: str | None = None
+
+
+# ----------------------------------------------------------------------------------------------
+# On the workers
+
+
+_CHECKED: dict[str, WorkerReport] = {}  # by run token: each worker checks itself once a run
+_CHECK_LOCK = threading.Lock()
+
+
+def check_worker(setup: WorkerSetup) -> WorkerReport:
+    """This worker's start-up check for the run `setup.token` (done once, then remembered)."""
+    with _CHECK_LOCK:
+        if setup.token not in _CHECKED:
+            address = distributed.get_worker().address
+            folder, problem = _checked_bots(setup)
+            _CHECKED[setup.token] = WorkerReport(address, problem, _sees_folder(setup), folder)
+        return _CHECKED[setup.token]
+
+
+def _checked_bots(setup: WorkerSetup) -> tuple[str | None, str | None]:
+    """(the bot folder here, what is wrong with it or with a bot here, or None)."""
+    if setup.version != __version__:
+        return None, f"meldref {__version__} here, {setup.version} on the tournament's machine"
+    try:
+        folder = worker_bot_folder(setup)
+        preflight(setup.game, setup.bots, setup.startup_time, None, setup.limits, folder)
+    except (ConfigError, BotFolderError) as exc:
+        return None, str(exc)
+    except Exception as exc:  # a bug shown where it happened, not a worker lost in silence
+        return None, f"the check failed: {exc!r}"
+    return folder, None
+
+
+def worker_bot_folder(setup: WorkerSetup) -> str | None:
+    """The bot folder on this worker (unpacked from the upload, or the shared one), checked
+    against the tournament's digest; `BotFolderError` if it is missing or differs. None: the
+    tournament's working folder (no bot folder given) is not here; use this worker's own."""
+    if setup.archive is None:
+        if not setup.bot_folder_given and not Path(setup.bot_folder).is_dir():
+            return None  # then a program named by a relative path fails its handshake here
+        if not Path(setup.bot_folder).is_dir():
+            raise BotFolderError(f"the bot folder {setup.bot_folder} is not here (not on a "
+                                 "shared filesystem? --upload-bots sends it)")
+        if setup.folder_digest is not None and digest(Path(setup.bot_folder)) != \
+                setup.folder_digest:
+            raise BotFolderError(f"the bot folder {setup.bot_folder} here differs from the "
+                                 "tournament machine's (its digest does not match)")
+        return setup.bot_folder
+    assert setup.folder_digest is not None
+    local = Path(distributed.get_worker().local_directory)
+    target = local / f"meldref-bots-{setup.folder_digest[:16]}"
+    if not target.is_dir():
+        try:
+            archive = (local / setup.archive).read_bytes()
+        except OSError as exc:
+            raise BotFolderError(f"the uploaded bot folder is missing ({exc.strerror})"
+                                 ) from None
+        unpack(archive, target, setup.folder_digest)
+    return str(target)
+
+
+def _sees_folder(setup: WorkerSetup) -> bool:
+    """Whether this worker reads the probe the tournament wrote and may write beside it."""
+    try:
+        if setup.probe.read_text(encoding="utf-8") != setup.token:
+            return False
+        mine = private_dir(Path(setup.attempts) / f"probe-{uuid.uuid4().hex[:8]}")
+        mine.rmdir()
+    except OSError:
+        return False
+    return True
+
+
+def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) -> GameOutcome:
+    """Play one game on this worker: its result line, with its files (see the module)."""
+    report = check_worker(setup)
+    if report.problem is None and setup.files == "shared" and not report.sees_folder:
+        return GameOutcome(report.address, unfit=f"it does not see the output folder "
+                           f"{Path(setup.attempts).parent.parent} (shared files)")
+    if report.problem is not None:
+        return GameOutcome(report.address, unfit=report.problem)
+    job = replace(job, cwd=report.bot_folder)
+    if setup.files == "shared":
+        attempt = Path(setup.attempts) / f"{job.game_id}.{uuid.uuid4().hex[:8]}"
+        private_dir(attempt)
+        return GameOutcome(report.address, run(job, attempt, keep_logs), attempt=str(attempt))
+    with tempfile.TemporaryDirectory(prefix="meldref-game-") as scratch:
+        line = run(job, Path(scratch), keep_logs)
+        files = {}
+        for rel in files_of(line):
+            with contextlib.suppress(OSError):
+                # A replay compresses about 7 to 1 (in 6 ms for a full four-seat game, which
+                # took a second to play): that is what a hundred machines send back.
+                files[rel] = zlib.compress((Path(scratch) / rel).read_bytes())
+        return GameOutcome(report.address, line, files=files)
+
+
+def files_of(line: Mapping[str, Any]) -> list[str]:
+    """The files a result line names (its replay, the logs it kept), relative to the folder;
+    `ValueError` for a path that is not a replay or log of that game (a worker must not
+    write anywhere else in the tournament's folder)."""
+    game_id = str(line.get("game_id"))
+    names = [line.get("replay"), *(line.get("logs") or [])]
+    out = []
+    for rel in (n for n in names if n):
+        parts = str(rel).split("/")
+        safe = re.fullmatch(r"[A-Za-z0-9_.#-]+", parts[-1]) and parts[-1] not in (".", "..")
+        if not safe or parts[:-1] not in (["replays"], ["logs", game_id]) or (
+                parts[0] == "replays" and parts[1] != f"{game_id}.jsonl"):
+            raise ValueError(f"{rel!r} is not a replay or log of game {game_id}")
+        out.append(str(rel))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# On the tournament's machine
+
+
+class ClusterPool:
+    """Games of one tournament run played on a dask cluster, as `GamePool` plays them on
+    local processes: `play(jobs)` yields each result line as its game finishes."""
+
+    def __init__(self, config: TournamentConfig, run: RunJob, folder: Path,
+                 keep_logs: bool) -> None:
+        assert config.cluster is not None
+        # Absolute: the workers have working folders of their own.
+        folder = folder.resolve()
+        self.spec, self.run, self.folder, self.keep_logs = config.cluster, run, folder, keep_logs
+        self.token = uuid.uuid4().hex
+        self.attempts = folder / ".cluster" / self.token
+        self._cluster: Any = None
+        self.client: distributed.Client | None = None
+        self.files: Files = "client"
+        try:
+            self._start(config)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, config: TournamentConfig) -> None:
+        self._sweep()
+        target = self.spec.target
+        if target.workers is not None:
+            self._cluster = _local_cluster(target.workers)
+            self.address = self._cluster.scheduler_address
+        else:
+            assert target.address is not None
+            self.address = target.address
+        self.client = _connect(self.address, self._cluster)
+        self.setup = self._check(self._setup(config))
+
+    def _setup(self, config: TournamentConfig) -> WorkerSetup:
+        """The run's setup, the bot folder uploaded first if asked, and the probe written."""
+        assert self.client is not None
+        explicit = config.bot_folder
+        folder_digest = archive = None
+        try:
+            if explicit is not None:
+                folder_digest = digest(explicit)
+            if self.spec.upload_bots:
+                assert explicit is not None and folder_digest is not None
+                archive = f"meldref-bots-{folder_digest[:16]}.tar.gz"
+                self._upload(pack(explicit), archive)
+        except BotFolderError as exc:
+            raise ClusterError(str(exc)) from None
+        private_dir(self.attempts)
+        setup = WorkerSetup(self.token, __version__, config.plan.game, config.plan.bots,
+                            config.policy.startup_time, config.process_limits,
+                            str(explicit or Path.cwd()), explicit is not None, folder_digest,
+                            archive, self.spec.files, str(self.attempts))
+        write_private_text(setup.probe, self.token)
+        return setup
+
+    def _upload(self, data: bytes, name: str) -> None:
+        """dask's upload (every worker now, and each that joins later, gets the file)."""
+        assert self.client is not None
+        with tempfile.TemporaryDirectory(prefix="meldref-upload-") as tmp:
+            path = Path(tmp) / name
+            path.write_bytes(data)
+            self.client.upload_file(str(path), load=False)
+
+    def _check(self, setup: WorkerSetup) -> WorkerSetup:
+        """Every worker's start-up check; the setup with the files' way settled;
+        `ClusterError` naming each worker that failed and why."""
+        assert self.client is not None
+        workers = sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+        futures = {self.client.submit(check_worker, setup, workers=[address],
+                                      allow_other_workers=False, pure=False,
+                                      key=f"meldref-check-{self.token}-{k}"): address
+                   for k, address in enumerate(workers)}
+        bound = 30.0 + setup.startup_time * (1 + len({b.spec for b in setup.bots}))
+        with contextlib.suppress(TimeoutError):
+            for _ in distributed.as_completed(list(futures), loop=self.client.loop,
+                                              timeout=bound):
+                pass
+        reports = []
+        for future, address in futures.items():
+            if future.status == "finished":
+                reports.append(future.result())
+            elif future.status == "error":
+                reports.append(WorkerReport(address, f"the check failed: "
+                                            f"{future.exception()!r}", False))
+            else:
+                reports.append(WorkerReport(address, f"no answer to the start-up check in "
+                                            f"{bound:.0f} s", False))
+        self.client.cancel(list(futures))
+        problems = [f"worker {r.address}: {r.problem}" for r in reports if r.problem]
+        if problems:
+            raise ClusterError("; ".join(problems))
+        self.files = _files_way(self.spec.files, reports, self.folder)
+        return replace(setup, files=self.files)
+
+    def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
+        """Each job's result line as games finish; a few games per worker thread are in
+        flight at once, so a stop leaves little to cancel. A game id is yielded once."""
+        assert self.client is not None
+        queue = deque(jobs)
+        pending: dict[distributed.Future[GameOutcome], GameJob] = {}
+        finished = distributed.as_completed(loop=self.client.loop)
+        seen: set[str] = set()
+        window, looked = 0, 0.0
+        try:
+            while queue or pending:
+                if time.monotonic() - looked > WINDOW_REFRESH:
+                    window = 2 * max(1, sum(self.client.nthreads().values()))
+                    looked = time.monotonic()
+                while queue and len(pending) < window:
+                    job = queue.popleft()
+                    future = self.client.submit(
+                        play_task, self.run, job, self.setup, self.keep_logs, pure=False,
+                        key=f"meldref-{job.game_id}-{uuid.uuid4().hex[:8]}",
+                        priority=-job.index)
+                    pending[future] = job
+                    finished.add(future)
+                future = next(finished)
+                job = pending.pop(future)
+                line = self._take(future, job, job.game_id in seen)
+                if line is not None:
+                    seen.add(job.game_id)
+                    yield line
+        finally:
+            if pending:
+                with contextlib.suppress(Exception):
+                    self.client.cancel(list(pending), force=True)
+            self.close()
+
+    def _take(self, future: distributed.Future[GameOutcome], job: GameJob,
+              duplicate: bool) -> dict[str, Any] | None:
+        """The result line of a finished task, its files put in place; None for a game
+        already counted."""
+        if future.status == "error":
+            error = future.exception()
+            if isinstance(error, distributed.KilledWorker):
+                return _error(job, f"its worker died {error.allowed_failures + 1} times "
+                                   "(killed, or out of memory?)")
+            return _error(job, f"the worker failed: {error!r}")
+        if future.status != "finished":
+            raise ClusterError(f"lost the dask scheduler at {self.address} (game "
+                               f"{job.game_id} {future.status}); rerun to resume")
+        outcome: GameOutcome = future.result()
+        if outcome.unfit is not None:
+            raise ClusterError(f"worker {outcome.worker} joined after the start and cannot "
+                               f"play: {outcome.unfit}; fix or stop it, then rerun to resume")
+        assert outcome.line is not None
+        if duplicate:
+            _remove(outcome.attempt)
+            return None
+        try:
+            self._place(outcome)
+        except (OSError, ValueError) as exc:
+            return _error(job, f"its files could not be kept: {exc}")
+        finally:
+            _remove(outcome.attempt)
+        return outcome.line
+
+    def _place(self, outcome: GameOutcome) -> None:
+        """Move (shared) or write (client) the game's replay and kept logs into the folder."""
+        assert outcome.line is not None
+        for rel in files_of(outcome.line):
+            target = self.folder / rel
+            private_dir(target.parent)
+            if outcome.attempt is not None:
+                source = Path(outcome.attempt) / rel
+                if source.exists():
+                    os.replace(source, target)
+            elif outcome.files is not None and rel in outcome.files:
+                with open_private(target, "wb") as f:
+                    f.write(inflate(outcome.files[rel], rel))
+
+    def _sweep(self) -> None:
+        """Remove the attempt folders of earlier runs (a killed run's, and those its games
+        still in flight wrote after it ended)."""
+        with contextlib.suppress(OSError):
+            for old in (self.folder / ".cluster").iterdir():
+                if old.name != self.token:
+                    _remove(str(old))
+
+    def close(self) -> None:
+        """Leave the cluster (stopping `local:N`'s workers, and with them their bots)."""
+        client, self.client = self.client, None
+        cluster, self._cluster = self._cluster, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close()
+        _remove(str(self.attempts))
+        with contextlib.suppress(OSError):
+            (self.folder / ".cluster").rmdir()
+
+
+def _local_cluster(workers: int) -> Any:
+    """A LocalCluster of `workers` processes of one thread each, on 127.0.0.1, with TLS made
+    for this run when `cryptography` can make the certificates."""
+    security: Any = None
+    with contextlib.suppress(ImportError):
+        security = distributed.security.Security.temporary()
+    # dask's sampling profiler walks the game's stack 100 times a second: games took 20-40%
+    # longer with it (bench/bench_cluster.py); README tells how to turn it off on workers.
+    settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1,
+                "distributed.worker.profile.enabled": False}
+    # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
+    # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
+    with dask.config.set(settings):
+        return distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.CRITICAL,
+            security=security,
+            protocol="tls://" if security is not None else "tcp://")
+
+
+def _connect(address: str, cluster: Any) -> distributed.Client:
+    """A client of the scheduler with a worker to play on; `ClusterError` if it cannot be
+    reached or no worker joins in time."""
+    try:
+        client = (distributed.Client(cluster, set_as_default=False) if cluster is not None else
+                  distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False))
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterError(f"cannot reach the dask scheduler at {address}: {exc}") from None
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except (OSError, TimeoutError) as exc:
+        client.close()
+        raise ClusterError(f"no dask worker joined the scheduler at {address} in "
+                           f"{WORKER_WAIT:.0f} s ({exc})") from None
+    return client
+
+
+def _files_way(asked: str, reports: list[WorkerReport], folder: Path) -> Files:
+    """Where games' files are written: "shared" when asked or when every worker sees the
+    folder ("auto"); `ClusterError` naming a worker that does not see it when asked."""
+    blind = [r.address for r in reports if not r.sees_folder]
+    if asked == "client" or (asked == "auto" and blind):
+        return "client"
+    if blind:
+        raise ClusterError(f"worker {', '.join(blind)} does not see the output folder {folder} "
+                           "(not on a shared filesystem, or not writable there): give "
+                           "--cluster-files client")
+    return "shared"
+
+
+def inflate(data: bytes, name: str) -> bytes:
+    """A file sent back compressed; `ValueError` past `MAX_FILE_BYTES` (a worker's bomb)."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(data, MAX_FILE_BYTES)
+    except zlib.error:
+        out = b""
+    if inflater.unconsumed_tail or not inflater.eof:
+        raise ValueError(f"{name} is over {MAX_FILE_BYTES >> 20} MiB, or damaged")
+    return out
+
+
+def _error(job: GameJob, why: str) -> dict[str, Any]:
+    return {**job.to_json(), "status": "error", "error": why}
+
+
+def _remove(path: str | None) -> None:
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,405 @@
+"""Tournaments on a dask cluster (issue 14), with a real scheduler and worker processes on
+127.0.0.1, over TLS: the standings of a local run, a worker killed mid-run, a killed tournament
+process resumed, a worker that cannot start a bot, a game that kills every worker it runs on,
+files sent back to the tournament's machine, an uploaded bot folder.
+
+Deselect with `-m 'not cluster'`; skipped (and says why) without dask.distributed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+distributed = pytest.importorskip(
+    "distributed", reason="dask.distributed is not installed (pip install -e '.[cluster]')")
+pytest.importorskip("cryptography", reason="cryptography (the test's TLS certificates) is not "
+                    "installed (pip install -e '.[cluster]')")
+
+import dask.config  # noqa: E402
+
+from meldref.cli.app import app  # noqa: E402
+from meldref.replay.files import verify  # noqa: E402
+from meldref.tournament import cluster as cluster_module  # noqa: E402
+from meldref.tournament.cluster import ClusterPool, files_of, inflate  # noqa: E402
+from meldref.tournament.config import build_config  # noqa: E402
+from meldref.tournament.run import prepare_folder, settle_seed  # noqa: E402
+from meldref.tournament.runner import run_job  # noqa: E402
+
+pytestmark = [pytest.mark.cluster, pytest.mark.timeout(180)]
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
+BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
+KILLER_BOT = f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'worker_killer_bot.py'}"
+PATH_BOT = f"meldref-test-bot-{uuid.uuid4().hex[:8]}"  # on PATH for this process only
+SHORT = ["--rules", "phases-to-win=1"]
+runner = CliRunner()
+
+
+@dataclass
+class Cluster:
+    address: str  # tls://127.0.0.1:PORT
+    client: distributed.Client
+    bin: Path  # holds PATH_BOT
+    env: dict[str, str]  # dask's TLS settings for a client or worker in another process
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """A TLS scheduler and two worker processes (one thread each) on 127.0.0.1, reached as
+    README says, through dask's TLS settings (here for this process, and as environment
+    variables for the others); a worker that dies is restarted by its nanny. A game's task
+    is played at most twice (allowed-failures 1), to keep the test of a game that kills its
+    workers short."""
+    certs = tmp_path_factory.mktemp("certs")
+    security = distributed.security.Security.temporary()
+    settings: dict[str, object] = {"distributed.comm.require-encryption": True}
+    env = {"DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"}
+    for attribute, key in [("tls_ca_file", "ca-file"), ("tls_client_cert", "client.cert"),
+                           ("tls_client_key", "client.key"), ("tls_worker_cert", "worker.cert"),
+                           ("tls_worker_key", "worker.key")]:
+        path = certs / f"{attribute}.pem"
+        path.write_text(getattr(security, attribute))
+        settings[f"distributed.comm.tls.{key}"] = str(path)
+        variable = key.upper().replace("-", "_").replace(".", "__")
+        env[f"DASK_DISTRIBUTED__COMM__TLS__{variable}"] = str(path)
+    bin_dir = tmp_path_factory.mktemp("bin")
+    script = bin_dir / PATH_BOT
+    script.write_text(f"#!/bin/sh\nexec {RANDOM_BOT} --seed 5 \"$@\"\n")
+    script.chmod(0o755)
+    old_path = os.environ["PATH"]
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{old_path}"  # the workers inherit it
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+            local = distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                protocol="tls://", security=security, dashboard_address=None,
+                worker_dashboard_address=None, silence_logs=logging.CRITICAL)
+        client = distributed.Client(local, set_as_default=False)
+        try:
+            with dask.config.set(settings):
+                yield Cluster(local.scheduler_address, client, bin_dir, env)
+        finally:
+            client.close()
+            local.close()
+    finally:
+        os.environ["PATH"] = old_path
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["tournament", *args], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "meldref.cli.app", "tournament", *args]
+
+
+def results(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+
+
+def verify_all(folder: Path) -> list[dict]:
+    """Every game once, each replay re-simulated; the lines."""
+    lines = results(folder)
+    ids = [line["game_id"] for line in lines]
+    assert len(ids) == len(set(ids)), ids
+    for line in lines:
+        assert verify(folder / line["replay"]).actions == line["actions"]
+    assert not (folder / ".cluster").exists()  # attempt folders swept
+    return lines
+
+
+def wait_for_lines(folder: Path, count: int, proc: subprocess.Popen[bytes]) -> None:
+    path = folder / "results.jsonl"
+    deadline = time.monotonic() + 90
+    while not (path.exists() and path.read_text().count("\n") >= count):
+        assert proc.poll() is None, "the tournament ended early"
+        assert time.monotonic() < deadline, "no results"
+        time.sleep(0.05)
+
+
+def pids_with(token: str) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if token.encode() in cmdline and stat.rsplit(")", 1)[1].split()[0] != "Z":
+                out.append(int(entry))
+    return out
+
+
+def wait_until_gone(token: str) -> None:
+    deadline = time.monotonic() + 20
+    while alive := [p for p in pids_with(token) if p != os.getpid()]:
+        assert time.monotonic() < deadline, f"bot processes left behind: {alive}"
+        time.sleep(0.1)
+
+
+def test_local_cluster_killed_resumed_and_equal_to_a_local_run(tmp_path: Path) -> None:
+    # local:2 (two worker processes, TLS made for the run): kill -9 of the tournament ends its
+    # workers (their nanny's pipe closes) and their bots (pdeathsig); the rerun resumes, and
+    # ends with the games and standings of a -j 2 run with the same seed.
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    (tmp_path / "seed.toml").write_text("seed = 11\n")
+    args = [str(tmp_path / "seed.toml"), "--bot", "builtin:greedy", "--bot", "builtin:random",
+            "--bot", f"{RANDOM_BOT} --seed 3 --name {token}", "--players", "2", "--games", "4",
+            *SHORT, "--json", "--no-progress"]
+    on_cluster = [*args, "--cluster", "local:2", "--out", str(tmp_path / "cluster")]
+    proc = subprocess.Popen(command(*on_cluster), cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for_lines(tmp_path / "cluster", 2, proc)
+    workers = [pid for pid in children(proc.pid) if "spawn_main" in cmdline(pid)]
+    assert len(workers) == 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    wait_until_gone(token)
+    deadline = time.monotonic() + 20
+    while alive := [pid for pid in workers if "spawn_main" in cmdline(pid)]:
+        assert time.monotonic() < deadline, f"workers left behind: {alive}"
+        time.sleep(0.1)
+    before = len(results(tmp_path / "cluster"))
+    assert 2 <= before < 12
+    code, cluster_out, err = invoke(*on_cluster)
+    assert code == 0, err
+    code, local_out, err = invoke(*args, "-j", "2", "--out", str(tmp_path / "local"))
+    assert code == 0, err
+    local, resumed = json.loads(local_out), json.loads(cluster_out)
+    assert resumed["found_done"] == before and resumed["played_now"] == 12 - before
+    assert resumed["standings"] == local["standings"]
+    by_id = {r["game_id"]: r for r in verify_all(tmp_path / "local")}
+    for line in verify_all(tmp_path / "cluster"):
+        twin = by_id[line["game_id"]]
+        for key in ("seed", "bots", "winners", "scores", "actions"):
+            assert line[key] == twin[key]
+    meta = json.loads((tmp_path / "cluster" / "tournament.json").read_text())
+    assert meta["cluster"] == "local:2"
+
+
+def children(parent: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                out.append(int(entry))
+    return out
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_a_killed_worker_loses_no_game_and_leaves_no_bot(cluster: Cluster,
+                                                         tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    pids = cluster.client.run(os.getpid)
+    killed: list[str] = []
+
+    def kill_a_busy_worker() -> None:  # once two games are in: the nanny starts another
+        deadline = time.monotonic() + 90
+        path = out / "results.jsonl"
+        while not (path.exists() and path.read_text().count("\n") >= 2):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
+        busy = [w for w, keys in cluster.client.processing().items() if keys and w in pids]
+        if busy:  # a worker with a game: that game must be played again elsewhere
+            killed.append(busy[0])
+            os.kill(pids[busy[0]], signal.SIGKILL)
+
+    watcher = threading.Thread(target=kill_a_busy_worker)
+    watcher.start()
+    code, stdout, err = invoke("--bot", f"{RANDOM_BOT} --seed 1 --name {token}", "--bot",
+                               "builtin:random", "--games", "8", "--rules", "phases-to-win=2",
+                               "--out", str(out), "--json", "--no-progress", "--cluster",
+                               cluster.address)
+    watcher.join()
+    assert killed, "no worker had a game in flight"
+    assert code == 0, err
+    data = json.loads(stdout)
+    assert data["played_now"] == 8 and data["missing"] == 0
+    lines = verify_all(out)
+    assert len(lines) == 8 and all(line["status"] == "ok" for line in lines)
+    wait_until_gone(token)  # the dead worker's bots died with it (pdeathsig)
+    cluster.client.wait_for_workers(2, timeout=60)
+
+
+def test_a_killed_tournament_resumes_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    args = ["--bot", f"{RANDOM_BOT} --seed 2 --name {token}", "--bot", "builtin:greedy",
+            "--games", "8", "--rules", "phases-to-win=2", "--out", str(out), "--json",
+            "--no-progress", "--cluster", cluster.address]
+    proc = subprocess.Popen(command(*args), cwd=ROOT, env={**os.environ, **cluster.env},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_lines(out, 2, proc)
+    proc.send_signal(signal.SIGKILL)  # its games in flight go on, as orphans, on the workers
+    proc.wait(timeout=10)
+    before = len(results(out))
+    assert 2 <= before < 8
+    code, stdout, err = invoke(*args)
+    assert code == 0, err
+    data = json.loads(stdout)
+    assert data["found_done"] == before and data["played_now"] == 8 - before
+    assert len(verify_all(out)) == 8
+    wait_until_gone(token)
+
+
+def test_a_worker_that_cannot_start_a_bot_fails_the_start_up_check(cluster: Cluster,
+                                                                    tmp_path: Path) -> None:
+    # A third worker whose PATH lacks the bot that this machine (and the two others) have.
+    env = {**os.environ, "PATH": os.environ["PATH"].replace(f"{cluster.bin}{os.pathsep}", "")}
+    blind = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", cluster.address, "--nthreads",
+         "1", "--no-nanny", "--host", "127.0.0.1", "--no-dashboard", "--name", "blind"],
+        env={**env, **cluster.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        cluster.client.wait_for_workers(3, timeout=60)
+        workers = cluster.client.scheduler_info(n_workers=-1)["workers"]
+        address = next(a for a, w in workers.items() if w["name"] == "blind")
+        out = tmp_path / "t"
+        code, _, err = invoke("--bot", PATH_BOT, "--bot", "builtin:random", *SHORT, "--out",
+                              str(out), "--no-progress", "--cluster", cluster.address)
+        message = " ".join(err.split())
+        assert code == 2, err
+        assert f"worker {address}: bot command {PATH_BOT}: '{PATH_BOT}' is not on PATH" in \
+            message
+        others = [a for a in workers if a != address]
+        assert not any(other in message for other in others)
+        assert not (out / "results.jsonl").read_text()  # no game was played
+    finally:
+        blind.terminate()
+        blind.wait(timeout=30)
+
+
+def test_a_game_that_kills_its_workers_is_recorded_as_an_error(cluster: Cluster,
+                                                               tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    code, _, err = invoke("--bot", KILLER_BOT, "--bot", "builtin:random", "--games", "1",
+                               "--no-duplicate", *SHORT, "--out", str(out), "--json",
+                               "--no-progress", "--cluster", cluster.address)
+    assert code == 1, err  # a failed game
+    [line] = results(out)
+    assert line["status"] == "error"
+    assert line["error"] == "its worker died 2 times (killed, or out of memory?)"
+    assert "its worker died" in (out / "failures.txt").read_text()
+    cluster.client.wait_for_workers(2, timeout=60)
+
+
+def test_bots_faults_and_limits_are_recorded_as_in_local_runs(cluster: Cluster,
+                                                              tmp_path: Path) -> None:
+    # The workers see the folder here: they write each game in an attempt folder, and the
+    # tournament moves its replay and kept logs into place. A bot that crashes, and one that
+    # goes over --memory-mb, fail their games on the workers as they would locally.
+    out = tmp_path / "t"
+    code, _, err = invoke("--bot", "builtin:greedy", "--bot", f"{BAD_BOT} crash", "--bot",
+                          f"{BAD_BOT} hog", "--format", "gauntlet", "--players", "2", "--games",
+                          "2", "--memory-mb", "256", *SHORT, "--out", str(out), "--no-progress",
+                          "--cluster", cluster.address)
+    assert code == 0, err
+    lines = verify_all(out)
+    assert len(lines) == 4
+    failures = (out / "failures.txt").read_text().splitlines()
+    assert len(failures) == 4
+    for line in lines:
+        bad = 1 - line["bots"].index("greedy")
+        assert [f["outcome"] for f in line["faults"][bad]] == ["crashed"], line
+        assert (out / line["logs"][bad]).is_file()
+    for failure in failures:
+        game_id, _, bot, outcome, log, replay = failure.split("\t")
+        assert outcome == "crashed" and bot in ("bad-crash", "bad-hog")
+        assert (out / log).parent == out / "logs" / game_id and (out / replay).is_file()
+
+
+def test_files_sent_back_and_an_uploaded_bot_folder(cluster: Cluster, tmp_path: Path) -> None:
+    # The bot folder is uploaded (its program must stay executable) and the games' files
+    # come back with their results; the bot writes the folder it runs in to its log.
+    folder = tmp_path / "contest"
+    folder.mkdir()
+    shutil.copy(ROOT / "bots" / "random_bot.py", folder / "random_bot.py")
+    bot = folder / "where_bot.py"
+    bot.write_text(f"#!{sys.executable}\nimport os, runpy, sys\n"
+                   "print('cwd', os.getcwd(), file=sys.stderr, flush=True)\n"
+                   "sys.argv = ['random_bot.py', '--seed', '4']\n"
+                   "runpy.run_path('random_bot.py', run_name='__main__')\n")
+    bot.chmod(0o755)
+    out = tmp_path / "t"
+    code, _, err = invoke("--bot", "./where_bot.py", "--bot", "builtin:greedy", *SHORT,
+                               "--games", "2", "--bot-folder", str(folder), "--upload-bots",
+                               "--cluster-files", "client", "--keep-logs", "--out", str(out),
+                               "--json", "--no-progress", "--cluster", cluster.address)
+    assert code == 0, err
+    lines = verify_all(out)
+    assert len(lines) == 2
+    for line in lines:
+        [log] = [path for path in line["logs"] if path]
+        text = (out / log).read_text()
+        assert "meldref-bots-" in text and str(folder) not in text  # the uploaded copy
+        assert (out / log).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_game_played_twice_is_counted_once(cluster: Cluster, tmp_path: Path) -> None:
+    # Whatever makes a game arrive twice (here: given twice), its id is yielded once, and the
+    # second play's attempt folder is swept, not moved over the first one's replay.
+    config = settle_seed(build_config({}, {
+        "bots": ["builtin:greedy", RANDOM_BOT], "games": 2, "seed": 3, "out": str(tmp_path),
+        "rules": {"phases-to-win": 1}, "cluster": cluster.address}))
+    folder = prepare_folder(config)
+    first, second = config.schedule()
+    pool = ClusterPool(config, run_job, folder, False)
+    lines = list(pool.play([first, first, second, first]))
+    assert sorted(line["game_id"] for line in lines) == [first.game_id, second.game_id]
+    for line in lines:
+        assert verify(folder / line["replay"]).actions == line["actions"]
+    assert not (folder / ".cluster").exists()
+
+
+def test_a_worker_may_not_send_files_outside_its_game() -> None:
+    line = {"game_id": "t00-d0000-s00", "replay": "replays/t00-d0000-s00.jsonl",
+            "logs": ["logs/t00-d0000-s00/seat0-a.stderr", None]}
+    assert files_of(line) == ["replays/t00-d0000-s00.jsonl",
+                              "logs/t00-d0000-s00/seat0-a.stderr"]
+    for bad in ("../x", "replays/other.jsonl", "logs/t00-d0000-s00/../../x",
+                "results.jsonl", "/etc/passwd", "logs/t01-d0000-s00/seat0-a.stderr"):
+        with pytest.raises(ValueError, match="not a replay or log"):
+            files_of({**line, "logs": [bad]})
+
+
+def test_files_sent_back_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = b"replay line\n" * 1000
+    assert inflate(zlib.compress(text, 1), "r") == text
+    monkeypatch.setattr(cluster_module, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(ValueError, match="over"):
+        inflate(zlib.compress(text, 1), "r")  # 12,000 bytes from 60: refused, not inflated
+    with pytest.raises(ValueError, match="damaged"):
+        inflate(zlib.compress(b"short")[:-3], "r")
+    with pytest.raises(ValueError, match="damaged"):
+        inflate(b"not zlib at all", "r")
