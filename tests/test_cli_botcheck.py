@@ -4,18 +4,14 @@ fail with the reason."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from support import BAD_BOT, LAZY_BOT, PYTHON, RANDOM_BOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
-LAZY_BOT = f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'lazy_bot.py'}"
-BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
 runner = CliRunner()
 
 
@@ -115,7 +111,7 @@ def test_resource_limits_apply_to_the_checked_program(tmp_path: Path) -> None:
     bot = tmp_path / "limits_bot.py"
     bot.write_text(LIMITS_BOT)
     processes = str(nproc_below_hard_limit())
-    _, report = check(f"{sys.executable} {bot}", "--game", "phase10", "--memory-mb", "900",
+    _, report = check(f"{PYTHON} {bot}", "--game", "phase10", "--memory-mb", "900",
                       "--file-size-mb", "5", "--max-processes", processes, "--startup-time", "5",
                       "--move-time", "0.2", "--first-move-time", "0.2")
     ids = report["ids"]

@@ -8,14 +8,13 @@ import json
 import shlex
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
+from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "bots" / "examples"
 runner = CliRunner()
 
