@@ -47,10 +47,11 @@ Modes:
                 parent exited (an orphan)                             -> the orphan is killed
   hog           allocates HOG_MB MiB at its first decision, then plays       -> crashed when
                 the seat's memory cap is lower
-  hold          counts itself in BAD_BOT_COUNT_FILE when it starts: the first BAD_BOT_PLAY
-                processes play correctly, later ones never answer a decision (but leave on
-                `quit`), so a tournament stays in a game until the test stops it. Without
-                BAD_BOT_COUNT_FILE it plays correctly (a resumed tournament, same command).
+  hold          counts itself in BAD_BOT_COUNT_FILE at its first decision (a start-up check
+                that only shakes hands does not count): the first BAD_BOT_PLAY processes play
+                correctly, the next BAD_BOT_HOLD (default: all) never answer a decision (but
+                leave on `quit`), so a tournament stays in a game until the test stops it.
+                Without BAD_BOT_COUNT_FILE it plays correctly (a resumed tournament).
 
 Words after MODE are ignored: tests add a unique token to find their bots' processes.
 """
@@ -70,6 +71,7 @@ FLOOD = int(os.environ.get("BAD_BOT_FLOOD", "5000"))
 HOG_MB = int(os.environ.get("BAD_BOT_HOG_MB", "512"))
 COUNT_FILE = os.environ.get("BAD_BOT_COUNT_FILE", "")
 PLAY = int(os.environ.get("BAD_BOT_PLAY", "0"))
+HOLD = int(os.environ.get("BAD_BOT_HOLD", "1000000"))
 
 
 def send(line: str, flush: bool = True) -> None:
@@ -121,9 +123,9 @@ def escape_orphan() -> None:
         time.sleep(0.01)
 
 
-def started_as() -> int:
-    """This process's number among those started with this BAD_BOT_COUNT_FILE (1, 2, ...):
-    each appends one byte, and O_APPEND makes the offset after the write its own count."""
+def counted_as() -> int:
+    """This process's number among those counted in BAD_BOT_COUNT_FILE (1, 2, ...): each
+    appends one byte, and O_APPEND makes the offset after the write its own count."""
     fd = os.open(COUNT_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, b".")
@@ -138,7 +140,6 @@ def ping_waiting() -> bool:
 
 
 def main() -> None:
-    holding = MODE == "hold" and bool(COUNT_FILE) and started_as() > PLAY
     if MODE == "no_flush":  # block-buffered even under PYTHONUNBUFFERED, as C stdio on a pipe
         sys.stdout = os.fdopen(1, "w", buffering=8192, closefd=False)
     if MODE == "exit_at_start":
@@ -152,6 +153,7 @@ def main() -> None:
     legal: list[str] = []
     decisions = 0
     owed = ""  # slow, late_then_ok: the answer held back until the referee's ping
+    holding = False
     for raw in sys.stdin:
         words = raw.split()
         if not words:
@@ -181,6 +183,8 @@ def main() -> None:
             return
         elif kind == "go":
             decisions += 1
+            if MODE == "hold" and COUNT_FILE and decisions == 1:
+                holding = PLAY < counted_as() <= PLAY + HOLD
             if holding:
                 continue
             if MODE == "slow" or (MODE == "late_then_ok" and decisions == 1):
