@@ -92,7 +92,9 @@ def test_match_refuses_a_bad_number_before_any_game(key: str, text: str) -> None
         assert result.exit_code == 2  # typer refuses a non-integer for an int flag
         return
     assert result.exit_code == 2, (key, text, result.output)
-    assert f"--{key}" in result.stderr and "Traceback" not in result.stderr
+    named = f"--{key}" in result.stderr or (key == "max-bank" and "max-bank (" in result.stderr
+                                             and "below time-bank" in result.stderr)
+    assert named and "Traceback" not in result.stderr
     assert result.stdout == ""
 
 
