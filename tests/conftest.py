@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import fakegame
 import pytest
-from support import BAD_BOT_PATH, FAKE, FAST, PATIENT, PYTHON, gone, wait_for
+from support import BAD_BOT_PATH, FAKE, FAST, PATIENT, PYTHON, BadGame, PlayBad, gone, wait_for
 
 from meldref.protocol.channel import BotCommand
-from meldref.protocol.records import GameRecord
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
-
-BadGame = tuple[GameRecord, list[dict[str, Any]], ProcessSeat]
-PlayBad = Callable[..., BadGame]
 
 
 @pytest.fixture

@@ -10,13 +10,14 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import fakegame
 
 from meldref.protocol.channel import group_members
 from meldref.protocol.records import GameRecord
 from meldref.protocol.referee import MatchPolicy
-from meldref.protocol.seats import Limits
+from meldref.protocol.seats import Limits, ProcessSeat
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable  # the venv's python: bot programs import nothing of meldref
@@ -60,6 +61,16 @@ def pid_gone(pid: int) -> bool:
     except OSError:
         return True
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def sleeping(pid: int) -> bool:
+    """Whether the process is blocked in the kernel (state S): for a one-threaded program that
+    just printed a prompt, waiting for its input."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] == "S"
 
 
 def pids_with(token: str) -> list[int]:
@@ -106,6 +117,10 @@ SHORT = MatchPolicy(move_time=0.05, first_move_time=0.05, time_bank=0.0, startup
 FAST = Limits(ping_grace=0.2, busy_grace=3.0, exit_wait=0.5, quit_grace=0.2, term_grace=0.2,
               stderr_limit=64 << 10)
 FAKE = fakegame.GAME
+# What the `play_bad` fixture (tests/conftest.py) returns: the game's record, its replay
+# records, the bad bot's seat.
+BadGame = tuple[GameRecord, list[dict[str, Any]], ProcessSeat]
+PlayBad = Callable[..., BadGame]
 
 
 def outcomes(record: GameRecord, seat: int = 0) -> list[tuple[str, bool]]:

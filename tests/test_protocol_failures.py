@@ -14,7 +14,6 @@ from pathlib import Path
 
 import fakegame
 import pytest
-from conftest import PlayBad
 from support import (
     BAD_BOT,
     BAD_BOT_PATH,
@@ -23,6 +22,7 @@ from support import (
     PATIENT,
     PYTHON,
     SHORT,
+    PlayBad,
     assert_forfeited,
     gone,
     outcomes,

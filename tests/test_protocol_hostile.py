@@ -15,13 +15,13 @@ from typing import Any
 
 import fakegame
 import pytest
-from conftest import PlayBad
 from support import (
     BAD_BOT_PATH,
     FAKE,
     FAST,
     PATIENT,
     PYTHON,
+    PlayBad,
     assert_forfeited,
     outcomes,
     pid_gone,
