@@ -4,6 +4,7 @@ defaults and rule keys, one exit code per kind of problem, and no Python values 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -102,13 +103,16 @@ def test_solitaire_telling_says_when_the_deck_is_empty(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_in_play_exits_130() -> None:
+    # SIGINT as a person's shell leaves it: pytest started in the background by a script (as
+    # `cmd &` without job control, or nohup) ignores SIGINT, the child would inherit that, and
+    # a Python started with SIGINT ignored never raises KeyboardInterrupt.
     child = pexpect.spawn(PYTHON, ["-m", "meldref", "play", "phase10", "--seed", "2",
-                                           "--players", "2"],
-                          timeout=30, encoding="utf-8", dimensions=(50, 160))
+                                   "--players", "2"],
+                          timeout=30, encoding="utf-8", dimensions=(50, 160),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     child.expect(r"draw> ")
-    # Interrupt only once it waits in its read: a SIGINT that comes between the prompt and the
-    # read is seen by Python only when the read returns (that is, never), so the test would
-    # race the program (and did, on a loaded machine).
+    # Interrupt once it waits in its read: a SIGINT that came between the prompt and the read
+    # would be seen by Python only when the read returns, that is never.
     assert wait_for(lambda: sleeping(child.pid), 30.0)
     child.sendintr()
     child.expect("interrupted")
