@@ -4,19 +4,18 @@ fail with the reason."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from support import BAD_BOT, LAZY_BOT, PYTHON, RANDOM_BOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
-LAZY_BOT = f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'lazy_bot.py'}"
-BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
 runner = CliRunner()
+# For bots that answer: their verdicts must not depend on how loaded the machine is (a game
+# check fails a decision over the move time, and warns over half of it).
+PATIENT = ["--move-time", "10"]
 
 
 def check(command: str, *args: str) -> tuple[int, dict]:
@@ -29,7 +28,7 @@ def statuses(report: dict) -> dict[str, str]:
 
 
 def test_the_random_bot_passes_everything() -> None:
-    code, report = check(RANDOM_BOT, "--game", "phase10")
+    code, report = check(RANDOM_BOT, "--game", "phase10", *PATIENT)
     assert code == 0 and report["passed"]
     names = statuses(report)
     for name in ("handshake", "answers ping", "ignores unknown messages", "exits on quit",
@@ -40,7 +39,7 @@ def test_the_random_bot_passes_everything() -> None:
 
 
 def test_the_table_form() -> None:
-    result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--game", "phase10"])
+    result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--game", "phase10", *PATIENT])
     assert result.exit_code == 0 and "all checks pass" in result.stdout
 
 
@@ -49,6 +48,8 @@ def test_the_table_form() -> None:
     ("no_newline", "without a newline"),
 ])
 def test_output_problems_are_named(mode: str, reason: str) -> None:
+    # The check waits out the whole start-up time (no `ready` line ever completes): 1 s, far
+    # more than the bot needs to start and write, even on a loaded machine.
     code, report = check(f"{LAZY_BOT} {mode}", "--game", "phase10", "--startup-time", "1")
     assert code == 1 and not report["passed"]
     (handshake,) = [c for c in report["checks"] if c["check"] == "handshake"]
@@ -63,7 +64,7 @@ def test_a_bot_that_stops_flushing_after_the_handshake() -> None:
 
 
 def test_an_illegal_bot_fails_its_game() -> None:
-    code, report = check(f"{BAD_BOT} illegal", "--game", "phase10")
+    code, report = check(f"{BAD_BOT} illegal", "--game", "phase10", *PATIENT)
     assert code == 1
     assert statuses(report)["phase10: a full game"] == "fail"
     (game,) = [c for c in report["checks"] if c["check"] == "phase10: a full game"]
@@ -81,7 +82,8 @@ def test_an_unknown_game_is_a_usage_error() -> None:
 
 
 def test_logs_folder_keeps_the_bots_stderr(tmp_path: Path) -> None:
-    code, _ = check(f"{BAD_BOT} stderr_flood", "--game", "phase10", "--logs", str(tmp_path))
+    code, _ = check(f"{BAD_BOT} stderr_flood", "--game", "phase10", "--logs", str(tmp_path),
+                    *PATIENT)
     assert code == 0
     assert (tmp_path / "phase10.stderr").stat().st_size > 0
 
@@ -115,7 +117,7 @@ def test_resource_limits_apply_to_the_checked_program(tmp_path: Path) -> None:
     bot = tmp_path / "limits_bot.py"
     bot.write_text(LIMITS_BOT)
     processes = str(nproc_below_hard_limit())
-    _, report = check(f"{sys.executable} {bot}", "--game", "phase10", "--memory-mb", "900",
+    _, report = check(f"{PYTHON} {bot}", "--game", "phase10", "--memory-mb", "900",
                       "--file-size-mb", "5", "--max-processes", processes, "--startup-time", "5",
                       "--move-time", "0.2", "--first-move-time", "0.2")
     ids = report["ids"]
@@ -125,7 +127,7 @@ def test_resource_limits_apply_to_the_checked_program(tmp_path: Path) -> None:
 
 
 def test_a_memory_hog_fails_its_game_only_under_a_cap() -> None:
-    code, report = check(f"{BAD_BOT} hog", "--game", "phase10", "--memory-mb", "256")
+    code, report = check(f"{BAD_BOT} hog", "--game", "phase10", "--memory-mb", "256", *PATIENT)
     assert code == 1 and not report["passed"]
     game = next(c for c in report["checks"] if c["check"] == "phase10: a full game")
     assert game["status"] == "fail" and game["detail"].startswith("crashed")

@@ -4,12 +4,13 @@ defaults and rule keys, one exit code per kind of problem, and no Python values 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pexpect
 import pytest
+from support import PYTHON, sleeping, wait_for
 from typer.testing import CliRunner
 
 from meldref import __version__
@@ -37,7 +38,7 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_python_dash_m_meldref_and_version() -> None:
-    done = subprocess.run([sys.executable, "-m", "meldref", "--version"], capture_output=True,
+    done = subprocess.run([PYTHON, "-m", "meldref", "--version"], capture_output=True,
                           text=True, timeout=60, check=False)
     assert done.returncode == 0 and done.stdout.startswith(f"meldref {__version__} ")
     code, stdout, _ = invoke("--version")
@@ -77,7 +78,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(command: list[str],
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     name, *rest = command
-    done = subprocess.run([sys.executable, "-m", "meldref", "replay", name, str(fifo), *rest],
+    done = subprocess.run([PYTHON, "-m", "meldref", "replay", name, str(fifo), *rest],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and "not a regular file" in done.stderr
 
@@ -102,10 +103,17 @@ def test_solitaire_telling_says_when_the_deck_is_empty(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_in_play_exits_130() -> None:
-    child = pexpect.spawn(sys.executable, ["-m", "meldref", "play", "phase10", "--seed", "2",
-                                           "--players", "2"],
-                          timeout=30, encoding="utf-8", dimensions=(50, 160))
+    # SIGINT as a person's shell leaves it: pytest started in the background by a script (as
+    # `cmd &` without job control, or nohup) ignores SIGINT, the child would inherit that, and
+    # a Python started with SIGINT ignored never raises KeyboardInterrupt.
+    child = pexpect.spawn(PYTHON, ["-m", "meldref", "play", "phase10", "--seed", "2",
+                                   "--players", "2"],
+                          timeout=30, encoding="utf-8", dimensions=(50, 160),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     child.expect(r"draw> ")
+    # Interrupt once it waits in its read: a SIGINT that came between the prompt and the read
+    # would be seen by Python only when the read returns, that is never.
+    assert wait_for(lambda: sleeping(child.pid), 30.0)
     child.sendintr()
     child.expect("interrupted")
     child.expect(pexpect.EOF)

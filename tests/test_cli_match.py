@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from support import BAD_BOT, PYTHON
+from support import RANDOM_BOT as RANDOM_PROGRAM
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
 from meldref.replay.files import load_replay, verify
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 4"
+RANDOM_BOT = f"{RANDOM_PROGRAM} --seed 4"
 runner = CliRunner()
 
 
@@ -97,15 +97,15 @@ def test_results_name_bots_by_their_id_name(tmp_path: Path) -> None:
     twin = f"{RANDOM_BOT} --name twin"
     other = f"{RANDOM_BOT} --seed 5 --name twin"
     code, stdout, _ = match("phase10", "--bot", twin, "--bot", other, "--bot",
-                            f"{sys.executable} {nameless}", "--seed", "3", "--rules",
+                            f"{PYTHON} {nameless}", "--seed", "3", "--rules",
                             "phases-to-win=1", "--json")
     assert code == 0, stdout
     data = json.loads(stdout)
     assert data["bots"] == [
         {"name": "twin#1", "spec": twin, "command": twin},
         {"name": "twin#2", "spec": other, "command": other},
-        {"name": "nameless", "spec": f"{sys.executable} {nameless}",
-         "command": f"{sys.executable} {nameless}"}]
+        {"name": "nameless", "spec": f"{PYTHON} {nameless}",
+         "command": f"{PYTHON} {nameless}"}]
     assert data["games"][0]["seats"] == ["twin#1", "twin#2", "nameless"]
     code, stdout, _ = match("phase10", "--bot", twin, "--players", "2", "--seed", "3",
                             "--rules", "phases-to-win=1")
@@ -143,7 +143,7 @@ def test_no_hints_sends_no_legal_lines(tmp_path: Path) -> None:
     code, stdout, _ = match(*args, "--bot", RANDOM_BOT, "--no-hints")
     assert code == 0 and json.loads(stdout)["games"][0]["faults"] == [[]]
     assert load_replay(tmp_path / "s.jsonl").header["policy"]["legal_hints"] is False
-    code, stdout, _ = match(*args, "--bot", f"{sys.executable} {nameless}", "--no-hints")
+    code, stdout, _ = match(*args, "--bot", f"{PYTHON} {nameless}", "--no-hints")
     (faults,) = json.loads(stdout)["games"][0]["faults"]
     assert code == 0 and faults and faults[-1]["fatal"]
 
@@ -191,9 +191,6 @@ def test_other_games_play_record_and_tell(tmp_path: Path, game: str, players: in
     code, stdout, _ = match(game, "--players", str(players), "--bot", RANDOM_BOT, "--seed", "1",
                             "--json")
     assert code == 0 and json.loads(stdout)["games"][0]["status"] == "ok"
-
-
-BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
 
 
 def hog_faults(*args: str) -> list[list[dict]]:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pexpect
+from support import PYTHON, ROOT
 
 from meldref.replay.files import verify
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def spawn(*args: str) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "meldref.cli.app", "play", *args], cwd=str(ROOT),
+    return pexpect.spawn(PYTHON, ["-m", "meldref.cli.app", "play", *args], cwd=str(ROOT),
                          timeout=30, encoding="utf-8", dimensions=(50, 160))
 
 

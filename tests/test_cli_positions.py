@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
@@ -17,7 +18,6 @@ from meldref.engine.position import read_position
 from meldref.replay.files import ReplayError, load_replay, simulate, verify
 from meldref.tools.positions import PositionFileError, load_position
 
-ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 4"
 runner = CliRunner()
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support import BAD_BOT, RANDOM_BOT, ROOT
 from typer.testing import CliRunner
 
 distributed = pytest.importorskip(
@@ -43,9 +44,6 @@ from meldref.tournament.runner import run_job  # noqa: E402
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(180)]
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
-BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
 KILLER_BOT = f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'worker_killer_bot.py'}"
 PATH_BOT = f"meldref-test-bot-{uuid.uuid4().hex[:8]}"  # on PATH for this process only
 SHORT = ["--rules", "phases-to-win=1"]

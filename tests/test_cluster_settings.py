@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
@@ -21,7 +22,6 @@ from meldref.tournament import botfolder
 from meldref.tournament.botfolder import BotFolderError, digest, pack, unpack
 from meldref.tournament.config import ClusterTarget, ConfigError, build_config
 
-ROOT = Path(__file__).resolve().parent.parent
 BOTS = {"bots": ["builtin:greedy", "builtin:random"]}
 runner = CliRunner()
 

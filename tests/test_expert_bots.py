@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.bots import builtin_bot
@@ -29,7 +29,6 @@ from meldref.engine.play import play_inprocess
 from meldref.engine.solitaire import SolitaireView
 from meldref.settings import parse_rules
 
-ROOT = Path(__file__).resolve().parent.parent
 GAMES = {"phase10": Phase10ExpertBot, "fivecrowns": FiveCrownsExpertBot,
          "solitaire": SolitaireExpertBot}
 runner = CliRunner()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.cli import app
@@ -25,7 +26,6 @@ from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import Reply, Request, Seat, Setup, seat_from_spec
 from meldref.protocol.wire import encode_value
 
-ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "spec" / "PROTOCOL.md").read_text()
 runner = CliRunner()
 

@@ -4,17 +4,15 @@ the three games from the `legal` hints, and from the view alone in a match witho
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
+from support import ROOT, command
 
 from meldref.engine.game import find_game
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import seat_from_spec
 from meldref.settings import parse_rules
 
-ROOT = Path(__file__).parents[1]
 SPEC = (ROOT / "spec" / "PROTOCOL.md").read_text()
 SHORT = {"phase10": {"turn-cap": "40", "hand-cap": "2"}, "fivecrowns": {"turn-cap": "4"},
          "solitaire": {}}
@@ -26,7 +24,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> str:
     (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
     path = tmp_path_factory.mktemp("tiny") / "tiny.py"
     path.write_text(code)
-    return f"{sys.executable} {path}"
+    return command(path)
 
 
 @pytest.mark.parametrize("hints", [True, False], ids=["hints", "no-hints"])

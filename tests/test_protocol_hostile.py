@@ -1,7 +1,8 @@
 """Hostile bots: floods of stray lines, children that escape the process group, resource hogs,
 answers longer than a line may be. The referee stays bounded and judges the bot.
 
-Like tests/test_protocol_failures.py: tests/bots/bad_bot.py MODE in seat 0 of the fake game.
+Like tests/test_protocol_failures.py: tests/bots/bad_bot.py MODE in seat 0 of the fake game
+(the `play_bad` fixture of tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -9,14 +10,23 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import fakegame
 import pytest
-from test_protocol_failures import FAST, PATIENT, assert_forfeited, outcomes, pid_gone, play_bad
+from support import (
+    BAD_BOT_PATH,
+    FAKE,
+    FAST,
+    PATIENT,
+    PYTHON,
+    PlayBad,
+    assert_forfeited,
+    outcomes,
+    pid_gone,
+    wait_for,
+)
 
 from meldref.protocol.channel import BotCommand, LineChannel
 from meldref.protocol.errors import MAX_DETAIL, Fault
@@ -24,12 +34,9 @@ from meldref.protocol.referee import NOTES_PER_KIND, MatchPolicy, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
 from meldref.protocol.wire import MAX_LINE, fit_line, quote
 
-BAD_BOT = Path(__file__).parent / "bots" / "bad_bot.py"
-GAME = fakegame.GAME
 
-
-def normal_decisions(tmp_path: Path) -> int:
-    record, _, _ = play_bad("good", tmp_path / "good", PATIENT)
+def normal_decisions(play_bad: PlayBad) -> int:
+    record, _, _ = play_bad("good")
     return record.decisions
 
 
@@ -37,22 +44,22 @@ def normal_decisions(tmp_path: Path) -> int:
 
 
 @pytest.mark.parametrize("mode", ["flood", "flood_idle"])
-def test_a_flooding_bot_is_judged_at_once_with_few_records(mode: str, tmp_path: Path) -> None:
-    (tmp_path / "good").mkdir()
-    record, records, _ = play_bad(mode, tmp_path, PATIENT)
+def test_a_flooding_bot_is_judged_at_once_with_few_records(mode: str,
+                                                           play_bad: PlayBad) -> None:
+    record, records, _ = play_bad(mode)
     assert_forfeited(record)
     [fatal] = [f for f in record.faults[0] if f.fatal]
     assert fatal.outcome == "malformed"
     assert "flooding" in fatal.detail
     # Judged within the first requests: no more decisions than a normal game, far fewer.
-    assert record.decisions <= normal_decisions(tmp_path) // 2
+    assert record.decisions <= normal_decisions(play_bad) // 2
     faults = [r for r in records if r["type"] == "fault"]
     assert len(faults) <= NOTES_PER_KIND + 2
     assert len(json.dumps(records)) < 200_000
 
 
-def test_a_flood_before_ready_is_final(tmp_path: Path) -> None:
-    record, _, _ = play_bad("flood_banner", tmp_path, PATIENT)
+def test_a_flood_before_ready_is_final(play_bad: PlayBad) -> None:
+    record, _, _ = play_bad("flood_banner")
     assert_forfeited(record)
     [fatal] = [f for f in record.faults[0] if f.fatal]
     assert fatal.outcome == "malformed"
@@ -60,8 +67,8 @@ def test_a_flood_before_ready_is_final(tmp_path: Path) -> None:
     assert len(record.faults[0]) <= NOTES_PER_KIND + 2
 
 
-def test_stray_lines_under_the_limit_are_noted_at_most_n_times(tmp_path: Path) -> None:
-    record, records, _ = play_bad("stray", tmp_path, PATIENT)
+def test_stray_lines_under_the_limit_are_noted_at_most_n_times(play_bad: PlayBad) -> None:
+    record, records, _ = play_bad("stray")
     assert record.status == ["ok", "ok"]
     assert record.outcome.termination == "normal"
     late = [f for f in record.faults[0] if f.outcome == "late"]
@@ -77,9 +84,9 @@ def test_stray_lines_under_the_limit_are_noted_at_most_n_times(tmp_path: Path) -
                                        and r["seat"] == 0])
 
 
-def test_the_stray_limit_is_a_seat_limit(tmp_path: Path) -> None:
+def test_the_stray_limit_is_a_seat_limit(play_bad: PlayBad) -> None:
     limits = dataclasses.replace(FAST, max_stray_lines=10)
-    record, _, _ = play_bad("stray", tmp_path, PATIENT, limits=limits)
+    record, _, _ = play_bad("stray", limits=limits)
     assert_forfeited(record)
     [fatal] = [f for f in record.faults[0] if f.fatal]
     assert "more than 10 unsolicited lines during request 1" in fatal.detail
@@ -88,14 +95,14 @@ def test_the_stray_limit_is_a_seat_limit(tmp_path: Path) -> None:
 # -- 3. line length ------------------------------------------------------------------------------
 
 
-def test_a_long_illegal_answer_is_quoted_short_and_no_line_is_too_long(tmp_path: Path) -> None:
+def test_a_long_illegal_answer_is_quoted_short_and_no_line_is_too_long() -> None:
     sent: list[str] = []
-    command = BotCommand((sys.executable, str(BAD_BOT), "long_illegal"))
-    seat = ProcessSeat(command, FAST, game=GAME.name,
+    command = BotCommand((PYTHON, str(BAD_BOT_PATH), "long_illegal"))
+    seat = ProcessSeat(command, FAST, game=FAKE.name,
                        on_line=lambda d, text: sent.append(text) if d == ">" else None)
     records: list[dict[str, Any]] = []
     try:
-        record = play_game(GAME, GAME.rules(turns=8), [seat, InProcessSeat(
+        record = play_game(FAKE, FAKE.rules(turns=8), [seat, InProcessSeat(
             fakegame.RandomFakeBot(1))], 3, PATIENT, records.append)
     finally:
         seat.close()
@@ -142,16 +149,13 @@ def test_fit_line_quote_and_fault_details_are_bounded() -> None:
 
 
 @pytest.mark.parametrize("mode", ["escape", "escape_orphan"])
-def test_children_that_escape_the_group_are_killed(mode: str, tmp_path: Path) -> None:
-    pid_file = tmp_path / "child.pid"
-    record, _, _ = play_bad(mode, tmp_path, PATIENT, env={"BAD_BOT_CHILD_PID_FILE": str(pid_file)})
+def test_children_that_escape_the_group_are_killed(mode: str, play_bad: PlayBad,
+                                                   tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"  # written before `ready`
+    record, _, _ = play_bad(mode, env={"BAD_BOT_CHILD_PID_FILE": str(pid_file)})
     assert record.status == ["ok", "ok"]
     child = int(pid_file.read_text())
-    deadline = time.monotonic() + 3
-    while not pid_gone(child) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert pid_gone(child), f"escaped child {child} still runs"
-    assert not Path(f"/proc/{child}").exists() or pid_gone(child)
+    assert wait_for(lambda: pid_gone(child), 10.0), f"escaped child {child} still runs"
 
 
 def limits_of(pid: int) -> dict[str, list[str]]:
@@ -162,9 +166,9 @@ def limits_of(pid: int) -> dict[str, list[str]]:
     return out
 
 
-def test_bots_get_no_core_dumps_and_the_limits_asked_for(tmp_path: Path) -> None:
+def test_bots_get_no_core_dumps_and_the_limits_asked_for() -> None:
     limits = dataclasses.replace(FAST, memory_mb=900, file_size_mb=5)
-    seat = ProcessSeat(BotCommand((sys.executable, str(BAD_BOT), "good")), limits, game=GAME.name)
+    seat = ProcessSeat(BotCommand((PYTHON, str(BAD_BOT_PATH), "good")), limits, game=FAKE.name)
     try:
         seat.connect(10.0)
         assert seat.process is not None
@@ -176,14 +180,13 @@ def test_bots_get_no_core_dumps_and_the_limits_asked_for(tmp_path: Path) -> None
     assert got["Max file size"][:2] == [str(5 << 20)] * 2
 
 
-def test_memory_cap_makes_a_hog_crash(tmp_path: Path) -> None:
+def test_memory_cap_makes_a_hog_crash(play_bad: PlayBad) -> None:
     limits = dataclasses.replace(FAST, memory_mb=256)
-    record, _, _ = play_bad("hog", tmp_path, PATIENT, env={"BAD_BOT_HOG_MB": "512"},
-                            limits=limits)
+    record, _, _ = play_bad("hog", env={"BAD_BOT_HOG_MB": "512"}, limits=limits)
     assert_forfeited(record)
     assert outcomes(record) == [("crashed", True)]
 
 
-def test_limits_default_to_none_but_core(tmp_path: Path) -> None:
+def test_limits_default_to_none_but_core() -> None:
     assert Limits().rlimits() == {__import__("resource").RLIMIT_CORE: 0}
     assert MatchPolicy().on_failure == "forfeit"

@@ -6,18 +6,15 @@ from __future__ import annotations
 
 import os
 import re
-import sys
-from pathlib import Path
 
 import pexpect
-
-TESTS = Path(__file__).parent
+from support import PYTHON, TESTS
 
 
 def spawn(*args: str) -> pexpect.spawn:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH",
                                                                                        "")])}
-    child = pexpect.spawn(sys.executable, ["-m", "meldref.tools.hostseat", *args],
+    child = pexpect.spawn(PYTHON, ["-m", "meldref.tools.hostseat", *args],
                           env=env, encoding="utf-8", timeout=20, echo=False)
     child.delaybeforesend = None
     return child

@@ -4,16 +4,15 @@ book (tested line by line here) and plays every game (tests/test_protocol_games.
 from __future__ import annotations
 
 import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).parents[1]
-BOT = ROOT / "bots" / "random_bot.py"
+from support import PYTHON, RANDOM_BOT_PATH
+
+BOT = RANDOM_BOT_PATH
 
 
 def talk(*lines: str, args: tuple[str, ...] = ()) -> tuple[list[str], int]:
     """Send `lines` to a fresh bot, close its input; what it wrote and its exit code."""
-    done = subprocess.run([sys.executable, str(BOT), *args], input="".join(lines),
+    done = subprocess.run([PYTHON, str(BOT), *args], input="".join(lines),
                           capture_output=True, text=True, timeout=20, check=False)
     return done.stdout.splitlines(), done.returncode
 

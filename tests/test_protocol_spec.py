@@ -13,21 +13,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support import RANDOM_BOT, ROOT
 
 from meldref.engine.game import Event, GameInfo, GameState, find_game
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import seat_from_spec
 from meldref.settings import parse_rules
 
-ROOT = Path(__file__).parents[1]
-BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
 POLICY = MatchPolicy(move_time=10.0, first_move_time=20.0, startup_time=20.0)
 SPEC = (ROOT / "spec" / "PROTOCOL.md").read_text()
 SECTIONS = {"phase10": "## 10. Phase 10", "fivecrowns": "## 11. Five Crowns",
@@ -90,8 +87,8 @@ def play_piped(game: GameInfo, players: int, seed: int, rules: dict[str, str] | 
         game = dataclasses.replace(game, new_game=lambda *_: start())
     lines: list[str] = []
     hook = lambda way, text: lines.append(text) if way == ">" else None  # noqa: E731
-    seats = [seat_from_spec(f"{BOT} --seed {seed + i}", game, on_line=hook if i == 0 else None)
-             for i in range(players)]
+    seats = [seat_from_spec(f"{RANDOM_BOT} --seed {seed + i}", game,
+                            on_line=hook if i == 0 else None) for i in range(players)]
     try:
         record = play_game(game, parse_rules(game.rules_type, rules or {}), seats, seed, POLICY)
     finally:
@@ -275,7 +272,7 @@ def test_the_tiebreak_paths_were_taken(sent: dict[str, Fields]) -> None:
 
 def test_every_event_the_engine_makes_is_documented_and_seen(sent: dict[str, Fields]) -> None:
     made = set()
-    for path in (ROOT / "engine").glob("*.py"):
+    for path in (ROOT / "engine").rglob("*.py"):  # one package per game under engine/
         made |= set(re.findall(r"\bEvent\(\s*\"(\w+)\"", path.read_text()))
     assert made, "no Event(...) found in engine/: the scan is out of date"
     documented = set().union(*(rows(block(section(n), "Events")) for n in SECTIONS))

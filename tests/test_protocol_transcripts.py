@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).parents[1]
+from support import PYTHON, ROOT
 
 
 def test_transcripts_are_up_to_date() -> None:
-    run = subprocess.run([sys.executable, "bench/make_transcripts.py", "--check"], cwd=ROOT,
+    run = subprocess.run([PYTHON, "bench/make_transcripts.py", "--check"], cwd=ROOT,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, (
         f"{run.stdout}{run.stderr}\nthe protocol or a game changed what bots are sent: "

@@ -4,10 +4,11 @@ told as one seat saw it, counted, and resumed."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from support import BAD_BOT
+from support import RANDOM_BOT as RANDOM_PROGRAM
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
@@ -19,9 +20,7 @@ from meldref.settings import limit_settings, parse_rules
 from meldref.tournament.runner import run_job
 from meldref.tournament.schedule import BotEntry, GameJob
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 2"
-BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
+RANDOM_BOT = f"{RANDOM_PROGRAM} --seed 2"
 runner = CliRunner()
 
 

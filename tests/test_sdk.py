@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.bots import builtin_bot, sdk
@@ -23,7 +24,6 @@ from meldref.cli import app
 from meldref.engine.game import find_game, rules_to_json
 from meldref.protocol.wire import encode_value, view_lines
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "README.md"
 EXAMPLE = ROOT / "bots" / "examples" / "python" / "sdk_bot.py"
 runner = CliRunner()

@@ -11,18 +11,15 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support import PYTHON, ROOT, TESTS, command, pid_gone, pids_with, wait_for
 
 from meldref.replay.files import verify
 
-ROOT = Path(__file__).resolve().parent.parent
-DEAF = ROOT / "tests" / "cli_bots" / "deaf_bot.py"
+DEAF = TESTS / "cli_bots" / "deaf_bot.py"
 SHORT = ["--rules", "phases-to-win=1", "--players", "2"]
 
 
@@ -33,123 +30,113 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
-def pids_with(token: str, but: int | None = None) -> list[int]:
-    """Live processes whose command line holds `token` (but `but`: meldref itself, whose own
-    command line names the bot)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in (os.getpid(), but):
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            except OSError:
-                continue
-            fields = _stat(int(entry))
-            if token.encode() in cmdline and fields is not None and fields[0] != "Z":
-                out.append(int(entry))
-    return out
+def bots(token: str, referee: subprocess.Popen[bytes] | subprocess.Popen[str]) -> list[int]:
+    """The bot processes carrying `token` (the referee's own command line names them too)."""
+    return [pid for pid in pids_with(token) if pid != referee.pid]
 
 
 def children_of(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _stat(int(entry))
-            if fields is not None and fields[1] == str(pid) and fields[0] != "Z":
-                out.append(int(entry))
-    return out
+    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()
+            and (fields := _stat(int(entry.name))) is not None and fields[1] == str(pid)
+            and fields[0] != "Z"]
 
 
 def alive(pids: list[int]) -> list[int]:
-    return [p for p in pids if (f := _stat(p)) is not None and f[0] != "Z"]
+    return [pid for pid in pids if not pid_gone(pid)]
 
 
-def wait_for(what: Callable[[], object], seconds: float, message: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not what():
-        assert time.monotonic() < deadline, message
-        time.sleep(0.05)
+def deaf(token: str, delay: float, mark: Path | None = None) -> str:
+    return command(DEAF, token, str(delay), *([str(mark)] if mark else []))
 
 
 def start(args: list[str], token: str) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", "meldref", *args], cwd=ROOT,
+    proc = subprocess.Popen([PYTHON, "-m", "meldref", *args], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wait_for(lambda: pids_with(token, proc.pid) or proc.poll() is not None, 60,
-             "the bot never started")
+    assert wait_for(lambda: bots(token, proc) or proc.poll() is not None, 60), \
+        "the bot never started"
     assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     return proc
 
 
+def none_left(token: str, timeout: float = 15.0) -> None:
+    assert wait_for(lambda: not pids_with(token), timeout), \
+        f"bots left behind: {pids_with(token)}"
+
+
 @pytest.mark.parametrize("signals", [[signal.SIGTERM], [signal.SIGINT], [signal.SIGHUP],
                                      [signal.SIGTERM, signal.SIGTERM]])
-def test_a_signalled_match_leaves_no_bot(signals: list[int]) -> None:
-    token = f"deaf{uuid.uuid4().hex[:10]}"
-    proc = start(["match", "--bot", f"{sys.executable} {DEAF} {token} 0.05", "--bot",
-                  "builtin:greedy", "--games", "50", *SHORT], token)
-    time.sleep(0.3)  # a game in progress
-    for sig in signals:  # the second one falls in the grace periods of closing the bot
+def test_a_signalled_match_leaves_no_bot(signals: list[int], bot_token: str,
+                                         tmp_path: Path) -> None:
+    mark = tmp_path / "decisions"
+    proc = start(["match", "--bot", deaf(bot_token, 0.05, mark), "--bot", "builtin:greedy",
+                  "--games", "50", *SHORT], bot_token)
+    assert wait_for(mark.exists, 60), "no game in progress"
+    for sig in signals:
         proc.send_signal(sig)
+        # A second signal 0.2 s later falls in the 2 s of graces the deaf bot makes the
+        # referee wait out; either way nothing may be left.
         time.sleep(0.2)
     assert proc.wait(timeout=30) == 130
-    wait_for(lambda: not pids_with(token), 10, f"bots left behind: {pids_with(token)}")
+    none_left(bot_token, 10)
 
 
-def test_a_match_killed_with_sigkill_leaves_no_bot() -> None:
-    token = f"deaf{uuid.uuid4().hex[:10]}"
-    proc = start(["match", "--bot", f"{sys.executable} {DEAF} {token} 0.05", "--bot",
-                  "builtin:greedy", "--games", "50", *SHORT], token)
+def test_a_match_killed_with_sigkill_leaves_no_bot(bot_token: str) -> None:
+    proc = start(["match", "--bot", deaf(bot_token, 0.05), "--bot", "builtin:greedy",
+                  "--games", "50", *SHORT], bot_token)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
-    wait_for(lambda: not pids_with(token), 10, f"bots left behind: {pids_with(token)}")
+    none_left(bot_token, 10)
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_tournament_killed_with_sigkill_leaves_nothing(tmp_path: Path, jobs: str) -> None:
-    token = f"deaf{uuid.uuid4().hex[:10]}"
-    proc = start(["tournament", "--bot", f"{sys.executable} {DEAF} {token} 0.02", "--bot",
-                  "builtin:random", "--games", "40", "-j", jobs, *SHORT, "--out",
-                  str(tmp_path / "t"), "--no-progress", "--seed", "1"], token)
-    wait_for(lambda: len(children_of(proc.pid)) >= int(jobs), 30, "no workers")
+def test_a_tournament_killed_with_sigkill_leaves_nothing(tmp_path: Path, jobs: str,
+                                                         bot_token: str) -> None:
+    proc = start(["tournament", "--bot", deaf(bot_token, 0.02), "--bot", "builtin:random",
+                  "--games", "40", "-j", jobs, *SHORT, "--out", str(tmp_path / "t"),
+                  "--no-progress", "--seed", "1"], bot_token)
+    assert wait_for(lambda: len(children_of(proc.pid)) >= int(jobs), 30), "no workers"
     helpers = children_of(proc.pid)  # workers, and multiprocessing's resource tracker
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
-    wait_for(lambda: not pids_with(token), 15, f"bots left behind: {pids_with(token)}")
-    wait_for(lambda: not alive(helpers), 15, f"workers left behind: {alive(helpers)}")
+    none_left(bot_token)
+    assert wait_for(lambda: not alive(helpers), 15), f"workers left behind: {alive(helpers)}"
 
 
-def test_a_tournament_stopped_by_sigterm_leaves_nothing_and_resumes(tmp_path: Path) -> None:
-    token = f"deaf{uuid.uuid4().hex[:10]}"
-    args = ["tournament", "--bot", f"{sys.executable} {DEAF} {token} 0.02", "--bot",
+def test_a_tournament_stopped_by_sigterm_leaves_nothing_and_resumes(tmp_path: Path,
+                                                                   bot_token: str) -> None:
+    token = bot_token
+    args = ["tournament", "--bot", deaf(token, 0.02), "--bot",
             "builtin:random", "--games", "12", "-j", "2", *SHORT, "--out", str(tmp_path / "t"),
             "--no-progress", "--seed", "1", "--json"]
     proc = start(args, token)
     helpers = children_of(proc.pid)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 130
-    wait_for(lambda: not pids_with(token) and not alive(helpers), 15, "processes left behind")
-    done = subprocess.run([sys.executable, "-m", "meldref", *args], cwd=ROOT,
+    assert wait_for(lambda: not pids_with(token) and not alive(helpers), 15), \
+        "processes left behind"
+    done = subprocess.run([PYTHON, "-m", "meldref", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["missing"] == 0
 
 
-def test_a_worker_killed_mid_game_loses_no_game(tmp_path: Path) -> None:
+def test_a_worker_killed_mid_game_loses_no_game(tmp_path: Path, bot_token: str) -> None:
     # As the OOM killer would: SIGKILL one worker while it plays. Its games are played again
     # on a new pool; the tournament finishes every game exactly once and exits 0.
-    token = f"deaf{uuid.uuid4().hex[:10]}"
+    token = bot_token
     out = tmp_path / "t"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "meldref", "tournament", "--bot",
-         f"{sys.executable} {DEAF} {token} 0.01", "--bot", "builtin:random", "--games", "16",
-         "-j", "2", *SHORT, "--out", str(out), "--no-progress", "--seed", "2", "--json"],
+        [PYTHON, "-m", "meldref", "tournament", "--bot", deaf(token, 0.01), "--bot",
+         "builtin:random", "--games", "16", "-j", "2", *SHORT, "--out", str(out),
+         "--no-progress", "--seed", "2", "--json"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for(lambda: pids_with(token, proc.pid) or proc.poll() is not None, 60,
-             "the bot never started")
+    assert wait_for(lambda: bots(token, proc) or proc.poll() is not None, 60), \
+        "the bot never started"
 
     def in_a_worker() -> list[int]:  # not the bot the tournament started to check it
-        return [p for p in pids_with(token, proc.pid) if (f := _stat(p)) and
-                f[1] != str(proc.pid)]
+        return [p for p in bots(token, proc) if (f := _stat(p)) and f[1] != str(proc.pid)]
 
-    wait_for(in_a_worker, 60, "no game started in a worker")
+    assert wait_for(in_a_worker, 60), "no game started in a worker"
     worker = int(_stat(in_a_worker()[0])[1])  # type: ignore[index]
     os.kill(worker, signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=300)
@@ -161,7 +148,7 @@ def test_a_worker_killed_mid_game_loses_no_game(tmp_path: Path) -> None:
     assert json.loads(stdout)["missing"] == 0
     for line in lines:
         verify(out / line["replay"])
-    wait_for(lambda: not pids_with(token), 15, f"bots left behind: {pids_with(token)}")
+    none_left(token)
 
 
 def test_resume_plays_again_the_games_recorded_as_errors(tmp_path: Path) -> None:

@@ -6,19 +6,17 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import BAD_BOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
 from meldref.private import open_private, private_dir
 from meldref.replay.files import ReplayWriter, verify
 
-ROOT = Path(__file__).resolve().parent.parent
-BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
 SHORT = ["--rules", "phases-to-win=1", "--no-progress", "--json"]
 runner = CliRunner()
 

@@ -7,21 +7,31 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
-import uuid
 from pathlib import Path
 
 import pytest
+from support import (
+    BAD_BOT,
+    CLINGY_BOT_PATH,
+    PYTHON,
+    RANDOM_BOT,
+    ROOT,
+    command,
+    pid_gone,
+    pids_with,
+    wait_for,
+)
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
+from meldref.protocol.channel import descendants, kill_strays
 from meldref.replay.files import verify
 
-ROOT = Path(__file__).resolve().parent.parent
-RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
-BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
 SHORT = ["--rules", "phases-to-win=2"]
+TOURNAMENT = [PYTHON, "-m", "meldref.cli.app", "tournament"]
+# Bots that hold (bad_bot.py hold, clingy_bot.py with a file) keep a game in progress until the
+# test stops the tournament; a long move time keeps the referee from ending that game first.
+HOLD_CLOCK = ["--move-time", "600"]
 runner = CliRunner()
 
 
@@ -33,6 +43,51 @@ def results(folder: Path) -> list[dict]:
 def invoke(*args: str) -> tuple[int, str]:
     result = runner.invoke(app, ["tournament", *args], catch_exceptions=False)
     return result.exit_code, result.stdout
+
+
+def finished_games(folder: Path) -> int:
+    """Lines in results.jsonl so far (0 before it exists)."""
+    try:
+        return (folder / "results.jsonl").read_text().count("\n")
+    except FileNotFoundError:
+        return 0
+
+
+def in_game(count_file: Path) -> int:
+    """How many bad_bot.py hold processes got a decision (each adds a byte to the file)."""
+    return count_file.stat().st_size if count_file.exists() else 0
+
+
+def holding(count_file: Path, play: int, hold: int | None = None) -> dict[str, str]:
+    """The environment that makes `bad_bot.py hold` processes play `play` games, then hold
+    (`hold` of them, default all)."""
+    env = {**os.environ, "BAD_BOT_COUNT_FILE": str(count_file), "BAD_BOT_PLAY": str(play)}
+    return env if hold is None else {**env, "BAD_BOT_HOLD": str(hold)}
+
+
+def bots_of(token: str, tournament: subprocess.Popen[str] | subprocess.Popen[bytes]
+            ) -> list[int]:
+    """The bot processes carrying `token` (the tournament's own command line carries it too)."""
+    return [pid for pid in pids_with(token) if pid != tournament.pid]
+
+
+def kill_tournament(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+    """SIGKILL the tournament `proc`; its workers (and their bots) must follow it: they watch
+    their parent, so none is left idle or playing a game queued to it."""
+    family = descendants(proc.pid)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    try:
+        assert wait_for(lambda: all(pid_gone(pid) for pid, _ in family), 10.0), \
+            f"processes outlived the killed tournament: {sorted(family)}"
+    finally:
+        kill_strays(family, 0)  # not for the next tests, whatever this one found
+
+
+def assert_all_gone(token: str) -> None:
+    """Bots of a stopped tournament must go (their worker dies with the tournament)."""
+    assert wait_for(lambda: not pids_with(token), 30.0), \
+        f"bot processes left behind: {pids_with(token)}"
 
 
 def test_subprocess_bots_two_jobs_duplicate_deals(tmp_path: Path) -> None:
@@ -82,82 +137,51 @@ def test_stop_after_then_resume_plays_exactly_the_missing_games(tmp_path: Path) 
     verify_all(out)
 
 
-def test_killed_tournament_resumes_and_leaves_no_process(tmp_path: Path) -> None:
-    out = tmp_path / "t"
-    token = f"tok{uuid.uuid4().hex[:10]}"
-    bot = f"{RANDOM_BOT} --name {token}"
-    command = [sys.executable, "-m", "meldref.cli.app", "tournament", "--bot", bot, "--bot",
-               "builtin:random", "--games", "16", "-j", "2", *SHORT, "--out", str(out), "--json",
-               "--no-progress"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    path = out / "results.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if path.exists() and path.read_text().count("\n") >= 2:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
-    done_before = len(results(out))
-    assert 2 <= done_before < 16
-    _wait_until_gone(token)
-    finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+def test_killed_tournament_resumes_and_leaves_no_process(tmp_path: Path, bot_token: str) -> None:
+    # The bots of the first two games play, the next two hold: the tournament is killed with
+    # exactly two games done and two cut in progress, however fast the machine runs.
+    out, count = tmp_path / "t", tmp_path / "count"
+    args = [*TOURNAMENT, "--bot", f"{BAD_BOT} hold {bot_token}", "--bot", "builtin:random",
+            "--games", "4", "-j", "2", *SHORT, *HOLD_CLOCK, "--out", str(out), "--json",
+            "--no-progress"]
+    proc = subprocess.Popen(args, cwd=ROOT, env=holding(count, 2, hold=2),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: finished_games(out) >= 2 and in_game(count) >= 4, 120.0)
+        assert bots_of(bot_token, proc), "no game in progress"
+    finally:
+        kill_tournament(proc)
+    assert len(results(out)) == 2
+    assert_all_gone(bot_token)
+    # The same command without the holding: the bots play every game left.
+    finished = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert finished.returncode == 0, finished.stderr
     data = json.loads(finished.stdout)
-    assert data["played_now"] == 16 - done_before and data["found_done"] == done_before
+    assert data["played_now"] == 2 and data["found_done"] == 2
     ids = [r["game_id"] for r in results(out)]
-    assert len(ids) == 16 and len(set(ids)) == 16
-    _wait_until_gone(token)
+    assert len(ids) == 4 and len(set(ids)) == 4
+    assert_all_gone(bot_token)
     verify_all(out)  # games cut by the kill were replayed whole
 
 
-def test_killed_one_job_tournament_leaves_no_stuck_bot(tmp_path: Path) -> None:
+def test_killed_one_job_tournament_leaves_no_stuck_bot(tmp_path: Path, bot_token: str) -> None:
     # With -j 1 too, games with bot programs run in a worker process that dies with the
     # tournament (kill -9 included) and stops its bots: a bot that never notices the end of
-    # its input (tests/cli_bots/clingy_bot.py) must not outlive the tournament.
-    out = tmp_path / "t"
-    token = f"tok{uuid.uuid4().hex[:10]}"
-    command = [sys.executable, "-m", "meldref.cli.app", "tournament", "--bot",
-               f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'clingy_bot.py'} {token}",
-               "--bot", "builtin:random", "--games", "40", "-j", "1", *SHORT, "--out",
-               str(out), "--no-progress"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+    # its input (tests/cli_bots/clingy_bot.py) must not outlive the tournament. It holds its
+    # first decision (and says so in a file), so the kill always finds it in a game.
+    holds = tmp_path / "holding"
+    bot = command(CLINGY_BOT_PATH, bot_token, str(holds))
+    args = [*TOURNAMENT, "--bot", bot, "--bot", "builtin:random", "--games", "1",
+            "--no-duplicate", "-j", "1", *SHORT, *HOLD_CLOCK, "--out", str(tmp_path / "t"),
+            "--no-progress"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    path = out / "results.jsonl"
-    deadline = time.monotonic() + 60
-    while not (path.exists() and path.read_text().count("\n") >= 1):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.05)
-    assert _pids_with(token), "the bot of the game in progress should be running"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
-    _wait_until_gone(token)
-
-
-def _wait_until_gone(token: str) -> None:
-    """Bots of a killed tournament must go (their worker dies with the tournament)."""
-    deadline = time.monotonic() + 15
-    while True:
-        alive = [pid for pid in _pids_with(token) if pid != os.getpid()]
-        if not alive:
-            return
-        assert time.monotonic() < deadline, f"bot processes left behind: {alive}"
-        time.sleep(0.1)
-
-
-def _pids_with(token: str) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if token.encode() in cmdline and stat.rsplit(")", 1)[1].split()[0] != "Z":
-                out.append(int(entry))
-    return out
+    try:
+        assert wait_for(lambda: holds.exists() or proc.poll() is not None, 120.0)
+        assert proc.poll() is None and bots_of(bot_token, proc), "no game in progress"
+    finally:
+        kill_tournament(proc)
+    assert_all_gone(bot_token)
 
 
 def test_sprt_stops_a_lopsided_match(tmp_path: Path) -> None:
@@ -298,6 +322,7 @@ def test_flags_game_format_duplicate_seed_limits_logs(tmp_path: Path) -> None:
                           "--seed", "40", "--bot", f"{RANDOM_BOT} --seed 3", "--bot",
                           "builtin:greedy", "--bot", "builtin:random", "--players", "2",
                           "--games", "2", "--move-time", "2", "--startup-time", "5",
+                          "--rules", "turn-cap=4",  # short rounds: the games are not the point
                           "--keep-logs", "--out", str(out), "--json", "--no-progress")
     assert code == 0
     lines = results(out)
@@ -328,30 +353,51 @@ def test_solitaire_tournament_ranks_by_score(tmp_path: Path) -> None:
     verify_all(tmp_path / "s")
 
 
-def test_sigterm_stops_cleanly_with_130_and_resumes(tmp_path: Path) -> None:
-    out = tmp_path / "t"
-    token = f"tok{uuid.uuid4().hex[:10]}"
-    command = [sys.executable, "-m", "meldref.cli.app", "tournament", "--bot",
-               f"{RANDOM_BOT} --name {token}", "--bot", "builtin:greedy", "--games", "30",
-               *SHORT, "--out", str(out), "--no-progress"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    path = out / "results.jsonl"
-    deadline = time.monotonic() + 60
-    while not (path.exists() and path.read_text().count("\n") >= 2):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
-    _, stderr = proc.communicate(timeout=30)
+def test_sigterm_stops_cleanly_with_130_and_resumes(tmp_path: Path, bot_token: str) -> None:
+    # Two games are played, the bot of the third holds: SIGTERM always comes mid-game. (A
+    # stopped worker starts no game queued to it: test_a_stopped_worker_starts_no_queued_game.)
+    out, count = tmp_path / "t", tmp_path / "count"
+    args = [*TOURNAMENT, "--bot", f"{BAD_BOT} hold {bot_token}", "--bot", "builtin:greedy",
+            "--games", "4", *SHORT, *HOLD_CLOCK, "--out", str(out), "--no-progress"]
+    proc = subprocess.Popen(args, cwd=ROOT, env=holding(count, 2, hold=1),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: finished_games(out) >= 2 and in_game(count) >= 3, 120.0)
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
     assert proc.returncode == 130
     assert "rerun the same command to resume" in " ".join(stderr.split())
-    _wait_until_gone(token)
-    done = len(results(out))
-    finished = subprocess.run([*command, "--json"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=120)
-    assert finished.returncode == 0
-    assert json.loads(finished.stdout)["played_now"] == 30 - done
+    assert_all_gone(bot_token)
+    assert len(results(out)) == 2
+    finished = subprocess.run([*args, "--json"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(finished.stdout)["played_now"] == 2
     verify_all(out)
+
+
+def test_a_stopped_worker_starts_no_queued_game(tmp_path: Path, bot_token: str) -> None:
+    # Every bot holds its first decision: a worker that went on to the game queued after the
+    # one it was stopped in would keep the tournament (and a bot) alive for the move time.
+    count = tmp_path / "count"
+    args = [*TOURNAMENT, "--bot", f"{BAD_BOT} hold {bot_token}", "--bot", "builtin:greedy",
+            "--games", "4", *SHORT, *HOLD_CLOCK, "--out", str(tmp_path / "t"), "--no-progress"]
+    proc = subprocess.Popen(args, cwd=ROOT, env=holding(count, 0), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: in_game(count) >= 1, 120.0)
+        proc.send_signal(signal.SIGTERM)
+        # Stopping takes well under a second (the bots leave on `quit`); 10 s under any load.
+        assert wait_for(lambda: proc.poll() is not None, 10.0), "still running after SIGTERM"
+        assert proc.returncode == 130
+    finally:
+        kill_tournament(proc)
+        for pid in pids_with(bot_token):
+            os.kill(pid, signal.SIGKILL)
+    assert in_game(count) == 1
 
 
 def test_memory_cap_in_the_config_crashes_a_hog(tmp_path: Path) -> None:

@@ -3,18 +3,16 @@ what the engine says the table was after each action (to check the pages against
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from support import BAD_BOT
+
 from meldref.replay.files import ReplayWriter, Step, load_replay, simulate
 from meldref.replay.html import sorted_hand
 from meldref.tournament.runner import play_one
-
-ROOT = Path(__file__).resolve().parent.parent
-BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"
 
 
 def play(folder: Path, name: str, game: str, specs: list[str], rules: Mapping[str, str],

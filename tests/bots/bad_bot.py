@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """A bot that misbehaves on purpose, one way per mode (argv[1]); otherwise it plays the first
-`legal` hint. Used by tests/test_protocol_failures.py.
+`legal` hint. Used by tests/test_protocol_*.py, the command line and tournament tests.
 
 Modes:
   good          plays correctly (the control)
   silent        handshakes, then never writes again (ignores pings too)      -> stalled
-  slow          answers every decision (and pings) after SLOW seconds           -> timeout, late
-  compute       single-threaded: computes (busy CPU) for SLOW seconds before each answer, so
-                it reads no ping meanwhile                                      -> timeout, late
+  slow          answers a decision only once the referee's `ping` came, which it sends only
+                after the deadline: its answer, then the pong               -> timeout, late
+                (late by construction, never by a race between two clocks)
+  compute       single-threaded: computes (busy CPU) from `go` until the referee's `ping` waits
+                on its stdin (unread), then SLOW seconds more (more than the referee's ping
+                grace), then answers: it reads nothing meanwhile       -> timeout, late, busy
   spin          handshakes, then computes for ever at its first decision        -> stalled (busy)
   garbage       answers every decision with a line that is not protocol         -> malformed
   illegal       answers every decision with an action the rules forbid          -> illegal
@@ -22,11 +25,12 @@ Modes:
   orphan_child  plays correctly with a child that outlives it (sleeps, ignores SIGTERM),
                 and exits on `quit`                                   -> the child is killed
   no_read       handshakes, then stops reading stdin forever                    -> stalled
-  fork_child    forks a child that ignores SIGTERM, then stalls ignoring SIGTERM -> stalled,
+  fork_child    forks a child that ignores SIGTERM (before `ready`, so BAD_BOT_CHILD_PID_FILE
+                exists before the game starts), then stalls ignoring SIGTERM -> stalled,
                 and the referee must SIGKILL both
   no_flush      handshakes, then answers without flushing                       -> stalled
   retry_once    answers each decision illegally once, then legally after the error
-  late_then_ok  answers the first decision late, then plays correctly (autoplay policy tests)
+  late_then_ok  answers the first decision late (as `slow`), then plays correctly
   chatty        sends info lines and a stray pong before every answer           -> normal game
   twice         answers every request, then answers it again with a wrong action -> late only
   banner        prints a banner line before the handshake                       -> normal game
@@ -43,11 +47,19 @@ Modes:
                 parent exited (an orphan)                             -> the orphan is killed
   hog           allocates HOG_MB MiB at its first decision, then plays       -> crashed when
                 the seat's memory cap is lower
+  hold          counts itself in BAD_BOT_COUNT_FILE at its first decision (a start-up check
+                that only shakes hands does not count): the first BAD_BOT_PLAY processes play
+                correctly, the next BAD_BOT_HOLD (default: all) never answer a decision (but
+                leave on `quit`), so a tournament stays in a game until the test stops it.
+                Without BAD_BOT_COUNT_FILE it plays correctly (a resumed tournament).
+
+Words after MODE are ignored: tests add a unique token to find their bots' processes.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
 import time
@@ -57,6 +69,9 @@ SLOW = float(os.environ.get("BAD_BOT_SLOW", "0.6"))
 CHILD_PID_FILE = os.environ.get("BAD_BOT_CHILD_PID_FILE", "")
 FLOOD = int(os.environ.get("BAD_BOT_FLOOD", "5000"))
 HOG_MB = int(os.environ.get("BAD_BOT_HOG_MB", "512"))
+COUNT_FILE = os.environ.get("BAD_BOT_COUNT_FILE", "")
+PLAY = int(os.environ.get("BAD_BOT_PLAY", "0"))
+HOLD = int(os.environ.get("BAD_BOT_HOLD", "1000000"))
 
 
 def send(line: str, flush: bool = True) -> None:
@@ -108,6 +123,22 @@ def escape_orphan() -> None:
         time.sleep(0.01)
 
 
+def counted_as() -> int:
+    """This process's number among those counted in BAD_BOT_COUNT_FILE (1, 2, ...): each
+    appends one byte, and O_APPEND makes the offset after the write its own count."""
+    fd = os.open(COUNT_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, b".")
+        return os.lseek(fd, 0, os.SEEK_CUR)
+    finally:
+        os.close(fd)
+
+
+def ping_waiting() -> bool:
+    """Whether a line (the referee's `ping`) waits on stdin, without reading it."""
+    return bool(select.select([sys.stdin.fileno()], [], [], 0)[0])
+
+
 def main() -> None:
     if MODE == "no_flush":  # block-buffered even under PYTHONUNBUFFERED, as C stdio on a pipe
         sys.stdout = os.fdopen(1, "w", buffering=8192, closefd=False)
@@ -121,13 +152,15 @@ def main() -> None:
         send("\n".join(["Welcome to BadBot 0.1, the finest bot in town"] * FLOOD))
     legal: list[str] = []
     decisions = 0
+    owed = ""  # slow, late_then_ok: the answer held back until the referee's ping
+    holding = False
     for raw in sys.stdin:
         words = raw.split()
         if not words:
             continue
         kind = words[0]
         if kind == "meldref":
-            if MODE == "orphan_child":
+            if MODE in ("orphan_child", "fork_child"):
                 fork_stubborn_child()
             if MODE == "escape":
                 escape()
@@ -142,13 +175,21 @@ def main() -> None:
         elif kind == "legal":
             legal.append(" ".join(words[1:]))
         elif kind == "ping" and MODE != "silent":
-            if MODE == "slow":
-                time.sleep(SLOW / 4)
+            if owed:  # past the deadline for sure: the referee pings only then
+                send(owed)
+                owed = ""
             send(f"pong {words[1]}", flush=MODE != "no_flush")
         elif kind == "quit":
             return
         elif kind == "go":
             decisions += 1
+            if MODE == "hold" and COUNT_FILE and decisions == 1:
+                holding = PLAY < counted_as() <= PLAY + HOLD
+            if holding:
+                continue
+            if MODE == "slow" or (MODE == "late_then_ok" and decisions == 1):
+                owed = f"action {words[1]} {legal[0] if legal else 'draw pile'}"
+                continue
             answer(words[1], legal, decisions)
 
 
@@ -163,7 +204,6 @@ def after_handshake() -> None:
         while True:
             time.sleep(1)
     if MODE == "fork_child":
-        fork_stubborn_child()
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         while True:
             time.sleep(1)
@@ -175,6 +215,14 @@ def compute(seconds: float) -> None:
     n = 0
     while time.monotonic() < end:
         n = (n * 31 + 7) % 1_000_003
+
+
+def compute_past_the_ping(seconds: float) -> None:
+    """Burn CPU until the referee's ping waits on stdin (so the deadline has passed), then
+    `seconds` more: the answer comes after the referee's first ping grace by construction."""
+    while not ping_waiting():
+        compute(0.001)
+    compute(seconds)
 
 
 def answer(rid: str, legal: list[str], decisions: int) -> None:
@@ -192,10 +240,10 @@ def answer(rid: str, legal: list[str], decisions: int) -> None:
     if MODE == "hog" and decisions == 1:
         hog = bytearray(HOG_MB << 20)
         hog[-1] = 1
-    if MODE in ("slow", "late_then_ok") and (MODE == "slow" or decisions == 1):
-        time.sleep(SLOW)
-    if MODE in ("compute", "spin"):
-        compute(SLOW if MODE == "compute" else float("inf"))
+    if MODE == "compute":
+        compute_past_the_ping(SLOW)
+    if MODE == "spin":
+        compute(float("inf"))
     if MODE == "garbage":
         send("hello referee, I would like to draw please")
     elif MODE == "illegal":

@@ -2,7 +2,8 @@
 """A bot that plays the first `legal` hint, but that only SIGKILL can stop: it ignores `quit`,
 the end of its input, SIGTERM, SIGINT and SIGHUP (a bot stuck in a search, or written to
 survive). argv[1] is its name (tests find its processes by it); argv[2], if given, is a delay
-in seconds before each answer."""
+in seconds before each answer; argv[3], if given, a file it appends a line to at each
+decision (so a test knows a game is in progress)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 
 NAME = sys.argv[1] if len(sys.argv) > 1 else "deaf"
 DELAY = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+MARK = sys.argv[3] if len(sys.argv) > 3 else ""
 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(sig, signal.SIG_IGN)
 
@@ -34,6 +36,9 @@ for raw in sys.stdin:
     elif words[0] == "legal":
         legal.append(" ".join(words[1:]))
     elif words[0] == "go":
+        if MARK:
+            with open(MARK, "a") as mark:
+                mark.write("go\n")
         time.sleep(DELAY)
         send(f"action {words[1]} {legal[0]}")
     elif words[0] == "ping":
