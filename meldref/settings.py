@@ -18,7 +18,15 @@ import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Annotated, Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    create_model,
+)
 
 from .engine.game import RuleOptionError, option_name
 from .protocol.referee import MatchPolicy
@@ -142,6 +150,13 @@ class LimitSettings(BaseModel):
     file_size_mb: Mebibytes | None = None
     cpu_seconds: Annotated[int, Field(ge=1, le=int(MAX_SECONDS))] | None = None
     no_network: bool | None = None
+    # How the user wrote each value given (`--max-bank`, `[limits] max-bank`): values that
+    # do not fit together are named as they came, a flag's and a file's alike.
+    _written: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def written(self, name: str) -> str:
+        """How the value `name` (public) was written; `the default NAME` if it was not."""
+        return self._written.get(name, f"the default {name}")
 
     def given(self) -> dict[str, Any]:
         """The values given, by their public names (`move-time`...)."""
@@ -149,13 +164,19 @@ class LimitSettings(BaseModel):
 
     def over(self, base: LimitSettings) -> LimitSettings:
         """These values where given, `base`'s elsewhere (flags over a file)."""
-        return LimitSettings.model_validate({**base.given(), **self.given()})
+        merged = LimitSettings.model_validate({**base.given(), **self.given()})
+        merged._written = {**base._written, **self._written}
+        return merged
 
     def policy(self) -> MatchPolicy:
         """The referee's `MatchPolicy` (defaults where not given); `SettingsError` for values
         that do not fit together (a time bank over its cap)."""
         names = {f.name for f in dataclasses.fields(MatchPolicy)}
         values = {k: v for k, v in self.model_dump().items() if k in names and v is not None}
+        bank = values.get("time_bank", MatchPolicy().time_bank)
+        if self.max_bank is not None and self.max_bank < bank:
+            raise SettingsError(f"{self.written('max-bank')} ({self.max_bank:g}) is below "
+                                f"{self.written('time-bank')} ({bank:g})")
         try:
             return MatchPolicy(**values)
         except ValueError as exc:
@@ -180,7 +201,9 @@ class LimitSettings(BaseModel):
 def limit_settings(values: Mapping[str, Any], where: Where = flag) -> LimitSettings:
     """`LimitSettings` from `[limits]` keys or flags (None values: not given)."""
     given = {k: v for k, v in values.items() if v is not None}
-    return typing.cast(LimitSettings, validate(LimitSettings, given, where))
+    settings = typing.cast(LimitSettings, validate(LimitSettings, given, where))
+    settings._written = {name: where(name) for name in settings.given()}
+    return settings
 
 
 # ----------------------------------------------------------------------------------------------

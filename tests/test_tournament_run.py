@@ -257,9 +257,20 @@ def test_config_names_id_names_and_limits(tmp_path: Path) -> None:
             policy["on_failure"]) == (3.5, 0.25, False, "autoplay")
 
 
+def test_a_clash_between_a_flag_and_the_config_names_both(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text('bots = ["builtin:greedy", "builtin:random"]\n[limits]\ntime-bank = 3.0\n')
+    result = runner.invoke(app, ["tournament", str(config), "--max-bank", "1", "--out",
+                                 str(tmp_path / "o"), "--no-progress"])
+    assert result.exit_code == 2
+    assert "--max-bank (1) is below [limits] time-bank (3)" in " ".join(result.stderr.split())
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize(("limits", "message"), [
     ("legal-hints = 0", "[limits] legal-hints = 0: true or false"),
-    ("max-bank = 1.0", "max-bank (1) is below time-bank (5)"),
+    ("max-bank = 1.0", "[limits] max-bank (1) is below the default time-bank (5)"),
+    ("max-bank = 1.0\ntime-bank = 3.0", "[limits] max-bank (1) is below [limits] time-bank (3)"),
     ('move-time = "fast"', "[limits] move-time = 'fast': a number"),
     ("move-time = nan", "[limits] move-time = nan: a finite number"),
     ("startup-time = 1e308", "[limits] startup-time = 1e+308: at most"),
