@@ -18,7 +18,8 @@ from typing import Any, Final
 from ..cards import Card, CardError, fivecrowns_deck
 from ..common import tokens
 from ..game import JSON, RuleOptionError, rules_to_json
-from ..melds import Meld, MeldError, build_meld, fivecrowns_melds, parse_group
+from ..meld_check import build_meld
+from ..melds import Meld, MeldError, fivecrowns_melds, parse_group
 from ..position import (
     Codec,
     Fields,

@@ -61,7 +61,8 @@ from itertools import product
 from typing import Final, Literal
 
 from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
-from ..melds import GroupKind, Meld, MeldRules, build_meld, fivecrowns_melds
+from ..meld_check import build_meld
+from ..melds import GroupKind, Meld, MeldRules, fivecrowns_melds
 
 Natural = Literal["none", "group"]
 
@@ -838,19 +839,6 @@ class Solver:
             if self.goes_out_without(card):
                 return card, self.split(card)
         return None
-
-
-def best_split(hand: Iterable[Card], wild_rank: int, natural: Natural = "none") -> Split:
-    """The split of `hand` into books and runs that leaves the fewest points."""
-    return Solver(hand, wild_rank, natural).split()
-
-
-def go_out(
-    hand: Iterable[Card], wild_rank: int, natural: Natural = "none", discard: Card | None = None
-) -> tuple[Card, Split] | None:
-    """How `hand` (after the draw) goes out: the discard and the groups of every other card."""
-    return Solver(hand, wild_rank, natural).go_out(discard)
-
 
 
 def fewest_left(cards: Iterable[Card], wild_rank: int, natural: Natural = "none") -> int:

@@ -33,7 +33,8 @@ from ..common import (
     tokens,
 )
 from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
-from ..melds import Meld, MeldError, MeldRules, build_meld, fivecrowns_melds, parse_group
+from ..meld_check import build_meld
+from ..melds import Meld, MeldError, MeldRules, fivecrowns_melds, parse_group
 from .actions import Action, Discard, parse_action
 from .rules import (
     COMBINATIONS,

@@ -9,7 +9,8 @@ from typing import Final, Literal
 
 from ..cards import Card, Kind
 from ..game import RuleOptionError, check_fields
-from ..melds import PHASE10_MELDS, GroupKind, Meld, MeldRules, Need, format_meld
+from ..meld_search import Need
+from ..melds import PHASE10_MELDS, GroupKind, Meld, MeldRules, format_meld
 
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 6
