@@ -10,12 +10,11 @@ is `meld_search`.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from .cards import COLOURS, FC_RANK_TEXT, SUITS, Card, CardError, Kind
+from .cards import FC_RANK_TEXT, SUITS, Card, CardError, Kind
 
 
 class MeldError(ValueError):
@@ -36,7 +35,10 @@ SAME_RANK: Final = frozenset({GroupKind.SET, GroupKind.BOOK})
 
 @dataclass(frozen=True, slots=True)
 class MeldRules:
-    """What a game's groups are made of: the rank range, run shape and which cards are wild."""
+    """What a game's groups are made of: the rank range, run shape and which cards are wild.
+
+    Each game states its own in its `rules` (Phase 10's `PHASE10_MELDS`, Five Crowns'
+    `fivecrowns_melds` of a round)."""
 
     low: int
     high: int
@@ -58,15 +60,6 @@ class MeldRules:
 
     def rank_text(self, rank: int) -> str:
         return FC_RANK_TEXT[rank] if self.suits == SUITS else str(rank)
-
-
-PHASE10_MELDS: Final = MeldRules(low=1, high=12, suits=COLOURS)
-
-
-@functools.cache
-def fivecrowns_melds(wild_rank: int) -> MeldRules:
-    """Five Crowns groups for the round whose wild rank is `wild_rank` (3..13; 0 for none)."""
-    return MeldRules(low=3, high=13, suits=SUITS, run_same_suit=True, wild_rank=wild_rank)
 
 
 Declared = int | str | None

@@ -11,18 +11,18 @@ import dataclasses
 import pytest
 
 from meldref.engine.cards import Card, CardError, parse_cards
+from meldref.engine.fivecrowns.rules import fivecrowns_melds
 from meldref.engine.meld_check import build_meld, extend, parse_meld
 from meldref.engine.meld_search import Need, find_groups
 from meldref.engine.melds import (
-    PHASE10_MELDS,
     GroupKind,
     Meld,
     MeldError,
     MeldRules,
-    fivecrowns_melds,
     format_meld,
     parse_group,
 )
+from meldref.engine.phase10.rules import PHASE10_MELDS
 from meldref.engine.phase10.view import TableGroup
 
 P10 = PHASE10_MELDS

@@ -15,7 +15,7 @@ from meldref.engine.cards import SKIP, WILD, Card, Kind, parse_cards, phase10_de
 from meldref.engine.game import Event
 from meldref.engine.meld_check import build_meld, extend
 from meldref.engine.meld_search import find_groups
-from meldref.engine.melds import PHASE10_MELDS, Declared, GroupKind, Meld, MeldError, MeldRules
+from meldref.engine.melds import Declared, GroupKind, Meld, MeldError, MeldRules
 from meldref.engine.phase10 import (
     GAME,
     PHASES,
@@ -25,6 +25,7 @@ from meldref.engine.phase10 import (
     card_points,
     missing_cards,
 )
+from meldref.engine.phase10.rules import PHASE10_MELDS
 from meldref.engine.phase10.view import missing_without_each
 from meldref.engine.play import play_inprocess
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meldref.engine.cards import JOKER, Card, fivecrowns_deck, parse_cards
+from meldref.engine.fivecrowns.rules import fivecrowns_melds
 from meldref.engine.fivecrowns.solver import (
     Solver,
     _absorb,
@@ -21,7 +22,7 @@ from meldref.engine.fivecrowns.solver import (
     wild_floor,
 )
 from meldref.engine.meld_check import build_meld
-from meldref.engine.melds import GroupKind, MeldError, fivecrowns_melds
+from meldref.engine.melds import GroupKind, MeldError
 
 
 def cards(text: str) -> list[Card]:

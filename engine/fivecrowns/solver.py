@@ -49,7 +49,7 @@ Why that is exact:
   fewest wilds of groups that cannot be one group: any group holding natural x needs at least
   3 less the naturals of x's rank (a book) or the gaps of the three consecutive ranks around x
   at the fewest (a run), and naturals of different ranks and suits never share a group.
-Every answer is built into real groups through `melds.build_meld`, which checks it again.
+Every answer is built into real groups through `meld_check.build_meld`, which checks it again.
 """
 
 from __future__ import annotations
@@ -62,7 +62,8 @@ from typing import Final, Literal
 
 from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
 from ..meld_check import build_meld
-from ..melds import GroupKind, Meld, MeldRules, fivecrowns_melds
+from ..melds import GroupKind, Meld, MeldRules
+from .rules import fivecrowns_melds
 
 Natural = Literal["none", "group"]
 

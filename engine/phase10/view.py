@@ -42,7 +42,7 @@ class TableGroup:
             self._accepts = meld.rank
 
     def fits(self, card: Card) -> tuple[Declared, ...]:
-        """The declarations under which `card` extends this group (as `melds.fits`, faster)."""
+        """The declarations under which `meld_check.extend` takes `card`, the top end first."""
         kind = card.kind
         if kind is Kind.SKIP:
             return ()
