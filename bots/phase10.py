@@ -12,7 +12,8 @@ from typing import Any, Final
 
 from ..engine.cards import SKIP, WILD, Card
 from ..engine.common import DRAW_DISCARD, DRAW_PILE, Draw
-from ..engine.melds import Meld, MeldError, build_meld, extend
+from ..engine.meld_check import build_meld, extend
+from ..engine.melds import Meld, MeldError
 from ..engine.phase10.actions import Action, Discard, LayDown
 from ..engine.phase10.rules import PHASES, card_points
 from ..engine.phase10.view import Phase10View, missing_cards, missing_without_each

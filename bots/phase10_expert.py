@@ -26,7 +26,8 @@ from typing import Final
 
 from meldref.engine.cards import COLOURS, PHASE10_NUMBERS, SKIP, WILD, Card, Kind
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
-from meldref.engine.melds import Meld, MeldError, build_meld, extend
+from meldref.engine.meld_check import build_meld, extend
+from meldref.engine.melds import Meld, MeldError
 from meldref.engine.phase10.actions import Action, Discard, Hit, LayDown
 from meldref.engine.phase10.rules import PHASES, SPAN, card_points
 from meldref.engine.phase10.view import Phase10View, missing_cards

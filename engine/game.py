@@ -176,6 +176,9 @@ class GameInfo:
     default_players: int = 4  # seats when none are named (a match of built-in bots)
     # What a game's scores mean: penalty points (lower is better) or piles closed (higher).
     higher_scores_win: bool = False
+    # The game's own check that its rules can seat that many players (rules, players):
+    # `RuleOptionError` if not (Five Crowns: party=off seats at most 7).
+    check_rules: Callable[[Any, int], object] | None = None
 
     @property
     def solo(self) -> bool:
@@ -204,12 +207,11 @@ class GameInfo:
 
     def check_setup(self, rules: Any, players: int) -> None:
         """`RuleOptionError` unless a game of `players` seats can start under `rules`: the
-        checks a new game makes, run before any game (Five Crowns' `party=off` serves at most
-        7 seats, found by its rules' `for_players`)."""
+        checks a new game makes (`check_players`, then the game's `check_rules`), run before
+        any game."""
         self.check_players(players)
-        for_players = getattr(rules, "for_players", None)
-        if callable(for_players):
-            for_players(players)
+        if self.check_rules is not None:
+            self.check_rules(rules, players)
 
 
 _GAME_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}

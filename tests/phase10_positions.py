@@ -11,7 +11,7 @@ from positions import draw_pile, play
 
 from meldref.engine.cards import Card, parse_cards, phase10_deck
 from meldref.engine.game import Event
-from meldref.engine.melds import parse_meld
+from meldref.engine.meld_check import parse_meld
 from meldref.engine.phase10 import GAME, Phase10Rules, Phase10State
 
 __all__ = ["count_cards", "hand", "kinds", "play", "position"]

@@ -11,22 +11,19 @@ import dataclasses
 import pytest
 
 from meldref.engine.cards import Card, CardError, parse_cards
+from meldref.engine.fivecrowns.rules import fivecrowns_melds
+from meldref.engine.meld_check import build_meld, extend, parse_meld
+from meldref.engine.meld_search import Need, find_groups
 from meldref.engine.melds import (
-    PHASE10_MELDS,
     GroupKind,
     Meld,
     MeldError,
     MeldRules,
-    Need,
-    build_meld,
-    extend,
-    find_groups,
-    fits,
-    fivecrowns_melds,
     format_meld,
     parse_group,
-    parse_meld,
 )
+from meldref.engine.phase10.rules import PHASE10_MELDS
+from meldref.engine.phase10.view import TableGroup
 
 P10 = PHASE10_MELDS
 WRAP = dataclasses.replace(PHASE10_MELDS, wrap=True)
@@ -157,24 +154,32 @@ def test_extend_sets_runs_and_colours() -> None:
 
 def test_extend_at_the_ends_of_the_numbers() -> None:
     low, high = meld("run:R1,R2,R3,R4"), meld("run:R9,R10,R11,R12")
-    assert fits(low, W, P10) == [5] and fits(high, W, P10) == [8]
-    assert fits(meld("run:R9,R10,R11,R12", WRAP), W, WRAP) == [1, 8]
+    assert str(extend(low, W, None, P10)) == "run:R1,R2,R3,R4,W=5"
+    with pytest.raises(MeldError, match="only 5 can extend this run"):
+        extend(low, W, 12, P10)
+    assert str(extend(high, W, None, P10)) == "run:W=8,R9,R10,R11,R12"
     with pytest.raises(MeldError, match="only 8 can extend this run"):
         extend(high, W, 1, P10)
+    wrapped = meld("run:R9,R10,R11,R12", WRAP)
+    assert str(extend(wrapped, W, 1, WRAP)) == "run:R9,R10,R11,R12,W=1"
+    assert str(extend(wrapped, W, 8, WRAP)) == "run:W=8,R9,R10,R11,R12"
+    with pytest.raises(MeldError, match="only 8 or 1 can extend this run"):
+        extend(wrapped, W, 5, WRAP)
     full = meld("run:" + ",".join(f"R{n}" for n in range(1, 13)))
-    assert fits(full, W, P10) == []
     with pytest.raises(MeldError, match="already covers every number"):
         extend(full, W, None, P10)
 
 
-def test_fits_names_every_declaration_a_hit_could_take() -> None:
-    table = [meld("set:R7,B7,G7"), meld("run:R3,R4,R5,R6")]
-    assert fits(table[0], Card.parse("S"), P10) == []
-    assert fits(table[0], Card.parse("Y7"), P10) == [None]
-    assert fits(table[1], Card.parse("Y7"), P10) == [None]
-    assert fits(table[0], W, P10) == [None]
-    assert fits(table[1], W, P10) == [7, 2]
-    assert fits(table[0], Card.parse("R9"), P10) == fits(table[1], Card.parse("R9"), P10) == []
+def test_a_table_group_names_every_declaration_a_hit_could_take() -> None:
+    # What the seats are offered (`TableGroup.fits`, the hits among the legal actions).
+    table = [TableGroup(1, 0, meld("set:R7,B7,G7"), False),
+             TableGroup(2, 0, meld("run:R3,R4,R5,R6"), False)]
+    assert table[0].fits(Card.parse("S")) == ()
+    assert table[0].fits(Card.parse("Y7")) == (None,)
+    assert table[1].fits(Card.parse("Y7")) == (None,)
+    assert table[0].fits(W) == (None,)
+    assert table[1].fits(W) == (7, 2)
+    assert table[0].fits(Card.parse("R9")) == table[1].fits(Card.parse("R9")) == ()
 
 
 # -- the finder --------------------------------------------------------------------------------

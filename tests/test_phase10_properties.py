@@ -13,7 +13,9 @@ from phase10_positions import count_cards
 from meldref.bots.phase10 import GreedyBot, RandomBot
 from meldref.engine.cards import SKIP, WILD, Card, Kind, parse_cards, phase10_deck
 from meldref.engine.game import Event
-from meldref.engine.melds import PHASE10_MELDS, GroupKind, build_meld, find_groups, fits
+from meldref.engine.meld_check import build_meld, extend
+from meldref.engine.meld_search import find_groups
+from meldref.engine.melds import Declared, GroupKind, Meld, MeldError, MeldRules
 from meldref.engine.phase10 import (
     GAME,
     PHASES,
@@ -23,6 +25,7 @@ from meldref.engine.phase10 import (
     card_points,
     missing_cards,
 )
+from meldref.engine.phase10.rules import PHASE10_MELDS
 from meldref.engine.phase10.view import missing_without_each
 from meldref.engine.play import play_inprocess
 
@@ -239,7 +242,22 @@ def test_table_group_fits_as_the_meld_core(group: list[Card], card: Card, wrap: 
         else:
             same = [(c, None) for c in naturals if naturals and c.suit == naturals[0].suit]
             meld = build_meld(GroupKind.COLOUR, same + wilds, rules)
-    assert TableGroup(1, 0, meld, wrap).fits(card) == tuple(fits(meld, card, rules))
+    assert TableGroup(1, 0, meld, wrap).fits(card) == hit_declarations(meld, card, rules)
+
+
+def hit_declarations(meld: Meld, card: Card, rules: MeldRules) -> tuple[Declared, ...]:
+    """Every declaration under which `extend` takes `card`: those that put it on top first."""
+    tries: list[Declared] = [None]
+    if rules.is_wild(card) and meld.kind is GroupKind.RUN:
+        tries = list(range(rules.low, rules.high + 1))
+    below: dict[Declared, bool] = {}
+    for declared in tries:
+        try:
+            grown = extend(meld, card, declared, rules)
+        except MeldError:
+            continue
+        below[declared] = grown.stands_for[:-1] != meld.stands_for
+    return tuple(sorted(below, key=below.__getitem__))
 
 
 @settings(max_examples=SCALE * 6, deadline=None)

@@ -79,7 +79,8 @@ def test_a_lay_downs_groups_may_come_in_any_order() -> None:
 
 
 def test_a_wrapping_run_is_written_in_run_order() -> None:
-    from meldref.engine.melds import format_meld, parse_meld
+    from meldref.engine.meld_check import parse_meld
+    from meldref.engine.melds import format_meld
 
     melds = Phase10Rules(run_wrap=True).melds
     written = format_meld(parse_meld("run:R1,B7,B8,Y9,R10,G11,B12", melds))

@@ -12,17 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meldref.engine.cards import JOKER, Card, fivecrowns_deck, parse_cards
+from meldref.engine.fivecrowns.rules import fivecrowns_melds
 from meldref.engine.fivecrowns.solver import (
     Solver,
     _absorb,
     _Group,
-    best_split,
     card_points,
-    go_out,
     hand_points,
     wild_floor,
 )
-from meldref.engine.melds import GroupKind, MeldError, build_meld, fivecrowns_melds
+from meldref.engine.meld_check import build_meld
+from meldref.engine.melds import GroupKind, MeldError
 
 
 def cards(text: str) -> list[Card]:
@@ -83,7 +83,7 @@ def test_all_wild_groups_follow_the_natural_option() -> None:
 
 def test_wild_rank_card_stands_anywhere() -> None:
     # Round 5 (7s wild): 7H may be the 5 of a spade run.
-    split = best_split(cards("4S 7H 6S"), 7)
+    split = Solver(cards("4S 7H 6S"), 7).split()
     assert split.goes_out
     assert str(split.groups[0]) == "run:4S,7H=5,6S"
 
@@ -111,19 +111,19 @@ def test_hard_hands_split_consistently(hand: str, wild: int, natural: str) -> No
 def test_hard_hands_go_out() -> None:
     # 14 cards, 10s wild: 3H 4H 10D=5 6H, 9S 9S 9S, QC QD X, JH QH KH; 5C goes.
     hand = cards("3H 4H 6H 9S 9S 9S 10D X QC QD JH QH KH 5C")
-    found = go_out(hand, 10)
+    found = Solver(hand, 10).go_out()
     assert found is not None
     discard, split = found
     assert discard is Card.parse("5C") and split.goes_out
     assert len([c for m in split.groups for c in m.cards]) == len(hand) - 1
-    assert go_out(hand, 10, discard=discard) is not None
+    assert Solver(hand, 10).go_out(discard) is not None
 
 
 def test_go_out_with_a_given_discard() -> None:
     hand = cards("5H 6H 7H KS")
-    assert go_out(hand, 3, discard=Card.parse("KS")) is not None
-    assert go_out(hand, 3, discard=Card.parse("5H")) is None
-    found = go_out(hand, 3)
+    assert Solver(hand, 3).go_out(Card.parse("KS")) is not None
+    assert Solver(hand, 3).go_out(Card.parse("5H")) is None
+    found = Solver(hand, 3).go_out()
     assert found is not None and found[0] is Card.parse("KS")
 
 
@@ -210,7 +210,7 @@ def test_solver_agrees_with_brute_force(hand: list[Card], wild: int, natural: st
 @given(hands.filter(lambda h: len(h) >= 2), st.sampled_from([3, 5, 13]),
        st.sampled_from(["none", "group"]))
 def test_go_out_agrees_with_brute_force(hand: list[Card], wild: int, natural: str) -> None:
-    found = go_out(hand, wild, natural)  # type: ignore[arg-type]
+    found = Solver(hand, wild, natural).go_out()  # type: ignore[arg-type]
     can = any(brute_force([c for j, c in enumerate(hand) if j != i], wild, natural) == 0
               for i in range(len(hand)))
     assert (found is not None) == can

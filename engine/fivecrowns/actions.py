@@ -13,8 +13,9 @@ from typing import Final
 from ..cards import SUITS, Card, CardError, Kind
 from ..common import Draw, parse_draw
 from ..game import InvalidActionError
-from ..melds import Meld, MeldError, fivecrowns_melds, parse_group
+from ..melds import Meld, MeldError, parse_group
 from ..numbers import quoted
+from .rules import fivecrowns_melds
 
 _PARSE_RULES: Final = fivecrowns_melds(0)  # reading group tokens needs no wild rank
 

@@ -18,7 +18,8 @@ from typing import Any, Final
 from ..cards import Card, CardError, fivecrowns_deck
 from ..common import tokens
 from ..game import JSON, RuleOptionError, rules_to_json
-from ..melds import Meld, MeldError, build_meld, fivecrowns_melds, parse_group
+from ..meld_check import build_meld
+from ..melds import Meld, MeldError, parse_group
 from ..position import (
     Codec,
     Fields,
@@ -36,6 +37,7 @@ from .rules import (
     TIEBREAK_ROUND,
     FiveCrownsRules,
     deal_size,
+    fivecrowns_melds,
     rank_text,
     wild_rank,
 )

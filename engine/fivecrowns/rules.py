@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ..cards import FC_RANK_TEXT
+from ..cards import FC_RANK_TEXT, SUITS
 from ..game import RuleOptionError, check_fields
-from ..melds import GroupKind
+from ..melds import GroupKind, MeldRules
 
 # ----------------------------------------------------------------------------------------------
 # The game's facts
@@ -31,6 +32,13 @@ def deal_size(round_number: int) -> int:
 def wild_rank(round_number: int) -> int:
     """The rotating wild rank of a round: the deal size (3s in round 1 ... Kings in round 11)."""
     return deal_size(round_number)
+
+
+@functools.cache
+def fivecrowns_melds(wild_rank: int) -> MeldRules:
+    """Five Crowns groups for the round whose wild rank is `wild_rank` (3..13; 0 for none):
+    books, and runs of one suit."""
+    return MeldRules(low=3, high=13, suits=SUITS, run_same_suit=True, wild_rank=wild_rank)
 
 
 def rank_text(rank: int) -> str:

@@ -49,7 +49,7 @@ Why that is exact:
   fewest wilds of groups that cannot be one group: any group holding natural x needs at least
   3 less the naturals of x's rank (a book) or the gaps of the three consecutive ranks around x
   at the fewest (a run), and naturals of different ranks and suits never share a group.
-Every answer is built into real groups through `melds.build_meld`, which checks it again.
+Every answer is built into real groups through `meld_check.build_meld`, which checks it again.
 """
 
 from __future__ import annotations
@@ -61,7 +61,9 @@ from itertools import product
 from typing import Final, Literal
 
 from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
-from ..melds import GroupKind, Meld, MeldRules, build_meld, fivecrowns_melds
+from ..meld_check import build_meld
+from ..melds import GroupKind, Meld, MeldRules
+from .rules import fivecrowns_melds
 
 Natural = Literal["none", "group"]
 
@@ -838,19 +840,6 @@ class Solver:
             if self.goes_out_without(card):
                 return card, self.split(card)
         return None
-
-
-def best_split(hand: Iterable[Card], wild_rank: int, natural: Natural = "none") -> Split:
-    """The split of `hand` into books and runs that leaves the fewest points."""
-    return Solver(hand, wild_rank, natural).split()
-
-
-def go_out(
-    hand: Iterable[Card], wild_rank: int, natural: Natural = "none", discard: Card | None = None
-) -> tuple[Card, Split] | None:
-    """How `hand` (after the draw) goes out: the discard and the groups of every other card."""
-    return Solver(hand, wild_rank, natural).go_out(discard)
-
 
 
 def fewest_left(cards: Iterable[Card], wild_rank: int, natural: Natural = "none") -> int:

@@ -33,7 +33,8 @@ from ..common import (
     tokens,
 )
 from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
-from ..melds import Meld, MeldError, MeldRules, build_meld, fivecrowns_melds, parse_group
+from ..meld_check import build_meld
+from ..melds import Meld, MeldError, MeldRules, parse_group
 from .actions import Action, Discard, parse_action
 from .rules import (
     COMBINATIONS,
@@ -44,6 +45,7 @@ from .rules import (
     TIEBREAK_ROUND,
     FiveCrownsRules,
     deal_size,
+    fivecrowns_melds,
     rank_text,
     wild_rank,
 )
@@ -363,4 +365,5 @@ GAME: Final = GameInfo(
     new_game=new_game,
     from_snapshot=FiveCrownsState.from_snapshot,
     decisions=("draw", "discard"),
+    check_rules=FiveCrownsRules.for_players,
 )

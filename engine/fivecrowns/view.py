@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from ..cards import Card
 from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
 from ..game import JSON
-from ..melds import Meld, fivecrowns_melds, parse_meld
+from ..meld_check import parse_meld
+from ..melds import Meld
 from .actions import Action, Discard
-from .rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
+from .rules import TIEBREAK_ROUND, deal_size, fivecrowns_melds, rank_text, wild_rank
 from .solver import Natural, Solver
 
 

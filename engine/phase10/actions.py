@@ -16,7 +16,6 @@ from ..cards import Card, CardError
 from ..common import Draw, parse_draw
 from ..game import InvalidActionError
 from ..melds import (
-    PHASE10_MELDS,
     Declared,
     GroupKind,
     Meld,
@@ -26,7 +25,7 @@ from ..melds import (
     parse_group,
 )
 from ..numbers import is_count, parse_count, quoted
-from .rules import SPAN
+from .rules import PHASE10_MELDS, SPAN
 
 Group = tuple[GroupKind, tuple[Placed, ...]]
 

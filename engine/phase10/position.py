@@ -21,7 +21,8 @@ from typing import Final
 from ..cards import SKIP, Card, phase10_deck
 from ..common import tokens
 from ..game import JSON, rules_to_json
-from ..melds import GroupKind, Meld, MeldError, format_meld, parse_meld
+from ..meld_check import parse_meld
+from ..melds import GroupKind, Meld, MeldError, format_meld
 from ..position import (
     Codec,
     Fields,

@@ -7,14 +7,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ..cards import Card, Kind
+from ..cards import COLOURS, Card, Kind
 from ..game import RuleOptionError, check_fields
-from ..melds import PHASE10_MELDS, GroupKind, Meld, MeldRules, Need, format_meld
+from ..meld_search import Need
+from ..melds import GroupKind, Meld, MeldRules, format_meld
 
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 6
 HAND_SIZE: Final = 10
 SPAN: Final = 12  # numbers 1..12
+PHASE10_MELDS: Final = MeldRules(low=1, high=SPAN, suits=COLOURS)  # sets, runs, colour groups
 
 _SET, _RUN, _COLOUR = GroupKind.SET, GroupKind.RUN, GroupKind.COLOUR
 

@@ -33,7 +33,8 @@ from ..common import (
     tokens,
 )
 from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
-from ..melds import Meld, MeldError, build_meld, extend, format_meld, parse_meld
+from ..meld_check import build_meld, extend, parse_meld
+from ..melds import Meld, MeldError, format_meld
 from .actions import Action, Discard, Group, Hit, LayDown, parse_action
 from .rules import (
     HAND_SIZE,

@@ -14,7 +14,9 @@ from typing import Any, Final
 from ..cards import SKIP, WILD, Card, Kind
 from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
 from ..game import JSON
-from ..melds import Declared, GroupKind, Meld, Need, find_groups, format_meld, parse_meld
+from ..meld_check import parse_meld
+from ..meld_search import Need, find_groups
+from ..melds import Declared, GroupKind, Meld, format_meld
 from .actions import Action, Discard, Hit, LayDown
 from .rules import PHASES, SPAN, Phase10Rules, describe_phase
 
@@ -40,7 +42,7 @@ class TableGroup:
             self._accepts = meld.rank
 
     def fits(self, card: Card) -> tuple[Declared, ...]:
-        """The declarations under which `card` extends this group (as `melds.fits`, faster)."""
+        """The declarations under which `meld_check.extend` takes `card`, the top end first."""
         kind = card.kind
         if kind is Kind.SKIP:
             return ()

@@ -6,191 +6,25 @@ rank equal to its size. A move puts the draw pile's top card into an open pile a
 card of that pile out of play. A pile whose cards all make books and runs closes; every pile
 closed wins, an empty draw pile first loses. Piles are checked after the deal and every move.
 
+The game's facts and rule options live in `rules`, the action in `actions`, what the player sees
+in `view`; the package (`meldref.engine.solitaire`) exports what other code needs of them.
+
 The outcome ranks the player against the deck: place 1 (winners [0]) for a won game, place 2
 (winners []: the deck won) for a lost one. The score is the number of piles closed either way.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import ClassVar, Final, Literal
+from typing import ClassVar, Final
 
-from ..cards import (
-    FC_RANK_TEXT,
-    Card,
-    CardError,
-    fivecrowns_deck,
-    parse_cards,
-    rng_for,
-    shuffled,
-    sorted_cards,
-)
-from ..common import (
-    CardGameState,
-    Checks,
-    Moves,
-    restore_outcome,
-    snapshot_outcome,
-    tokens,
-)
-from ..fivecrowns.solver import Natural, Solver
-from ..game import (
-    JSON,
-    Event,
-    GameInfo,
-    InvalidActionError,
-    Outcome,
-    Termination,
-    check_fields,
-    rules_from_json,
-)
-from ..numbers import is_count, quoted
-
-PILE_SIZES: Final = tuple(range(3, 14))  # a pile is named by its dealt size, also its wild rank
-DECKS: Final = 2
-WON: Final = 1  # the player's place in a won game; in a lost one the deck is first
-LOST: Final = 2
-
-
-@dataclass(frozen=True, slots=True)
-class SolitaireRules:
-    """The rule options of Five Crowns Solitaire."""
-
-    natural: Literal["none", "group"] = "none"  # group: every book and run needs a natural card
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """`place <pile> <card>`: the draw pile's top goes into `pile`, then `card` leaves it."""
-
-    pile: int
-    card: Card
-    # The protocol text, written once: a request lists up to 88 of them.
-    text: str = field(default="", init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "text", f"place {self.pile} {self.card.text}")
-
-    def __str__(self) -> str:
-        return self.text
-
-
-_PLACES: dict[tuple[int, Card], Place] = {}  # at most one per pile and card of the deck
-
-
-def place(pile: int, card: Card) -> Place:
-    """`Place(pile, card)`, one value per pile and card (legal actions list many each move)."""
-    action = _PLACES.get((pile, card))
-    if action is None:
-        action = _PLACES[pile, card] = Place(pile, card)
-    return action
-
-
-@functools.cache
-def _tops(card: Card) -> tuple[Place, ...]:
-    # The drawn card into each pile and out again, in the order of PILE_SIZES.
-    return tuple(place(size, card) for size in PILE_SIZES)
-
-
-@functools.lru_cache(maxsize=256)
-def _pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
-    # A pile's own discards: the pile changes one move in many, so most requests find them here.
-    return tuple(place(size, card) for card in dict.fromkeys(cards))
-
-
-def parse_action(text: str) -> Place:
-    """The action written as `text`; `InvalidActionError` if it is not a Solitaire action."""
-    words = text.split()
-    if len(words) != 3 or words[0].lower() != "place" or not is_count(words[1]):
-        raise InvalidActionError(
-            f"{quoted(text)}: write place <pile 3..13> <card>, e.g. place 5 QH"
-        )
-    try:
-        return Place(int(words[1]), Card.parse(words[2]))
-    except CardError as exc:
-        raise InvalidActionError(f"{quoted(text)}: {exc}") from None
-
-
-@dataclass(frozen=True, slots=True)
-class SolitaireView:
-    """Everything the player may know: every pile (face up) and the draw pile's top only."""
-
-    natural: Natural
-    piles: tuple[tuple[Card, ...], ...]  # in the order of PILE_SIZES
-    closed: tuple[bool, ...]
-    draw_top: Card | None
-    draw_pile_size: int
-    out_of_play: int
-    moves: int
-    to_move: int | None
-    decision: str
-    seat: int = 0
-
-    def pile(self, size: int) -> tuple[Card, ...]:
-        return self.piles[PILE_SIZES.index(size)]
-
-    def open_piles(self) -> list[int]:
-        return [size for size, shut in zip(PILE_SIZES, self.closed, strict=True) if not shut]
-
-    def solver(self, size: int, extra: Card | None = None) -> Solver:
-        """The solver of pile `size`, with `extra` added to it."""
-        cards = self.pile(size) if extra is None else (*self.pile(size), extra)
-        return Solver(cards, size, self.natural)
-
-    def legal_actions(self) -> list[Place]:
-        """For every open pile, each of its cards (in order) and then the drawn card goes."""
-        top = self.draw_top
-        if self.to_move is None or top is None:
-            return []
-        out: list[Place] = []
-        for size, cards, shut, drawn in zip(PILE_SIZES, self.piles, self.closed, _tops(top),
-                                            strict=True):
-            if not shut:
-                out += _pile_places(size, cards)
-                if top not in cards:
-                    out.append(drawn)
-        return out
-
-    def to_json(self) -> dict[str, JSON]:
-        piles = [
-            {"size": size, "wild_rank": FC_RANK_TEXT[size], "closed": shut,
-             "cards": [c.text for c in cards]}
-            for size, cards, shut in zip(PILE_SIZES, self.piles, self.closed, strict=True)
-        ]
-        return {
-            "seat": self.seat,
-            "to_move": self.to_move,
-            "decision": self.decision,
-            "natural": self.natural,
-            "draw_top": None if self.draw_top is None else self.draw_top.text,
-            "draw_pile_size": self.draw_pile_size,
-            "out_of_play": self.out_of_play,
-            "moves": self.moves,
-            "piles_closed": sum(self.closed),
-            "piles": piles,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> SolitaireView:
-        """The view whose `to_json()` is `data` (what a protocol bot is sent)."""
-        piles = sorted(data["piles"], key=lambda p: p["size"])
-        return cls(
-            natural=data["natural"],
-            piles=tuple(tuple(Card.parse(c) for c in p["cards"]) for p in piles),
-            closed=tuple(bool(p["closed"]) for p in piles),
-            draw_top=None if data["draw_top"] is None else Card.parse(data["draw_top"]),
-            draw_pile_size=data["draw_pile_size"],
-            out_of_play=data["out_of_play"],
-            moves=data["moves"],
-            to_move=data["to_move"],
-            decision=data["decision"],
-            seat=data["seat"],
-        )
+from ..cards import Card, fivecrowns_deck, parse_cards, rng_for, shuffled, sorted_cards
+from ..common import CardGameState, Checks, Moves, restore_outcome, snapshot_outcome, tokens
+from ..fivecrowns.solver import Solver
+from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
+from .actions import Place, parse_action, place
+from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
+from .view import SolitaireView
 
 
 class SolitaireState(CardGameState):
@@ -306,8 +140,8 @@ class SolitaireState(CardGameState):
         left = [(s, p) for s, p, shut in zip(PILE_SIZES, self.piles, self.closed, strict=True)
                 if not shut]
         closed = sum(self.closed)
-        place = WON if won else LOST
-        self._end_game(Outcome(Termination.NORMAL, (place,), (closed,), {
+        player_place = WON if won else LOST
+        self._end_game(Outcome(Termination.NORMAL, (player_place,), (closed,), {
             "won": won,
             "piles_closed": closed,
             "open_piles": [s for s, _ in left],

@@ -1,0 +1,106 @@
+"""What the Solitaire player sees, and the legal actions it implies.
+
+`SolitaireView` is the observation of `SolitaireState.observation()`; the state lists its legal
+actions through it, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..cards import FC_RANK_TEXT, Card
+from ..fivecrowns.solver import Natural, Solver
+from ..game import JSON
+from .actions import Place, place
+from .rules import PILE_SIZES
+
+
+@dataclass(frozen=True, slots=True)
+class SolitaireView:
+    """Everything the player may know: every pile (face up) and the draw pile's top only."""
+
+    natural: Natural
+    piles: tuple[tuple[Card, ...], ...]  # in the order of PILE_SIZES
+    closed: tuple[bool, ...]
+    draw_top: Card | None
+    draw_pile_size: int
+    out_of_play: int
+    moves: int
+    to_move: int | None
+    decision: str
+    seat: int = 0
+
+    def pile(self, size: int) -> tuple[Card, ...]:
+        return self.piles[PILE_SIZES.index(size)]
+
+    def open_piles(self) -> list[int]:
+        return [size for size, shut in zip(PILE_SIZES, self.closed, strict=True) if not shut]
+
+    def solver(self, size: int, extra: Card | None = None) -> Solver:
+        """The solver of pile `size`, with `extra` added to it."""
+        cards = self.pile(size) if extra is None else (*self.pile(size), extra)
+        return Solver(cards, size, self.natural)
+
+    def legal_actions(self) -> list[Place]:
+        """For every open pile, each of its cards (in order) and then the drawn card goes."""
+        top = self.draw_top
+        if self.to_move is None or top is None:
+            return []
+        out: list[Place] = []
+        for size, cards, shut, drawn in zip(PILE_SIZES, self.piles, self.closed, _tops(top),
+                                            strict=True):
+            if not shut:
+                out += _pile_places(size, cards)
+                if top not in cards:
+                    out.append(drawn)
+        return out
+
+    def to_json(self) -> dict[str, JSON]:
+        piles = [
+            {"size": size, "wild_rank": FC_RANK_TEXT[size], "closed": shut,
+             "cards": [c.text for c in cards]}
+            for size, cards, shut in zip(PILE_SIZES, self.piles, self.closed, strict=True)
+        ]
+        return {
+            "seat": self.seat,
+            "to_move": self.to_move,
+            "decision": self.decision,
+            "natural": self.natural,
+            "draw_top": None if self.draw_top is None else self.draw_top.text,
+            "draw_pile_size": self.draw_pile_size,
+            "out_of_play": self.out_of_play,
+            "moves": self.moves,
+            "piles_closed": sum(self.closed),
+            "piles": piles,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> SolitaireView:
+        """The view whose `to_json()` is `data` (what a protocol bot is sent)."""
+        piles = sorted(data["piles"], key=lambda p: p["size"])
+        return cls(
+            natural=data["natural"],
+            piles=tuple(tuple(Card.parse(c) for c in p["cards"]) for p in piles),
+            closed=tuple(bool(p["closed"]) for p in piles),
+            draw_top=None if data["draw_top"] is None else Card.parse(data["draw_top"]),
+            draw_pile_size=data["draw_pile_size"],
+            out_of_play=data["out_of_play"],
+            moves=data["moves"],
+            to_move=data["to_move"],
+            decision=data["decision"],
+            seat=data["seat"],
+        )
+
+
+@functools.cache
+def _tops(card: Card) -> tuple[Place, ...]:
+    # The drawn card into each pile and out again, in the order of PILE_SIZES.
+    return tuple(place(size, card) for size in PILE_SIZES)
+
+
+@functools.lru_cache(maxsize=256)
+def _pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
+    # A pile's own discards: the pile changes one move in many, so most requests find them here.
+    return tuple(place(size, card) for card in dict.fromkeys(cards))
