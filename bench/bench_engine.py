@@ -46,7 +46,11 @@ def load_engine(rev: str) -> ModuleType:
 def load_revision(rev: str, folders: tuple[str, ...]) -> ModuleType:
     """`folders` (engine/, protocol/) as they were at git revision `rev`, as the subpackages of
     a package of their own (`baseline_<rev>`), so that both run in one process. Absolute
-    imports of `meldref.engine` or `meldref.protocol` inside them are pointed at the copies."""
+    imports of `meldref.engine` or `meldref.protocol` inside them are pointed at the copies.
+    Folders the revision does not have (bots/ before it left the engine) are left out."""
+    folders = tuple(f for f in folders if subprocess.run(
+        ["git", "-C", str(ROOT), "cat-file", "-e", f"{rev}:{f}"], capture_output=True,
+        check=False).returncode == 0) or folders
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", "--format=tar", rev, *folders],
         capture_output=True, check=False,

@@ -756,7 +756,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.against:
         from bench_engine import load_revision
 
-        package = load_revision(args.against, ("engine", "protocol"))
+        package = load_revision(args.against, ("engine", "protocol", "bots"))
         referees.append(Referee.of(args.against, package.__name__))
     with tempfile.TemporaryDirectory(prefix="meldref-bench-") as tmp:
         run(sizes, parts, games, figures, Path(tmp), referees)

@@ -160,3 +160,26 @@ def test_resume_plays_again_the_games_recorded_as_errors(tmp_path: Path) -> None
              {"game_id": "g2", "status": "error"}, {"game_id": "g2", "status": "ok"},
              {"game_id": "old", "status": "ok"}]
     assert finished_games(lines, jobs) == [lines[0], lines[3]]
+
+
+def test_a_game_that_kills_every_worker_is_recorded_as_an_error(tmp_path: Path) -> None:
+    # tests/cli_bots/worker_killer_bot.py SIGKILLs the worker playing it at its first decision:
+    # each of its games is tried MAX_TRIES times on new workers, then recorded as the referee's
+    # own error; the tournament goes on with the rest, and exits 1 as for any game the referee
+    # could not finish (README, Exit codes).
+    out = tmp_path / "t"
+    args = [PYTHON, "-m", "meldref", "tournament", "--bot",
+            command(TESTS / "cli_bots" / "worker_killer_bot.py"), "--bot", "builtin:random",
+            "--bot", "builtin:greedy", "--games", "2", "-j", "2", *SHORT, "--out", str(out),
+            "--no-progress", "--json"]
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 1, done.stderr
+    lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    killer = [line for line in lines if "killer" in line["bots"]]
+    others = [line for line in lines if "killer" not in line["bots"]]
+    assert killer and others
+    assert all(line["status"] == "error" and "worker died 3 times" in line["error"]
+               for line in killer), killer
+    assert all(line["status"] == "ok" for line in others)
+    assert json.loads(done.stdout)["missing"] == 0

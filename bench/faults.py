@@ -1,0 +1,462 @@
+"""Faults and recovery: each fault of the README's table provoked, and the time it costs.
+
+    python bench/faults.py [--only NAME ...] [--json] [--markdown]
+
+Bot faults are played in real Phase 10 games through pipes (tests/bots/bad_bot.py MODE in seat 0
+against built-in greedy), with the referee's default graces (spec/PROTOCOL.md section 7: ping
+grace 1 s, busy grace 10 s, 1 s after `quit` and 1 s after SIGTERM) and a 1 s deadline with no
+time bank. A seat wrapper clocks each decision: the time to recover is from the moment the
+fault happened (the request, or the deadline for faults that only a deadline reveals) until the
+referee has judged it and stopped the bot, ready to go on with the game. Faults of the referee's
+own run (signals, a killed worker, bad files and paths) are provoked on `meldref` commands:
+from the signal (or the command's start) until every process is gone, or the error is out.
+
+Each row prints the fault, the outcome or exit code seen (checked against the expected one: a
+row that does not behave as the README says fails the run, exit 1), and the time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from meldref.bots import builtin_bot
+from meldref.engine.game import find_game
+from meldref.protocol.channel import BotCommand
+from meldref.protocol.errors import SeatStartError
+from meldref.protocol.referee import MatchPolicy, play_game
+from meldref.protocol.seats import (
+    InProcessSeat,
+    Limits,
+    ProcessSeat,
+    Reply,
+    Request,
+    Seat,
+    Setup,
+    connect_all,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
+DEAF_BOT = ROOT / "tests" / "cli_bots" / "deaf_bot.py"
+KILLER_BOT = ROOT / "tests" / "cli_bots" / "worker_killer_bot.py"
+GAME = find_game("phase10")
+# One deadline for every decision, no bank: "the deadline" is then one number.
+POLICY = MatchPolicy(move_time=1.0, first_move_time=1.0, time_bank=0.0)
+DEFAULTS = Limits()  # the referee's own graces (spec/PROTOCOL.md section 7)
+
+
+# ----------------------------------------------------------------------------------------------
+# Bot faults: a seat that clocks the referee's side of each decision
+
+
+class ClockedSeat(Seat):
+    """A seat that passes everything to `inner`, noting when its last decision began, that
+    decision's deadline, and when the bot was first stopped (the referee stops a failed bot
+    at once; an illegal answer is judged by the referee, not the seat)."""
+
+    def __init__(self, inner: Seat) -> None:
+        self.inner, self.name = inner, inner.name
+        self.asked = self.deadline = self.stopped = 0.0
+
+    def connect(self, startup_time: float) -> None:
+        self.inner.connect(startup_time)
+
+    def start(self, setup: Setup) -> None:
+        self.inner.start(setup)
+
+    def decide(self, request: Request) -> Reply:
+        self.asked = time.monotonic()
+        self.deadline = self.asked + request.deadline
+        return self.inner.decide(request)
+
+    def notify(self, events: Sequence[Mapping[str, Any]]) -> None:
+        self.inner.notify(events)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def reject(self, request_id: int | None, reason: str) -> None:
+        self.inner.reject(request_id, reason)
+
+    def finish(self, result: Mapping[str, Any]) -> None:
+        self.inner.finish(result)
+
+    def take_notes(self) -> list[Any]:
+        return self.inner.take_notes()
+
+    def close(self) -> None:
+        self.inner.close()
+        self.stopped = self.stopped or time.monotonic()
+
+    @property
+    def alive(self) -> bool:
+        return self.inner.alive
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a row saw: the classification and the seconds to recover."""
+
+    outcome: str
+    seconds: float
+
+
+def bad_game(mode: str, env: Mapping[str, str] | None = None, limits: Limits = DEFAULTS,
+             at_deadline: bool = False) -> Seen:
+    """One Phase 10 game with bad_bot.py `mode` in seat 0; the fault it ends with, timed from
+    the request (or its deadline, `at_deadline`) to the bot stopped."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = BotCommand((PY, str(BAD_BOT), mode), env=dict(env or {}))
+        seat = ClockedSeat(ProcessSeat(command, limits, log_path=Path(folder) / "bot.log",
+                                       game=GAME.name))
+        other = InProcessSeat(builtin_bot(GAME.name, "greedy", 1))
+        try:
+            record = play_game(GAME, GAME.rules(), [seat, other], 7, POLICY)
+        finally:
+            seat.close()
+            other.close()
+    fatal = [f for f in record.faults[0] if f.fatal]
+    if not fatal:
+        notes = sorted({f.outcome for f in record.faults[0]})
+        return Seen(f"no fatal fault (noted: {', '.join(notes) or 'none'})", 0.0)
+    began = seat.deadline if at_deadline else seat.asked
+    return Seen(fatal[0].outcome, seat.stopped - began)
+
+
+def late_answers() -> Seen:
+    """Answers to old requests cost nothing: the game goes on, the notes are kept."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = BotCommand((PY, str(BAD_BOT), "twice"))
+        seat = ProcessSeat(command, Limits(), log_path=Path(folder) / "bot.log", game=GAME.name)
+        other = InProcessSeat(builtin_bot(GAME.name, "greedy", 1))
+        try:
+            record = play_game(GAME, GAME.rules(), [seat, other], 7, POLICY)
+        finally:
+            seat.close()
+    kinds = {f.outcome for f in record.faults[0]}
+    return Seen("late" if kinds == {"late"} and record.status[0] == "ok" else str(kinds), 0.0)
+
+
+def stopping(mode: str, env: Mapping[str, str] | None = None) -> Seen:
+    """A bot that plays but must be killed at the end (it ignores quit and SIGTERM, or left
+    children): the time `close` takes, quit to the last process gone."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = BotCommand((PY, str(BAD_BOT), mode), env=dict(env or {}))
+        seat = ProcessSeat(command, Limits(), log_path=Path(folder) / "bot.log", game=GAME.name)
+        other = InProcessSeat(builtin_bot(GAME.name, "greedy", 1))
+        try:
+            record = play_game(GAME, GAME.rules(), [seat, other], 7, POLICY)
+        finally:
+            began = time.monotonic()
+            seat.close()
+            took = time.monotonic() - began
+            left = [pid for pid in seat.pids if _alive(pid)]
+    fatal = [f.outcome for f in record.faults[0] if f.fatal]
+    outcome = fatal[0] if fatal else "(none)"
+    return Seen(outcome if not left else f"left running: {left}", took)
+
+
+def start_failure(mode: str) -> Seen:
+    """A bot that cannot start or never says `ready`: the time from the start to the refusal
+    (before any game)."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = BotCommand((PY, str(BAD_BOT), mode))
+        seat = ProcessSeat(command, Limits(), log_path=Path(folder) / "bot.log", game=GAME.name)
+        began = time.monotonic()
+        try:
+            connect_all([seat], startup_time=POLICY.startup_time)
+        except SeatStartError as exc:
+            took = time.monotonic() - began
+            outcome = exc.fault.outcome
+            return Seen(outcome, took - (POLICY.startup_time if outcome == "stalled" else 0))
+        finally:
+            seat.close()
+    return Seen("started", 0.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# The referee's own faults: signals, killed processes, bad files
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _alive(pid: int) -> bool:
+    fields = _stat(pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+def with_token(token: str, but: int = -1) -> list[int]:
+    """Live processes whose command line holds `token` (but `but`)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) not in (but, os.getpid()):
+            with contextlib.suppress(OSError):
+                if token.encode() in (entry / "cmdline").read_bytes() and _alive(int(entry.name)):
+                    out.append(int(entry.name))
+    return out
+
+
+def children(pid: int) -> list[int]:
+    return [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()
+            and (f := _stat(int(e.name))) is not None and f[1] == str(pid) and f[0] != "Z"]
+
+
+def until(condition: Callable[[], object], timeout: float = 60.0) -> float:
+    """Poll `condition` until true; the time it took (raises TimeoutError past `timeout`)."""
+    began = time.monotonic()
+    while not condition():
+        if time.monotonic() - began > timeout:
+            raise TimeoutError("the condition never held")
+        time.sleep(0.005)
+    return time.monotonic() - began
+
+
+def meldref(*args: str, stdout: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([PY, "-m", "meldref", *args], cwd=ROOT, stdout=stdout,
+                            stderr=subprocess.DEVNULL)
+
+
+SHORT = ["--rules", "phases-to-win=1", "--players", "2"]
+
+
+@contextlib.contextmanager
+def deaf_match(kind: str, folder: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`meldref match` or `tournament -j 2` with a bot that only SIGKILL stops, once a game is
+    under way; everything left is killed on the way out."""
+    token = f"deaf{uuid.uuid4().hex[:10]}"
+    mark = folder / "decisions"
+    bot = f"{PY} {DEAF_BOT} {token} 0.02 {mark}"
+    args = (["match", "--bot", bot, "--bot", "builtin:greedy", "--games", "50", *SHORT]
+            if kind == "match" else
+            ["tournament", "--bot", bot, "--bot", "builtin:random", "--games", "40", "-j", "2",
+             *SHORT, "--out", str(folder / "t"), "--no-progress"])
+    proc = meldref(*args)
+    try:
+        until(mark.exists, 120)
+        yield proc, token
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        proc.wait()
+        for pid in with_token(token):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def signalled(kind: str, sigs: Sequence[int]) -> Seen:
+    """Signals to a match or tournament mid-game: time from the first to the exit with no bot
+    and no worker left."""
+    with tempfile.TemporaryDirectory() as folder, deaf_match(kind, Path(folder)) as (proc, token):
+        family = children(proc.pid)
+        began = time.monotonic()
+        for sig in sigs:
+            proc.send_signal(sig)
+            if len(sigs) > 1:
+                time.sleep(0.2)  # the second falls in the graces of closing the deaf bot
+        code = proc.wait(timeout=60)
+        until(lambda: not with_token(token, proc.pid) and not any(map(_alive, family)))
+        return Seen(f"exit {code}", time.monotonic() - began)
+
+
+def killed(kind: str) -> Seen:
+    """kill -9 of a match or tournament mid-game: time until its bots and workers are gone."""
+    with tempfile.TemporaryDirectory() as folder, deaf_match(kind, Path(folder)) as (proc, token):
+        family = children(proc.pid)
+        began = time.monotonic()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        until(lambda: not with_token(token, proc.pid) and not any(map(_alive, family)))
+        return Seen("nothing left", time.monotonic() - began)
+
+
+def worker_killed(where: Sequence[str] = ("-j", "2")) -> Seen:
+    """A worker SIGKILLed mid-game (as by the OOM killer): what the kill costs, the
+    tournament's wall time against the same tournament unharmed (same seed, same games), and
+    every game must still be played exactly once."""
+    plain, _ = a_tournament(where, kill=False)
+    harmed, ok = a_tournament(where, kill=True)
+    return Seen("replayed" if ok else "games lost or doubled", harmed - plain)
+
+
+def a_tournament(where: Sequence[str], kill: bool) -> tuple[float, bool]:
+    """Eight games of a bot program at `where` (-j N, --cluster ...); its wall time, and
+    whether it ended with every game played once. `kill`: SIGKILL the worker (the parent of
+    a bot) playing the first game."""
+    with tempfile.TemporaryDirectory() as folder:
+        token = f"deaf{uuid.uuid4().hex[:10]}"
+        out, mark = Path(folder) / "t", Path(folder) / "decisions"
+        began = time.monotonic()
+        proc = meldref("tournament", "--bot", f"{PY} {DEAF_BOT} {token} 0.01 {mark}", "--bot",
+                       "builtin:random", "--games", "8", *where, *SHORT, "--out", str(out),
+                       "--no-progress", "--json", "--seed", "5", stdout=subprocess.PIPE)
+        try:
+            if kill:
+                def workers() -> set[int]:
+                    return {int(f[1]) for p in with_token(token, proc.pid)
+                            if (f := _stat(p)) is not None} - {proc.pid}
+
+                until(lambda: mark.exists() and workers(), 300)  # a game under way
+                os.kill(min(workers()), signal.SIGKILL)
+            stdout, _ = proc.communicate(timeout=600)
+            took = time.monotonic() - began
+            lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+            return took, (proc.returncode == 0 and json.loads(stdout)["missing"] == 0
+                          and len({line["game_id"] for line in lines}) == len(lines) == 8
+                          and all(line["status"] == "ok" for line in lines))
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            proc.wait()
+
+
+def command_exit(args: Sequence[str], setup: Callable[[Path], list[str]] | None = None) -> Seen:
+    """A command given a bad file or path: its exit code and how long it took to say so."""
+    with tempfile.TemporaryDirectory() as folder:
+        extra = setup(Path(folder)) if setup else []
+        began = time.monotonic()
+        done = subprocess.run([PY, "-m", "meldref", *args, *extra], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120, check=False)
+        took = time.monotonic() - began
+        if "Traceback" in done.stderr:
+            return Seen("traceback", took)
+        return Seen(f"exit {done.returncode}", took)
+
+
+def bad_replay(folder: Path) -> list[str]:
+    path = folder / "bad.jsonl"
+    path.write_text('{"type": "start", "version": 1}\n[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]\n')
+    return [str(path)]
+
+
+def folder_with_a_bad_replay(folder: Path) -> list[str]:
+    done = subprocess.run([PY, "-m", "meldref", "match", "--games", "2", "--seed", "3",
+                           "--replay", str(folder / "r"), *SHORT], cwd=ROOT,
+                          capture_output=True, check=True)
+    del done
+    (folder / "r" / "broken.jsonl").write_text("not json\n")
+    return [str(folder / "r")]
+
+
+def bad_config(folder: Path) -> list[str]:
+    path = folder / "t.toml"
+    path.write_bytes(b'bots = ["builtin:greedy", "builtin:random"]\ngames = "\xff"\n')
+    return [str(path)]
+
+
+def fifo(folder: Path) -> list[str]:
+    path = folder / "pipe"
+    os.mkfifo(path)
+    return [str(path)]
+
+
+# ----------------------------------------------------------------------------------------------
+# The table
+
+
+@dataclass(frozen=True)
+class Row:
+    """One fault: its name in the README's table, the outcome expected, how to provoke it."""
+
+    fault: str
+    expected: str
+    measure: Callable[[], Seen] = field(repr=False)
+
+
+HOG = {"BAD_BOT_HOG_MB": "512"}
+ROWS: tuple[Row, ...] = (
+    Row("crashes (exits)", "crashed", lambda: bad_game("crash")),
+    Row("killed by a signal (SIGSEGV)", "crashed", lambda: bad_game("segv")),
+    Row("answers after the deadline", "timeout", lambda: bad_game("slow", at_deadline=True)),
+    Row("silent and idle (hung, deadlocked)", "stalled",
+        lambda: bad_game("silent", at_deadline=True)),
+    Row("silent and computing (an endless loop)", "stalled",
+        lambda: bad_game("spin", at_deadline=True)),
+    Row("stops reading its input", "stalled", lambda: bad_game("no_read", at_deadline=True)),
+    Row("never flushes its output", "stalled", lambda: bad_game("no_flush", at_deadline=True)),
+    Row("closes its output, keeps running", "closed", lambda: bad_game("close_stdout")),
+    Row("illegal actions", "illegal", lambda: bad_game("illegal")),
+    Row("lines that are not protocol", "malformed", lambda: bad_game("garbage")),
+    Row("floods (over 100 unasked lines)", "malformed", lambda: bad_game("flood")),
+    Row("answers an old request", "late", late_answers),
+    Row("over its memory cap (`--memory-mb`)", "crashed",
+        lambda: bad_game("hog", HOG, Limits(memory_mb=256))),
+    Row("over its CPU-time cap (`--cpu-seconds`)", "crashed",
+        lambda: bad_game("spin", limits=Limits(cpu_seconds=1))),
+    Row("hung, ignoring quit and SIGTERM, with a child", "stalled",
+        lambda: bad_game("fork_child", at_deadline=True)),
+    Row("leaves children outside its group", "(none)", lambda: stopping("escape")),
+    Row("cannot start (exits at once, no such file)", "crashed",
+        lambda: start_failure("exit_at_start")),
+    Row("never says ready", "stalled", lambda: start_failure("silent_start")),
+    Row("SIGINT, SIGTERM or SIGHUP to a match", "exit 130",
+        lambda: signalled("match", [signal.SIGTERM])),
+    Row("a second signal while bots are stopped", "exit 130",
+        lambda: signalled("match", [signal.SIGINT, signal.SIGINT])),
+    Row("SIGTERM to a tournament", "exit 130",
+        lambda: signalled("tournament", [signal.SIGTERM])),
+    Row("kill -9 of a match", "nothing left", lambda: killed("match")),
+    Row("kill -9 of a tournament", "nothing left", lambda: killed("tournament")),
+    Row("a worker killed mid-game (the OOM killer)", "replayed", worker_killed),
+    Row("a game that kills every worker it runs on", "exit 1",
+        lambda: command_exit(["tournament", "--bot", f"{PY} {KILLER_BOT}", "--bot",
+                              "builtin:random", "--games", "1", "--no-duplicate", "-j", "2",
+                              *SHORT, "--no-progress", "--out"], lambda f: [str(f / "t")])),
+    Row("a cluster worker killed mid-game", "replayed",
+        lambda: worker_killed(["--cluster", "local:2"])),
+    Row("a replay file with wrong content", "exit 1",
+        lambda: command_exit(["replay", "verify"], bad_replay)),
+    Row("a bad file in a folder of replays", "exit 1",
+        lambda: command_exit(["replay", "stats"], folder_with_a_bad_replay)),
+    Row("a configuration file that is not UTF-8", "exit 2",
+        lambda: command_exit(["tournament"], bad_config)),
+    Row("a FIFO given as a replay", "exit 2", lambda: command_exit(["replay", "show"], fifo)),
+    Row("a device as an output path", "exit 2",
+        lambda: command_exit(["match", "--replay", "/dev/null", "--games", "1", *SHORT])),
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="rows whose fault contains one of these words")
+    parser.add_argument("--json", action="store_true", help="one JSON line per row")
+    parser.add_argument("--markdown", action="store_true", help="the README table's rows")
+    args = parser.parse_args(argv)
+    rows = [r for r in ROWS if args.only is None or any(w in r.fault for w in args.only)]
+    wrong = 0
+    for row in rows:
+        seen = row.measure()
+        ok = seen.outcome == row.expected
+        wrong += not ok
+        if args.json:
+            print(json.dumps({"fault": row.fault, "expected": row.expected,
+                              "seen": seen.outcome, "seconds": round(seen.seconds, 3)}))
+        elif args.markdown:
+            print(f"| {row.fault} | {seen.outcome} | {seen.seconds:.2f} s |")
+        else:
+            mark = "" if ok else f"   <-- expected {row.expected}"
+            print(f"{row.fault:45} {seen.outcome:22} {seen.seconds:7.2f} s{mark}", flush=True)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
