@@ -250,6 +250,48 @@ def test_a_killed_worker_loses_no_game_and_leaves_no_bot(cluster: Cluster,
     cluster.client.wait_for_workers(2, timeout=60)
 
 
+def test_a_worker_lost_during_the_start_up_check_is_not_waited_for(cluster: Cluster,
+                                                                  tmp_path: Path) -> None:
+    # The bot SIGKILLs its worker at the first handshake on a worker (the start-up check's;
+    # a dask worker is a multiprocessing child, the tournament's own check is not), and plays
+    # normally after: the check must not wait its whole bound (50 s here) for the lost
+    # worker and fail the run; the other worker (and the dead one's replacement, checked at
+    # its first game) play every game.
+    flag = tmp_path / "killed-once"
+    bot = tmp_path / "kill_once.py"
+    bot.write_text(f"""import os, signal, sys
+legal = []
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["meldref"]:
+        parent = open(f"/proc/{{os.getppid()}}/cmdline", "rb").read()
+        if b"spawn_main" in parent and not os.path.exists({str(flag)!r}):
+            open({str(flag)!r}, "x").close()
+            os.kill(os.getppid(), signal.SIGKILL)
+            sys.exit(0)
+        print("id name once", "ready", sep="\\n", flush=True)
+    elif words[:1] == ["view"]:
+        legal = []
+    elif words[:1] == ["legal"]:
+        legal.append(" ".join(words[1:]))
+    elif words[:1] == ["go"]:
+        print("action", words[1], legal[0], flush=True)
+    elif words[:1] == ["ping"]:
+        print("pong", words[1], flush=True)
+    elif words[:1] == ["quit"]:
+        break
+""")
+    out = tmp_path / "t"
+    code, stdout, err = invoke("--bot", f"{sys.executable} {bot}", "--bot", "builtin:random",
+                               "--games", "4", *SHORT, "--out", str(out), "--json",
+                               "--no-progress", "--cluster", cluster.address)
+    assert flag.exists(), "the bot never killed a worker"
+    assert code == 0, err  # was: exit 2, "no answer to the start-up check in 50 s"
+    assert json.loads(stdout)["missing"] == 0
+    assert all(line["status"] == "ok" for line in verify_all(out))
+    cluster.client.wait_for_workers(2, timeout=60)
+
+
 def test_a_killed_tournament_resumes_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
     out = tmp_path / "t"
     token = f"tok{uuid.uuid4().hex[:10]}"

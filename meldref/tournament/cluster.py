@@ -66,6 +66,7 @@ from .schedule import BotEntry, GameJob
 
 CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
 WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
+CHECK_POLL: Final = 0.5  # seconds between looks for workers gone during the start-up check
 WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
 MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
 Files = Literal["shared", "client"]
@@ -312,26 +313,47 @@ class ClusterPool:
                                       key=f"meldref-check-{self.token}-{k}"): address
                    for k, address in enumerate(workers)}
         bound = 30.0 + setup.startup_time * (1 + len({b.spec for b in setup.bots}))
-        with contextlib.suppress(TimeoutError):
-            for _ in distributed.as_completed(list(futures), loop=self.client.loop,
-                                              timeout=bound):
-                pass
+        left = self._await_checks(futures, bound)
         reports = []
         for future, address in futures.items():
             if future.status == "finished":
                 reports.append(future.result())
+            elif address in left:
+                continue  # its replacement (or any later worker) checks itself at its 1st game
             elif future.status == "error":
                 reports.append(WorkerReport(address, f"the check failed: "
                                             f"{future.exception()!r}", False))
             else:
                 reports.append(WorkerReport(address, f"no answer to the start-up check in "
                                             f"{bound:.0f} s", False))
+        if not reports:
+            raise ClusterError("every worker left the cluster during the start-up check")
         self.client.cancel(list(futures))
         problems = [f"worker {r.address}: {r.problem}" for r in reports if r.problem]
         if problems:
             raise ClusterError("; ".join(problems))
         self.files = _files_way(self.spec.files, reports, self.folder)
         return replace(setup, files=self.files)
+
+    def _await_checks(self, futures: Mapping[distributed.Future[WorkerReport], str],
+                      bound: float) -> set[str]:
+        """Wait up to `bound` seconds for every check, but not for those of workers that
+        leave the cluster meanwhile (killed, lost): the addresses that left."""
+        assert self.client is not None
+        waiting, left = dict(futures), set()
+        deadline = time.monotonic() + bound
+        while waiting and time.monotonic() < deadline:
+            with contextlib.suppress(TimeoutError):  # none finished in CHECK_POLL seconds
+                for _ in distributed.as_completed(list(waiting), loop=self.client.loop,
+                                                  timeout=CHECK_POLL):
+                    break
+            present = set(self.client.scheduler_info(n_workers=-1)["workers"])
+            for future, address in list(waiting.items()):
+                if future.done() or address not in present:
+                    del waiting[future]
+                    if not future.done():
+                        left.add(address)
+        return left
 
     def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
         """Each job's result line as games finish; a few games per worker thread are in
