@@ -16,8 +16,9 @@ from typing import Any
 import fakegame
 import pytest
 
-from meldref.protocol.channel import BotCommand, LineChannel, group_members
+from meldref.protocol.channel import LineChannel
 from meldref.protocol.errors import BotCrashedError, SeatStartError
+from meldref.protocol.process import BotCommand, group_members
 from meldref.protocol.records import GameRecord
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat, connect_all

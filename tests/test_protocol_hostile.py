@@ -18,8 +18,9 @@ import fakegame
 import pytest
 from test_protocol_failures import FAST, PATIENT, assert_forfeited, outcomes, pid_gone, play_bad
 
-from meldref.protocol.channel import BotCommand, LineChannel
+from meldref.protocol.channel import LineChannel
 from meldref.protocol.errors import MAX_DETAIL, Fault
+from meldref.protocol.process import BotCommand
 from meldref.protocol.referee import NOTES_PER_KIND, MatchPolicy, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
 from meldref.protocol.wire import MAX_LINE, fit_line, quote

@@ -65,7 +65,7 @@ GameArg = Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}
 def stop_on_signals() -> None:
     """`kill PID` (SIGTERM) and a closed terminal (SIGHUP) stop a run as Ctrl-C does: bots
     closed, results kept, exit code 130. A second signal while bots are being closed kills
-    them at once (`protocol.channel.BotProcess.shutdown`)."""
+    them at once (`protocol.process.BotProcess.shutdown`)."""
 
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

@@ -17,8 +17,8 @@ from ..bots import UnknownBotError
 from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
 from ..engine.position import Position
 from ..private import copy_private, file_problem, folder_problem, private_dir
-from ..protocol.channel import network_isolation_problem
 from ..protocol.errors import BotError
+from ..protocol.process import network_isolation_problem
 from ..protocol.records import GameRecord, Tally
 from ..protocol.seats import BotSpec, Limits
 from ..settings import LimitSettings, SettingsError, parse_rules

@@ -32,7 +32,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Final
 
-from ..protocol.channel import kill_all_bots
+from ..protocol.process import kill_all_bots
 from .schedule import GameJob
 
 RunJob = Callable[[GameJob, Path, bool], dict[str, Any]]
