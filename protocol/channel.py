@@ -24,6 +24,10 @@ LineHook = Callable[[str, str], None]  # (direction ">" to bot / "<" from bot, t
 LINE: Final = "line"
 TOO_LONG: Final = "too-long"  # an over-long line, discarded up to its newline
 EOF: Final = "eof"  # the bot closed its output
+# The program at the other end ended, though its output may still be open: a child it started
+# holds the pipe. Without a pidfd to wake the poll, the program is asked this often in a wait.
+EXITED: Final = "exited"
+EXIT_CHECK: Final = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,9 @@ class LineChannel:
         self._poller = select.poll()
         self._poller.register(read_fd, select.POLLIN)
         self._writing = False
+        self.exited = False  # the program at the other end ended (`watch_exit`)
+        self._exit_fd: int | None = None
+        self._has_exited: Callable[[], bool] | None = None
 
     # -- output ----------------------------------------------------------------------------
 
@@ -137,15 +144,44 @@ class LineChannel:
     # -- input -----------------------------------------------------------------------------
 
     def read(self, deadline: float) -> Incoming | None:
-        """The next line, `EOF` once the bot closed its output, or None at `deadline`."""
+        """The next line, `EOF` once the bot closed its output, `EXITED` once the program
+        ended (`watch_exit`) and every line it wrote before was read, or None at `deadline`."""
         while not self._lines:
             if self.eof:
                 return Incoming(b"", time.monotonic(), EOF)
+            if self.exited:
+                return Incoming(b"", time.monotonic(), EXITED)
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            self._pump(min(left, 3600.0))
+            if self._has_exited is not None and self._exit_fd is None:
+                self._pump(min(left, EXIT_CHECK))
+                if self._has_exited():
+                    self._ended()
+            else:
+                self._pump(min(left, 3600.0))
         return self._lines.popleft()
+
+    def watch_exit(self, has_exited: Callable[[], bool], pidfd: int | None = None) -> None:
+        """Make reads wake when the program at the other end ends, not only when its output
+        closes (a child it started may hold that open for ever): `pidfd` (Linux's
+        `os.pidfd_open`) turns readable then; without one, `has_exited` is asked every
+        `EXIT_CHECK` seconds of a wait."""
+        self._has_exited, self._exit_fd = has_exited, pidfd
+        if pidfd is not None:
+            self._poller.register(pidfd, select.POLLIN)
+
+    def _ended(self) -> None:
+        self.exited = True
+        if self._exit_fd is not None:
+            self._poller.unregister(self._exit_fd)
+            self._exit_fd = None
+        self._has_exited = None
+        # What the program wrote before it ended is in the pipe already: it is read first.
+        # (Bounded: a child left behind may go on writing.)
+        for _ in range(64):
+            if self.eof or not self._read_chunk():
+                break
 
     def poll(self) -> None:
         """Move whatever is ready through the pipes without waiting."""
@@ -169,12 +205,15 @@ class LineChannel:
                 self._flush()
             elif fd == self.read_fd and not self.eof:
                 self._read_chunk()
+            elif fd == self._exit_fd:
+                self._ended()
 
-    def _read_chunk(self) -> None:
+    def _read_chunk(self) -> bool:
+        """Read what the pipe holds (up to 64 KiB); False when it held nothing yet."""
         try:
             chunk = os.read(self.read_fd, 1 << 16)
         except BlockingIOError:
-            return
+            return False
         except OSError:
             chunk = b""
         if not chunk:
@@ -186,8 +225,9 @@ class LineChannel:
             if self._inbuf and not self._skipping:  # a last line without its newline
                 self._add(bytes(self._inbuf), ended=False)
             self._inbuf.clear()
-            return
+            return True
         self._split(chunk)
+        return True
 
     def _split(self, chunk: bytes) -> None:
         start = 0
@@ -226,4 +266,8 @@ class LineChannel:
         return b"" if self._skipping else bytes(self._inbuf)
 
     def close(self) -> None:
-        """Nothing to release: the pipes belong to the process or the caller."""
+        """Stop watching; nothing to release: the descriptors belong to the process or the
+        caller."""
+        if self._exit_fd is not None:
+            self._poller.unregister(self._exit_fd)
+            self._exit_fd = None

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn, Protocol
 
-from .channel import EOF, TOO_LONG, Incoming
+from .channel import EOF, EXITED, TOO_LONG, Incoming
 from .errors import (
     BotCrashedError,
     BotFloodError,
@@ -42,6 +42,9 @@ JSON = Any
 Clock = Callable[[], float]
 # A silent bot using at least this share of one CPU while waited for is computing, not hung.
 BUSY_SHARE: Final = 0.05
+# The marks that end a conversation: the output closed, or the program ended (a child of it may
+# hold the output open: the bot is gone all the same, and judged at once, not at the deadline).
+GONE: Final = (EOF, EXITED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +111,9 @@ class Transport(Protocol):
         """Move whatever is ready both ways without waiting."""
 
     def read(self, deadline: float) -> Incoming | None:
-        """The next line, or a mark (`EOF`...), or None once `deadline` has passed."""
+        """The next line, or a mark (`EOF`, `EXITED`, `TOO_LONG`), or None once `deadline`
+        has passed. `EXITED` (the program ended, its output still open) comes as soon as it
+        ended and every line it wrote before was read, not at the deadline."""
 
     def pending(self) -> list[Incoming]:
         """The lines already received, taken off the queue (marks not included)."""
@@ -192,7 +197,7 @@ class Conversation:
             got = self.transport.read(deadline)
             if got is None:
                 self._diagnose_silence(None, began, "`ready`", startup_time)
-            elif got.kind == EOF:
+            elif got.kind in GONE:
                 raise self._gone("during the handshake", self.clock() - began)
             else:
                 msg = self._parse(got)
@@ -224,7 +229,7 @@ class Conversation:
             got = self.transport.read(deadline)
             if got is None:  # past the deadline: always raises, naming how it failed
                 self._diagnose_silence(request_id, began, "answer", request.deadline)
-            if got.kind == EOF:
+            if got.kind in GONE:
                 raise self._gone(f"before answering request {request_id}",
                                  self.clock() - began, request_id)
             reply = self._answer(got, request_id, began)
@@ -331,7 +336,7 @@ class Conversation:
         while True:
             got = self.transport.read(min(since + limits.ping_grace, last_resort))
             if got is not None:
-                if got.kind == EOF:
+                if got.kind in GONE:
                     raise self._gone(f"before sending {what}", elapsed, request_id)
                 msg = self._parse(got)
                 if msg is None:

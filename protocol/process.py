@@ -244,6 +244,7 @@ class BotProcess:
                           ) from exc
         self.pid = self.proc.pid  # == its process group id (start_new_session)
         _LIVE.add(self)
+        self.pidfd = open_pidfd(self.pid)  # readable once the process ends; None: no pidfds
         self.limits_missed = apply_limits(self.pid, rlimits or resource_limits())
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
@@ -326,6 +327,10 @@ class BotProcess:
         kill_strays(strays | carriers(COOKIE, self.cookie), self.pid)
         with contextlib.suppress(OSError):
             self.proc.stdout.close() if self.proc.stdout else None
+        if self.pidfd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.pidfd)
+            self.pidfd = None
         self._drain.join(timeout=1.0)
         _LIVE.discard(self)
         return code
@@ -348,6 +353,8 @@ class PipeTransport(LineChannel):
                  max_pending: int = 8 << 20, on_line: LineHook | None = None) -> None:
         super().__init__(read_fd, write_fd, max_pending=max_pending, on_line=on_line)
         self.process = process
+        if process is not None:  # a crash is a crash even if a child holds the pipe open
+            self.watch_exit(lambda: process.returncode is not None, process.pidfd)
 
     @staticmethod
     def to(process: BotProcess, max_pending: int = 8 << 20,
@@ -367,6 +374,17 @@ class PipeTransport(LineChannel):
         with no program of ours (a person, a harness) shows no CPU use: only its lines are
         signs of life."""
         return self.process.cpu_time() if self.process is not None else 0.0
+
+
+def open_pidfd(pid: int) -> int | None:
+    """A descriptor that turns readable when process `pid` ends (Linux 5.3+), else None."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is None:
+        return None
+    try:
+        return int(pidfd_open(pid))
+    except OSError:  # an older kernel, or a seccomp filter
+        return None
 
 
 # Every bot process started and not yet swept, so that a process about to end abruptly (a

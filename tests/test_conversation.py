@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from meldref.engine.game import find_game
-from meldref.protocol.channel import EOF, TOO_LONG, Incoming
+from meldref.protocol.channel import EOF, EXITED, TOO_LONG, Incoming
 from meldref.protocol.conversation import Conversation, Request, Setup
 from meldref.protocol.errors import (
     BotCrashedError,
@@ -61,7 +61,8 @@ class Step:
         return self
 
     def exits(self, code: int, after: float = 0.0, close_output: bool = True) -> Step:
-        """The process ends; with `close_output` its stdout closes too (no child holds it)."""
+        """The process ends; with `close_output` its stdout closes too, else a child it left
+        holds it open (the transport then says `EXITED`, as `PipeTransport` does)."""
         self.then.append((after, "exit", b"", code))
         if close_output:
             self.then.append((after, EOF, b"", 0))
@@ -134,6 +135,8 @@ class ScriptedBot:
             return Incoming(got.data, got.at, got.kind)
         if self.eof:
             return Incoming(b"", self.clock.now, EOF)
+        if self.exit_at is not None:
+            return Incoming(b"", self.clock.now, EXITED)
         self.clock.to(deadline)
         return None
 
@@ -384,6 +387,20 @@ def test_a_bot_that_dies_mid_request_crashed(code: int, words: str) -> None:
         conv.decide(request(30.0))
     assert caught.value.fault.outcome == "crashed" and caught.value.fault.detail == words
     assert clock.now == pytest.approx(100.2)  # at once, not at the deadline
+
+
+def test_a_bot_whose_child_holds_its_output_crashed_when_it_exited() -> None:
+    """Issue 10: the process ended, its stdout still open (a child inherited it): crashed at
+    once, with its answer before the exit still read."""
+    conv, bot, clock = talk()
+    bot.on("go 1").reply("action 1 place 3 R7", after=0.1)
+    bot.on("go 2").exits(3, after=0.2, close_output=False)
+    assert conv.decide(request(30.0)).text == "place 3 R7"
+    with pytest.raises(BotCrashedError) as caught:
+        conv.decide(request(30.0))
+    assert caught.value.fault.outcome == "crashed"
+    assert caught.value.fault.detail == "exited with code 3 before answering request 2"
+    assert clock.now == pytest.approx(100.3)
 
 
 def test_a_bot_that_closes_its_output_but_runs_on_is_closed() -> None:

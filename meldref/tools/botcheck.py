@@ -19,7 +19,7 @@ from typing import Any
 
 from ..engine.game import GAME_NAMES, UnknownGameError, find_game
 from ..private import private_dir
-from ..protocol.channel import EOF, TOO_LONG
+from ..protocol.channel import EOF, EXITED, TOO_LONG
 from ..protocol.process import BotCommand, BotProcess, PipeTransport, describe_exit
 from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
@@ -87,7 +87,7 @@ class RawBot:
     def read_line(self, timeout: float) -> str | None:
         """The next complete line within `timeout` seconds, else None (unended bytes kept)."""
         got = self.pipes.read(time.monotonic() + timeout)
-        if got is None or got.kind == EOF:
+        if got is None or got.kind in (EOF, EXITED):
             return None
         if not got.ended:  # a last line cut off by the end of output: never a message
             self.tail = got.data
