@@ -142,6 +142,7 @@ class LimitSettings(BaseModel):
     file_size_mb: Mebibytes | None = None
     cpu_seconds: Annotated[int, Field(ge=1, le=int(MAX_SECONDS))] | None = None
     no_network: bool | None = None
+    fresh_bots: bool | None = None
 
     def given(self) -> dict[str, Any]:
         """The values given, by their public names (`move-time`...)."""
@@ -162,10 +163,11 @@ class LimitSettings(BaseModel):
             raise SettingsError(str(exc)) from None
 
     def process_limits(self) -> Limits:
-        """The resource limits of every bot program (none where not given)."""
+        """The resource limits of every bot program (none where not given), and whether each
+        game starts its own processes (`fresh-bots`)."""
         return Limits(memory_mb=self.memory_mb, max_processes=self.max_processes,
                       file_size_mb=self.file_size_mb, cpu_seconds=self.cpu_seconds,
-                      no_network=bool(self.no_network))
+                      no_network=bool(self.no_network), fresh_bots=bool(self.fresh_bots))
 
     def warnings(self) -> list[str]:
         """Limits given that cannot work here, in words (the run goes on without them)."""

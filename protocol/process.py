@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -75,6 +76,10 @@ class Limits:
     file_size_mb: int | None = None  # the largest file it may write (RLIMIT_FSIZE)
     cpu_seconds: int | None = None  # CPU time of the process's whole life (RLIMIT_CPU)
     no_network: bool = False  # a network namespace of its own: no connection anywhere
+    # A process of its own for every game, instead of one kept across the games of a match or
+    # a tournament worker (for the runners that seat bots game after game; a seat itself plays
+    # as many games as it is given).
+    fresh_bots: bool = False
 
     def rlimits(self) -> dict[int, int]:
         return resource_limits(self.memory_mb, self.max_processes, self.file_size_mb,
@@ -222,6 +227,107 @@ def network_isolation_problem() -> str | None:
     return None
 
 
+class StderrLog:
+    """A bot's stderr, drained on a thread into the log of the game it is playing (never
+    parsed): the first `limit` bytes of each log are kept, then a note of how many were
+    dropped. A kept bot moves on to the next game's log with `switch`; everything it wrote
+    before goes to the log it was writing to (the pipe is emptied first, under the lock the
+    thread reads with), and what it writes between two games (`hold`) opens the next log."""
+
+    def __init__(self, fd: int, path: Path | None, limit: int, name: str) -> None:
+        self.fd, self.limit = fd, limit
+        self.bytes = 0
+        self.tail = b""
+        self._lock = threading.Lock()
+        self._file: BinaryIO | None = None
+        self._offered = 0  # bytes offered to the current log, kept or not
+        self._held: bytearray | None = None  # between games: for the next log
+        self._open(path)
+        os.set_blocking(fd, False)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        try:
+            while True:
+                poller.poll()
+                with self._lock:
+                    if not self._pump():
+                        break
+        finally:
+            with self._lock:
+                self._close()
+
+    def _pump(self) -> bool:
+        """Take what the pipe holds now; False once it is closed for good."""
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            self.bytes += len(chunk)
+            self.tail = (self.tail + chunk)[-STDERR_TAIL:]
+            self._take(chunk)
+
+    def _take(self, chunk: bytes) -> None:
+        if self._held is not None:
+            self._held += chunk[: max(0, self.limit - len(self._held))]
+            return
+        kept = max(0, min(len(chunk), self.limit - self._offered))
+        self._offered += len(chunk)
+        if self._file is not None and kept:
+            try:
+                self._file.write(chunk[:kept])
+                self._file.flush()
+            except (OSError, ValueError):  # a full disk must not stop the drain
+                self._file = None
+
+    def _open(self, path: Path | None) -> None:
+        self._offered = 0
+        try:
+            self._file = open(path, "ab") if path else None  # noqa: SIM115 (see _close)
+        except OSError:
+            self._file = None
+
+    def _close(self) -> None:
+        if self._file is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            if self._offered > self.limit:
+                self._file.write(f"\n[meldref: {self._offered - self.limit} more bytes of "
+                                 "stderr dropped]\n".encode())
+            self._file.close()
+        self._file = None
+
+    def switch(self, path: Path | None) -> None:
+        """Write to `path` from now on (None: nowhere); what came before went where it was
+        going, what was held since `hold` opens the new log."""
+        with self._lock:
+            self._pump()
+            self._close()
+            held, self._held = self._held, None
+            self._open(path)
+            if held:
+                self._take(bytes(held))
+
+    def hold(self) -> None:
+        """Close the current log (after what came so far) and keep what comes next, up to
+        `limit` bytes, for the next `switch`."""
+        with self._lock:
+            self._pump()
+            self._close()
+            self._held = bytearray()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+
 class BotProcess:
     """A running bot: its own process group, stdin/stdout pipes, stderr drained to a log."""
 
@@ -248,32 +354,26 @@ class BotProcess:
         self.limits_missed = apply_limits(self.pid, rlimits or resource_limits())
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        self.stderr_bytes = 0
-        self.stderr_tail = b""  # the last bytes of stderr, to quote when the bot fails to start
-        self._drain = threading.Thread(
-            target=self._drain_stderr, args=(self.proc.stderr, log_path, stderr_limit),
-            name=f"stderr-{self.pid}", daemon=True,
-        )
-        self._drain.start()
+        self.stderr = StderrLog(self.proc.stderr.fileno(), log_path, stderr_limit,
+                                f"stderr-{self.pid}")
 
-    def _drain_stderr(self, pipe: BinaryIO, log_path: Path | None, limit: int) -> None:
-        log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed below)
-        try:
-            while chunk := os.read(pipe.fileno(), 1 << 16):
-                kept = max(0, min(len(chunk), limit - self.stderr_bytes))
-                if log and kept:
-                    log.write(chunk[:kept])
-                    log.flush()
-                self.stderr_bytes += len(chunk)
-                self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL:]
-            if log and self.stderr_bytes > limit:
-                log.write(f"\n[meldref: {self.stderr_bytes - limit} more bytes of stderr "
-                          f"dropped]\n".encode())
-        except (OSError, ValueError):
-            pass
-        finally:
-            if log:
-                log.close()
+    @property
+    def stderr_bytes(self) -> int:
+        """Bytes the bot wrote to stderr so far."""
+        return self.stderr.bytes
+
+    @property
+    def stderr_tail(self) -> bytes:
+        """The last bytes of stderr, to quote when the bot fails to start."""
+        return self.stderr.tail
+
+    def log_to(self, path: Path | None) -> None:
+        """Send stderr to the log `path` from now on (None: nowhere): a kept bot's next game."""
+        self.stderr.switch(path)
+
+    def hold_log(self) -> None:
+        """Keep stderr for the next `log_to` (a kept bot between two games)."""
+        self.stderr.hold()
 
     @property
     def returncode(self) -> int | None:
@@ -331,7 +431,7 @@ class BotProcess:
             with contextlib.suppress(OSError):
                 os.close(self.pidfd)
             self.pidfd = None
-        self._drain.join(timeout=1.0)
+        self.stderr.join(timeout=1.0)
         _LIVE.discard(self)
         return code
 

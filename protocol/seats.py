@@ -192,6 +192,31 @@ class ProcessSeat(LineSeat):
     def alive(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
+    @property
+    def ready(self) -> bool:
+        """Started, through its handshake, still running, and its pipes open both ways: fit to
+        play another game as it is."""
+        channel = self.channel
+        return (self._conn is not None and self.alive and channel is not None
+                and not (channel.eof or channel.exited or channel.write_error))
+
+    def cpu_time(self) -> float | None:
+        """CPU seconds the running program's group used so far (None: none running, or no
+        figures here)."""
+        return self.process.cpu_time() if self.process is not None else None
+
+    def log_to(self, path: Path | str | None) -> None:
+        """The bot's stderr goes to `path` from now on (None: nowhere), also after a restart:
+        the log of the next game of a bot kept from game to game."""
+        self.log_path = Path(path) if path else None
+        if self.process is not None:
+            self.process.log_to(self.log_path)
+
+    def hold_log(self) -> None:
+        """Between two games: what the bot writes to stderr waits for the next `log_to`."""
+        if self.process is not None:
+            self.process.hold_log()
+
     def connect(self, startup_time: float = 10.0) -> None:
         if self._conn is not None and self.alive:
             return
