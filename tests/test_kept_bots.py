@@ -156,3 +156,62 @@ def test_a_wrong_fresh_bots_value_names_the_key(tmp_path: Path) -> None:
     result = runner.invoke(app, ["tournament", str(config), "--no-progress"])
     assert result.exit_code == 2 and "[limits] fresh-bots" in result.stderr
 
+
+
+BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
+
+
+def counted(pids: Path, mode: str) -> str:
+    """tests/bots/bad_bot.py in `mode`, its pid appended to `pids` (the shell `exec`s it)."""
+    return f"sh -c 'echo $$ >> {pids}; exec {sys.executable} {BAD_BOT} {mode}'"
+
+
+def test_faults_that_cost_nothing_keep_the_process(tmp_path: Path) -> None:
+    pids = tmp_path / "p.pids"
+    data = match("phase10", "--bot", counted(pids, "retry_once"), "--bot", "builtin:greedy",
+                 "--games", "3", *SHORT)
+    for game in data["games"]:  # an illegal answer, then a legal retry: noted, not final
+        (faults,) = [f for f in game["faults"] if f]
+        assert faults and {f["outcome"] for f in faults} == {"illegal"}
+        assert not any(f["fatal"] for f in faults)
+    assert len(started(pids)) == 1
+
+
+def test_a_timeout_restarts_the_process_for_the_next_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BAD_BOT_SLOW", "0.5")  # answers after 0.5 s: the first decision of a
+    pids = tmp_path / "p.pids"  # game has 5 s, the next ones 0.2 s and no bank
+    data = match("phase10", "--bot", counted(pids, "slow"), "--bot", "builtin:greedy",
+                 "--games", "3", "--move-time", "0.2", "--time-bank", "0", *SHORT)
+    for game in data["games"]:
+        (faults,) = [f for f in game["faults"] if f]
+        assert [f["outcome"] for f in faults if f["fatal"]] == ["timeout"]
+    assert len(started(pids)) == 3  # each game's timeout ended its process
+
+
+def test_a_kept_process_writes_each_game_to_its_own_log(tmp_path: Path) -> None:
+    """What the bot wrote before its last line read goes to the log it was writing to; what it
+    writes between two games (`hold_log`) opens the next game's log."""
+    from meldref.protocol.process import BotCommand, BotProcess, PipeTransport
+
+    one, two, three = (tmp_path / f"{n}.stderr" for n in ("one", "two", "three"))
+    script = ("echo first >&2; echo a; read x; echo between >&2; echo b; read y; "
+              "echo second >&2; echo c; read z")
+    bot = BotProcess(BotCommand(("sh", "-c", script)), one)
+    pipes = PipeTransport.to(bot)
+    try:
+        deadline = float("inf")
+        assert (got := pipes.read(deadline)) is not None and got.data == b"a"
+        bot.hold_log()  # the game is over: `first` is in its log
+        pipes.send("x")
+        assert (got := pipes.read(deadline)) is not None and got.data == b"b"
+        bot.log_to(two)  # the next game: `between` opens its log
+        pipes.send("y")
+        assert (got := pipes.read(deadline)) is not None and got.data == b"c"
+        bot.log_to(three)
+    finally:
+        bot.kill()
+        pipes.close()
+    assert one.read_text() == "first\n"
+    assert two.read_text() == "between\nsecond\n"
+    assert three.read_text() == ""
