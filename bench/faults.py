@@ -34,7 +34,7 @@ from typing import Any
 
 from meldref.bots import builtin_bot
 from meldref.engine.game import find_game
-from meldref.protocol.channel import BotCommand
+from meldref.protocol.process import BotCommand
 from meldref.protocol.errors import SeatStartError
 from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import (

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from meldref.engine.game import find_game
-from meldref.protocol.channel import COOKIE
+from meldref.protocol.process import COOKIE
 from meldref.protocol.seats import BotSpec
 from meldref.settings import limit_settings, parse_rules
 from meldref.tournament.config import TournamentConfig

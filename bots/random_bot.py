@@ -14,7 +14,7 @@ To write your own bot, copy this file and replace `choose` (and `fallback`) with
 the view is in `self.view` (the `view` line's keys), the tables in `self.items` (`item` lines
 by name: `table`, `seats`, `piles`), and the legal actions in `self.legal`.
 
-Usage: python3 random_bot.py [--seed N] [--name NAME]
+Usage: python3 random_bot.py [--seed N] [--name NAME]   (--seed: every game starts from it)
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def tokens(value: str) -> list[str]:
 
 class RandomBot:
     def __init__(self, seed: int | None, name: str) -> None:
+        self.seed = seed
         self.rng = random.Random(seed)
         self.name = name
         # The current request (section 4): forgotten on every `view` line.
@@ -72,6 +73,10 @@ class RandomBot:
             send("id author meldref")
             send("id version 1")
             send("ready")
+        elif kind == "game" and self.seed is not None:
+            # A game begins (section 3). Seeded, every game is played as it would be in a
+            # process of its own, whatever games this process played before.
+            self.rng = random.Random(self.seed)
         elif kind == "view":  # a new request starts: forget the previous one
             self.view, self.items, self.legal = fields(args), {}, []
         elif kind == "item" and args:  # one record of a table in the view
@@ -87,7 +92,7 @@ class RandomBot:
             log(line)
         elif kind == "quit":
             return False
-        # Everything else (game, rule, player, event, gameover, and message types of later
+        # Everything else (rule, player, event, gameover, and message types of later
         # protocol versions) is information this bot does not need: ignore it (section 14).
         return True
 

@@ -150,6 +150,7 @@ class LimitSettings(BaseModel):
     file_size_mb: Mebibytes | None = None
     cpu_seconds: Annotated[int, Field(ge=1, le=int(MAX_SECONDS))] | None = None
     no_network: bool | None = None
+    fresh_bots: bool | None = None
     # How the user wrote each value given (`--max-bank`, `[limits] max-bank`): values that
     # do not fit together are named as they came, a flag's and a file's alike.
     _written: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -183,10 +184,11 @@ class LimitSettings(BaseModel):
             raise SettingsError(str(exc)) from None
 
     def process_limits(self) -> Limits:
-        """The resource limits of every bot program (none where not given)."""
+        """The resource limits of every bot program (none where not given), and whether each
+        game starts its own processes (`fresh-bots`)."""
         return Limits(memory_mb=self.memory_mb, max_processes=self.max_processes,
                       file_size_mb=self.file_size_mb, cpu_seconds=self.cpu_seconds,
-                      no_network=bool(self.no_network))
+                      no_network=bool(self.no_network), fresh_bots=bool(self.fresh_bots))
 
     def warnings(self) -> list[str]:
         """Limits given that cannot work here, in words (the run goes on without them)."""

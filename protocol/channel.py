@@ -1,32 +1,21 @@
-"""Lines to and from a bot with deadlines, and the bot's process group from start to reaping.
+"""Lines to and from a bot with deadlines: the byte-level line transport.
 
 `LineChannel` never blocks the referee: both pipe ends are non-blocking, output that the bot does
 not read waits in a bounded buffer, and every read takes a deadline. One `poll` loop, no
-threads, since only one seat is ever waited on at a time. `BotProcess` starts a command in its
-own session (so its whole process group can be signalled), drains stderr into a capped log file
-on a thread (stderr is never parsed), and shuts everything down: quit, grace, SIGTERM, SIGKILL.
+threads, since only one seat is ever waited on at a time. What runs at the other end (a bot
+program, a person's terminal) is not its business: `process.py` starts and stops programs.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import math
 import os
 import select
-import shlex
-import shutil
-import signal
-import subprocess
-import sys
-import threading
 import time
-import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import BinaryIO, Final
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
 
 from .wire import MAX_LINE, fit_line
 
@@ -35,6 +24,10 @@ LineHook = Callable[[str, str], None]  # (direction ">" to bot / "<" from bot, t
 LINE: Final = "line"
 TOO_LONG: Final = "too-long"  # an over-long line, discarded up to its newline
 EOF: Final = "eof"  # the bot closed its output
+# The program at the other end ended, though its output may still be open: a child it started
+# holds the pipe. Without a pidfd to wake the poll, the program is asked this often in a wait.
+EXITED: Final = "exited"
+EXIT_CHECK: Final = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +37,7 @@ class Incoming:
     data: bytes
     at: float
     kind: str = LINE
+    ended: bool = True  # False: the last bytes before the bot closed its output, no newline
 
 
 class LineChannel:
@@ -73,6 +67,9 @@ class LineChannel:
         self._poller = select.poll()
         self._poller.register(read_fd, select.POLLIN)
         self._writing = False
+        self.exited = False  # the program at the other end ended (`watch_exit`)
+        self._exit_fd: int | None = None
+        self._has_exited: Callable[[], bool] | None = None
 
     # -- output ----------------------------------------------------------------------------
 
@@ -147,15 +144,44 @@ class LineChannel:
     # -- input -----------------------------------------------------------------------------
 
     def read(self, deadline: float) -> Incoming | None:
-        """The next line, `EOF` once the bot closed its output, or None at `deadline`."""
+        """The next line, `EOF` once the bot closed its output, `EXITED` once the program
+        ended (`watch_exit`) and every line it wrote before was read, or None at `deadline`."""
         while not self._lines:
             if self.eof:
                 return Incoming(b"", time.monotonic(), EOF)
+            if self.exited:
+                return Incoming(b"", time.monotonic(), EXITED)
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            self._pump(min(left, 3600.0))
+            if self._has_exited is not None and self._exit_fd is None:
+                self._pump(min(left, EXIT_CHECK))
+                if self._has_exited():
+                    self._ended()
+            else:
+                self._pump(min(left, 3600.0))
         return self._lines.popleft()
+
+    def watch_exit(self, has_exited: Callable[[], bool], pidfd: int | None = None) -> None:
+        """Make reads wake when the program at the other end ends, not only when its output
+        closes (a child it started may hold that open for ever): `pidfd` (Linux's
+        `os.pidfd_open`) turns readable then; without one, `has_exited` is asked every
+        `EXIT_CHECK` seconds of a wait."""
+        self._has_exited, self._exit_fd = has_exited, pidfd
+        if pidfd is not None:
+            self._poller.register(pidfd, select.POLLIN)
+
+    def _ended(self) -> None:
+        self.exited = True
+        if self._exit_fd is not None:
+            self._poller.unregister(self._exit_fd)
+            self._exit_fd = None
+        self._has_exited = None
+        # What the program wrote before it ended is in the pipe already: it is read first.
+        # (Bounded: a child left behind may go on writing.)
+        for _ in range(64):
+            if self.eof or not self._read_chunk():
+                break
 
     def poll(self) -> None:
         """Move whatever is ready through the pipes without waiting."""
@@ -179,12 +205,15 @@ class LineChannel:
                 self._flush()
             elif fd == self.read_fd and not self.eof:
                 self._read_chunk()
+            elif fd == self._exit_fd:
+                self._ended()
 
-    def _read_chunk(self) -> None:
+    def _read_chunk(self) -> bool:
+        """Read what the pipe holds (up to 64 KiB); False when it held nothing yet."""
         try:
             chunk = os.read(self.read_fd, 1 << 16)
         except BlockingIOError:
-            return
+            return False
         except OSError:
             chunk = b""
         if not chunk:
@@ -194,10 +223,11 @@ class LineChannel:
             else:
                 self._poller.unregister(self.read_fd)
             if self._inbuf and not self._skipping:  # a last line without its newline
-                self._add(bytes(self._inbuf))
+                self._add(bytes(self._inbuf), ended=False)
             self._inbuf.clear()
-            return
+            return True
         self._split(chunk)
+        return True
 
     def _split(self, chunk: bytes) -> None:
         start = 0
@@ -220,7 +250,7 @@ class LineChannel:
                 self._skipping = True
                 self._lines.append(Incoming(b"", time.monotonic(), TOO_LONG))
 
-    def _add(self, data: bytes) -> None:
+    def _add(self, data: bytes, ended: bool = True) -> None:
         if data.endswith(b"\r"):
             data = data[:-1]
         if len(data) > self.max_line:
@@ -228,410 +258,16 @@ class LineChannel:
             return
         if self.on_line is not None:
             self.on_line("<", data.decode("utf-8", "replace"))
-        self._lines.append(Incoming(data, time.monotonic()))
-
-    def close(self) -> None:
-        """Nothing to release: the pipes belong to the process or the caller."""
-
-
-# ----------------------------------------------------------------------------------------------
-# Bot processes
-
-
-@dataclass(frozen=True, slots=True)
-class BotCommand:
-    """How to start a bot: argv (no shell), working directory, extra environment."""
-
-    argv: tuple[str, ...]
-    cwd: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
-
-    @staticmethod
-    def parse(
-        text: str, cwd: str | None = None, env: Mapping[str, str] | None = None
-    ) -> BotCommand:
-        """A command line split like a POSIX shell would (`shlex`), without running a shell."""
-        argv = tuple(shlex.split(text))
-        if not argv:
-            raise ValueError("empty bot command")
-        return BotCommand(argv, cwd, dict(env or {}))
-
-    def __str__(self) -> str:
-        return shlex.join(self.argv)
-
-
-STDERR_TAIL: Final = 400
-
-
-def why_not_started(command: BotCommand, exc: OSError) -> str:
-    """The reason a command could not be started, in words that name the program."""
-    program = command.argv[0]
-    if isinstance(exc, FileNotFoundError):
-        if command.cwd and not os.path.isdir(command.cwd):
-            return f"the working directory {command.cwd} does not exist"
-        if "/" in program:
-            where = f" (from {command.cwd})" if command.cwd else ""
-            return f"{program} does not exist{where}"
-        return f"{program!r} is not on PATH"
-    if isinstance(exc, PermissionError):
-        if "/" in program and os.path.isdir(os.path.join(command.cwd or ".", program)):
-            return f"{program} is a directory, not a program"
-        return f"{program} is not executable (chmod +x {program}?)"
-    return f"{program}: {exc.strerror or exc}"
-
-
-def describe_exit(code: int) -> str:
-    """`Popen.returncode` in words: "exited with code 3" or "killed by signal SIGSEGV"."""
-    if code >= 0:
-        return f"exited with code {code}"
-    try:
-        name = signal.Signals(-code).name
-    except ValueError:
-        name = str(-code)
-    return f"killed by signal {name}"
-
-
-# Every process a bot starts inherits this variable (a value unique to the bot), so its
-# descendants can be found and killed at shutdown even after they left its process group and
-# session (`setsid`) and lost their parent (Jenkins' process tree killer uses the same cookie).
-COOKIE: Final = "MELDREF_BOT"
-PR_SET_CHILD_SUBREAPER: Final = 36
-_subreaper: bool | None = None
-
-
-def become_subreaper() -> bool:
-    """Make this process the Linux child subreaper of its descendants (best effort, once):
-    orphans of a bot are then reparented to the referee, not to init, and stay visible."""
-    global _subreaper
-    if _subreaper is None:
-        _subreaper = False
-        if sys.platform.startswith("linux"):
-            with contextlib.suppress(OSError, AttributeError):
-                libc = ctypes.CDLL(None, use_errno=True)
-                _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    return _subreaper
-
-
-def resource_limits(
-    memory_mb: int | None = None, processes: int | None = None, file_mb: int | None = None,
-    cpu_seconds: int | None = None,
-) -> dict[int, int]:
-    """The rlimits of a bot: never a core dump; address space, processes (RLIMIT_NPROC counts
-    all the user's processes), file size and CPU time (the process's whole life, SIGKILL at
-    the limit) only when given."""
-    import resource
-
-    out = {resource.RLIMIT_CORE: 0}
-    if memory_mb is not None:
-        out[resource.RLIMIT_AS] = memory_mb << 20
-    if processes is not None:
-        out[resource.RLIMIT_NPROC] = processes
-    if file_mb is not None:
-        out[resource.RLIMIT_FSIZE] = file_mb << 20
-    if cpu_seconds is not None:
-        out[resource.RLIMIT_CPU] = cpu_seconds
-    return out
-
-
-def apply_limits(pid: int, limits: Mapping[int, int]) -> list[str]:
-    """Set `limits` on a running process (`prlimit`, soft and hard); the names not applied.
-
-    Done right after the start, so a bot has a few microseconds of its own start-up before
-    them (no `preexec_fn`: it is unsafe with threads, and the referee has stderr threads)."""
-    try:
-        import resource
-
-        prlimit = resource.prlimit
-    except (ImportError, AttributeError):  # not Linux
-        return [str(k) for k in limits]
-    missed = []
-    for key, value in limits.items():
-        try:
-            prlimit(pid, key, (value, value))
-        except (OSError, ValueError):
-            missed.append(str(key))
-    return missed
-
-
-SETPRIV: Final = shutil.which("setpriv")  # util-linux
-
-
-UNSHARE: Final = shutil.which("unshare")  # util-linux
-
-
-def launch_argv(command: BotCommand, no_network: bool = False) -> list[str]:
-    """The argv that starts `command`: so that it dies with the referee (`setpriv --pdeathsig
-    KILL`: the kernel SIGKILLs the bot when the process that started it dies, even by `kill
-    -9`, when nothing of the referee runs any more to stop it; not across a set-user-ID
-    program such as `sudo`, for which the kernel clears it; nor without setpriv), and, with
-    `no_network`, in a network namespace of its own (`unshare --net`: no interface but a
-    loopback that is down, so no connection anywhere, the referee's machine included). A
-    program that cannot be found is started as it is, so that the error names it."""
-    program = command.argv[0]
-    base = command.cwd or "."
-    path = os.path.join(base, program)
-    found = (os.path.isfile(path) and os.access(path, os.X_OK) if "/" in program
-             else shutil.which(program) is not None)
-    argv = list(command.argv)
-    if no_network:
-        argv = [*unshare_net(), "--", *argv]
-    if SETPRIV is None or not found:
-        return argv
-    return [SETPRIV, "--pdeathsig", "KILL", "--", *argv]
-
-
-def unshare_net() -> list[str]:
-    """`unshare --net`, with a user namespace of its own when not root (as an unprivileged
-    user may where the kernel allows user namespaces)."""
-    if UNSHARE is None:
-        raise OSError("no network namespace without util-linux's `unshare`")
-    return [UNSHARE, "--net"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
-
-
-def network_isolation_problem() -> str | None:
-    """Why bots cannot be given a network namespace of their own here, or None if they can."""
-    try:
-        done = subprocess.run([*unshare_net(), "--", "true"], capture_output=True, text=True,
-                              timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return str(exc)
-    if done.returncode != 0:
-        said = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
-        return f"`unshare --net` fails here: {said[0]} (run as root, or allow user namespaces)"
-    return None
-
-
-class BotProcess:
-    """A running bot: its own process group, stdin/stdout pipes, stderr drained to a log."""
-
-    def __init__(
-        self, command: BotCommand, log_path: Path | None = None, stderr_limit: int = 1 << 20,
-        rlimits: Mapping[int, int] | None = None, no_network: bool = False,
-    ) -> None:
-        self.command = command
-        self.cookie = uuid.uuid4().hex
-        become_subreaper()
-        env = {**os.environ, **command.env, COOKIE: self.cookie}
-        try:
-            self.proc = subprocess.Popen(
-                launch_argv(command, no_network), cwd=command.cwd, env=env, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                bufsize=0, close_fds=True,
-            )
-        except OSError as exc:
-            raise OSError(f"cannot start bot {command}: {why_not_started(command, exc)}"
-                          ) from exc
-        self.pid = self.proc.pid  # == its process group id (start_new_session)
-        _LIVE.add(self)
-        self.limits_missed = apply_limits(self.pid, rlimits or resource_limits())
-        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        self.stderr_bytes = 0
-        self.stderr_tail = b""  # the last bytes of stderr, to quote when the bot fails to start
-        self._drain = threading.Thread(
-            target=self._drain_stderr, args=(self.proc.stderr, log_path, stderr_limit),
-            name=f"stderr-{self.pid}", daemon=True,
-        )
-        self._drain.start()
-
-    def _drain_stderr(self, pipe: BinaryIO, log_path: Path | None, limit: int) -> None:
-        log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed below)
-        try:
-            while chunk := os.read(pipe.fileno(), 1 << 16):
-                kept = max(0, min(len(chunk), limit - self.stderr_bytes))
-                if log and kept:
-                    log.write(chunk[:kept])
-                    log.flush()
-                self.stderr_bytes += len(chunk)
-                self.stderr_tail = (self.stderr_tail + chunk)[-STDERR_TAIL:]
-            if log and self.stderr_bytes > limit:
-                log.write(f"\n[meldref: {self.stderr_bytes - limit} more bytes of stderr "
-                          f"dropped]\n".encode())
-        except (OSError, ValueError):
-            pass
-        finally:
-            if log:
-                log.close()
+        self._lines.append(Incoming(data, time.monotonic(), LINE, ended))
 
     @property
-    def returncode(self) -> int | None:
-        return self.proc.poll()
+    def unfinished(self) -> bytes:
+        """The bytes of a line the bot has begun and not ended yet (no newline so far)."""
+        return b"" if self._skipping else bytes(self._inbuf)
 
-    def wait_exit(self, timeout: float) -> int | None:
-        """The exit code once the process ended within `timeout` seconds, else None."""
-        try:
-            return self.proc.wait(timeout=max(0.0, timeout))
-        except subprocess.TimeoutExpired:
-            return None
-
-    def signal_group(self, sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, sig)
-
-    def shutdown(self, grace: float, term_grace: float) -> int:
-        """Wait `grace` for the bot to exit by itself (after `quit`), then SIGTERM the group,
-        then SIGKILL it; always reaps the process, whatever it does. Returns the exit code.
-
-        Interrupted anywhere (Ctrl-C, a second signal during a grace period), it kills at
-        once (`kill`) before the interruption goes on: no path leaves a bot running."""
-        try:
-            with contextlib.suppress(OSError):
-                self.proc.stdin.close() if self.proc.stdin else None
-            # While the bot lives its children are still its own; the cookie finds the others.
-            strays = descendants(self.pid) | carriers(COOKIE, self.cookie)
-            code = self.wait_exit(grace)
-            if code is None:
-                self.signal_group(signal.SIGTERM)
-                code = self.wait_exit(term_grace)
-        except BaseException:
-            self.kill()
-            raise
-        return self._sweep(code, strays)
-
-    def kill(self) -> int:
-        """SIGKILL the bot's group and whatever escaped it, now; reap it. Returns its code."""
-        return self._sweep(None, descendants(self.pid))
-
-    def _sweep(self, code: int | None, strays: set[tuple[int, str]]) -> int:
-        # Always sweep the group: children the bot left behind die with it.
-        self.signal_group(signal.SIGKILL)
-        if code is None:
-            code = self.proc.wait()
-        # Then what escaped the group (`setsid`, double forks): by ancestry or by cookie.
-        kill_strays(strays | carriers(COOKIE, self.cookie), self.pid)
-        with contextlib.suppress(OSError):
-            self.proc.stdout.close() if self.proc.stdout else None
-        self._drain.join(timeout=1.0)
-        _LIVE.discard(self)
-        return code
-
-    def group_alive(self) -> list[int]:
-        """Pids still in this bot's process group (from /proc; zombies count as gone)."""
-        return group_members(self.pid)
-
-    def cpu_time(self) -> float | None:
-        """CPU seconds used so far by the bot's process group (None where /proc is missing)."""
-        return group_cpu_time(self.pid)
-
-
-# Every bot process started and not yet swept, so that a process about to end abruptly (a
-# tournament worker told to stop) can kill them all first.
-_LIVE: set[BotProcess] = set()
-
-
-def kill_all_bots() -> None:
-    """Kill every bot program this process started and has not shut down yet."""
-    for bot in list(_LIVE):
-        with contextlib.suppress(Exception):
-            bot.kill()
-
-
-def _read_proc(path: str) -> bytes:
-    """A file of /proc, read without `pathlib`: a `Path` interns every part of its name, and
-    the process ids of every bot and every scan would pile up in memory for good."""
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def _proc_stats() -> Iterator[tuple[int, list[str]]]:
-    """(pid, fields after the command name) of every process in /proc."""
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = _read_proc(f"/proc/{entry}/stat").decode()
-        except OSError:
-            continue
-        yield int(entry), stat.rsplit(")", 1)[1].split()
-
-
-def descendants(pid: int) -> set[tuple[int, str]]:
-    """(pid, start time) of every live descendant of `pid`, by the parent links in /proc."""
-    children: dict[int, list[tuple[int, str]]] = {}
-    for child, f in _proc_stats():
-        if f[0] != "Z":
-            children.setdefault(int(f[1]), []).append((child, f[19]))
-    out: set[tuple[int, str]] = set()
-    todo = [pid]
-    while todo:
-        for entry in children.get(todo.pop(), []):
-            if entry not in out:
-                out.add(entry)
-                todo.append(entry[0])
-    return out
-
-
-def carriers(name: str, value: str) -> set[tuple[int, str]]:
-    """(pid, start time) of the live processes whose environment holds `name=value` (those
-    this user may read)."""
-    mark = f"{name}={value}".encode()
-    out = set()
-    for pid, f in _proc_stats():
-        if f[0] == "Z" or pid == os.getpid():
-            continue
-        try:
-            env = _read_proc(f"/proc/{pid}/environ")
-        except OSError:
-            continue
-        if mark in env.split(b"\0"):
-            out.add((pid, f[19]))
-    return out
-
-
-def kill_strays(strays: set[tuple[int, str]], bot: int, reap_wait: float = 1.0) -> None:
-    """SIGKILL each (pid, start time) still running as that same process (not a reused pid),
-    then reap those that were reparented to us (the subreaper), so no zombie stays."""
-    me = os.getpid()
-    ours = []
-    for pid, started in strays:
-        if pid in (me, bot):
-            continue
-        stat = _stat_of(pid)
-        if stat is None or stat[19] != started:
-            continue
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-        if int(stat[1]) == me:
-            ours.append(pid)
-    deadline = time.monotonic() + reap_wait
-    while ours and time.monotonic() < deadline:
-        for pid in list(ours):
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid
-            if done:
-                ours.remove(pid)
-        if ours:
-            time.sleep(0.005)
-
-
-def _stat_of(pid: int) -> list[str] | None:
-    try:
-        return _read_proc(f"/proc/{pid}/stat").decode().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes whose process group is `pgid`, read from /proc."""
-    return [pid for pid, f in _proc_stats() if int(f[2]) == pgid and f[0] != "Z"]
-
-
-_TICKS: Final = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def group_cpu_time(pgid: int) -> float | None:
-    """CPU seconds (user + system, reaped children included) of the processes in group `pgid`;
-    None where there is no /proc to read. Tells a bot that computes from one that sleeps."""
-    if not os.path.isdir("/proc/self"):
-        return None
-    ticks = 0
-    for _, f in _proc_stats():
-        if int(f[2]) == pgid:  # utime stime cutime cstime: fields 14-17 of proc(5)
-            ticks += sum(int(x) for x in f[11:15])
-    return ticks / _TICKS
-
-
-def argv_of(words: Sequence[str]) -> str:
-    return shlex.join(words)
+    def close(self) -> None:
+        """Stop watching; nothing to release: the descriptors belong to the process or the
+        caller."""
+        if self._exit_fd is not None:
+            self._poller.unregister(self._exit_fd)
+            self._exit_fd = None

@@ -14,7 +14,7 @@ from typing import Any
 
 import fakegame
 
-from meldref.protocol.channel import group_members
+from meldref.protocol.process import group_members
 from meldref.protocol.records import GameRecord
 from meldref.protocol.referee import MatchPolicy
 from meldref.protocol.seats import Limits, ProcessSeat

@@ -18,8 +18,9 @@ import pytest
 
 from meldref.bots import builtin_bot
 from meldref.engine.game import find_game
+from meldref.protocol.conversation import request_text
 from meldref.protocol.referee import MatchPolicy, play_game
-from meldref.protocol.seats import InProcessSeat, Reply, Request, Setup, request_text
+from meldref.protocol.seats import InProcessSeat, Reply, Request, Setup
 from meldref.protocol.wire import event_line, gameover_line, setup_lines
 from meldref.settings import parse_rules
 

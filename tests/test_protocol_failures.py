@@ -30,8 +30,9 @@ from support import (
     wait_for,
 )
 
-from meldref.protocol.channel import BotCommand, LineChannel
+from meldref.protocol.channel import LineChannel
 from meldref.protocol.errors import BotCrashedError, SeatStartError
+from meldref.protocol.process import BotCommand
 from meldref.protocol.referee import close_all, play_game
 from meldref.protocol.seats import InProcessSeat, ProcessSeat, connect_all
 

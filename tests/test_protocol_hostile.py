@@ -28,8 +28,9 @@ from support import (
     wait_for,
 )
 
-from meldref.protocol.channel import BotCommand, LineChannel
+from meldref.protocol.channel import LineChannel
 from meldref.protocol.errors import MAX_DETAIL, Fault
+from meldref.protocol.process import BotCommand
 from meldref.protocol.referee import NOTES_PER_KIND, MatchPolicy, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
 from meldref.protocol.wire import MAX_LINE, fit_line, quote

@@ -24,7 +24,7 @@ from support import (
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
-from meldref.protocol.channel import descendants, kill_strays
+from meldref.protocol.process import descendants, kill_strays
 from meldref.replay.files import verify
 
 SHORT = ["--rules", "phases-to-win=2"]

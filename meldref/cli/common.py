@@ -65,7 +65,7 @@ GameArg = Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}
 def stop_on_signals() -> None:
     """`kill PID` (SIGTERM) and a closed terminal (SIGHUP) stop a run as Ctrl-C does: bots
     closed, results kept, exit code 130. A second signal while bots are being closed kills
-    them at once (`protocol.channel.BotProcess.shutdown`)."""
+    them at once (`protocol.process.BotProcess.shutdown`)."""
 
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -102,8 +102,13 @@ ProcessesOpt = Annotated[int | None, typer.Option(
 FileSizeOpt = Annotated[int | None, typer.Option(
     help="The largest file a bot program may write, in MiB (RLIMIT_FSIZE; default none).")]
 CpuOpt = Annotated[int | None, typer.Option(
-    help="Cap each bot program's CPU time at this many seconds over its whole life "
-    "(RLIMIT_CPU; default none): going over it is a crash.")]
+    help="Cap each bot process's CPU time at this many seconds over its whole life "
+    "(RLIMIT_CPU; default none): going over it is a crash. A process kept across games is "
+    "restarted before a game once it has used half of it; --fresh-bots: the cap per game.")]
+FreshBotsOpt = Annotated[bool | None, typer.Option(
+    "--fresh-bots", help="Start every bot program afresh for each game. Default: one "
+    "process per bot kept across the games (of the match; of each worker, in a tournament), "
+    "restarted only after a game in which it failed for good.")]
 NoNetworkOpt = Annotated[bool | None, typer.Option(
     "--no-network", help="Run each bot program in a network namespace of its own: no "
     "connection anywhere, this machine included (Linux; root, or user namespaces).")]
@@ -118,13 +123,14 @@ def limit_flags(move_time: float | None, startup_time: float | None, *,
                 hints: bool | None = None, memory_mb: int | None = None,
                 max_processes: int | None = None, file_size_mb: int | None = None,
                 cpu_seconds: int | None = None,
-                no_network: bool | None = None) -> dict[str, Any]:
+                no_network: bool | None = None,
+                fresh_bots: bool | None = None) -> dict[str, Any]:
     """The `[limits]` keys given on the command line (None: not given)."""
     given = {"move-time": move_time, "startup-time": startup_time, "time-bank": time_bank,
              "increment": increment, "max-bank": max_bank, "on-failure": on_failure,
              "legal-hints": hints, "memory-mb": memory_mb, "max-processes": max_processes,
              "file-size-mb": file_size_mb, "cpu-seconds": cpu_seconds,
-             "no-network": no_network}
+             "no-network": no_network, "fresh-bots": fresh_bots}
     return {key: value for key, value in given.items() if value is not None}
 
 

@@ -19,6 +19,7 @@ from .common import (
     BotOpt,
     CpuOpt,
     FileSizeOpt,
+    FreshBotsOpt,
     HintsOpt,
     IncrementOpt,
     MaxBankOpt,
@@ -67,6 +68,7 @@ def match(
     file_size_mb: FileSizeOpt = None,
     cpu_seconds: CpuOpt = None,
     no_network: NoNetworkOpt = None,
+    fresh_bots: FreshBotsOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
                                           "(deterministic: no times).")] = False,
     position: Annotated[Path | None, typer.Option(
@@ -75,6 +77,7 @@ def match(
         "game to game.")] = None,
 ) -> None:
     """Play one or more games between bots and print who won."""
+    from ..tournament.keeper import BotKeeper
     from ..tournament.match import (
         build_match,
         match_json,
@@ -90,16 +93,23 @@ def match(
         move_time, startup_time, time_bank=time_bank, increment=increment, max_bank=max_bank,
         on_failure=on_failure, hints=hints, memory_mb=memory_mb, max_processes=max_processes,
         file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
-        no_network=no_network))
+        no_network=no_network, fresh_bots=fresh_bots))
     stop_on_signals()  # from here on bots may run: a signal must close them
+    # The bot programs started by the check before the first game play it, and stay running
+    # from game to game (with --fresh-bots, the first game only); stopped when the match
+    # ends, however it ends.
+    keeper = BotKeeper()
     try:
-        spec = build_match(game, bot or [], players, seed, games, parse_pairs(rules or []),
-                           limits, replay, position)
-        announced = preflight(spec.game, spec.bots, limits.policy().startup_time,
-                              limits=limits.process_limits())
-        spec = with_announced_names(spec, announced)  # results show each bot's `id name`
-        began = time.perf_counter()
-        lines = run_match(spec)
+        try:
+            spec = build_match(game, bot or [], players, seed, games,
+                               parse_pairs(rules or []), limits, replay, position)
+            announced = preflight(spec.game, spec.bots, limits.policy().startup_time,
+                                  limits=limits.process_limits(), keeper=keeper)
+            spec = with_announced_names(spec, announced)  # results show each bot's `id name`
+            began = time.perf_counter()
+            lines = run_match(spec, keeper)
+        finally:
+            keeper.close()  # however the match ended (a second signal meanwhile kills them)
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
@@ -114,3 +124,4 @@ def match(
         out.print(f"wall time {time.perf_counter() - began:.2f} s")
     if any(line["status"] != "ok" for line in lines):
         raise typer.Exit(EXIT_FAILED)
+

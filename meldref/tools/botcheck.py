@@ -9,9 +9,6 @@ strict policy: no retries, any fault fails the check.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import select
 import statistics
 import time
 from collections import Counter
@@ -22,9 +19,11 @@ from typing import Any
 
 from ..engine.game import GAME_NAMES, UnknownGameError, find_game
 from ..private import private_dir
-from ..protocol.channel import BotCommand, BotProcess
+from ..protocol.channel import EOF, EXITED, TOO_LONG
+from ..protocol.process import BotCommand, BotProcess, PipeTransport, describe_exit
 from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
+from ..protocol.wire import MAX_LINE, BotLine, parse_bot_line
 from .positions import PositionFile
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
@@ -66,54 +65,56 @@ class Report:
 
 
 class RawBot:
-    """A bot process read byte by byte, to tell missing newlines and missing flushes apart."""
+    """A bot process read through the referee's own reader (`PipeTransport`) and parser, with
+    what a check also needs to see: the bytes of a line not ended yet, and output that only
+    arrives once the input closes (missing newlines and missing flushes told apart)."""
 
     def __init__(self, command: BotCommand, log: Path | None, limits: Limits) -> None:
         self.process = BotProcess(command, log, limits.stderr_limit, limits.rlimits(),
                                   limits.no_network)
-        self.buffer = b""
-        self.eof = False
+        self.pipes = PipeTransport.to(self.process, limits.max_pending)
+        self.tail = b""  # the last bytes before the output closed, without a newline
+
+    @property
+    def buffer(self) -> bytes:
+        """What arrived of a line that has no newline (yet)."""
+        return self.tail or self.pipes.unfinished
 
     def send(self, line: str) -> bool:
-        try:
-            os.write(self.process.stdin_fd, line.encode() + b"\n")
-        except OSError:
-            return False
-        return True
+        self.pipes.send(line)
+        return self.pipes.write_error is None
 
     def read_line(self, timeout: float) -> str | None:
-        """The next complete line within `timeout` seconds, else None (bytes kept)."""
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or self.eof:
-                return None
-            ready, _, _ = select.select([self.process.stdout_fd], [], [], left)
-            if ready:
-                chunk = os.read(self.process.stdout_fd, 65536)
-                self.eof = not chunk
-                self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line.decode("utf-8", "replace").rstrip("\r")
+        """The next complete line within `timeout` seconds, else None (unended bytes kept)."""
+        got = self.pipes.read(time.monotonic() + timeout)
+        if got is None or got.kind in (EOF, EXITED):
+            return None
+        if not got.ended:  # a last line cut off by the end of output: never a message
+            self.tail = got.data
+            return None
+        if got.kind == TOO_LONG:
+            return f"<a line over {MAX_LINE} bytes>"
+        return got.data.decode("utf-8", "replace")
 
-    def expect(self, wanted: Callable[[str], bool], timeout: float) -> tuple[str | None,
-                                                                             list[str]]:
-        """Lines until one is `wanted` (returned) or the time is up; the lines seen before."""
+    def expect(self, wanted: Callable[[BotLine], bool], timeout: float
+               ) -> tuple[str | None, list[str]]:
+        """Lines until one whose message is `wanted` (returned) or the time is up; the
+        non-blank lines seen before."""
         seen: list[str] = []
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             line = self.read_line(left)
             if line is None:
                 break
-            if wanted(line):
+            msg = parse_bot_line(line)
+            if msg is not None and wanted(msg):
                 return line, seen
-            if line.strip():
+            if msg is not None:
                 seen.append(line)
         return None, seen
 
     def close_input(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self.process.stdin_fd)
+        self.process.close_input()
 
     def why_silent(self, what: str, waited: float, seen: Sequence[str] = ()) -> str:
         """After a missed deadline: other lines instead, newline missing, output held back, or
@@ -139,13 +140,12 @@ class RawBot:
                 "line by line and flush stdout after each line?")
 
     def _exit(self) -> str:
-        from ..protocol.channel import describe_exit
-
         code = self.process.returncode
         return "still running" if code is None else describe_exit(code)
 
     def shutdown(self) -> None:
         self.process.shutdown(0.2, 0.5)
+        self.pipes.close()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -223,10 +223,10 @@ def _session_checks(command: BotCommand, game: str, startup: float, log: Path | 
 def _handshake(bot: RawBot, game: str, startup: float, report: Report, add: Add) -> bool:
     began = time.monotonic()
     bot.send(f"meldref 1 {game}")
-    line, seen = bot.expect(lambda s: s.strip().lower() == "ready", startup)
+    line, seen = bot.expect(lambda m: m.kind == "ready", startup)
     if line is None:
         # `id` and `info` lines are fine before `ready`: only other lines are news.
-        odd = [s for s in seen if not s.lower().startswith(("id ", "info "))]
+        odd = [s for s in seen if not _is_id_or_info(s)]
         if not odd and bot.buffer:
             stray = f" (it sent: {' | '.join(seen[:3])})" if seen else ""
             add("handshake", FAIL, bot.why_silent("`ready`", startup) + stray)
@@ -234,10 +234,10 @@ def _handshake(bot: RawBot, game: str, startup: float, report: Report, add: Add)
             add("handshake", FAIL, bot.why_silent("`ready`", startup, odd))
         return False
     for text in seen:
-        words = text.split(maxsplit=2)
-        if len(words) >= 3 and words[0].lower() == "id":
-            report.ids[words[1]] = words[2]
-    others = [s for s in seen if not s.lower().startswith(("id ", "info "))]
+        msg = parse_bot_line(text)
+        if msg is not None and msg.kind == "id" and msg.key and msg.text:
+            report.ids[msg.key] = msg.text
+    others = [s for s in seen if not _is_id_or_info(s)]
     ms = (time.monotonic() - began) * 1000
     add("handshake", WARN if others else PASS,
         f"ready after {ms:.0f} ms" + (f"; stray lines before ready: {others[:3]}" if others
@@ -248,9 +248,18 @@ def _handshake(bot: RawBot, game: str, startup: float, report: Report, add: Add)
     return True
 
 
+def _is_id_or_info(line: str) -> bool:
+    msg = parse_bot_line(line)
+    return msg is not None and msg.kind in ("id", "info")
+
+
+def _pong(token: str) -> Callable[[BotLine], bool]:
+    return lambda m: m.kind == "pong" and m.text == token
+
+
 def _ping(bot: RawBot, add: Add) -> bool:
     bot.send("ping check-1")
-    line, seen = bot.expect(lambda s: s.split()[:2] == ["pong", "check-1"], 1.0)
+    line, seen = bot.expect(_pong("check-1"), 1.0)
     add("answers ping", PASS if line else FAIL,
         "pong check-1" if line else bot.why_silent("`pong check-1`", 1.0, seen))
     return line is not None
@@ -265,7 +274,7 @@ def _unknown_message(bot: RawBot, add: Add, answers_ping: bool) -> None:
         return
     bot.send("xyzzy-unknown-message from a later protocol version")
     bot.send("ping check-2")
-    line, seen = bot.expect(lambda s: s.split()[:2] == ["pong", "check-2"], 1.0)
+    line, seen = bot.expect(_pong("check-2"), 1.0)
     if line is None:
         add(name, FAIL, bot.why_silent("`pong check-2` after an unknown message", 1.0, seen))
     elif seen:
@@ -297,7 +306,7 @@ def _end_of_input(command: BotCommand, game: str, startup: float, add: Add,
         return
     try:
         bot.send(f"meldref 1 {game}")
-        bot.expect(lambda s: s.strip().lower() == "ready", startup)
+        bot.expect(lambda m: m.kind == "ready", startup)
         bot.close_input()
         code = bot.process.wait_exit(1.0)
         add("exits when its input closes", PASS if code is not None else FAIL,

@@ -6,6 +6,7 @@ deterministic bots prints the same bytes every run.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -17,13 +18,14 @@ from ..bots import UnknownBotError
 from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
 from ..engine.position import Position
 from ..private import copy_private, file_problem, folder_problem, private_dir
-from ..protocol.channel import network_isolation_problem
 from ..protocol.errors import BotError
+from ..protocol.process import network_isolation_problem
 from ..protocol.records import GameRecord, Tally
-from ..protocol.seats import BotSpec, Limits
+from ..protocol.seats import BotSpec, Limits, ProcessSeat
 from ..settings import LimitSettings, SettingsError, parse_rules
 from ..tools.positions import load_position
 from .config import MAX_GAMES, MAX_PLAYERS, ConfigError
+from .keeper import BotKeeper
 from .runner import run_job, safe_name, which_missing
 from .schedule import BotEntry, GameJob, bot_entries
 
@@ -145,12 +147,13 @@ def check_output_file(path: Path, flag: str) -> None:
 
 def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
               keep_dir: Path | None = None, limits: Limits | None = None,
-              cwd: str | None = None) -> dict[BotSpec, str]:
+              cwd: str | None = None, keeper: BotKeeper | None = None) -> dict[BotSpec, str]:
     """Start every distinct bot program once (handshake, under the resource keys of `limits`,
     in the folder `cwd`) so a wrong command, or one that cannot start within its memory cap,
     fails before any game; `ConfigError` naming the bot and the reason, with the end of its
     stderr (the whole log is copied to `keep_dir`, when given, and named). Returns the `id
-    name` each program announced, by spec (for `with_announced_names`)."""
+    name` each program announced, by spec (for `with_announced_names`). With a `keeper`, the
+    programs started stay running for the games (a match's first game plays them)."""
     info = find_game(game)
     rlimits = limits or Limits()
     if rlimits.no_network and any(b.spec.builtin is None for b in bots):
@@ -161,14 +164,15 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
             log = Path(logs) / f"preflight-{k}-{safe_name(bot.name)}.stderr"
-            name = _handshake(info, bot, startup_time, log, keep_dir, rlimits, cwd)
+            name = _handshake(info, bot, startup_time, log, keep_dir, rlimits, cwd, keeper)
             if name:
                 announced[bot.spec] = name
     return announced
 
 
 def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
-               keep_dir: Path | None, rlimits: Limits, cwd: str | None) -> str:
+               keep_dir: Path | None, rlimits: Limits, cwd: str | None,
+               keeper: BotKeeper | None = None) -> str:
     """The name `bot` announces ("" for none, and for built-in bots); `ConfigError` if it
     cannot start."""
     from ..protocol.seats import seat_from_spec
@@ -186,12 +190,19 @@ def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
     try:
         seat.connect(startup_time)
     except BotError as exc:
+        seat.close()
         where = _stderr_tail(_kept(log, keep_dir))
         raise ConfigError(f"bot {bot.name} ({bot.spec}) failed to start: {exc}{where}"
                           ) from None
-    finally:
+    except BaseException:
         seat.close()
-    return " ".join(str(getattr(seat, "ids", {}).get("name") or "").split())
+        raise
+    name = " ".join(str(getattr(seat, "ids", {}).get("name") or "").split())
+    if keeper is not None and isinstance(seat, ProcessSeat):
+        keeper.adopt(seat, bot.spec, rlimits, cwd)  # its first game plays this process
+    else:
+        seat.close()
+    return name
 
 
 def _kept(log: Path, keep_dir: Path | None) -> tuple[Path, bool]:
@@ -221,9 +232,16 @@ def with_announced_names(spec: MatchSpec, announced: Mapping[BotSpec, str]) -> M
     return dataclasses.replace(spec, bots=tuple(bots))
 
 
-def run_match(spec: MatchSpec) -> list[dict[str, Any]]:
-    """Play every game of the match in order; their result lines."""
-    return [run_job(job, None, replay=spec.replay_path(job)) for job in spec.jobs()]
+def run_match(spec: MatchSpec, keeper: BotKeeper | None = None) -> list[dict[str, Any]]:
+    """Play every game of the match in order; their result lines. Bot programs are kept from
+    game to game by `keeper` (the one `preflight` filled, which the caller closes; without
+    one, a keeper of this match's own, closed at its end), unless the match's limits ask for
+    fresh bots."""
+    with contextlib.ExitStack() as stack:
+        if keeper is None:
+            keeper = stack.enter_context(BotKeeper())
+        return [run_job(job, None, replay=spec.replay_path(job), keeper=keeper)
+                for job in spec.jobs()]
 
 
 def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,8 @@ between bot programs still spend the referee's own CPU on every move (legality, 
 the protocol's text), so games run in processes (`ProcessPoolExecutor`, spawned).
 
 A worker:
+- keeps the bot programs it seats from game to game (`keeper.BotKeeper`; fresh ones per game
+  with `Limits.fresh_bots`), and stops them when it ends;
 - asks the kernel for SIGTERM when the tournament process dies (`PR_SET_PDEATHSIG`), also on
   `kill -9`, after which nothing of the tournament runs to stop it;
 - on SIGTERM kills every bot program it started (their process groups and what escaped them)
@@ -32,7 +34,8 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Final
 
-from ..protocol.channel import kill_all_bots
+from ..protocol.process import kill_all_bots
+from .keeper import keep_bots_here
 from .schedule import GameJob
 
 RunJob = Callable[[GameJob, Path, bool], dict[str, Any]]
@@ -127,7 +130,9 @@ def stop_workers() -> None:
 
 def worker_init(parent: int) -> None:
     """Set up a worker: Ctrl-C is the tournament's to decide; SIGTERM (sent by the tournament,
-    or by the kernel when the tournament dies) kills the worker's bots and ends it."""
+    or by the kernel when the tournament dies) kills the worker's bots and ends it. The bot
+    programs the worker seats are kept from game to game (`keeper`), stopped when it ends."""
+    keep_bots_here()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_now)
     if sys.platform.startswith("linux"):

@@ -22,6 +22,7 @@ from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
 from ..settings import in_table, limit_settings, parse_rules
+from .keeper import BotKeeper, kept_here
 from .schedule import BotEntry, GameJob, bot_entries
 
 RecordHook = Callable[[dict[str, Any]], None]
@@ -45,9 +46,10 @@ def log_path(folder: Path, game_id: str, seat: int, bot: BotEntry) -> Path | Non
 
 def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
                logs: Sequence[Path | None], limits: Limits | None = None,
-               cwd: str | None = None) -> list[Seat]:
-    """Seats for `bots` in order (programs under `limits`, started in the folder `cwd`);
-    closes the ones made so far if one cannot be made."""
+               cwd: str | None = None, keeper: BotKeeper | None = None) -> list[Seat]:
+    """Seats for `bots` in order (programs under `limits`, started in the folder `cwd`; lent
+    by `keeper` when given, so a program kept from an earlier game plays this one); closes
+    (or gives back) the ones made so far if one cannot be made."""
     seats: list[Seat] = []
     try:
         for k, (bot, log) in enumerate(zip(bots, logs, strict=True)):
@@ -55,12 +57,24 @@ def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
                 private_dir(log.parent.parent)  # logs/: an older one may be readable by all
                 private_dir(log.parent)
                 create_private(log)  # empty (a rerun game starts afresh) and owner-only
-            seats.append(seat_from_spec(bot.spec, info, seed=bot_seed(seed, k), limits=limits,
-                                        log_path=log, cwd=cwd))
+            if keeper is not None and bot.spec.builtin is None:
+                seats.append(keeper.lend(bot.spec, info, limits or Limits(), log, cwd))
+            else:
+                seats.append(seat_from_spec(bot.spec, info, seed=bot_seed(seed, k),
+                                            limits=limits, log_path=log, cwd=cwd))
     except BaseException:
-        close_seats(seats)
+        release_seats(seats, keeper)
         raise
     return seats
+
+
+def release_seats(seats: Sequence[Seat], keeper: BotKeeper | None, keep: bool = True) -> None:
+    """After a game: `keeper` takes its programs back (those fit to play on, unless not
+    `keep`), every other seat is closed."""
+    if keeper is not None:
+        keeper.give_back(seats, keep)
+    else:
+        close_seats(seats)
 
 
 def close_seats(seats: Sequence[Seat]) -> None:
@@ -153,8 +167,15 @@ def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: S
 
 
 def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
-            replay: Path | None = None) -> dict[str, Any]:
-    """Play `job`, writing `replays/<id>.jsonl` and bot logs under `folder`; its result line."""
+            replay: Path | None = None, keeper: BotKeeper | None = None) -> dict[str, Any]:
+    """Play `job`, writing `replays/<id>.jsonl` and bot logs under `folder`; its result line.
+
+    Bot programs come from `keeper` (else this process's, `keeper.keep_bots_here`, in a
+    tournament worker) and go back to it after the game, unless the job's limits ask for
+    fresh bots: those are stopped after the game (a process the keeper held already, such
+    as a match's start-up check's, still plays). Without a keeper each game starts and
+    stops its own."""
+    keeper = keeper if keeper is not None else kept_here()
     info = find_game(job.game)
     logs: list[Path | None] = [None] * len(job.bots)
     if folder is not None:
@@ -162,16 +183,18 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
         replay = replay or folder / "replays" / f"{job.game_id}.jsonl"
     line = {**job.to_json(), "replay": _rel(replay, folder)}
     seats: list[Seat] = []
+    played = False  # a game the referee could not finish keeps no bot for the next one
     try:
-        seats = make_seats(info, job.bots, job.seed, logs, job.limits, job.cwd)
+        seats = make_seats(info, job.bots, job.seed, logs, job.limits, job.cwd, keeper)
         record = play_recorded(info, job.rules, job.bots, seats, job.seed, job.policy, replay,
                                job.game_id, position=job.position)
+        played = True
     except Exception as exc:
         detail = "".join(traceback.format_exception_only(exc)).strip()
         line.update(status="error", error=detail, logs=[_rel(p, folder) for p in logs])
         return line
     finally:
-        close_seats(seats)
+        release_seats(seats, keeper, played and not job.limits.fresh_bots)
     line.update(record.figures())
     line["logs"] = _keep_logs(logs, folder, keep_logs, _failed(line))
     return line

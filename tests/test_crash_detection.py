@@ -1,0 +1,109 @@
+"""Issue 10: a bot that crashes while a child it started keeps its stdout open is judged
+`crashed` when it exits, not at its move's deadline, and the child dies with it.
+
+The bot (tests/bots/crash_orphan_bot.py) starts `sleep` with its stdout, then exits with code
+3 at its third decision. Each game is given a long move time: it must end in a small fraction
+of it. (`python bench/bench_crash.py` measures the detection time itself.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from meldref.cli.app import app
+from meldref.engine.game import find_game
+from meldref.protocol import process
+from meldref.protocol.channel import EXITED
+from meldref.protocol.process import BotCommand, BotProcess, PipeTransport
+from meldref.protocol.referee import MatchPolicy, play_game
+from meldref.protocol.seats import ProcessSeat
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "tests" / "bots" / "crash_orphan_bot.py"
+MOVE_TIME = 30.0
+runner = CliRunner()
+
+
+def sleepers(duration: str) -> list[int]:
+    """Live `sleep <duration>` processes (the orphans of one test: a duration of its own)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if cmdline[:2] == [b"sleep", duration.encode()] and state != "Z":
+                out.append(int(entry))
+    return out
+
+
+def unique_sleep() -> str:
+    return f"{random.randrange(500, 900)}.{random.randrange(10**6)}"
+
+
+def test_a_match_ends_the_crashed_seat_long_before_its_deadline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    duration = unique_sleep()
+    monkeypatch.setenv("BOT_ORPHAN_SLEEP", duration)
+    began = time.monotonic()
+    result = runner.invoke(app, ["match", "solitaire", "--bot", f"{sys.executable} {BOT} orphan",
+                                 "--seed", "3", "--move-time", str(MOVE_TIME), "--json"])
+    took = time.monotonic() - began
+    assert result.exit_code == 0, result.output
+    (game,) = json.loads(result.stdout)["games"]
+    (fault,) = game["faults"][0]
+    assert fault["outcome"] == "crashed" and fault["fatal"]
+    assert fault["detail"] == "exited with code 3 before answering request 3"
+    assert game["seat_status"] == ["forfeit"]
+    assert took < MOVE_TIME / 3, f"the crash was noticed after {took:.1f} s"
+    assert sleepers(duration) == [], "the orphan holding the bot's stdout outlived it"
+
+
+def test_without_pidfds_the_exit_is_still_found_in_a_fraction_of_the_deadline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fallback of systems without `os.pidfd_open`: the exit is looked for during waits."""
+    duration = unique_sleep()
+    monkeypatch.setattr(process, "open_pidfd", lambda pid: None)
+    command = BotCommand((sys.executable, str(BOT), "orphan", "2"),
+                         env={"BOT_ORPHAN_SLEEP": duration})
+    info = find_game("solitaire")
+    seat = ProcessSeat(command, game=info.name)
+    policy = MatchPolicy(move_time=MOVE_TIME, first_move_time=MOVE_TIME, time_bank=0.0)
+    began = time.monotonic()
+    try:
+        record = play_game(info, info.rules(), [seat], 3, policy)
+    finally:
+        seat.close()
+    took = time.monotonic() - began
+    assert [f.outcome for f in record.faults[0]] == ["crashed"]
+    assert took < MOVE_TIME / 3, f"the crash was noticed after {took:.1f} s"
+    assert sleepers(duration) == []
+
+
+def test_the_pipes_say_exited_after_the_last_words_and_before_the_deadline() -> None:
+    """At the transport: what the program wrote before it ended is read first, then `EXITED`
+    as soon as it ended, though a child it left behind holds the pipe open."""
+    duration = unique_sleep()
+    bot = BotProcess(BotCommand(("sh", "-c", f"echo last words; sleep {duration} & exit 3")))
+    pipes = PipeTransport.to(bot)
+    try:
+        deadline = time.monotonic() + MOVE_TIME
+        first, then = pipes.read(deadline), pipes.read(deadline)
+        assert first is not None and first.data == b"last words"
+        assert then is not None and then.kind == EXITED
+        assert time.monotonic() < deadline - 2 * MOVE_TIME / 3
+        assert pipes.exit_code(1.0) == 3 and not pipes.eof  # the child still holds the pipe
+    finally:
+        bot.kill()
+        pipes.close()
+    assert sleepers(duration) == []

@@ -1,0 +1,217 @@
+"""Issue 12: bot programs keep running across the games of a match or of a tournament worker,
+restarted only after a game in which they failed; `--fresh-bots` gives each game its own.
+
+The bot (tests/bots/pid_bot.py) appends its pid to a file when it starts, so the processes of a
+run are counted, and writes `pid P game N ...` lines to stderr, so each game's log shows which
+process played it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from meldref.cli.app import app
+from meldref.replay.files import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+PID_BOT = ROOT / "tests" / "bots" / "pid_bot.py"
+SHORT = ["--rules", "phases-to-win=1", "--seed", "5"]
+runner = CliRunner()
+
+
+def bot(pids: Path, *args: str) -> str:
+    return " ".join([sys.executable, str(PID_BOT), str(pids), *args])
+
+
+def started(pids: Path) -> list[int]:
+    return [int(line) for line in pids.read_text().split()] if pids.exists() else []
+
+
+def running(pids: list[int]) -> list[int]:
+    out = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.append(pid)
+    return out
+
+
+def match(*args: str) -> dict:
+    result = runner.invoke(app, ["match", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_match_starts_one_process_per_program_bot(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.pids", tmp_path / "b.pids"
+    data = match("phase10", "--bot", bot(a), "--bot", bot(b), "--bot", "builtin:greedy",
+                 "--games", "3", *SHORT, "--replay", str(tmp_path / "replays"))
+    assert [g["status"] for g in data["games"]] == ["ok"] * 3
+    assert all(not any(fs) for fs in (g["faults"] for g in data["games"]))
+    assert len(started(a)) == 1 and len(started(b)) == 1  # the start-up check's, kept
+    assert running(started(a) + started(b)) == []  # and stopped when the match ended
+    assert len(list((tmp_path / "replays").glob("*.jsonl"))) == 3
+    verified = runner.invoke(app, ["replay", "verify", str(tmp_path / "replays")])
+    assert verified.exit_code == 0, verified.output
+
+
+def test_two_copies_of_a_program_are_two_processes(tmp_path: Path) -> None:
+    pids = tmp_path / "p.pids"
+    data = match("phase10", "--bot", bot(pids), "--bot", bot(pids), "--games", "3", *SHORT)
+    assert [g["status"] for g in data["games"]] == ["ok"] * 3
+    assert len(started(pids)) == 2
+
+
+def test_a_bot_that_crashed_in_game_two_is_restarted_for_game_three(tmp_path: Path) -> None:
+    pids = tmp_path / "p.pids"
+    data = match("phase10", "--bot", bot(pids, "2"), "--bot", "builtin:greedy",
+                 "--games", "3", *SHORT)
+    faults = [[f["outcome"] for f in g["faults"][g["seats"].index("pidbot")]]
+              for g in data["games"]]
+    assert faults == [[], ["crashed"], []]  # game 2 only: game 3 is a fresh process's first
+    assert [g["seat_status"][g["seats"].index("pidbot")] for g in data["games"]] == [
+        "ok", "forfeit", "ok"]
+    assert len(started(pids)) == 2
+    assert running(started(pids)) == []
+
+
+def test_fresh_bots_give_every_game_its_own_process(tmp_path: Path) -> None:
+    pids = tmp_path / "p.pids"
+    data = match("phase10", "--bot", bot(pids), "--bot", "builtin:greedy", "--games", "3",
+                 "--fresh-bots", *SHORT)
+    assert [g["status"] for g in data["games"]] == ["ok"] * 3
+    assert len(started(pids)) == 3  # the first game plays the start-up check's process
+    assert running(started(pids)) == []
+
+
+def test_a_kept_process_is_restarted_once_it_used_half_its_cpu_cap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RLIMIT_CPU counts a process's whole life: a kept process that has used half of it is
+    replaced before its next game, so no game starts with less than half the cap."""
+    monkeypatch.setenv("PID_BOT_BURN", "0.6")  # CPU seconds at every `game` line
+    pids = tmp_path / "p.pids"
+    data = match("phase10", "--bot", bot(pids), "--bot", "builtin:greedy", "--games", "3",
+                 "--cpu-seconds", "2", *SHORT)
+    assert [g["status"] for g in data["games"]] == ["ok"] * 3
+    assert all(not any(fs) for fs in (g["faults"] for g in data["games"]))
+    # 0.6 s after game 1 (kept), 1.2 s after game 2 (over half of 2 s: replaced).
+    assert len(started(pids)) == 2
+
+
+def test_tournament_workers_keep_their_bots_and_logs_stay_per_game(tmp_path: Path) -> None:
+    a, b, out = tmp_path / "a.pids", tmp_path / "b.pids", tmp_path / "t"
+    result = runner.invoke(app, [
+        "tournament", "--game", "phase10", "--bot", bot(a), "--bot", bot(b),
+        "--bot", "builtin:greedy", "--players", "2", "--games", "4", "-j", "2",
+        "--rules", "phases-to-win=1", "--out", str(out), "--keep-logs", "--no-progress",
+        "--json"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert len(lines) == 12 and all(x["status"] == "ok" for x in lines)
+    for pids in (a, b):
+        played = sum(1 for x in lines if str(pids) in " ".join(x["specs"]))
+        assert played == 8
+        # The start-up check's process, then at most one per worker: not one per game.
+        assert len(started(pids)) <= 3
+        assert running(started(pids)) == []
+    logs = sorted(out.glob("logs/*/*.stderr"))
+    assert len(logs) == 16  # every game of a program bot, kept with --keep-logs
+    for log in logs:
+        played = {m.groups() for m in re.finditer(r"pid (\d+) game (\d+) (begins|decides)",
+                                                  log.read_text())}
+        # One process, in one of its games, wrote every line of this game's log.
+        assert len({(pid, n) for pid, n, _ in played}) == 1, log
+        assert log.read_text().count(" begins") == 1, log
+    for line in lines:  # each replay re-simulates to its own game's end
+        assert verify(out / line["replay"]).actions == line["actions"]
+
+
+def test_fresh_bots_in_a_tournament_file(tmp_path: Path) -> None:
+    pids, out = tmp_path / "p.pids", tmp_path / "t"
+    config = tmp_path / "t.toml"
+    config.write_text(f'game = "phase10"\nplayers = 2\ngames = 2\njobs = 1\n'
+                      f'out = "{out}"\n[rules]\nphases-to-win = 1\n[limits]\n'
+                      f'fresh-bots = true\n[[bot]]\ncmd = "{bot(pids)}"\n'
+                      f'[[bot]]\ncmd = "builtin:greedy"\n')
+    result = runner.invoke(app, ["tournament", str(config), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert len(started(pids)) == 1 + 2  # the start-up check, then one per game
+    saved = json.loads((out / "tournament.json").read_text())
+    assert saved["limits"]["fresh-bots"] is True
+
+
+def test_a_wrong_fresh_bots_value_names_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text('[limits]\nfresh-bots = "maybe"\n[[bot]]\ncmd = "builtin:greedy"\n'
+                      '[[bot]]\ncmd = "builtin:random"\n')
+    result = runner.invoke(app, ["tournament", str(config), "--no-progress"])
+    assert result.exit_code == 2 and "[limits] fresh-bots" in result.stderr
+
+
+
+BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
+
+
+def counted(pids: Path, mode: str) -> str:
+    """tests/bots/bad_bot.py in `mode`, its pid appended to `pids` (the shell `exec`s it)."""
+    return f"sh -c 'echo $$ >> {pids}; exec {sys.executable} {BAD_BOT} {mode}'"
+
+
+def test_faults_that_cost_nothing_keep_the_process(tmp_path: Path) -> None:
+    pids = tmp_path / "p.pids"
+    data = match("phase10", "--bot", counted(pids, "retry_once"), "--bot", "builtin:greedy",
+                 "--games", "3", *SHORT)
+    for game in data["games"]:  # an illegal answer, then a legal retry: noted, not final
+        (faults,) = [f for f in game["faults"] if f]
+        assert faults and {f["outcome"] for f in faults} == {"illegal"}
+        assert not any(f["fatal"] for f in faults)
+    assert len(started(pids)) == 1
+
+
+def test_a_timeout_restarts_the_process_for_the_next_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BAD_BOT_SLOW", "0.5")  # answers after 0.5 s: the first decision of a
+    pids = tmp_path / "p.pids"  # game has 5 s, the next ones 0.2 s and no bank
+    data = match("phase10", "--bot", counted(pids, "slow"), "--bot", "builtin:greedy",
+                 "--games", "3", "--move-time", "0.2", "--time-bank", "0", *SHORT)
+    for game in data["games"]:
+        (faults,) = [f for f in game["faults"] if f]
+        assert [f["outcome"] for f in faults if f["fatal"]] == ["timeout"]
+    assert len(started(pids)) == 3  # each game's timeout ended its process
+
+
+def test_a_kept_process_writes_each_game_to_its_own_log(tmp_path: Path) -> None:
+    """What the bot wrote before its last line read goes to the log it was writing to; what it
+    writes between two games (`hold_log`) opens the next game's log."""
+    from meldref.protocol.process import BotCommand, BotProcess, PipeTransport
+
+    one, two, three = (tmp_path / f"{n}.stderr" for n in ("one", "two", "three"))
+    script = ("echo first >&2; echo a; read x; echo between >&2; echo b; read y; "
+              "echo second >&2; echo c; read z")
+    bot = BotProcess(BotCommand(("sh", "-c", script)), one)
+    pipes = PipeTransport.to(bot)
+    try:
+        deadline = float("inf")
+        assert (got := pipes.read(deadline)) is not None and got.data == b"a"
+        bot.hold_log()  # the game is over: `first` is in its log
+        pipes.send("x")
+        assert (got := pipes.read(deadline)) is not None and got.data == b"b"
+        bot.log_to(two)  # the next game: `between` opens its log
+        pipes.send("y")
+        assert (got := pipes.read(deadline)) is not None and got.data == b"c"
+        bot.log_to(three)
+    finally:
+        bot.kill()
+        pipes.close()
+    assert one.read_text() == "first\n"
+    assert two.read_text() == "between\nsecond\n"
+    assert three.read_text() == ""
