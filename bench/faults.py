@@ -34,8 +34,8 @@ from typing import Any
 
 from meldref.bots import builtin_bot
 from meldref.engine.game import find_game
-from meldref.protocol.process import BotCommand
 from meldref.protocol.errors import SeatStartError
+from meldref.protocol.process import BotCommand
 from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import (
     InProcessSeat,
@@ -368,6 +368,16 @@ def fifo(folder: Path) -> list[str]:
     return [str(path)]
 
 
+def orphan_crash() -> Seen:
+    """A bot that exits while a child it started holds its stdout open: timed from its exit
+    to the `crashed` fault (bench_crash.py's game, at this table's clocks)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_crash import detection
+
+    with tempfile.TemporaryDirectory() as folder:
+        return Seen("crashed", detection("orphan", POLICY, Path(folder)))
+
+
 # ----------------------------------------------------------------------------------------------
 # The table
 
@@ -385,6 +395,7 @@ HOG = {"BAD_BOT_HOG_MB": "512"}
 ROWS: tuple[Row, ...] = (
     Row("crashes (exits)", "crashed", lambda: bad_game("crash")),
     Row("killed by a signal (SIGSEGV)", "crashed", lambda: bad_game("segv")),
+    Row("exits, a child holding its output open", "crashed", orphan_crash),
     Row("answers after the deadline", "timeout", lambda: bad_game("slow", at_deadline=True)),
     Row("silent and idle (hung, deadlocked)", "stalled",
         lambda: bad_game("silent", at_deadline=True)),

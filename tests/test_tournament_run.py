@@ -54,12 +54,12 @@ def finished_games(folder: Path) -> int:
 
 
 def in_game(count_file: Path) -> int:
-    """How many bad_bot.py hold processes got a decision (each adds a byte to the file)."""
+    """How many games of bad_bot.py hold got a decision (each adds a byte to the file)."""
     return count_file.stat().st_size if count_file.exists() else 0
 
 
 def holding(count_file: Path, play: int, hold: int | None = None) -> dict[str, str]:
-    """The environment that makes `bad_bot.py hold` processes play `play` games, then hold
+    """The environment that makes `bad_bot.py hold` play `play` games, then hold the next
     (`hold` of them, default all)."""
     env = {**os.environ, "BAD_BOT_COUNT_FILE": str(count_file), "BAD_BOT_PLAY": str(play)}
     return env if hold is None else {**env, "BAD_BOT_HOLD": str(hold)}

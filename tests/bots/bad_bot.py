@@ -47,10 +47,11 @@ Modes:
                 parent exited (an orphan)                             -> the orphan is killed
   hog           allocates HOG_MB MiB at its first decision, then plays       -> crashed when
                 the seat's memory cap is lower
-  hold          counts itself in BAD_BOT_COUNT_FILE at its first decision (a start-up check
-                that only shakes hands does not count): the first BAD_BOT_PLAY processes play
-                correctly, the next BAD_BOT_HOLD (default: all) never answer a decision (but
-                leave on `quit`), so a tournament stays in a game until the test stops it.
+  hold          counts each game in BAD_BOT_COUNT_FILE at its first decision (a start-up check
+                that only shakes hands does not count; a process kept for several games counts
+                each): the first BAD_BOT_PLAY games play correctly, the next BAD_BOT_HOLD
+                (default: all) never get an answer (the bot leaves on `quit`), so a tournament
+                stays in a game until the test stops it.
                 Without BAD_BOT_COUNT_FILE it plays correctly (a resumed tournament).
 
 Words after MODE are ignored: tests add a unique token to find their bots' processes.
@@ -152,6 +153,7 @@ def main() -> None:
         send("\n".join(["Welcome to BadBot 0.1, the finest bot in town"] * FLOOD))
     legal: list[str] = []
     decisions = 0
+    game_decisions = 0  # in this game: a kept process plays several
     owed = ""  # slow, late_then_ok: the answer held back until the referee's ping
     holding = False
     for raw in sys.stdin:
@@ -170,6 +172,8 @@ def main() -> None:
             send("ready")
             sys.stdout.flush()
             after_handshake()
+        elif kind == "game":
+            game_decisions = 0
         elif kind == "view":
             legal = []
         elif kind == "legal":
@@ -183,7 +187,8 @@ def main() -> None:
             return
         elif kind == "go":
             decisions += 1
-            if MODE == "hold" and COUNT_FILE and decisions == 1:
+            game_decisions += 1
+            if MODE == "hold" and COUNT_FILE and game_decisions == 1:
                 holding = PLAY < counted_as() <= PLAY + HOLD
             if holding:
                 continue
