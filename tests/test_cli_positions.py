@@ -233,3 +233,32 @@ def test_the_readme_positions_load_and_the_greedy_bot_finds_their_expected_actio
     example = (ROOT / "docs" / "positions" / "phase10-lay-phase-3.toml").read_text()
     body = "\n".join(line for line in example.splitlines() if not line.startswith("#"))
     assert body.strip() in readme
+
+
+def console_block(readme: str, command: str) -> list[str]:
+    """The lines of README's console block from `$ command` to the end of the block."""
+    block = readme.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    return block.splitlines()
+
+
+def test_the_readme_positions_transcript_is_what_the_commands_print(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text()
+    monkeypatch.chdir(tmp_path)
+    match = "meldref match --position docs/positions/phase10-lay-phase-3.toml --replay ex.jsonl"
+    show = "meldref replay show ex.jsonl | sed -n 5,7p"
+    expected = console_block(readme, match)
+    printed_match = expected[:expected.index(f"$ {show}")]
+    printed_show = expected[expected.index(f"$ {show}") + 1:]
+    args = match.split()[1:]
+    args[2] = str(ROOT / args[2])
+    wide = {"COLUMNS": "200"}  # the table unwrapped, as in a wide terminal
+    result = runner.invoke(app, args, env=wide, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = [line.rstrip() for line in result.stdout.splitlines()]
+    # Everything the README shows, in order; the wall time it leaves out varies.
+    assert [line for line in lines if not line.startswith("wall time")] == printed_match
+    result = runner.invoke(app, ["replay", "show", "ex.jsonl"], env=wide,
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[4:7] == printed_show
