@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from meldref.bots import builtin_bot
 from meldref.engine.game import find_game
 from meldref.engine.play import play_inprocess
 from meldref.verdicts.elo import Z95, ratio_estimate
@@ -75,10 +76,10 @@ class Game:
 
 def play(game: str, noise: float, seed: int, greedy_first: bool) -> Game:
     info = find_game(game)
-    greedy = info.bots["greedy"](seed)
-    noisy = Noisy(info.bots["greedy"](seed), noise, f"{seed}:{greedy_first}")
+    greedy = builtin_bot(game, "greedy", seed)
+    noisy = Noisy(builtin_bot(game, "greedy", seed), noise, f"{seed}:{greedy_first}")
     bots = [greedy, noisy] if greedy_first else [noisy, greedy]
-    outcome, _ = play_inprocess(info, info.rules({}), bots, seed)
+    outcome, _ = play_inprocess(info, info.rules(), bots, seed)
     g, n = (0, 1) if greedy_first else (1, 0)
     places, scores = outcome.places, outcome.scores
     points = 1.0 if places[g] < places[n] else 0.5 if places[g] == places[n] else 0.0

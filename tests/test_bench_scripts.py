@@ -1,0 +1,42 @@
+"""Every benchmark script still runs: each on an input small enough for the suite, checked
+for its exit and the figure it prints (bench/run.py has its own test, test_bench.py; the
+soak is test_soak.py). Nothing here is timed: a figure's value is the benchmark's business."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+
+import pytest
+from support import PYTHON, ROOT
+
+SCRIPTS = [
+    # Was broken for weeks unnoticed: it still asked GameInfo for its bots.
+    (["bench_verdicts.py", "--games", "4", "--game", "phase10"], '"statistic": "deal sets"'),
+    (["bench_strength.py", "--game", "phase10", "--games", "2", "--pair", "greedy:random",
+      "--jobs", "1"], "| phase10 | greedy | random | 2 |"),
+    (["bench_solver.py", "--hands", "5", "--climb", "1", "--steps", "5"], "worst: split"),
+    (["bench_engine.py", "--game", "fivecrowns", "--games", "2"], "decisions/s"),
+    (["bench_crash.py", "--rounds", "1", "--move-time", "1", "--time-bank", "0"], "| orphan |"),
+    (["faults.py", "--only", "SIGSEGV"], "crashed"),
+]
+
+
+def run(args: list[str]) -> str:
+    done = subprocess.run([PYTHON, str(ROOT / "bench" / args[0]), *args[1:]], cwd=ROOT,
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.mark.parametrize(("args", "shows"), SCRIPTS, ids=[a[0] for a, _ in SCRIPTS])
+def test_the_script_runs_on_a_small_input(args: list[str], shows: str) -> None:
+    assert shows in run(args)
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                    reason="dask.distributed is not installed (pip install -e '.[cluster]')")
+def test_the_cluster_benchmark_runs() -> None:  # a minute: three clusters start
+    assert "local:2" in run(["bench_cluster.py", "--games", "2", "--rounds", "1"])
