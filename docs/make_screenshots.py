@@ -77,7 +77,7 @@ cmd = "builtin:random"
 name = "crasher"
 cmd = {json.dumps(crashing)}
 """, encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "meldref.cli", "tournament", str(config)], check=True,
+    subprocess.run([sys.executable, "-m", "meldref", "tournament", str(config)], check=True,
                    capture_output=True)
     return out
 

@@ -80,6 +80,8 @@ def test_identical_records_give_identical_ratings() -> None:
         assert (one.rating_low, one.rating_high) == (two.rating_low, two.rating_high)
         assert one.rating is not None and rows["other"].rating is not None
         assert one.rating > rows["other"].rating
+        # Was: ranks 1 and 2, by name: nothing the games showed tells the twins apart.
+        assert one.rank == two.rank == 1 and rows["other"].rank == 3
 
 
 def _brute_force(wins: np.ndarray, prior_draws: float) -> np.ndarray:

@@ -10,6 +10,7 @@ both when it runs as root). Deselect with `-m "not browser"`.
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 import time
@@ -315,6 +316,43 @@ def test_the_servers_list_opens_a_game(tab: Tab, replays: dict[str, Path]) -> No
         tab.page.click("#rows tr[data-game='phase10-4'] a")
         tab.page.wait_for_selector("#seats", timeout=HANG_GUARD_MS)
         assert tab.page.locator("#seats .seat").count() == 4
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_tournaments_standings_show_its_ratings(tab: Tab, tmp_path: Path) -> None:
+    # Was: the list read `ordinal`, gone from standings.json: a blank column, no ratings.
+    from typer.testing import CliRunner
+
+    from meldref.cli.app import app
+
+    out = tmp_path / "t"
+    done = CliRunner().invoke(app, ["tournament", "--bot", "builtin:greedy", "--bot",
+                                    "builtin:greedy", "--bot", "builtin:random", "--games", "2",
+                                    "--rules", "phases-to-win=1", "--seed", "3", "--out",
+                                    str(out), "--no-progress"])
+    assert done.exit_code == 0, done.output
+    server = ReplayServer(out, "127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        tab.open(server.url)
+        tab.page.wait_for_selector("#standings tr td", timeout=HANG_GUARD_MS)
+        heads = tab.page.locator("#standings th").all_text_contents()
+        assert {"rating", "95% interval", "rank held"} <= set(heads)
+        assert "ordinal" not in heads
+        rows = [[td.text_content() for td in tr.locator("td").all()]
+                for tr in tab.page.locator("#standings tr:has(td)").all()]
+        data = json.loads((out / "standings.json").read_text())["standings"]
+        assert len(rows) == len(data) == 3
+        for row, bot in zip(rows, data, strict=True):
+            cells = dict(zip(heads, row, strict=True))
+            assert cells["#"] == str(bot["rank"]) and cells["bot"] == bot["bot"]
+            assert cells["rating"] == f"{bot['rating']:.1f}"
+            low, high = bot["rating_ci95"]
+            assert cells["95% interval"] == f"{low:.1f} to {high:.1f}"
+        assert rows[0][0] == rows[1][0] == "1"  # the two greedy bots tie: one rank
     finally:
         server.shutdown()
         server.server_close()

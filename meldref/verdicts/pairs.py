@@ -107,8 +107,8 @@ class HeadToHead:
         m = self.margin
         return (f"{self.first} vs {self.second}: +{self.wins} ={self.draws} -{self.losses} "
                 f"({self.games} games; deal sets +{won} ={halved} -{lost})\n"
-                f"{self.stats.text()}; score margin {signed(m.mean, 1)} +- "
-                f"{_fixed(Z95 * m.se)} per game")
+                f"{self.stats.text()}; score margin {signed(m.mean, 1)} per game, standard "
+                f"error {_fixed(m.se)} (95% CI +- {_fixed(Z95 * m.se)})")
 
 
 def _fixed(x: float) -> str:

@@ -59,7 +59,7 @@ class BotStanding:
     rating: float | None = None  # None: no comparison with another bot
     rating_low: float | None = None
     rating_high: float | None = None
-    rank_held: float | None = None  # share of bootstrap resamples with this bot at `rank`
+    rank_held: float | None = None  # share of bootstrap resamples with this bot at its place
 
     @property
     def win_rate(self) -> float:
@@ -109,15 +109,15 @@ def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
     data = _Tally.of(sorted(games, key=lambda g: g.key), bots)
     rated = data.rated()
     point = _fit(data.wins_matrix(None), rated, prior_draws)
-    order = _order(point, *data.records(None), data.names, higher_is_better)
+    order, ranks = _order(point, *data.records(None), data.names, higher_is_better)
     samples, held = _bootstrap(data, rated, prior_draws, point, order, higher_is_better,
                                resamples, seed)
-    rows = tuple(_row(data, rank, i, point if rated[i] else None, samples, held)
-                 for rank, i in enumerate(order, start=1))
+    rows = tuple(_row(data, rank, place, i, point if rated[i] else None, samples, held)
+                 for place, (rank, i) in enumerate(zip(ranks, order, strict=True)))
     return Standings(rows, data.games, len(data.deals), resamples, seed, prior_draws)
 
 
-def _row(data: _Tally, rank: int, i: int, point: FloatArray | None,
+def _row(data: _Tally, rank: int, place: int, i: int, point: FloatArray | None,
          samples: FloatArray | None, held: FloatArray | None) -> BotStanding:
     games, wins, places, scores = data.totals()[:, i]
     per_game = 1 / games if games else 0.0
@@ -130,7 +130,7 @@ def _row(data: _Tally, rank: int, i: int, point: FloatArray | None,
                          for x in np.quantile(samples[:, i], [0.025, 0.975]))
     return BotStanding(data.names[i], rank, int(games), float(wins), float(places * per_game),
                        float(scores * per_game), rating, low, high,
-                       None if held is None else float(held[rank - 1]))
+                       None if held is None else float(held[place]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,19 +213,24 @@ def _fit(wins: FloatArray, rated: NDArray[np.bool_], prior_draws: float,
 
 
 def _order(ratings: FloatArray, win_rate: FloatArray, mean_score: FloatArray,
-           names: Sequence[str], higher_is_better: bool) -> list[int]:
-    """Bot indices best first: rated bots by rating, then the others by win rate and mean
-    score; names break exact ties. Ratings are rounded so that rounding noise never
-    decides between bots with the same record."""
+           names: Sequence[str], higher_is_better: bool) -> tuple[list[int], list[int]]:
+    """Bot indices best first, and the rank of each place: rated bots by rating, then the
+    others by win rate and mean score. Names only list exact ties, which share a rank
+    (1, 1, 3): nothing a game showed tells such bots apart. Ratings are rounded so that
+    rounding noise never decides between bots with the same record."""
     sign = -1.0 if higher_is_better else 1.0
 
     def key(i: int) -> tuple[Any, ...]:
         if math.isfinite(ratings[i]):
-            return (0, -round(float(ratings[i]), 6), 0.0, 0.0, names[i])
-        return (1, 0.0, -round(float(win_rate[i]), 9), sign * round(float(mean_score[i]), 9),
-                names[i])
+            return (0, -round(float(ratings[i]), 6), 0.0, 0.0)
+        return (1, 0.0, -round(float(win_rate[i]), 9), sign * round(float(mean_score[i]), 9))
 
-    return sorted(range(len(names)), key=key)
+    order = sorted(range(len(names)), key=lambda i: (*key(i), names[i]))
+    ranks: list[int] = []
+    for place, i in enumerate(order):
+        tied = place > 0 and key(i) == key(order[place - 1])
+        ranks.append(ranks[-1] if tied else place + 1)
+    return order, ranks
 
 
 def _bootstrap(data: _Tally, rated: NDArray[np.bool_], prior_draws: float, point: FloatArray,
@@ -243,6 +248,6 @@ def _bootstrap(data: _Tally, rated: NDArray[np.bool_], prior_draws: float, point
     for r in range(resamples):
         w = weights[r].astype(float)
         samples[r] = _fit(data.wins_matrix(w), rated, prior_draws, point)
-        again = _order(samples[r], *data.records(w), data.names, higher_is_better)
+        again, _ = _order(samples[r], *data.records(w), data.names, higher_is_better)
         held += np.array(again) == np.array(order)
     return samples, held / resamples

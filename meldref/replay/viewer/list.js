@@ -108,15 +108,20 @@
     if (!D.standings || !D.standings.length) return;
     $("standings-box").hidden = false;
     const head = el("tr");
-    for (const h of ["#", "bot", "games", "wins", "win %", "mean place", "mean score", "ordinal", "faults"]) head.append(el("th", null, h));
+    const heads = ["#", "bot", "games", "wins", "win %", "mean place", "mean score", "rating", "95% interval",
+      "rank held", "faults"];
+    for (const h of heads) head.append(el("th", null, h));
     const lines = D.standings.map((s, i) => {
       const tr = el("tr");
       const bot = el("td", "bot", s.bot);
       bot.title = "show this bot's games";
       bot.addEventListener("click", () => { $("bot").value = s.bot; render(); });
       const num = (v, digits) => el("td", "num", typeof v === "number" ? v.toFixed(digits) : v ?? "");
-      tr.append(el("td", "num", i + 1), bot, num(s.games, 0), num(s.wins, 1), num(s.win_rate * 100, 1),
-        num(s.mean_place, 2), num(s.mean_score, 1), num(s.ordinal, 2), num(s.faults, 0));
+      // standings.json's own rank: bots with equal ratings share one (README, "Standings").
+      const band = Array.isArray(s.rating_ci95) ? s.rating_ci95.map((v) => v.toFixed(1)).join(" to ") : "";
+      tr.append(el("td", "num", s.rank ?? i + 1), bot, num(s.games, 0), num(s.wins, 1), num(s.win_rate * 100, 1),
+        num(s.mean_place, 2), num(s.mean_score, 1), num(s.rating, 1), el("td", "num", band),
+        num(s.rank_held, 2), num(s.faults, 0));
       return tr;
     });
     $("standings").replaceChildren(head, ...lines);
