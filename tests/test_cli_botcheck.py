@@ -46,6 +46,8 @@ def test_the_table_form() -> None:
 @pytest.mark.parametrize(("mode", "reason"), [
     ("never_flush", "does not flush"),
     ("no_newline", "without a newline"),
+    # Was: "does not flush" alone, though the line had no newline either.
+    ("neither", "only arrived when its input was closed, and without a newline"),
 ])
 def test_output_problems_are_named(mode: str, reason: str) -> None:
     # The check waits out the whole start-up time (no `ready` line ever completes): 1 s, far

@@ -131,10 +131,14 @@ class RawBot:
         self.close_input()  # a program that never flushes usually writes all at exit
         code = self.process.wait_exit(1.0)
         late = self.read_line(0.5)
-        if late is not None or self.buffer:
-            shown = late if late is not None else self.buffer[:60].decode("utf-8", "replace")
-            return (f"no {what} within {waited:g} s; {shown!r} only arrived when its input was "
+        if late is not None:
+            return (f"no {what} within {waited:g} s; {late!r} only arrived when its input was "
                     "closed: it does not flush stdout after each line (PROTOCOL.md section 2)")
+        if self.buffer:  # both faults at once: held back, and no newline when it came
+            shown = self.buffer[:60].decode("utf-8", "replace")
+            return (f"no {what} within {waited:g} s; {shown!r} only arrived when its input was "
+                    "closed, and without a newline: end every line with \\n and flush stdout "
+                    "after each line (PROTOCOL.md section 2)")
         state = "still running" if code is None else self._exit()
         return (f"no {what} within {waited:g} s and no output at all ({state}): does it read "
                 "line by line and flush stdout after each line?")

@@ -3,6 +3,7 @@
 
   never_flush  writes correct lines but never flushes stdout (they arrive only at exit)
   no_newline   writes `ready` without its newline, flushed
+  neither      writes `ready` without its newline and never flushes (it arrives at exit)
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import os
 import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "never_flush"
-if MODE == "never_flush":  # block-buffered even under PYTHONUNBUFFERED, as C stdio on a pipe
+# Block-buffered even under PYTHONUNBUFFERED, as C stdio on a pipe.
+if MODE in ("never_flush", "neither"):
     sys.stdout = os.fdopen(1, "w", buffering=8192, closefd=False)
 
 for line in sys.stdin:
@@ -22,6 +24,8 @@ for line in sys.stdin:
         if MODE == "no_newline":
             sys.stdout.write("ready")
             sys.stdout.flush()
+        elif MODE == "neither":
+            sys.stdout.write("ready")
         else:
             sys.stdout.write("id name lazy\nready\n")
     elif words[0] == "ping":
