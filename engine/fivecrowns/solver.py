@@ -55,10 +55,10 @@ Every answer is built into real groups through `meld_check.build_meld`, which ch
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar
 
 from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
 from ..meld_check import build_meld
@@ -66,6 +66,31 @@ from ..melds import GroupKind, Meld, MeldRules
 from .rules import fivecrowns_melds
 
 Natural = Literal["none", "group"]
+
+_T = TypeVar("_T")
+
+
+class _CachedProperty(Generic[_T]):
+    """`functools.cached_property` without its lock (Python 3.11 takes one on every read until
+    the value is stored): a solver lives in one thread, and is asked thousands of times a second."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> _T:
+        # A non-data descriptor: once stored, the instance's own value is found first.
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
+if TYPE_CHECKING:
+    cached_property = functools.cached_property
+else:
+    cached_property = _CachedProperty
 
 JOKER_POINTS: Final = 50
 WILD_POINTS: Final = 20  # the round's (or pile's) wild rank
@@ -630,12 +655,12 @@ class Solver:
         self.wilds = [c for c in self.hand if c in wild]
         self.naturals = [c for c in self.hand if c not in wild]
 
-    @functools.cached_property
+    @cached_property
     def _search(self) -> _Search:
         # Built only to build groups (`split`): the values come from the shapes' tables.
         return _Search(self.naturals, len(self.wilds))
 
-    @functools.cached_property
+    @cached_property
     def _sigs(self) -> list[int]:
         """The naturals' signature per suit (see `Shapes`)."""
         sigs = [0, 0, 0, 0, 0]
@@ -664,11 +689,11 @@ class Solver:
                 sigs[_SUIT_INDEX[c.suit]] -= 1 << 3 * (c.rank - LOWEST)
         return _shape(FREE, sigs), wilds, points
 
-    @functools.cached_property
+    @cached_property
     def _natural_points(self) -> int:
         return sum(c.rank for c in self.naturals)
 
-    @functools.cached_property
+    @cached_property
     def loners(self) -> list[Card]:
         """The naturals (each copy) that no book or run of this hand can hold: fewer than two
         other cards of the rank counting the wilds, and no three consecutive ranks of the suit
@@ -706,12 +731,12 @@ class Solver:
         count = wilds if isinstance(wilds, int) else len(wilds)
         return self.natural == "none" and count >= MIN_GROUP
 
-    @functools.cached_property
+    @cached_property
     def whole(self) -> Split:
         """The best split of the whole hand; it bounds every discard (see `points`)."""
         return self.split()
 
-    @functools.cached_property
+    @cached_property
     def whole_points(self) -> int:
         """The fewest points the whole hand leaves: `whole.points` without building groups."""
         return self.points()
@@ -749,7 +774,7 @@ class Solver:
             return False
         return fits(_shape(FREE, self._sigs), len(self.wilds))
 
-    @functools.cached_property
+    @cached_property
     def floor(self) -> int:
         """`wild_floor` of the hand's naturals."""
         return wild_floor(self.naturals)
@@ -772,7 +797,7 @@ class Solver:
         rest.remove(card)
         return wild_floor(rest) <= wilds and fits(shape, wilds)
 
-    @functools.cached_property
+    @cached_property
     def spare_wild(self) -> bool:
         """Whether the hand's naturals all fit in groups with a wild to spare. Then the hand
         less any natural goes out: its group takes a wild in its place (a book of three, a
@@ -780,7 +805,7 @@ class Solver:
         its wilds join the others."""
         return bool(self.wilds) and fits(_shape(FREE, self._sigs), len(self.wilds) - 1)
 
-    @functools.cached_property
+    @cached_property
     def near_out(self) -> bool:
         """Whether the hand's naturals all fit in groups with its wilds and two more: a natural
         added to a grouped hand gets a book of its own with two more wilds, so a hand less one
