@@ -253,10 +253,15 @@ def _options(shape: Shape, wilds: int, leave: bool) -> Iterator[tuple[int, Shape
     """The choices for the lowest natural of `shape` needing at most `wilds` wilds: (wilds
     needed or LEAVE, the shape after, the points left over); LEAVE only with `leave`."""
     mode, sigs = shape[0], list(shape[1:])
-    low = min(sig & -sig for sig in sigs if sig)
-    r = (low.bit_length() - 1) // 3  # the lowest rank, as 3..K = 0..10
+    held = 0  # every rank held, in any suit
+    for sig in sigs:
+        held |= sig
+    r = ((held & -held).bit_length() - 1) // 3  # the lowest rank, as 3..K = 0..10
     unit = 1 << 3 * r
-    j = next(i for i, sig in enumerate(sigs) if sig >> 3 * r & 7)
+    group = unit * 7
+    j = 0  # the first suit holding it
+    while not sigs[j] & group:
+        j += 1
     if mode == FREE:
         if leave:
             rest = list(sigs)
@@ -535,8 +540,23 @@ class _Group:
 
     def build(self, rules: MeldRules) -> Meld:
         # Undeclared wilds: build_meld fills a run's gaps, then extends it up, then down.
-        placed = [(c, None) for c in (*self.naturals, *self.wilds)]
-        return build_meld(self.kind, placed, rules, MIN_GROUP)
+        # The splits of one hand less each card share most groups: each is checked once.
+        # (`rules` are always the solver's, Five Crowns' of one wild rank.)
+        key = (self.kind, rules.wild_rank, *self.naturals, *self.wilds)
+        meld = _BUILT.get(key)
+        if meld is None:
+            placed = [(c, None) for c in (*self.naturals, *self.wilds)]
+            meld = build_meld(self.kind, placed, rules, MIN_GROUP)
+            if len(_BUILT) >= BUILT_LIMIT:
+                _BUILT.clear()
+            _BUILT[key] = meld
+        return meld
+
+
+# Groups built (`_Group.build`), by kind, wild rank and cards, in order: a bounded memo (a Meld
+# is immutable).
+BUILT_LIMIT: Final = 4096
+_BUILT: Final[dict[tuple[object, ...], Meld]] = {}
 
 
 def _absorb(groups: list[_Group], extra: list[Card], natural: Natural) -> None:
@@ -622,10 +642,14 @@ def wild_floor(naturals: Sequence[Card]) -> int:
         suits[c.suit] |= 1 << c.rank
     needs = []
     for c in naturals:
-        need = min(MIN_GROUP - ranks[c.rank],
-                   _RUN_GAPS[c.rank][suits[c.suit] >> c.rank - 2 & 0b11111])
+        rank = c.rank
+        if ranks[rank] >= MIN_GROUP:
+            continue  # a book of its own naturals: needs no wild
+        need = min(MIN_GROUP - ranks[rank], _RUN_GAPS[rank][suits[c.suit] >> rank - 2 & 0b11111])
         if need > 0:
-            needs.append((need, c.rank, c.suit))
+            needs.append((need, rank, c.suit))
+    if not needs:
+        return 0
     needs.sort(reverse=True)
     floor, seen_ranks, seen_suits = 0, set(), set()
     for need, rank, suit in needs:
@@ -841,6 +865,9 @@ class Solver:
     def outs(self) -> list[Card]:
         """The discards (distinct cards, in hand order) that go out: every discard answered at
         once from what the hand shares (its loners, `near_out`, the shared tables)."""
+        loners = self.loners
+        if len(loners) > 1 or not self.near_out:
+            return []  # see `goes_out_without`
         return [card for card in self.discards() if self.goes_out_without(card)]
 
     def _costliest_first(self) -> list[Card]:
