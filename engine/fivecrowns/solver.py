@@ -635,11 +635,23 @@ def wild_floor(naturals: Sequence[Card]) -> int:
     suit the gaps of the three consecutive ranks around x it covers, at the fewest. Naturals of
     different ranks and suits are never in one group, so for such a set the needs add up: the
     set is picked greedily, neediest first."""
+    return _floor(naturals, *_tally(naturals))
+
+
+Tally = tuple[list[int], dict[str, int]]  # naturals per rank; per suit, the bits of its ranks
+
+
+def _tally(naturals: Iterable[Card]) -> Tally:
     ranks = [0] * (HIGHEST + 1)
     suits = dict.fromkeys(SUITS, 0)
     for c in naturals:
         ranks[c.rank] += 1
         suits[c.suit] |= 1 << c.rank
+    return ranks, suits
+
+
+def _floor(naturals: Sequence[Card], ranks: list[int], suits: dict[str, int]) -> int:
+    """`wild_floor` of `naturals`, whose `_tally` is given."""
     needs = []
     for c in naturals:
         rank = c.rank
@@ -658,6 +670,33 @@ def wild_floor(naturals: Sequence[Card]) -> int:
             seen_ranks.add(rank)
             seen_suits.add(suit)
     return floor
+
+
+def _loners(naturals: Sequence[Card], wilds: int, tally: Tally | None = None) -> list[Card]:
+    """`Solver.loners` of a hand of `naturals` and `wilds` wilds (`tally`: their `_tally`)."""
+    if wilds >= MIN_GROUP - 1:
+        return []  # every natural makes a book with two wilds
+    ranks, suits = _tally(naturals) if tally is None else tally
+    short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
+    runs = _RUNNABLE[short]
+    return [
+        card for card in naturals
+        if ranks[card.rank] < short
+        and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1
+    ]
+
+
+def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> bool:
+    """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes), the common
+    answers (a loner, too few wilds for `wild_floor`) read from one count of the cards."""
+    wild = _wild_cards(wild_rank)
+    naturals = [c for c in cards if c not in wild]
+    if naturals:
+        wilds = len(cards) - len(naturals)
+        tally = _tally(naturals)
+        if _loners(naturals, wilds, tally) or _floor(naturals, *tally) > wilds:
+            return False
+    return Solver(cards, wild_rank, natural).groups_all()
 
 
 @functools.cache
@@ -723,21 +762,7 @@ class Solver:
         other cards of the rank counting the wilds, and no three consecutive ranks of the suit
         around it with their gaps within the wilds (a longer run holds such three). They are
         left over in every split of the hand, and of the hand less any other card."""
-        wilds = len(self.wilds)
-        if wilds >= MIN_GROUP - 1:
-            return []  # every natural makes a book with two wilds
-        ranks = [0] * (HIGHEST + 1)
-        suits = dict.fromkeys(SUITS, 0)  # suit -> bits of the ranks held
-        for c in self.naturals:
-            ranks[c.rank] += 1
-            suits[c.suit] |= 1 << c.rank
-        short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
-        runs = _RUNNABLE[short]
-        return [
-            card for card in self.naturals
-            if ranks[card.rank] < short
-            and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1
-        ]
+        return _loners(self.naturals, len(self.wilds))
 
     def _without(self, card: Card | None) -> tuple[int, list[Card]]:
         full = self._search.full

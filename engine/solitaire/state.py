@@ -20,7 +20,7 @@ from typing import ClassVar, Final
 
 from ..cards import Card, fivecrowns_deck, parse_cards, rng_for, shuffled, sorted_cards
 from ..common import CardGameState, Checks, Moves, restore_outcome, snapshot_outcome, tokens
-from ..fivecrowns.solver import Solver
+from ..fivecrowns.solver import Solver, groups_all
 from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
 from .actions import Place, parse_action, place
 from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
@@ -134,8 +134,9 @@ class SolitaireState(CardGameState):
     def _check_close(self, size: int, events: list[Event]) -> None:
         """Close pile `size` if its cards all make groups (the only pile a move changes)."""
         index = PILE_SIZES.index(size)
-        solver = Solver(self.piles[index], size, self.rules.natural)
-        if solver.groups_all():  # the groups themselves only for a pile that closes
+        if groups_all(self.piles[index], size, self.rules.natural):
+            # The groups themselves only for a pile that closes.
+            solver = Solver(self.piles[index], size, self.rules.natural)
             self.closed[index] = True
             events.append(Event("close", 0, {
                 "pile": size, "groups": [str(m) for m in solver.split().groups],

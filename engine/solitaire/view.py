@@ -111,7 +111,25 @@ def _tops(card: Card) -> tuple[Place, ...]:
 
 def pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
     """Pile `size`'s own discards: each distinct card of `cards` once, in order."""
-    return tuple(place(size, card) for card in dict.fromkeys(cards))
+    by_card = _BY_PILE.get(size)
+    if by_card is None:
+        by_card = _BY_PILE[size] = _PilePlaces(size)
+    return tuple(map(by_card.__getitem__, dict.fromkeys(cards)))
+
+
+class _PilePlaces(dict[Card, Place]):
+    """Card -> `place(pile, card)` of one pile, filled as cards are asked for."""
+
+    def __init__(self, pile: int) -> None:
+        super().__init__()
+        self.pile = pile
+
+    def __missing__(self, card: Card) -> Place:
+        action = self[card] = place(self.pile, card)
+        return action
+
+
+_BY_PILE: Final[dict[int, _PilePlaces]] = {}
 
 
 # A view's piles: the pile changes one move in many, so most requests find them here. (The
