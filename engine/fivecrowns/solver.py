@@ -219,7 +219,7 @@ class Shapes:
         self.tables: dict[Shape, tuple[int, ...]] = {}
         self.solved = 0  # states searched so far (a hand's hardness, for benchmarks)
 
-    def options(self, shape: Shape) -> Iterator[tuple[int, Shape, int]]:
+    def options(self, shape: Shape) -> list[tuple[int, Shape, int]]:
         """(wilds needed or LEAVE, the shape after, its points left over) per choice."""
         return _options(shape, self.wilds, True)
 
@@ -232,12 +232,16 @@ class Shapes:
         if not any(shape[1:]):
             result = (0,) * (top + 1)
         else:
+            tables, count = self.tables, self.count
             best = [INFINITE] * (top + 1)
-            for need, after, cost in self.options(shape):
-                sub = self.left(after)
+            for need, after, cost in _options(shape, top, True):
+                sub = tables.get(after) or self.left(after)
                 if need == LEAVE:
-                    cost = 1 if self.count else cost
-                    best = [min(b, x + cost) for b, x in zip(best, sub, strict=True)]
+                    if count:
+                        cost = 1
+                    for w in range(top + 1):
+                        if sub[w] + cost < best[w]:
+                            best[w] = sub[w] + cost
                     continue
                 for w in range(need, top + 1):
                     if sub[w - need] < best[w]:
@@ -249,9 +253,10 @@ class Shapes:
         return result
 
 
-def _options(shape: Shape, wilds: int, leave: bool) -> Iterator[tuple[int, Shape, int]]:
+def _options(shape: Shape, wilds: int, leave: bool) -> list[tuple[int, Shape, int]]:
     """The choices for the lowest natural of `shape` needing at most `wilds` wilds: (wilds
-    needed or LEAVE, the shape after, the points left over); LEAVE only with `leave`."""
+    needed or LEAVE, the shape after, the points left over); LEAVE only with `leave`. (A list,
+    not a generator: a search asks for them thousands of times a second, and there are few.)"""
     mode, sigs = shape[0], list(shape[1:])
     held = 0  # every rank held, in any suit
     for sig in sigs:
@@ -262,12 +267,18 @@ def _options(shape: Shape, wilds: int, leave: bool) -> Iterator[tuple[int, Shape
     j = 0  # the first suit holding it
     while not sigs[j] & group:
         j += 1
+    out: list[tuple[int, Shape, int]] = []
     if mode == FREE:
         if leave:
             rest = list(sigs)
             rest[j] -= unit
-            yield LEAVE, _shape(FREE, rest), r + LOWEST
-        yield from _books(sigs, r, j, unit, wilds)
+            out.append((LEAVE, _shape(FREE, rest), r + LOWEST))
+        if any(sig & group for sig in sigs[j + 1:]) or sigs[j] >> 3 * r & 7 > 1:
+            _books(out, sigs, r, j, unit, wilds)
+        elif wilds >= MIN_GROUP - 1:  # the only natural of its rank: a book of it and 2 wilds
+            rest = list(sigs)
+            rest[j] -= unit
+            out.append((MIN_GROUP - 1, _shape(FREE, rest), 0))
     run = sigs[j]
     used, count = unit, 1
     for t in range(r + 1, HIGHEST - LOWEST + 1):
@@ -281,13 +292,15 @@ def _options(shape: Shape, wilds: int, leave: bool) -> Iterator[tuple[int, Shape
             rest = list(sigs)
             rest[j] -= used
             after = mode if mode == FREE else _after(rest, unit)
-            yield need, _shape(after, rest), 0
+            out.append((need, _shape(after, rest), 0))
         elif span >= MIN_GROUP:
-            return  # longer runs only need more
+            break  # longer runs only need more
+    return out
 
 
-def _books(sigs: list[int], r: int, j: int, unit: int, wilds: int
-           ) -> Iterator[tuple[int, Shape, int]]:
+def _books(out: list[tuple[int, Shape, int]], sigs: list[int], r: int, j: int, unit: int,
+           wilds: int) -> None:
+    """Append the books of the lowest natural (rank r, suit j) to `out`."""
     # A natural of the rank kept out of the book must start a run, so one that cannot is in.
     choices = []
     for i, sig in enumerate(sigs):
@@ -304,7 +317,7 @@ def _books(sigs: list[int], r: int, j: int, unit: int, wilds: int
             taken += k
         need = max(0, MIN_GROUP - taken)
         if need <= wilds:
-            yield need, _shape(_after(rest, unit), rest), 0
+            out.append((need, _shape(_after(rest, unit), rest), 0))
 
 
 # Whether a shape's naturals all fit in groups within a budget of wilds: per shape, the largest
