@@ -567,8 +567,8 @@ class _Group:
 
 
 # Groups built (`_Group.build`), by kind, wild rank and cards, in order: a bounded memo (a Meld
-# is immutable).
-BUILT_LIMIT: Final = 4096
+# is immutable). The splits that share groups are those of one hand, so a few hundred KiB will do.
+BUILT_LIMIT: Final = 1024
 _BUILT: Final[dict[tuple[object, ...], Meld]] = {}
 
 
