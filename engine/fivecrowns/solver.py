@@ -689,25 +689,38 @@ def _loners(naturals: Sequence[Card], wilds: int, tally: Tally | None = None) ->
     """`Solver.loners` of a hand of `naturals` and `wilds` wilds (`tally`: their `_tally`)."""
     if wilds >= MIN_GROUP - 1:
         return []  # every natural makes a book with two wilds
-    ranks, suits = _tally(naturals) if tally is None else tally
+    return list(_each_loner(naturals, wilds, _tally(naturals) if tally is None else tally))
+
+
+def _each_loner(naturals: Sequence[Card], wilds: int, tally: Tally) -> Iterator[Card]:
+    # `_loners` with fewer than two wilds, one at a time (a pile's closing check needs one).
+    ranks, suits = tally
     short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
     runs = _RUNNABLE[short]
-    return [
-        card for card in naturals
-        if ranks[card.rank] < short
-        and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1
-    ]
+    for card in naturals:
+        if (ranks[card.rank] < short
+                and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1):
+            yield card
 
 
 def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> bool:
     """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes), the common
     answers (a loner, too few wilds for `wild_floor`) read from one count of the cards."""
     wild = _wild_cards(wild_rank)
-    naturals = [c for c in cards if c not in wild]
+    ranks = [0] * (HIGHEST + 1)
+    suits = dict.fromkeys(SUITS, 0)
+    naturals = []
+    for c in cards:  # `_tally` of the naturals, as they are picked out
+        if c not in wild:
+            naturals.append(c)
+            ranks[c.rank] += 1
+            suits[c.suit] |= 1 << c.rank
     if naturals:
         wilds = len(cards) - len(naturals)
-        tally = _tally(naturals)
-        if _loners(naturals, wilds, tally) or _floor(naturals, *tally) > wilds:
+        if wilds < MIN_GROUP - 1 and next(_each_loner(naturals, wilds, (ranks, suits)),
+                                          None) is not None:
+            return False
+        if _floor(naturals, ranks, suits) > wilds:
             return False
     return Solver(cards, wild_rank, natural).groups_all()
 
