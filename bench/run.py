@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -735,6 +735,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the JSON lines to this file")
     parser.add_argument("--only", default=",".join(PARTS), help=f"parts: {','.join(PARTS)}")
     parser.add_argument("--games", default=",".join(GAMES), help="games to measure")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds of each timed "
+                        "comparison (default 5, 3 with --quick): more on a busy machine")
     parser.add_argument("--against", metavar="REV", help="also measure the engine and protocol "
                         "of git revision REV, interleaved (pipes and engines): the speedups")
     parser.add_argument("--from-json", type=Path, metavar="PATH", help="measure nothing: write "
@@ -748,6 +750,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.from_json:
         return render(args.from_json, args.markdown)
     sizes = QUICK if args.quick else FULL
+    if args.rounds is not None:
+        if args.rounds < 1:
+            parser.error("--rounds must be at least 1")
+        sizes = replace(sizes, rounds=args.rounds)
     figures = Figures()
     info = machine()
     figures.add("machine", info, "")

@@ -157,9 +157,13 @@ def event_line(event: Mapping[str, JSON]) -> str:
 
 
 def _event_line(event: Mapping[str, JSON]) -> str:
-    fields = dict(event)
-    kind = fields.pop("event", "unknown")
-    return join("event", encode_value(kind), encode_fields(fields))
+    # `join("event", kind, encode_fields(the other fields))`, in one pass over the fields.
+    words = ["event", encode_value(event.get("event", "unknown"))]
+    for key, value in event.items():
+        if key != "event":
+            words.append(encode_key(key))
+            words.append(encode_value(value))
+    return " ".join(words)
 
 
 class EventFields(dict[str, JSON]):

@@ -59,3 +59,11 @@ def test_the_instant_bot_and_its_twin_pick_alike() -> None:
         picks.append((state >> 33) % 10)
     assert [twin.index(10) for _ in range(5)] == picks
     assert "6364136223846793005ULL" in (BENCH / "c" / "instant_bot.c").read_text()
+
+
+def test_rounds_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None:
+    run = load_run()
+    with pytest.raises(SystemExit) as stop:
+        run.main(["--rounds", "0", "--only", "solver"])
+    assert stop.value.code == 2
+    assert "--rounds must be at least 1" in capsys.readouterr().err

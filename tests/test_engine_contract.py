@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import random
 from collections.abc import Sequence
 
 import pytest
@@ -81,3 +82,29 @@ def test_solitaire_scores_count_the_piles_closed() -> None:
         seen.append(state.scores[0])
         assert seen[-1] == state.observation(0).to_json()["piles_closed"]
     assert seen == sorted(seen) and seen[-1] == outcome.detail["piles_closed"]
+
+
+@pytest.mark.parametrize(("name", "rules"), [
+    ("phase10", {}),
+    ("fivecrowns", {}),
+    ("fivecrowns", {"natural": "group"}),
+    ("solitaire", {}),
+    ("solitaire", {"natural": "group"}),
+])
+def test_the_state_lists_the_legal_actions_of_the_view_of_the_seat_to_move(
+    name: str, rules: dict[str, str]
+) -> None:
+    # Five Crowns and Solitaire list them without building the view (for speed), through the
+    # same functions: the two must agree in every position, going out and last turns included.
+    game = find_game(name)
+    rng = random.Random(3)
+    laying = 0  # Five Crowns discards with groups: going out, or laying on a last turn
+    for seed in range(4 if name == "solitaire" else 2):
+        state = game.new_game(game.rules(**rules), PLAYERS[name], seed)
+        while (seat := state.to_move) is not None:
+            actions = state.legal_actions()
+            assert actions == state.observation(seat).legal_actions()
+            laying += sum(1 for a in actions if ":" in str(a))
+            state.apply(rng.choice(actions))
+        assert state.legal_actions() == []
+    assert laying > 0 or name != "fivecrowns"

@@ -12,12 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meldref.engine.cards import JOKER, Card, fivecrowns_deck, parse_cards
+from meldref.engine.fivecrowns import solver as solver_module
 from meldref.engine.fivecrowns.rules import fivecrowns_melds
 from meldref.engine.fivecrowns.solver import (
     Solver,
     _absorb,
     _Group,
     card_points,
+    groups_all,
     hand_points,
     wild_floor,
 )
@@ -295,8 +297,25 @@ def test_groups_all_and_the_wild_floor_agree_with_brute_force(hand: list[Card], 
     solver = Solver(hand, wild, natural)  # type: ignore[arg-type]
     closes = brute_force(hand, wild, natural) == 0
     assert solver.groups_all() == closes
+    assert groups_all(hand, wild, natural) == closes  # type: ignore[arg-type]
     naturals = [c for c in hand if c is not JOKER and c.rank != wild]
     if naturals:
         fewest = next((w for w in range(4)
                        if brute_force([*naturals, *[JOKER] * w], wild, "none") == 0), None)
         assert fewest is None or wild_floor(naturals) <= fewest
+
+
+def test_groups_built_once_are_the_groups_build_meld_makes() -> None:
+    # The splits of one hand share their groups through a bounded memo: a group read from it
+    # is the one building it again makes, and the memo stays within its bound.
+    rng = random.Random(5)
+    deck = fivecrowns_deck()
+    for _ in range(300):
+        hand = rng.sample(deck, rng.randint(6, 14))
+        wild = rng.randint(3, 13)
+        solver = Solver(hand, wild)
+        for card in solver.discards():
+            for meld in solver.split(card).groups:
+                placed = list(zip(meld.cards, meld.stands_for, strict=True))
+                assert build_meld(meld.kind, placed, fivecrowns_melds(wild)) == meld
+    assert 0 < len(solver_module._BUILT) <= solver_module.BUILT_LIMIT

@@ -55,10 +55,10 @@ Every answer is built into real groups through `meld_check.build_meld`, which ch
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar
 
 from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
 from ..meld_check import build_meld
@@ -66,6 +66,31 @@ from ..melds import GroupKind, Meld, MeldRules
 from .rules import fivecrowns_melds
 
 Natural = Literal["none", "group"]
+
+_T = TypeVar("_T")
+
+
+class _CachedProperty(Generic[_T]):
+    """`functools.cached_property` without its lock (Python 3.11 takes one on every read until
+    the value is stored): a solver lives in one thread, and is asked thousands of times a second."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> _T:
+        # A non-data descriptor: once stored, the instance's own value is found first.
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
+if TYPE_CHECKING:
+    cached_property = functools.cached_property
+else:
+    cached_property = _CachedProperty
 
 JOKER_POINTS: Final = 50
 WILD_POINTS: Final = 20  # the round's (or pile's) wild rank
@@ -194,7 +219,7 @@ class Shapes:
         self.tables: dict[Shape, tuple[int, ...]] = {}
         self.solved = 0  # states searched so far (a hand's hardness, for benchmarks)
 
-    def options(self, shape: Shape) -> Iterator[tuple[int, Shape, int]]:
+    def options(self, shape: Shape) -> list[tuple[int, Shape, int]]:
         """(wilds needed or LEAVE, the shape after, its points left over) per choice."""
         return _options(shape, self.wilds, True)
 
@@ -207,12 +232,16 @@ class Shapes:
         if not any(shape[1:]):
             result = (0,) * (top + 1)
         else:
+            tables, count = self.tables, self.count
             best = [INFINITE] * (top + 1)
-            for need, after, cost in self.options(shape):
-                sub = self.left(after)
+            for need, after, cost in _options(shape, top, True):
+                sub = tables.get(after) or self.left(after)
                 if need == LEAVE:
-                    cost = 1 if self.count else cost
-                    best = [min(b, x + cost) for b, x in zip(best, sub, strict=True)]
+                    if count:
+                        cost = 1
+                    for w in range(top + 1):
+                        if sub[w] + cost < best[w]:
+                            best[w] = sub[w] + cost
                     continue
                 for w in range(need, top + 1):
                     if sub[w - need] < best[w]:
@@ -224,20 +253,32 @@ class Shapes:
         return result
 
 
-def _options(shape: Shape, wilds: int, leave: bool) -> Iterator[tuple[int, Shape, int]]:
+def _options(shape: Shape, wilds: int, leave: bool) -> list[tuple[int, Shape, int]]:
     """The choices for the lowest natural of `shape` needing at most `wilds` wilds: (wilds
-    needed or LEAVE, the shape after, the points left over); LEAVE only with `leave`."""
+    needed or LEAVE, the shape after, the points left over); LEAVE only with `leave`. (A list,
+    not a generator: a search asks for them thousands of times a second, and there are few.)"""
     mode, sigs = shape[0], list(shape[1:])
-    low = min(sig & -sig for sig in sigs if sig)
-    r = (low.bit_length() - 1) // 3  # the lowest rank, as 3..K = 0..10
+    held = 0  # every rank held, in any suit
+    for sig in sigs:
+        held |= sig
+    r = ((held & -held).bit_length() - 1) // 3  # the lowest rank, as 3..K = 0..10
     unit = 1 << 3 * r
-    j = next(i for i, sig in enumerate(sigs) if sig >> 3 * r & 7)
+    group = unit * 7
+    j = 0  # the first suit holding it
+    while not sigs[j] & group:
+        j += 1
+    out: list[tuple[int, Shape, int]] = []
     if mode == FREE:
         if leave:
             rest = list(sigs)
             rest[j] -= unit
-            yield LEAVE, _shape(FREE, rest), r + LOWEST
-        yield from _books(sigs, r, j, unit, wilds)
+            out.append((LEAVE, _shape(FREE, rest), r + LOWEST))
+        if any(sig & group for sig in sigs[j + 1:]) or sigs[j] >> 3 * r & 7 > 1:
+            _books(out, sigs, r, j, unit, wilds)
+        elif wilds >= MIN_GROUP - 1:  # the only natural of its rank: a book of it and 2 wilds
+            rest = list(sigs)
+            rest[j] -= unit
+            out.append((MIN_GROUP - 1, _shape(FREE, rest), 0))
     run = sigs[j]
     used, count = unit, 1
     for t in range(r + 1, HIGHEST - LOWEST + 1):
@@ -251,13 +292,15 @@ def _options(shape: Shape, wilds: int, leave: bool) -> Iterator[tuple[int, Shape
             rest = list(sigs)
             rest[j] -= used
             after = mode if mode == FREE else _after(rest, unit)
-            yield need, _shape(after, rest), 0
+            out.append((need, _shape(after, rest), 0))
         elif span >= MIN_GROUP:
-            return  # longer runs only need more
+            break  # longer runs only need more
+    return out
 
 
-def _books(sigs: list[int], r: int, j: int, unit: int, wilds: int
-           ) -> Iterator[tuple[int, Shape, int]]:
+def _books(out: list[tuple[int, Shape, int]], sigs: list[int], r: int, j: int, unit: int,
+           wilds: int) -> None:
+    """Append the books of the lowest natural (rank r, suit j) to `out`."""
     # A natural of the rank kept out of the book must start a run, so one that cannot is in.
     choices = []
     for i, sig in enumerate(sigs):
@@ -274,7 +317,7 @@ def _books(sigs: list[int], r: int, j: int, unit: int, wilds: int
             taken += k
         need = max(0, MIN_GROUP - taken)
         if need <= wilds:
-            yield need, _shape(_after(rest, unit), rest), 0
+            out.append((need, _shape(_after(rest, unit), rest), 0))
 
 
 # Whether a shape's naturals all fit in groups within a budget of wilds: per shape, the largest
@@ -510,8 +553,23 @@ class _Group:
 
     def build(self, rules: MeldRules) -> Meld:
         # Undeclared wilds: build_meld fills a run's gaps, then extends it up, then down.
-        placed = [(c, None) for c in (*self.naturals, *self.wilds)]
-        return build_meld(self.kind, placed, rules, MIN_GROUP)
+        # The splits of one hand less each card share most groups: each is checked once.
+        # (`rules` are always the solver's, Five Crowns' of one wild rank.)
+        key = (self.kind, rules.wild_rank, *self.naturals, *self.wilds)
+        meld = _BUILT.get(key)
+        if meld is None:
+            placed = [(c, None) for c in (*self.naturals, *self.wilds)]
+            meld = build_meld(self.kind, placed, rules, MIN_GROUP)
+            if len(_BUILT) >= BUILT_LIMIT:
+                _BUILT.clear()
+            _BUILT[key] = meld
+        return meld
+
+
+# Groups built (`_Group.build`), by kind, wild rank and cards, in order: a bounded memo (a Meld
+# is immutable). The splits that share groups are those of one hand, so a few hundred KiB will do.
+BUILT_LIMIT: Final = 1024
+_BUILT: Final[dict[tuple[object, ...], Meld]] = {}
 
 
 def _absorb(groups: list[_Group], extra: list[Card], natural: Natural) -> None:
@@ -590,17 +648,33 @@ def wild_floor(naturals: Sequence[Card]) -> int:
     suit the gaps of the three consecutive ranks around x it covers, at the fewest. Naturals of
     different ranks and suits are never in one group, so for such a set the needs add up: the
     set is picked greedily, neediest first."""
+    return _floor(naturals, *_tally(naturals))
+
+
+Tally = tuple[list[int], dict[str, int]]  # naturals per rank; per suit, the bits of its ranks
+
+
+def _tally(naturals: Iterable[Card]) -> Tally:
     ranks = [0] * (HIGHEST + 1)
     suits = dict.fromkeys(SUITS, 0)
     for c in naturals:
         ranks[c.rank] += 1
         suits[c.suit] |= 1 << c.rank
+    return ranks, suits
+
+
+def _floor(naturals: Sequence[Card], ranks: list[int], suits: dict[str, int]) -> int:
+    """`wild_floor` of `naturals`, whose `_tally` is given."""
     needs = []
     for c in naturals:
-        need = min(MIN_GROUP - ranks[c.rank],
-                   _RUN_GAPS[c.rank][suits[c.suit] >> c.rank - 2 & 0b11111])
+        rank = c.rank
+        if ranks[rank] >= MIN_GROUP:
+            continue  # a book of its own naturals: needs no wild
+        need = min(MIN_GROUP - ranks[rank], _RUN_GAPS[rank][suits[c.suit] >> rank - 2 & 0b11111])
         if need > 0:
-            needs.append((need, c.rank, c.suit))
+            needs.append((need, rank, c.suit))
+    if not needs:
+        return 0
     needs.sort(reverse=True)
     floor, seen_ranks, seen_suits = 0, set(), set()
     for need, rank, suit in needs:
@@ -609,6 +683,46 @@ def wild_floor(naturals: Sequence[Card]) -> int:
             seen_ranks.add(rank)
             seen_suits.add(suit)
     return floor
+
+
+def _loners(naturals: Sequence[Card], wilds: int, tally: Tally | None = None) -> list[Card]:
+    """`Solver.loners` of a hand of `naturals` and `wilds` wilds (`tally`: their `_tally`)."""
+    if wilds >= MIN_GROUP - 1:
+        return []  # every natural makes a book with two wilds
+    return list(_each_loner(naturals, wilds, _tally(naturals) if tally is None else tally))
+
+
+def _each_loner(naturals: Sequence[Card], wilds: int, tally: Tally) -> Iterator[Card]:
+    # `_loners` with fewer than two wilds, one at a time (a pile's closing check needs one).
+    ranks, suits = tally
+    short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
+    runs = _RUNNABLE[short]
+    for card in naturals:
+        if (ranks[card.rank] < short
+                and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1):
+            yield card
+
+
+def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> bool:
+    """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes), the common
+    answers (a loner, too few wilds for `wild_floor`) read from one count of the cards."""
+    wild = _wild_cards(wild_rank)
+    ranks = [0] * (HIGHEST + 1)
+    suits = dict.fromkeys(SUITS, 0)
+    naturals = []
+    for c in cards:  # `_tally` of the naturals, as they are picked out
+        if c not in wild:
+            naturals.append(c)
+            ranks[c.rank] += 1
+            suits[c.suit] |= 1 << c.rank
+    if naturals:
+        wilds = len(cards) - len(naturals)
+        if wilds < MIN_GROUP - 1 and next(_each_loner(naturals, wilds, (ranks, suits)),
+                                          None) is not None:
+            return False
+        if _floor(naturals, ranks, suits) > wilds:
+            return False
+    return Solver(cards, wild_rank, natural).groups_all()
 
 
 @functools.cache
@@ -630,12 +744,12 @@ class Solver:
         self.wilds = [c for c in self.hand if c in wild]
         self.naturals = [c for c in self.hand if c not in wild]
 
-    @functools.cached_property
+    @cached_property
     def _search(self) -> _Search:
         # Built only to build groups (`split`): the values come from the shapes' tables.
         return _Search(self.naturals, len(self.wilds))
 
-    @functools.cached_property
+    @cached_property
     def _sigs(self) -> list[int]:
         """The naturals' signature per suit (see `Shapes`)."""
         sigs = [0, 0, 0, 0, 0]
@@ -664,31 +778,17 @@ class Solver:
                 sigs[_SUIT_INDEX[c.suit]] -= 1 << 3 * (c.rank - LOWEST)
         return _shape(FREE, sigs), wilds, points
 
-    @functools.cached_property
+    @cached_property
     def _natural_points(self) -> int:
         return sum(c.rank for c in self.naturals)
 
-    @functools.cached_property
+    @cached_property
     def loners(self) -> list[Card]:
         """The naturals (each copy) that no book or run of this hand can hold: fewer than two
         other cards of the rank counting the wilds, and no three consecutive ranks of the suit
         around it with their gaps within the wilds (a longer run holds such three). They are
         left over in every split of the hand, and of the hand less any other card."""
-        wilds = len(self.wilds)
-        if wilds >= MIN_GROUP - 1:
-            return []  # every natural makes a book with two wilds
-        ranks = [0] * (HIGHEST + 1)
-        suits = dict.fromkeys(SUITS, 0)  # suit -> bits of the ranks held
-        for c in self.naturals:
-            ranks[c.rank] += 1
-            suits[c.suit] |= 1 << c.rank
-        short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
-        runs = _RUNNABLE[short]
-        return [
-            card for card in self.naturals
-            if ranks[card.rank] < short
-            and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1
-        ]
+        return _loners(self.naturals, len(self.wilds))
 
     def _without(self, card: Card | None) -> tuple[int, list[Card]]:
         full = self._search.full
@@ -706,12 +806,12 @@ class Solver:
         count = wilds if isinstance(wilds, int) else len(wilds)
         return self.natural == "none" and count >= MIN_GROUP
 
-    @functools.cached_property
+    @cached_property
     def whole(self) -> Split:
         """The best split of the whole hand; it bounds every discard (see `points`)."""
         return self.split()
 
-    @functools.cached_property
+    @cached_property
     def whole_points(self) -> int:
         """The fewest points the whole hand leaves: `whole.points` without building groups."""
         return self.points()
@@ -749,7 +849,7 @@ class Solver:
             return False
         return fits(_shape(FREE, self._sigs), len(self.wilds))
 
-    @functools.cached_property
+    @cached_property
     def floor(self) -> int:
         """`wild_floor` of the hand's naturals."""
         return wild_floor(self.naturals)
@@ -772,7 +872,7 @@ class Solver:
         rest.remove(card)
         return wild_floor(rest) <= wilds and fits(shape, wilds)
 
-    @functools.cached_property
+    @cached_property
     def spare_wild(self) -> bool:
         """Whether the hand's naturals all fit in groups with a wild to spare. Then the hand
         less any natural goes out: its group takes a wild in its place (a book of three, a
@@ -780,7 +880,7 @@ class Solver:
         its wilds join the others."""
         return bool(self.wilds) and fits(_shape(FREE, self._sigs), len(self.wilds) - 1)
 
-    @functools.cached_property
+    @cached_property
     def near_out(self) -> bool:
         """Whether the hand's naturals all fit in groups with its wilds and two more: a natural
         added to a grouped hand gets a book of its own with two more wilds, so a hand less one
@@ -816,6 +916,9 @@ class Solver:
     def outs(self) -> list[Card]:
         """The discards (distinct cards, in hand order) that go out: every discard answered at
         once from what the hand shares (its loners, `near_out`, the shared tables)."""
+        loners = self.loners
+        if len(loners) > 1 or not self.near_out:
+            return []  # see `goes_out_without`
         return [card for card in self.discards() if self.goes_out_without(card)]
 
     def _costliest_first(self) -> list[Card]:

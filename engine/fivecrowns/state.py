@@ -50,7 +50,7 @@ from .rules import (
     wild_rank,
 )
 from .solver import hand_points
-from .view import FiveCrownsView
+from .view import FiveCrownsView, discard_options, draw_options
 
 
 class FiveCrownsState(DrawDiscardState):
@@ -119,6 +119,18 @@ class FiveCrownsState(DrawDiscardState):
             had_last_turn=tuple(self.had_last_turn),
         )
 
+    def legal_actions(self) -> list[Action]:
+        # The view's legal actions (the same functions), without building the whole view.
+        if self._outcome is not None:
+            return []
+        if self._decision == "draw":
+            return list(draw_options(bool(self.draw_pile), bool(self.discard_pile)))
+        seat = self._to_move
+        last_turn = (self.went_out is not None and self.went_out != seat
+                     and self.playing[seat] and not self.had_last_turn[seat])
+        return list(discard_options(sorted_cards(self.hands[seat]), wild_rank(self.round),
+                                    self.rules.natural, last_turn))
+
     def autoplay_action(self) -> Action:
         """Draw from the pile (else the discard), then the greedy bot's discard."""
         if self._decision == "draw":
@@ -132,8 +144,10 @@ class FiveCrownsState(DrawDiscardState):
             return None if self.draw_pile else "the draw pile is empty: draw discard"
         return None if self.discard_pile else "the discard pile is empty: draw pile"
 
-    def _why_discard(self, action: Discard) -> str | None:
-        return self._check_discard(action)[0]
+    def _why_discard(self, action: Discard) -> str | list[Meld]:
+        # Legal: the groups built, the plan `_discard` lays (so it builds them only once).
+        reason, melds = self._check_discard(action)
+        return melds if reason is None else reason
 
     def _check_discard(self, action: Discard) -> tuple[str | None, list[Meld]]:
         if self._decision != "discard":
@@ -168,8 +182,8 @@ class FiveCrownsState(DrawDiscardState):
 
     # -- GameState: playing --------------------------------------------------------------------
 
-    def _discard(self, action: Discard, plan: None = None) -> list[Event]:
-        melds = self._check_discard(action)[1]
+    def _discard(self, action: Discard, plan: list[Meld]) -> list[Event]:
+        melds = plan
         seat = self._to_move
         hand = self.hands[seat]
         for card in (action.card, *(c for m in melds for c in m.cards)):

@@ -6,7 +6,7 @@ legal actions through it, so the two never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..cards import Card
@@ -17,6 +17,30 @@ from ..melds import Meld
 from .actions import Action, Discard
 from .rules import TIEBREAK_ROUND, deal_size, fivecrowns_melds, rank_text, wild_rank
 from .solver import Natural, Solver
+
+
+def draw_options(pile: bool, discard: bool) -> list[Draw]:
+    """The draws there are: from the draw pile and the discard pile, when they hold cards."""
+    if pile:
+        return [DRAW_PILE, DRAW_DISCARD] if discard else [DRAW_PILE]
+    return [DRAW_DISCARD] if discard else []
+
+
+def discard_options(hand: Sequence[Card], wild_rank: int, natural: Natural, last_turn: bool
+                    ) -> list[Discard]:
+    """Each discard of `hand` (sorted as a view shows it); with it, the going out it allows,
+    or on a last turn the best lay. (The view's and the state's legal actions, written once.)"""
+    solver = Solver(hand, wild_rank, natural)
+    cards = solver.discards()
+    laying = cards if last_turn else solver.outs()
+    out = []
+    for card in cards:
+        out.append(Discard.plain(card))
+        if card in laying:
+            groups = solver.split(card).groups
+            if groups:
+                out.append(Discard.laying(card, groups))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,22 +90,11 @@ class FiveCrownsView:
         return Solver(self.hand if hand is None else hand, self.wild_rank, self.natural)
 
     def draw_options(self) -> list[Draw]:
-        pile = [DRAW_PILE] if self.draw_pile_size else []
-        return [*pile, DRAW_DISCARD] if self.discard_top is not None else pile
+        return draw_options(self.draw_pile_size > 0, self.discard_top is not None)
 
     def discard_options(self) -> list[Discard]:
         """Each discard; with it, the going out it allows, or on a last turn the best lay."""
-        solver = self.solver()
-        cards = solver.discards()
-        laying = cards if self.last_turn else solver.outs()
-        out = []
-        for card in cards:
-            out.append(Discard.plain(card))
-            if card in laying:
-                groups = solver.split(card).groups
-                if groups:
-                    out.append(Discard.laying(card, groups))
-        return out
+        return discard_options(self.hand, self.wild_rank, self.natural, self.last_turn)
 
     def best_discard(self) -> Discard:
         """Go out if possible, else discard the card leaving the fewest points (the costliest

@@ -20,11 +20,11 @@ from typing import ClassVar, Final
 
 from ..cards import Card, fivecrowns_deck, parse_cards, rng_for, shuffled, sorted_cards
 from ..common import CardGameState, Checks, Moves, restore_outcome, snapshot_outcome, tokens
-from ..fivecrowns.solver import Solver
+from ..fivecrowns.solver import Solver, groups_all
 from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
 from .actions import Place, parse_action, place
 from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
-from .view import SolitaireView
+from .view import SolitaireView, legal_places, pile_places
 
 
 class SolitaireState(CardGameState):
@@ -42,6 +42,7 @@ class SolitaireState(CardGameState):
         deck = shuffled(fivecrowns_deck(DECKS), rng_for(seed, "deal", 1))
         self.piles = [[deck.pop() for _ in range(size)] for size in PILE_SIZES]
         self._sorted = [tuple(sorted_cards(p)) for p in self.piles]  # as the views show them
+        self._places = _places_of(self._sorted)  # per pile, its own discards
         self.draw_pile = deck
         self.closed = [False] * len(PILE_SIZES)
         self.out_of_play: list[Card] = []
@@ -80,6 +81,12 @@ class SolitaireState(CardGameState):
             seat=seat,
         )
 
+    def legal_actions(self) -> list[Place]:
+        # The view's legal actions (the same function), without building the whole view.
+        if self._outcome is not None or not self.draw_pile:
+            return []
+        return legal_places(self._sorted, self.closed, self.draw_pile[-1], self._places)
+
     def autoplay_action(self) -> Place:
         """The drawn card into the first open pile, and straight out again."""
         first = next(s for s, shut in zip(PILE_SIZES, self.closed, strict=True) if not shut)
@@ -105,7 +112,8 @@ class SolitaireState(CardGameState):
         drawn = self.draw_pile.pop()
         pile.append(drawn)
         pile.remove(action.card)
-        self._sorted[index] = tuple(sorted_cards(pile))
+        self._sorted[index] = cards = tuple(sorted_cards(pile))
+        self._places[index] = pile_places(action.pile, cards)
         self.out_of_play.append(action.card)
         self.moves += 1
         events = [Event("place", 0, {
@@ -126,8 +134,9 @@ class SolitaireState(CardGameState):
     def _check_close(self, size: int, events: list[Event]) -> None:
         """Close pile `size` if its cards all make groups (the only pile a move changes)."""
         index = PILE_SIZES.index(size)
-        solver = Solver(self.piles[index], size, self.rules.natural)
-        if solver.groups_all():  # the groups themselves only for a pile that closes
+        if groups_all(self.piles[index], size, self.rules.natural):
+            # The groups themselves only for a pile that closes.
+            solver = Solver(self.piles[index], size, self.rules.natural)
             self.closed[index] = True
             events.append(Event("close", 0, {
                 "pile": size, "groups": [str(m) for m in solver.split().groups],
@@ -170,6 +179,7 @@ class SolitaireState(CardGameState):
         state.seed = data["seed"]
         state.piles = [parse_cards(p) for p in data["piles"]]
         state._sorted = [tuple(sorted_cards(p)) for p in state.piles]
+        state._places = _places_of(state._sorted)
         state.closed = [bool(c) for c in data["closed"]]
         state.draw_pile = parse_cards(data["draw_pile"])
         state.out_of_play = parse_cards(data["out_of_play"])
@@ -179,6 +189,11 @@ class SolitaireState(CardGameState):
         if len(state.piles) != len(PILE_SIZES):
             raise ValueError(f"broken Solitaire snapshot: {len(state.piles)} piles, not 11")
         return state
+
+
+def _places_of(piles: list[tuple[Card, ...]]) -> list[tuple[Place, ...]]:
+    """Each pile's own discards (`view.pile_places`), in the order of PILE_SIZES."""
+    return [pile_places(size, cards) for size, cards in zip(PILE_SIZES, piles, strict=True)]
 
 
 def new_game(rules: SolitaireRules, players: int, seed: int | str) -> SolitaireState:

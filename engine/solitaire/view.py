@@ -7,8 +7,9 @@ actions through it, so the two never disagree.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from ..cards import FC_RANK_TEXT, Card
 from ..fivecrowns.solver import Natural, Solver
@@ -48,14 +49,9 @@ class SolitaireView:
         top = self.draw_top
         if self.to_move is None or top is None:
             return []
-        out: list[Place] = []
-        for size, cards, shut, drawn in zip(PILE_SIZES, self.piles, self.closed, _tops(top),
-                                            strict=True):
-            if not shut:
-                out += _pile_places(size, cards)
-                if top not in cards:
-                    out.append(drawn)
-        return out
+        places = [_pile_places(size, cards) for size, cards in zip(PILE_SIZES, self.piles,
+                                                                   strict=True)]
+        return legal_places(self.piles, self.closed, top, places)
 
     def to_json(self) -> dict[str, JSON]:
         piles = [
@@ -94,13 +90,48 @@ class SolitaireView:
         )
 
 
+def legal_places(piles: Sequence[tuple[Card, ...]], closed: Sequence[bool], top: Card,
+                 places: Sequence[tuple[Place, ...]]) -> list[Place]:
+    """For every open pile, each of its cards (`places`: its own discards, in order) and then
+    the drawn card `top` goes. (The view's and the state's legal actions, written once.)"""
+    out: list[Place] = []
+    for cards, shut, own, drawn in zip(piles, closed, places, _tops(top), strict=True):
+        if not shut:
+            out += own
+            if top not in cards:
+                out.append(drawn)
+    return out
+
+
 @functools.cache
 def _tops(card: Card) -> tuple[Place, ...]:
     # The drawn card into each pile and out again, in the order of PILE_SIZES.
     return tuple(place(size, card) for size in PILE_SIZES)
 
 
-@functools.lru_cache(maxsize=256)
-def _pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
-    # A pile's own discards: the pile changes one move in many, so most requests find them here.
-    return tuple(place(size, card) for card in dict.fromkeys(cards))
+def pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
+    """Pile `size`'s own discards: each distinct card of `cards` once, in order."""
+    by_card = _BY_PILE.get(size)
+    if by_card is None:
+        by_card = _BY_PILE[size] = _PilePlaces(size)
+    return tuple(map(by_card.__getitem__, dict.fromkeys(cards)))
+
+
+class _PilePlaces(dict[Card, Place]):
+    """Card -> `place(pile, card)` of one pile, filled as cards are asked for."""
+
+    def __init__(self, pile: int) -> None:
+        super().__init__()
+        self.pile = pile
+
+    def __missing__(self, card: Card) -> Place:
+        action = self[card] = place(self.pile, card)
+        return action
+
+
+_BY_PILE: Final[dict[int, _PilePlaces]] = {}
+
+
+# A view's piles: the pile changes one move in many, so most requests find them here. (The
+# state keeps its own, updated on each move.)
+_pile_places: Final = functools.lru_cache(maxsize=256)(pile_places)
