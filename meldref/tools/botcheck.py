@@ -134,8 +134,9 @@ class RawBot:
         if late is not None:
             return (f"no {what} within {waited:g} s; {late!r} only arrived when its input was "
                     "closed: it does not flush stdout after each line (PROTOCOL.md section 2)")
-        if self.buffer:  # both faults at once: held back, and no newline when it came
-            shown = self.buffer[:60].decode("utf-8", "replace")
+        held = bytes(self.buffer)  # read again: the read above may have filled it
+        if held:  # both faults at once: held back, and no newline when it came
+            shown = held[:60].decode("utf-8", "replace")
             return (f"no {what} within {waited:g} s; {shown!r} only arrived when its input was "
                     "closed, and without a newline: end every line with \\n and flush stdout "
                     "after each line (PROTOCOL.md section 2)")
