@@ -44,8 +44,15 @@ def test_every_figure_of_bench_run(tmp_path: Path) -> None:
     saved = tmp_path / "figures.jsonl"
     saved.write_text("".join(json.dumps(row) + "\n" for row in
                              [{"figure": "machine", "value": run.machine()}, *figures.rows]))
-    assert run.render(saved, tmp_path / "again.md") == 0
+    readme = tmp_path / "README.md"
+    marks = "<!-- performance-table -->\nSTALE\n<!-- /performance-table -->"
+    readme.write_text(f"# x\n\n{marks}\ntail\n")
+    assert run.render(saved, tmp_path / "again.md", readme) == 0
     assert (tmp_path / "again.md").read_text() == table
+    text = readme.read_text()
+    assert "STALE" not in text and text.startswith("# x\n") and text.endswith("-->\ntail\n")
+    assert "| phase10 |" in text and "peak RSS" in text
+    assert "**Targets (issue 13).**" in text and "\n## " not in text  # inside README's section
 
 
 def test_the_instant_bot_and_its_twin_pick_alike() -> None:
@@ -58,6 +65,15 @@ def test_the_instant_bot_and_its_twin_pick_alike() -> None:
         state = (state * 6364136223846793005 + 1442695040888963407) % 2**64
         picks.append((state >> 33) % 10)
     assert [twin.index(10) for _ in range(5)] == picks
+
+
+def test_a_readme_without_the_marks_is_refused_untouched(tmp_path: Path) -> None:
+    run = load_run()
+    readme = tmp_path / "README.md"
+    readme.write_text("# no marks here\n")
+    with pytest.raises(SystemExit, match="needs one"):
+        run.write_readme(readme, "table\n")
+    assert readme.read_text() == "# no marks here\n"
     assert "6364136223846793005ULL" in (BENCH / "c" / "instant_bot.c").read_text()
 
 
