@@ -446,3 +446,61 @@ def test_files_sent_back_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         inflate(zlib.compress(b"short")[:-3], "r")
     with pytest.raises(ValueError, match="damaged"):
         inflate(b"not zlib at all", "r")
+
+
+def test_a_signal_while_leaving_the_cluster_waits_until_it_is_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # SIGTERM just after the last game, while `local:1` is being closed: the close finishes
+    # (a cluster closed half way made dask's exit handler wait 10 s, and the attempt folders
+    # stayed), then the signal acts as it would have.
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals are handled by the main thread only")
+    closed: list[object] = []
+    original = distributed.LocalCluster.close
+
+    def close_signalled(self: object, *args: object, **kwargs: object) -> object:
+        signal.raise_signal(signal.SIGTERM)  # the command line's handler: KeyboardInterrupt
+        out = original(self, *args, **kwargs)
+        closed.append(self)
+        return out
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(distributed.LocalCluster, "close", close_signalled)
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        config = settle_seed(build_config({}, {
+            "bots": ["builtin:greedy", "builtin:random"], "games": 2, "seed": 3,
+            "out": str(tmp_path), "rules": {"phases-to-win": 1}, "cluster": "local:1"}))
+        folder = prepare_folder(config)
+        pool = ClusterPool(config, run_job, folder, False)
+        lines = []
+        with pytest.raises(KeyboardInterrupt):
+            lines.extend(pool.play(config.schedule()))
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert len(lines) == 2
+    [cluster] = closed  # closed once, to the end, before the signal acted
+    assert cluster.status == distributed.core.Status.closed  # type: ignore[attr-defined]
+    assert not (folder / ".cluster").exists()
+
+
+def test_sigterm_after_the_last_game_on_a_local_cluster_leaves_nothing(tmp_path: Path) -> None:
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    out = tmp_path / "t"
+    proc = subprocess.Popen(command(
+        "--bot", "builtin:greedy", "--bot", f"{RANDOM_BOT} --seed 3 --name {token}",
+        "--games", "6", *SHORT, "--seed", "4", "--no-progress", "--out", str(out),
+        "--cluster", "local:2"), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wait_for_lines(out, 6, proc)
+    workers = [pid for pid in children(proc.pid) if "spawn_main" in cmdline(pid)]
+    signalled = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 130
+    # Generous: a cluster closed half way added dask's 10 s exit wait to the close.
+    assert time.monotonic() - signalled < 9.5
+    assert not (out / ".cluster").exists(), list((out / ".cluster").rglob("*"))
+    assert len(results(out)) == 6
+    wait_until_gone(token)
+    assert not [pid for pid in workers if "spawn_main" in cmdline(pid)]

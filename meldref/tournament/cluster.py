@@ -41,6 +41,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -68,6 +69,7 @@ CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
 WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
 CHECK_POLL: Final = 0.5  # seconds between looks for workers gone during the start-up check
 WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
+CLOSE_TIMEOUT: Final = 10.0  # seconds for the client, then a local cluster, to close
 MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
 Files = Literal["shared", "client"]
 
@@ -258,7 +260,8 @@ class ClusterPool:
         try:
             self._start(config)
         except BaseException:
-            self.close()
+            with signals_held():
+                self.close()
             raise
 
     def _start(self, config: TournamentConfig) -> None:
@@ -384,10 +387,11 @@ class ClusterPool:
                     seen.add(job.game_id)
                     yield line
         finally:
-            if pending:
-                with contextlib.suppress(Exception):
-                    self.client.cancel(list(pending), force=True)
-            self.close()
+            with signals_held():
+                if pending:
+                    with contextlib.suppress(Exception):
+                        self.client.cancel(list(pending), force=True)
+                self.close()
 
     def _take(self, future: distributed.Future[GameOutcome], job: GameJob,
               duplicate: bool) -> dict[str, Any] | None:
@@ -441,18 +445,51 @@ class ClusterPool:
                     _remove(str(old))
 
     def close(self) -> None:
-        """Leave the cluster (stopping `local:N`'s workers, and with them their bots)."""
+        """Leave the cluster (stopping `local:N`'s workers, and with them their bots). Call it
+        under `signals_held`: a signal that cuts `cluster.close()` short leaves a cluster that
+        dask's exit handler waits 10 s for, and the attempt folders in place."""
         client, self.client = self.client, None
         cluster, self._cluster = self._cluster, None
         if client is not None:
             with contextlib.suppress(Exception):
-                client.close()
+                client.close(timeout=CLOSE_TIMEOUT)
         if cluster is not None:
             with contextlib.suppress(Exception):
-                cluster.close()
+                cluster.close(timeout=CLOSE_TIMEOUT)
         _remove(str(self.attempts))
         with contextlib.suppress(OSError):
             (self.folder / ".cluster").rmdir()
+
+
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block (leaving the cluster: two seconds for
+    `local:2`) is done, then act as they would have (`KeyboardInterrupt` for the command
+    line's handlers); a second one acts at once. Only the main thread handles signals:
+    elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        if caught:  # asked twice: stop now, whatever is left half done
+            for number, handler in before.items():
+                signal.signal(number, handler)
+            signal.raise_signal(signum)
+        caught.append(signum)
+
+    before = {number: signal.signal(number, hold) for number in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+    if caught:
+        signal.raise_signal(caught[0])
 
 
 def _local_cluster(workers: int) -> Any:
