@@ -8,6 +8,8 @@ Deselect with `-m 'not cluster'`; skipped (and says why) without dask.distribute
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import logging
 import os
@@ -17,6 +19,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -504,3 +508,47 @@ def test_sigterm_after_the_last_game_on_a_local_cluster_leaves_nothing(tmp_path:
     assert len(results(out)) == 6
     wait_until_gone(token)
     assert not [pid for pid in workers if "spawn_main" in cmdline(pid)]
+
+
+def listening(pids: set[int]) -> set[int]:
+    import psutil  # a dependency of distributed
+
+    ports = set()
+    for pid in pids:
+        with contextlib.suppress(psutil.Error):
+            ports |= {c.laddr.port for c in psutil.Process(pid).net_connections("tcp")
+                      if c.status == psutil.CONN_LISTEN}
+    return ports
+
+
+def http_answer(port: int) -> int | None:
+    """The HTTP status a port answers a status page's request with (None: no HTTP answer)."""
+    for page in ("/info/main/workers.html", "/health", "/metrics", "/json/identity.json"):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{page}", timeout=5) as reply:
+                return int(reply.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+        except (OSError, http.client.HTTPException):
+            continue
+    return None
+
+
+def test_a_local_cluster_serves_no_http_page() -> None:
+    # dask's scheduler and workers serve status pages (workers, logs) over plain HTTP to any
+    # local user, dashboard or not: `local:N` turns their routes off and stops their servers,
+    # so every port its processes listen on speaks only dask's own (TLS) protocol.
+    before = listening({os.getpid(), *children(os.getpid())})
+    local = cluster_module._local_cluster(2)
+    try:
+        client = distributed.Client(local, set_as_default=False)
+        client.wait_for_workers(2, timeout=RESTART_WAIT)
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+        ports = listening({os.getpid(), *children(os.getpid())}) - before
+        comm = {int(address.rsplit(":", 1)[1]) for address in
+                [local.scheduler_address, *workers, *(w["nanny"] for w in workers.values())]}
+        assert ports == comm, "a port besides the scheduler's, the workers' and the nannies'"
+        assert {port: http_answer(port) for port in ports} == dict.fromkeys(ports)
+        client.close()
+    finally:
+        local.close()

@@ -30,8 +30,9 @@ How it keeps the guarantees of local runs:
 - **Security.** Whoever can reach the scheduler can run code on every worker as its user: the
   address is a trust boundary. `local:N` listens on 127.0.0.1 only, with TLS certificates made
   for the run and held in memory (when `cryptography` is installed) so that no other local
-  user (a bot running as another user) can submit work. `tls://` addresses use dask's own
-  TLS settings (`distributed.comm.tls.*`: README, "On a cluster").
+  user (a bot running as another user) can submit work, and serves none of dask's plain-HTTP
+  status pages (routes off, servers stopped). `tls://` addresses use dask's own TLS settings
+  (`distributed.comm.tls.*`: README, "On a cluster").
 """
 
 from __future__ import annotations
@@ -500,16 +501,32 @@ def _local_cluster(workers: int) -> Any:
         security = distributed.security.Security.temporary()
     # dask's sampling profiler walks the game's stack 100 times a second: games took 20-40%
     # longer with it (bench/bench_cluster.py); README tells how to turn it off on workers.
+    # No HTTP routes: the scheduler and each worker serve plain-HTTP status pages (workers,
+    # logs, metrics) to anyone on the machine, dashboard or not; their servers are stopped too.
     settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1,
-                "distributed.worker.profile.enabled": False}
+                "distributed.worker.profile.enabled": False,
+                "distributed.scheduler.http.routes": [],
+                "distributed.worker.http.routes": []}
     # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
     # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
     with dask.config.set(settings):
-        return distributed.LocalCluster(
+        cluster: Any = distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.CRITICAL,
-            security=security,
+            # A port of its own (not 8787, which another cluster may hold), closed at once.
+            dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
+            worker_dashboard_address=None, plugins=(NoHttp(),),
+            silence_logs=logging.CRITICAL, security=security,
             protocol="tls://" if security is not None else "tcp://")
+    with contextlib.suppress(AttributeError):  # the scheduler runs in this process
+        cluster.scheduler.http_server.stop()
+    return cluster
+
+
+class NoHttp(distributed.WorkerPlugin):
+    """Stops a `local:N` worker's HTTP server as it starts (its routes are off already)."""
+
+    def setup(self, worker: Any) -> None:
+        worker.http_server.stop()
 
 
 def _connect(address: str, cluster: Any) -> distributed.Client:
