@@ -13,6 +13,7 @@ import http.client
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -154,8 +155,8 @@ def pids_with(token: str) -> list[int]:
     return out
 
 
-def wait_until_gone(token: str) -> None:
-    deadline = time.monotonic() + 20
+def wait_until_gone(token: str, within: float = 20) -> None:
+    deadline = time.monotonic() + within
     while alive := [p for p in pids_with(token) if p != os.getpid()]:
         assert time.monotonic() < deadline, f"bot processes left behind: {alive}"
         time.sleep(0.1)
@@ -317,7 +318,9 @@ def test_a_killed_tournament_resumes_on_the_cluster(cluster: Cluster, tmp_path: 
     data = json.loads(stdout)
     assert data["found_done"] == before and data["played_now"] == 8 - before
     assert len(verify_all(out)) == 8
-    wait_until_gone(token)
+    # The killed run's bots kept on the workers get no `release_run`: they are stopped once
+    # the run has been idle there for KEEP_IDLE seconds.
+    wait_until_gone(token, 20 + cluster_module.KEEP_IDLE)
 
 
 def test_a_worker_that_cannot_start_a_bot_fails_the_start_up_check(cluster: Cluster,
@@ -552,3 +555,105 @@ def test_a_local_cluster_serves_no_http_page() -> None:
         client.close()
     finally:
         local.close()
+
+
+PID_BOT = ROOT / "tests" / "bots" / "pid_bot.py"
+
+
+def started(pids: Path) -> list[int]:
+    return [int(line) for line in pids.read_text().split()] if pids.exists() else []
+
+
+def running(pids: list[int]) -> list[int]:
+    return [pid for pid in pids if "pid_bot" in cmdline(pid) and
+            Path(f"/proc/{pid}/stat").exists() and
+            Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_workers_keep_their_bots_across_games(cluster: Cluster, tmp_path: Path,
+                                              fresh: bool) -> None:
+    # Issue 12 on a cluster: each worker keeps a run's bot programs from game to game (as a
+    # local pool's worker does), and stops them when the run ends; --fresh-bots gives each
+    # game its own. Counted by pid: the tournament's own start-up check, each worker's, then
+    # (kept) one per worker.
+    pids, out = tmp_path / "p.pids", tmp_path / "t"
+    code, _, err = invoke("--bot", f"{sys.executable} {PID_BOT} {pids}", "--bot",
+                          "builtin:greedy", "--games", "8", *SHORT, "--out", str(out),
+                          "--keep-logs", "--no-progress", "--cluster", cluster.address,
+                          *(["--fresh-bots"] if fresh else []))
+    assert code == 0, err
+    lines = verify_all(out)
+    assert len(lines) == 8 and all(line["status"] == "ok" for line in lines)
+    assert not any(any(line["faults"]) for line in lines)
+    checks = 1 + len(cluster.client.scheduler_info(n_workers=-1)["workers"])
+    if fresh:
+        assert len(started(pids)) == checks + 8
+    else:
+        assert len(started(pids)) <= checks + 2 < checks + 8
+    deadline = time.monotonic() + 20  # released at the run's end (`quit`, on the workers)
+    while alive := running(started(pids)):
+        assert time.monotonic() < deadline, f"kept bots left running: {alive}"
+        time.sleep(0.1)
+    for log in out.glob("logs/*/*.stderr"):  # each game's log shows one game of one process
+        assert len(set(re.findall(r"pid (\d+) game (\d+) begins", log.read_text()))) == 1
+
+
+def test_a_kept_bot_plays_on_whichever_task_thread_is_next(tmp_path: Path) -> None:
+    # A worker with two task threads: a bot started by one thread's game is lent to the
+    # other's next (under the keeper's lock). The kernel's death signal (setpriv --pdeathsig)
+    # follows the thread that started a bot: the bot must live on while that thread waits or
+    # plays another game, and die with the worker process when it is killed.
+    pids, out = tmp_path / "p.pids", tmp_path / "t"
+    plain = {"distributed.worker.profile.enabled": False,  # (not the fixture's TLS)
+             "distributed.comm.require-encryption": False}
+    with dask.config.set(plain), contextlib.ExitStack() as stack:
+        local = distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
+            protocol="tcp://", dashboard_address=None, worker_dashboard_address=None,
+            silence_logs=logging.CRITICAL)
+        stack.callback(local.close)
+        client = distributed.Client(local, set_as_default=False)
+        [worker_pid] = client.run(os.getpid).values()
+        code, _, err = invoke("--bot", f"{sys.executable} {PID_BOT} {pids}", "--bot",
+                              "builtin:greedy", "--games", "12", *SHORT, "--out", str(out),
+                              "--keep-logs", "--no-progress", "--cluster",
+                              local.scheduler_address)
+        assert code == 0, err
+        lines = verify_all(out)
+        assert all(line["status"] == "ok" and not any(line["faults"]) for line in lines)
+        threads: dict[str, set[str]] = {}
+        for log in out.glob("logs/*/*.stderr"):
+            [(pid, _)] = set(re.findall(r"pid (\d+) game (\d+) begins", log.read_text()))
+            threads.setdefault(pid, set()).add(log.parent.name)
+        assert len(started(pids)) <= 1 + 1 + 2 < 12  # checks, then one per thread
+        assert max(len(games) for games in threads.values()) > 1
+        # A second run on the same worker; killed mid-run: its kept bots die with it.
+        pids2 = tmp_path / "p2.pids"
+        proc = subprocess.Popen(command(
+            "--bot", f"{sys.executable} {PID_BOT} {pids2}", "--bot", "builtin:greedy",
+            "--games", "40", *SHORT, "--out", str(tmp_path / "t2"), "--no-progress",
+            "--cluster", local.scheduler_address), cwd=ROOT, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        wait_for_lines(tmp_path / "t2", 4, proc)
+        on_worker = [pid for pid in running(started(pids2)) if worker_pid in ancestry(pid)]
+        assert on_worker
+        os.kill(worker_pid, signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while alive := running(on_worker):
+            assert time.monotonic() < deadline, f"bots outlived their worker: {alive}"
+            time.sleep(0.1)
+        proc.kill()
+        proc.wait(timeout=30)
+        client.close()
+
+
+def ancestry(pid: int) -> list[int]:
+    out = []
+    while pid > 1:
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            break
+        out.append(pid)
+    return out

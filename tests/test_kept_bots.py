@@ -215,3 +215,26 @@ def test_a_kept_process_writes_each_game_to_its_own_log(tmp_path: Path) -> None:
     assert one.read_text() == "first\n"
     assert two.read_text() == "between\nsecond\n"
     assert three.read_text() == ""
+
+
+def test_a_closed_keeper_stops_the_seats_given_back_to_it(tmp_path: Path) -> None:
+    """A dask worker closes a run's keeper when the run ends, while a game of that run may
+    still be playing (a cancelled task runs to its end): its seats are stopped, not kept."""
+    from meldref.engine.game import find_game
+    from meldref.protocol.seats import BotSpec, Limits
+    from meldref.tournament.keeper import BotKeeper
+
+    pids, info, limits = tmp_path / "p.pids", find_game("phase10"), Limits()
+    spec = BotSpec.parse(bot(pids))
+    keeper = BotKeeper()
+    kept = keeper.lend(spec, info, limits, None)
+    playing = keeper.lend(spec, info, limits, None)
+    for seat in (kept, playing):
+        seat.connect()
+    keeper.give_back([kept])
+    assert kept.ready  # kept, idle
+    keeper.close()  # the run is over: the idle one stops ...
+    assert not kept.ready
+    keeper.give_back([playing])  # ... and so does the one back from a game after that
+    assert not playing.ready
+    assert running(started(pids)) == []

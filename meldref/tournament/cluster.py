@@ -26,7 +26,14 @@ How it keeps the guarantees of local runs:
 - **Bots.** Games run in the workers' task threads; every bot program runs under `setpriv
   --pdeathsig KILL`, so a worker process that dies (killed, out of memory) takes its bots with
   it, and under the same `Limits` as everywhere. The seed travels inside the pickled job, never
-  on a command line.
+  on a command line. A worker keeps the bot programs of a run from game to game, as a local
+  pool's worker does (`keeper.BotKeeper`, one per run and worker process, lent under its lock
+  to whichever task thread plays next; none with `fresh_bots`). The kernel's death signal
+  follows the thread that started a bot, not its process: dask's task threads live as long as
+  their worker, so a kept bot outlives no worker and dies with none of its games. A run's
+  kept bots are stopped when the run ends (`release_run`, on every worker), when the worker
+  process exits, and once the run has played no game on the worker for `KEEP_IDLE` seconds
+  (its tournament process was killed: no `release_run` comes).
 - **Security.** Whoever can reach the scheduler can run code on every worker as its user: the
   address is a trust boundary. `local:N` listens on 127.0.0.1 only, with TLS certificates made
   for the run and held in memory (when `cryptography` is installed) so that no other local
@@ -37,6 +44,7 @@ How it keeps the guarantees of local runs:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -62,6 +70,7 @@ from ..private import open_private, private_dir, write_private_text
 from ..protocol.seats import Limits
 from .botfolder import BotFolderError, digest, pack, unpack
 from .config import ConfigError, TournamentConfig
+from .keeper import BotKeeper, lending_from
 from .match import preflight
 from .pool import MAX_TRIES, RunJob
 from .schedule import BotEntry, GameJob
@@ -71,6 +80,8 @@ WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
 CHECK_POLL: Final = 0.5  # seconds between looks for workers gone during the start-up check
 WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
 CLOSE_TIMEOUT: Final = 10.0  # seconds for the client, then a local cluster, to close
+KEEP_IDLE: Final = 10.0  # seconds a run's kept bots wait idle on a worker (run killed?)
+REAP_POLL: Final = 1.0  # seconds between a worker's looks for such idle bots
 MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
 Files = Literal["shared", "client"]
 
@@ -198,6 +209,78 @@ def _sees_folder(setup: WorkerSetup) -> bool:
     return True
 
 
+@dataclass(slots=True)
+class RunKeeper:
+    """A run's kept bots on this worker, with how many of its games are playing here now and
+    when the last one ended (for `KEEP_IDLE`)."""
+
+    keeper: BotKeeper
+    playing: int = 0
+    last: float = 0.0
+
+
+_KEPT: dict[str, RunKeeper] = {}  # by run token
+_KEPT_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def run_keeper(token: str) -> Iterator[BotKeeper]:
+    """The keeper of run `token` on this worker, for one game."""
+    global _REAPER
+    with _KEPT_LOCK:
+        if _REAPER is None:
+            atexit.register(_close_all_kept)  # the worker's process ends: its bots with it
+            _REAPER = threading.Thread(target=_reap, name="meldref-reaper", daemon=True)
+            _REAPER.start()
+        entry = _KEPT.setdefault(token, RunKeeper(BotKeeper()))
+        entry.playing += 1
+    try:
+        yield entry.keeper
+    finally:
+        with _KEPT_LOCK:
+            entry.playing -= 1
+            entry.last = time.monotonic()
+
+
+_REAPER: threading.Thread | None = None
+
+
+def _reap() -> None:
+    """Close the keepers of runs with no game here for `KEEP_IDLE` seconds: a live run's next
+    game follows its last within a scheduler's round trip, so such a run is over, or its
+    tournament process was killed (its `release_run` never comes)."""
+    while True:
+        time.sleep(REAP_POLL)
+        with _KEPT_LOCK:
+            now = time.monotonic()
+            stale = [t for t, r in _KEPT.items() if not r.playing and now - r.last > KEEP_IDLE]
+            idle = [_KEPT.pop(t).keeper for t in stale]
+        for keeper in idle:
+            with contextlib.suppress(Exception):
+                keeper.close()
+
+
+def release_run(token: str) -> None:
+    """Stop the kept bots of run `token` on this worker (its tournament is over), in a thread
+    of their own, as `quit` and its graces take seconds: the caller is the worker's event loop
+    (`Client.run`). A game of the run still playing (cancelled) gives its bots back to a
+    closed keeper, which stops them."""
+    with _KEPT_LOCK:
+        entry = _KEPT.pop(token, None)
+    if entry is not None:
+        threading.Thread(target=entry.keeper.close, name="meldref-release",
+                         daemon=True).start()
+
+
+def _close_all_kept() -> None:
+    with _KEPT_LOCK:
+        keepers = [entry.keeper for entry in _KEPT.values()]
+        _KEPT.clear()
+    for keeper in keepers:
+        with contextlib.suppress(Exception):
+            keeper.close()
+
+
 def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) -> GameOutcome:
     """Play one game on this worker: its result line, with its files (see the module)."""
     report = check_worker(setup)
@@ -207,10 +290,19 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
     if report.problem is not None:
         return GameOutcome(report.address, unfit=report.problem)
     job = replace(job, cwd=report.bot_folder)
+    if job.limits.fresh_bots:
+        return _play_here(run, job, setup, keep_logs, report.address)
+    with run_keeper(setup.token) as keeper, lending_from(keeper):
+        return _play_here(run, job, setup, keep_logs, report.address)
+
+
+def _play_here(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
+               address: str) -> GameOutcome:
+    """`job` played by `run` here, its files where `setup.files` says."""
     if setup.files == "shared":
         attempt = Path(setup.attempts) / f"{job.game_id}.{uuid.uuid4().hex[:8]}"
         private_dir(attempt)
-        return GameOutcome(report.address, run(job, attempt, keep_logs), attempt=str(attempt))
+        return GameOutcome(address, run(job, attempt, keep_logs), attempt=str(attempt))
     with tempfile.TemporaryDirectory(prefix="meldref-game-") as scratch:
         line = run(job, Path(scratch), keep_logs)
         files = {}
@@ -219,7 +311,7 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
                 # A replay compresses about 7 to 1 (in 6 ms for a full four-seat game, which
                 # took a second to play): that is what a hundred machines send back.
                 files[rel] = zlib.compress((Path(scratch) / rel).read_bytes())
-        return GameOutcome(report.address, line, files=files)
+        return GameOutcome(address, line, files=files)
 
 
 def files_of(line: Mapping[str, Any]) -> list[str]:
@@ -452,6 +544,9 @@ class ClusterPool:
         client, self.client = self.client, None
         cluster, self._cluster = self._cluster, None
         if client is not None:
+            if cluster is None:  # local:N's workers stop, and their bots with them
+                with contextlib.suppress(Exception):
+                    client.run(release_run, self.token, on_error="ignore")
             with contextlib.suppress(Exception):
                 client.close(timeout=CLOSE_TIMEOUT)
         if cluster is not None:

@@ -1,6 +1,7 @@
 """Bot programs kept running from game to game, as cutechess keeps its engines.
 
-A match, or a tournament's worker process, starts each bot program once and seats that process
+A match, or a tournament's worker process (a local pool's, or a dask worker's, which keeps one
+keeper per tournament run: `cluster.py`), starts each bot program once and seats that process
 in every game it plays, each game marked by `game` ... `gameover` (spec/PROTOCOL.md section 3).
 A process is started afresh, with a new handshake, only when it is no longer fit to play:
 
@@ -18,8 +19,10 @@ Built-in bots are never kept: each game seeds its own.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..engine.game import GameInfo
@@ -36,6 +39,7 @@ class BotKeeper:
         self._idle: dict[Key, list[ProcessSeat]] = {}
         self._lent: dict[ProcessSeat, Key] = {}
         self._lock = threading.Lock()  # a worker may play games on several threads
+        self._closed = False  # closed: seats given back are stopped, not kept
 
     def lend(self, spec: BotSpec, info: GameInfo, limits: Limits, log: Path | None,
              cwd: str | None = None) -> ProcessSeat:
@@ -77,6 +81,7 @@ class BotKeeper:
     def close(self) -> None:
         """Stop every kept program (`quit`, then SIGTERM and SIGKILL for those that linger)."""
         with self._lock:
+            self._closed = True  # a game still playing (a cancelled dask task) keeps nothing
             seats = [s for idle in self._idle.values() for s in idle]
             self._idle.clear()
         interrupted: BaseException | None = None
@@ -105,7 +110,10 @@ class BotKeeper:
             return
         seat.hold_log()  # the game's log is complete: what comes next opens the next one
         with self._lock:
-            self._idle.setdefault(key, []).append(seat)
+            if not self._closed:
+                self._idle.setdefault(key, []).append(seat)
+                return
+        seat.close()
 
     def _take(self, key: Key) -> ProcessSeat | None:
         with self._lock:
@@ -130,6 +138,7 @@ def fit(seat: ProcessSeat, limits: Limits) -> bool:
 
 
 _HERE: BotKeeper | None = None
+_LENDER: ContextVar[BotKeeper | None] = ContextVar("meldref_keeper", default=None)
 
 
 def keep_bots_here() -> BotKeeper:
@@ -143,5 +152,17 @@ def keep_bots_here() -> BotKeeper:
 
 
 def kept_here() -> BotKeeper | None:
-    """This process's keeper, if `keep_bots_here` made one."""
-    return _HERE
+    """The keeper of the game being played here: `lending_from`'s, else this process's (if
+    `keep_bots_here` made one)."""
+    return _LENDER.get() or _HERE
+
+
+@contextlib.contextmanager
+def lending_from(keeper: BotKeeper | None) -> Iterator[None]:
+    """Games played in this block (by this thread) lend their bots from `keeper` (None: this
+    process's): a dask worker keeps one keeper per tournament run."""
+    token = _LENDER.set(keeper)
+    try:
+        yield
+    finally:
+        _LENDER.reset(token)
