@@ -599,11 +599,11 @@ def test_workers_keep_their_bots_across_games(cluster: Cluster, tmp_path: Path,
         assert len(set(re.findall(r"pid (\d+) game (\d+) begins", log.read_text()))) == 1
 
 
-def test_a_kept_bot_plays_on_whichever_task_thread_is_next(tmp_path: Path) -> None:
-    # A worker with two task threads: a bot started by one thread's game is lent to the
-    # other's next (under the keeper's lock). The kernel's death signal (setpriv --pdeathsig)
-    # follows the thread that started a bot: the bot must live on while that thread waits or
-    # plays another game, and die with the worker process when it is killed.
+def test_a_worker_with_two_task_threads_keeps_a_bot_per_thread(tmp_path: Path) -> None:
+    # The kernel's death signal (setpriv --pdeathsig) follows the thread that started a bot:
+    # each task thread keeps the bots it started (a bot lent to another thread's game would
+    # die mid-game if its thread ended), they live on while the games go on, and they die
+    # with the worker process when it is killed.
     pids, out = tmp_path / "p.pids", tmp_path / "t"
     plain = {"distributed.worker.profile.enabled": False,  # (not the fixture's TLS)
              "distributed.comm.require-encryption": False}
@@ -657,3 +657,27 @@ def ancestry(pid: int) -> list[int]:
             break
         out.append(pid)
     return out
+
+
+def test_a_run_has_a_keeper_per_task_thread_until_it_is_released() -> None:
+    token = f"run{uuid.uuid4().hex[:8]}"
+    with cluster_module.run_keeper(token) as first:
+        pass
+    with cluster_module.run_keeper(token) as again:
+        pass
+    other: list[object] = []
+
+    def play_elsewhere() -> None:
+        with cluster_module.run_keeper(token) as keeper:
+            other.append(keeper)
+
+    thread = threading.Thread(target=play_elsewhere)
+    thread.start()
+    thread.join()
+    assert again is first and other[0] is not first
+    assert sum(key[0] == token for key in cluster_module._KEPT) == 2
+    cluster_module.release_run(token)
+    assert not any(key[0] == token for key in cluster_module._KEPT)
+    with cluster_module.run_keeper(token) as after:  # a game of the run after its end
+        assert after is not first
+    cluster_module.release_run(token)

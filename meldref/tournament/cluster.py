@@ -27,10 +27,10 @@ How it keeps the guarantees of local runs:
   --pdeathsig KILL`, so a worker process that dies (killed, out of memory) takes its bots with
   it, and under the same `Limits` as everywhere. The seed travels inside the pickled job, never
   on a command line. A worker keeps the bot programs of a run from game to game, as a local
-  pool's worker does (`keeper.BotKeeper`, one per run and worker process, lent under its lock
-  to whichever task thread plays next; none with `fresh_bots`). The kernel's death signal
-  follows the thread that started a bot, not its process: dask's task threads live as long as
-  their worker, so a kept bot outlives no worker and dies with none of its games. A run's
+  pool's worker does (`keeper.BotKeeper`, one per run and task thread; none with
+  `fresh_bots`): the kernel's death signal follows the thread that started a bot, not its
+  process, so a bot plays only the games of the thread that started it, and dies with that
+  thread (dask's task threads live as long as their worker process). A run's
   kept bots are stopped when the run ends (`release_run`, on every worker), when the worker
   process exits, and once the run has played no game on the worker for `KEEP_IDLE` seconds
   (its tournament process was killed: no `release_run` comes).
@@ -211,28 +211,32 @@ def _sees_folder(setup: WorkerSetup) -> bool:
 
 @dataclass(slots=True)
 class RunKeeper:
-    """A run's kept bots on this worker, with how many of its games are playing here now and
-    when the last one ended (for `KEEP_IDLE`)."""
+    """A run's kept bots on one task thread of this worker, whether a game is playing there
+    now and when the last one ended (for `KEEP_IDLE`)."""
 
     keeper: BotKeeper
     playing: int = 0
     last: float = 0.0
 
 
-_KEPT: dict[str, RunKeeper] = {}  # by run token
+_KEPT: dict[tuple[str, int], RunKeeper] = {}  # by run token and task thread
 _KEPT_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
 def run_keeper(token: str) -> Iterator[BotKeeper]:
-    """The keeper of run `token` on this worker, for one game."""
+    """The keeper of run `token` on this task thread, for one game. One per thread: the
+    kernel's death signal (`setpriv --pdeathsig`) follows the thread that started a bot, so
+    a bot is only ever seated by the thread that started it; a thread that ends (the worker
+    closing, or dask replacing a thread after another workload's `secede`) takes only its
+    own idle bots with it, never one playing in another thread's game."""
     global _REAPER
     with _KEPT_LOCK:
         if _REAPER is None:
             atexit.register(_close_all_kept)  # the worker's process ends: its bots with it
             _REAPER = threading.Thread(target=_reap, name="meldref-reaper", daemon=True)
             _REAPER.start()
-        entry = _KEPT.setdefault(token, RunKeeper(BotKeeper()))
+        entry = _KEPT.setdefault((token, threading.get_ident()), RunKeeper(BotKeeper()))
         entry.playing += 1
     try:
         yield entry.keeper
@@ -246,18 +250,16 @@ _REAPER: threading.Thread | None = None
 
 
 def _reap() -> None:
-    """Close the keepers of runs with no game here for `KEEP_IDLE` seconds: a live run's next
-    game follows its last within a scheduler's round trip, so such a run is over, or its
-    tournament process was killed (its `release_run` never comes)."""
+    """Close the keepers that played no game for `KEEP_IDLE` seconds: a live run keeps every
+    task thread busy (a game follows the last within a scheduler's round trip), so such a run
+    is over, or its tournament process was killed (its `release_run` never comes)."""
     while True:
         time.sleep(REAP_POLL)
         with _KEPT_LOCK:
             now = time.monotonic()
-            stale = [t for t, r in _KEPT.items() if not r.playing and now - r.last > KEEP_IDLE]
-            idle = [_KEPT.pop(t).keeper for t in stale]
-        for keeper in idle:
-            with contextlib.suppress(Exception):
-                keeper.close()
+            stale = [k for k, r in _KEPT.items() if not r.playing and now - r.last > KEEP_IDLE]
+            idle = [_KEPT.pop(k).keeper for k in stale]
+        _close_each(idle)
 
 
 def release_run(token: str) -> None:
@@ -266,9 +268,9 @@ def release_run(token: str) -> None:
     (`Client.run`). A game of the run still playing (cancelled) gives its bots back to a
     closed keeper, which stops them."""
     with _KEPT_LOCK:
-        entry = _KEPT.pop(token, None)
-    if entry is not None:
-        threading.Thread(target=entry.keeper.close, name="meldref-release",
+        ended = [_KEPT.pop(key).keeper for key in list(_KEPT) if key[0] == token]
+    if ended:
+        threading.Thread(target=_close_each, args=(ended,), name="meldref-release",
                          daemon=True).start()
 
 
@@ -276,6 +278,10 @@ def _close_all_kept() -> None:
     with _KEPT_LOCK:
         keepers = [entry.keeper for entry in _KEPT.values()]
         _KEPT.clear()
+    _close_each(keepers)
+
+
+def _close_each(keepers: list[BotKeeper]) -> None:
     for keeper in keepers:
         with contextlib.suppress(Exception):
             keeper.close()
