@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,37 @@ def test_a_closed_keeper_stops_the_seats_given_back_to_it(tmp_path: Path) -> Non
     keeper.give_back([playing])  # ... and so does the one back from a game after that
     assert not playing.ready
     assert running(started(pids)) == []
+
+
+def test_a_bot_dies_with_the_thread_that_started_it(tmp_path: Path) -> None:
+    """Why a dask worker keeps bots per task thread (tournament/cluster.py): the death signal
+    (`setpriv --pdeathsig KILL`) is sent when the THREAD that started the bot ends, even if
+    its process lives on."""
+    import threading
+
+    from meldref.engine.game import find_game
+    from meldref.protocol.process import SETPRIV
+    from meldref.protocol.seats import BotSpec, Limits
+    from meldref.tournament.keeper import BotKeeper
+
+    if SETPRIV is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    pids, keeper = tmp_path / "p.pids", BotKeeper()
+    seats = []
+
+    def start() -> None:
+        seat = keeper.lend(BotSpec.parse(bot(pids)), find_game("phase10"), Limits(), None)
+        seat.connect()
+        seats.append(seat)
+
+    thread = threading.Thread(target=start)
+    thread.start()
+    thread.join()
+    try:
+        [pid] = started(pids)
+        deadline = time.monotonic() + 10
+        while running([pid]):
+            assert time.monotonic() < deadline, "the bot outlived the thread that started it"
+            time.sleep(0.05)
+    finally:
+        keeper.give_back(seats, keep=False)
