@@ -1,8 +1,9 @@
 """Bot programs kept running from game to game, as cutechess keeps its engines.
 
 A match, or a tournament's worker process (a local pool's, or a dask worker's, which keeps one
-keeper per tournament run: `cluster.py`), starts each bot program once and seats that process
-in every game it plays, each game marked by `game` ... `gameover` (spec/PROTOCOL.md section 3).
+keeper per tournament run and task thread: `cluster.py`), starts each bot program once and
+seats that process in every game it plays, each game marked by `game` ... `gameover`
+(spec/PROTOCOL.md section 3).
 A process is started afresh, with a new handshake, only when it is no longer fit to play:
 
 - after a game in which it failed for good (crashed, closed, timeout, stalled, flooding, or an
@@ -160,7 +161,7 @@ def kept_here() -> BotKeeper | None:
 @contextlib.contextmanager
 def lending_from(keeper: BotKeeper | None) -> Iterator[None]:
     """Games played in this block (by this thread) lend their bots from `keeper` (None: this
-    process's): a dask worker keeps one keeper per tournament run."""
+    process's): a dask worker keeps one per tournament run and task thread."""
     token = _LENDER.set(keeper)
     try:
         yield
