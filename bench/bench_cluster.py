@@ -3,7 +3,7 @@ Phase 10, two seats bot programs on pipes), in one run, through `pool.GamePool` 
 workers (`-j 1`, `-j 2`) and through `cluster.ClusterPool` on `local:1` and `local:2` (a
 LocalCluster of 1 or 2 worker processes, TLS, files written by the workers).
 
-    python bench/bench_cluster.py [--games 24] [--phases 10]
+    python bench/bench_cluster.py [--games 24] [--phases 10] [--rounds 2] [--fresh-bots]
 
 For each way: the seconds until the first result (the pool's or cluster's start-up, its start-up
 check and a first game), the games per second from the first result to the last (the steady
@@ -31,10 +31,11 @@ RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'}"
 BOTS = ["builtin:greedy", "builtin:random", f"{RANDOM_BOT} --seed 1", f"{RANDOM_BOT} --seed 2"]
 
 
-def config(games: int, phases: int, cluster: str | None, out: Path) -> TournamentConfig:
+def config(games: int, phases: int, cluster: str | None, out: Path,
+           fresh_bots: bool = False) -> TournamentConfig:
     flags: dict[str, Any] = {"bots": BOTS, "players": 4, "games": games, "duplicate": False,
                              "seed": 1, "rules": {"phases-to-win": phases}, "out": str(out),
-                             "cluster": cluster}
+                             "cluster": cluster, "limits": {"fresh-bots": fresh_bots}}
     return settle_seed(build_config({}, flags))
 
 
@@ -59,6 +60,8 @@ def main() -> None:
     parser.add_argument("--phases", type=int, default=10, help="phases-to-win (1-10)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="each way is measured once a round; the best round is shown")
+    parser.add_argument("--fresh-bots", action="store_true",
+                        help="a bot process per game (default: kept across a worker's games)")
     args = parser.parse_args()
     ways = {"-j 1": (None, 1), "-j 2": (None, 2), "local:1": ("local:1", 0),
             "local:2": ("local:2", 0)}
@@ -66,7 +69,8 @@ def main() -> None:
     for _ in range(args.rounds):  # the ways take turns, so a busy spell hits them all alike
         for name, (cluster, jobs) in ways.items():
             with tempfile.TemporaryDirectory(prefix="meldref-bench-") as tmp:
-                cfg = config(args.games, args.phases, cluster, Path(tmp) / "t")
+                cfg = config(args.games, args.phases, cluster, Path(tmp) / "t",
+                             args.fresh_bots)
                 folder = prepare_folder(cfg)
                 todo = cfg.schedule()
 
@@ -80,7 +84,8 @@ def main() -> None:
             if name not in best or measured[1] > best[name][1]:
                 best[name] = measured
     print(f"{args.games} four-seat Phase 10 games (phases-to-win {args.phases}), 2 of 4 seats "
-          f"bot programs; best of {args.rounds} rounds")
+          f"bot programs ({'a process per game' if args.fresh_bots else 'kept'}); best of "
+          f"{args.rounds} rounds")
     print(f"{'way':10} {'first result':>13} {'games/s':>8} {'ratio':>6}")
     base = best["-j 1"][1]
     for name, (first, rate, failed) in best.items():

@@ -8,15 +8,20 @@ Deselect with `-m 'not cluster'`; skipped (and says why) without dask.distribute
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -150,8 +155,8 @@ def pids_with(token: str) -> list[int]:
     return out
 
 
-def wait_until_gone(token: str) -> None:
-    deadline = time.monotonic() + 20
+def wait_until_gone(token: str, within: float = 20) -> None:
+    deadline = time.monotonic() + within
     while alive := [p for p in pids_with(token) if p != os.getpid()]:
         assert time.monotonic() < deadline, f"bot processes left behind: {alive}"
         time.sleep(0.1)
@@ -313,7 +318,9 @@ def test_a_killed_tournament_resumes_on_the_cluster(cluster: Cluster, tmp_path: 
     data = json.loads(stdout)
     assert data["found_done"] == before and data["played_now"] == 8 - before
     assert len(verify_all(out)) == 8
-    wait_until_gone(token)
+    # The killed run's bots kept on the workers get no `release_run`: they are stopped once
+    # the run has been idle there for KEEP_IDLE seconds.
+    wait_until_gone(token, 20 + cluster_module.KEEP_IDLE)
 
 
 def test_a_worker_that_cannot_start_a_bot_fails_the_start_up_check(cluster: Cluster,
@@ -446,3 +453,231 @@ def test_files_sent_back_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         inflate(zlib.compress(b"short")[:-3], "r")
     with pytest.raises(ValueError, match="damaged"):
         inflate(b"not zlib at all", "r")
+
+
+def test_a_signal_while_leaving_the_cluster_waits_until_it_is_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # SIGTERM just after the last game, while `local:1` is being closed: the close finishes
+    # (a cluster closed half way made dask's exit handler wait 10 s, and the attempt folders
+    # stayed), then the signal acts as it would have.
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals are handled by the main thread only")
+    closed: list[object] = []
+    original = distributed.LocalCluster.close
+
+    def close_signalled(self: object, *args: object, **kwargs: object) -> object:
+        signal.raise_signal(signal.SIGTERM)  # the command line's handler: KeyboardInterrupt
+        out = original(self, *args, **kwargs)
+        closed.append(self)
+        return out
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(distributed.LocalCluster, "close", close_signalled)
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        config = settle_seed(build_config({}, {
+            "bots": ["builtin:greedy", "builtin:random"], "games": 2, "seed": 3,
+            "out": str(tmp_path), "rules": {"phases-to-win": 1}, "cluster": "local:1"}))
+        folder = prepare_folder(config)
+        pool = ClusterPool(config, run_job, folder, False)
+        lines = []
+        with pytest.raises(KeyboardInterrupt):
+            lines.extend(pool.play(config.schedule()))
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert len(lines) == 2
+    [cluster] = closed  # closed once, to the end, before the signal acted
+    assert cluster.status == distributed.core.Status.closed  # type: ignore[attr-defined]
+    assert not (folder / ".cluster").exists()
+
+
+def test_sigterm_after_the_last_game_on_a_local_cluster_leaves_nothing(tmp_path: Path) -> None:
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    out = tmp_path / "t"
+    proc = subprocess.Popen(command(
+        "--bot", "builtin:greedy", "--bot", f"{RANDOM_BOT} --seed 3 --name {token}",
+        "--games", "6", *SHORT, "--seed", "4", "--no-progress", "--out", str(out),
+        "--cluster", "local:2"), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wait_for_lines(out, 6, proc)
+    workers = [pid for pid in children(proc.pid) if "spawn_main" in cmdline(pid)]
+    signalled = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 130
+    # Generous: a cluster closed half way added dask's 10 s exit wait to the close.
+    assert time.monotonic() - signalled < 9.5
+    assert not (out / ".cluster").exists(), list((out / ".cluster").rglob("*"))
+    assert len(results(out)) == 6
+    wait_until_gone(token)
+    assert not [pid for pid in workers if "spawn_main" in cmdline(pid)]
+
+
+def listening(pids: set[int]) -> set[int]:
+    import psutil  # a dependency of distributed
+
+    ports = set()
+    for pid in pids:
+        with contextlib.suppress(psutil.Error):
+            ports |= {c.laddr.port for c in psutil.Process(pid).net_connections("tcp")
+                      if c.status == psutil.CONN_LISTEN}
+    return ports
+
+
+def http_answer(port: int) -> int | None:
+    """The HTTP status a port answers a status page's request with (None: no HTTP answer)."""
+    for page in ("/info/main/workers.html", "/health", "/metrics", "/json/identity.json"):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{page}", timeout=5) as reply:
+                return int(reply.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+        except (OSError, http.client.HTTPException):
+            continue
+    return None
+
+
+def test_a_local_cluster_serves_no_http_page() -> None:
+    # dask's scheduler and workers serve status pages (workers, logs) over plain HTTP to any
+    # local user, dashboard or not: `local:N` turns their routes off and stops their servers,
+    # so every port its processes listen on speaks only dask's own (TLS) protocol.
+    before = listening({os.getpid(), *children(os.getpid())})
+    local = cluster_module._local_cluster(2)
+    try:
+        client = distributed.Client(local, set_as_default=False)
+        client.wait_for_workers(2, timeout=RESTART_WAIT)
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+        ports = listening({os.getpid(), *children(os.getpid())}) - before
+        comm = {int(address.rsplit(":", 1)[1]) for address in
+                [local.scheduler_address, *workers, *(w["nanny"] for w in workers.values())]}
+        assert ports == comm, "a port besides the scheduler's, the workers' and the nannies'"
+        assert {port: http_answer(port) for port in ports} == dict.fromkeys(ports)
+        client.close()
+    finally:
+        local.close()
+
+
+PID_BOT = ROOT / "tests" / "bots" / "pid_bot.py"
+
+
+def started(pids: Path) -> list[int]:
+    return [int(line) for line in pids.read_text().split()] if pids.exists() else []
+
+
+def running(pids: list[int]) -> list[int]:
+    return [pid for pid in pids if "pid_bot" in cmdline(pid) and
+            Path(f"/proc/{pid}/stat").exists() and
+            Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_workers_keep_their_bots_across_games(cluster: Cluster, tmp_path: Path,
+                                              fresh: bool) -> None:
+    # Issue 12 on a cluster: each worker keeps a run's bot programs from game to game (as a
+    # local pool's worker does), and stops them when the run ends; --fresh-bots gives each
+    # game its own. Counted by pid: the tournament's own start-up check, each worker's, then
+    # (kept) one per worker.
+    pids, out = tmp_path / "p.pids", tmp_path / "t"
+    code, _, err = invoke("--bot", f"{sys.executable} {PID_BOT} {pids}", "--bot",
+                          "builtin:greedy", "--games", "8", *SHORT, "--out", str(out),
+                          "--keep-logs", "--no-progress", "--cluster", cluster.address,
+                          *(["--fresh-bots"] if fresh else []))
+    assert code == 0, err
+    lines = verify_all(out)
+    assert len(lines) == 8 and all(line["status"] == "ok" for line in lines)
+    assert not any(any(line["faults"]) for line in lines)
+    checks = 1 + len(cluster.client.scheduler_info(n_workers=-1)["workers"])
+    if fresh:
+        assert len(started(pids)) == checks + 8
+    else:
+        assert len(started(pids)) <= checks + 2 < checks + 8
+    deadline = time.monotonic() + 20  # released at the run's end (`quit`, on the workers)
+    while alive := running(started(pids)):
+        assert time.monotonic() < deadline, f"kept bots left running: {alive}"
+        time.sleep(0.1)
+    for log in out.glob("logs/*/*.stderr"):  # each game's log shows one game of one process
+        assert len(set(re.findall(r"pid (\d+) game (\d+) begins", log.read_text()))) == 1
+
+
+def test_a_worker_with_two_task_threads_keeps_a_bot_per_thread(tmp_path: Path) -> None:
+    # The kernel's death signal (setpriv --pdeathsig) follows the thread that started a bot:
+    # each task thread keeps the bots it started (a bot lent to another thread's game would
+    # die mid-game if its thread ended), they live on while the games go on, and they die
+    # with the worker process when it is killed.
+    pids, out = tmp_path / "p.pids", tmp_path / "t"
+    plain = {"distributed.worker.profile.enabled": False,  # (not the fixture's TLS)
+             "distributed.comm.require-encryption": False}
+    with dask.config.set(plain), contextlib.ExitStack() as stack:
+        local = distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
+            protocol="tcp://", dashboard_address=None, worker_dashboard_address=None,
+            silence_logs=logging.CRITICAL)
+        stack.callback(local.close)
+        client = distributed.Client(local, set_as_default=False)
+        [worker_pid] = client.run(os.getpid).values()
+        code, _, err = invoke("--bot", f"{sys.executable} {PID_BOT} {pids}", "--bot",
+                              "builtin:greedy", "--games", "12", *SHORT, "--out", str(out),
+                              "--keep-logs", "--no-progress", "--cluster",
+                              local.scheduler_address)
+        assert code == 0, err
+        lines = verify_all(out)
+        assert all(line["status"] == "ok" and not any(line["faults"]) for line in lines)
+        threads: dict[str, set[str]] = {}
+        for log in out.glob("logs/*/*.stderr"):
+            [(pid, _)] = set(re.findall(r"pid (\d+) game (\d+) begins", log.read_text()))
+            threads.setdefault(pid, set()).add(log.parent.name)
+        assert len(started(pids)) <= 1 + 1 + 2 < 12  # checks, then one per thread
+        assert max(len(games) for games in threads.values()) > 1
+        # A second run on the same worker; killed mid-run: its kept bots die with it.
+        pids2 = tmp_path / "p2.pids"
+        proc = subprocess.Popen(command(
+            "--bot", f"{sys.executable} {PID_BOT} {pids2}", "--bot", "builtin:greedy",
+            "--games", "40", *SHORT, "--out", str(tmp_path / "t2"), "--no-progress",
+            "--cluster", local.scheduler_address), cwd=ROOT, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        wait_for_lines(tmp_path / "t2", 4, proc)
+        on_worker = [pid for pid in running(started(pids2)) if worker_pid in ancestry(pid)]
+        assert on_worker
+        os.kill(worker_pid, signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while alive := running(on_worker):
+            assert time.monotonic() < deadline, f"bots outlived their worker: {alive}"
+            time.sleep(0.1)
+        proc.kill()
+        proc.wait(timeout=30)
+        client.close()
+
+
+def ancestry(pid: int) -> list[int]:
+    out = []
+    while pid > 1:
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            break
+        out.append(pid)
+    return out
+
+
+def test_a_run_has_a_keeper_per_task_thread_until_it_is_released() -> None:
+    token = f"run{uuid.uuid4().hex[:8]}"
+    with cluster_module.run_keeper(token) as first:
+        pass
+    with cluster_module.run_keeper(token) as again:
+        pass
+    other: list[object] = []
+
+    def play_elsewhere() -> None:
+        with cluster_module.run_keeper(token) as keeper:
+            other.append(keeper)
+
+    thread = threading.Thread(target=play_elsewhere)
+    thread.start()
+    thread.join()
+    assert again is first and other[0] is not first
+    assert sum(key[0] == token for key in cluster_module._KEPT) == 2
+    cluster_module.release_run(token)
+    assert not any(key[0] == token for key in cluster_module._KEPT)
+    with cluster_module.run_keeper(token) as after:  # a game of the run after its end
+        assert after is not first
+    cluster_module.release_run(token)

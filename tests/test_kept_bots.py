@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,60 @@ def test_a_kept_process_writes_each_game_to_its_own_log(tmp_path: Path) -> None:
     assert one.read_text() == "first\n"
     assert two.read_text() == "between\nsecond\n"
     assert three.read_text() == ""
+
+
+def test_a_closed_keeper_stops_the_seats_given_back_to_it(tmp_path: Path) -> None:
+    """A dask worker closes a run's keeper when the run ends, while a game of that run may
+    still be playing (a cancelled task runs to its end): its seats are stopped, not kept."""
+    from meldref.engine.game import find_game
+    from meldref.protocol.seats import BotSpec, Limits
+    from meldref.tournament.keeper import BotKeeper
+
+    pids, info, limits = tmp_path / "p.pids", find_game("phase10"), Limits()
+    spec = BotSpec.parse(bot(pids))
+    keeper = BotKeeper()
+    kept = keeper.lend(spec, info, limits, None)
+    playing = keeper.lend(spec, info, limits, None)
+    for seat in (kept, playing):
+        seat.connect()
+    keeper.give_back([kept])
+    assert kept.ready  # kept, idle
+    keeper.close()  # the run is over: the idle one stops ...
+    assert not kept.ready
+    keeper.give_back([playing])  # ... and so does the one back from a game after that
+    assert not playing.ready
+    assert running(started(pids)) == []
+
+
+def test_a_bot_dies_with_the_thread_that_started_it(tmp_path: Path) -> None:
+    """Why a dask worker keeps bots per task thread (tournament/cluster.py): the death signal
+    (`setpriv --pdeathsig KILL`) is sent when the THREAD that started the bot ends, even if
+    its process lives on."""
+    import threading
+
+    from meldref.engine.game import find_game
+    from meldref.protocol.process import SETPRIV
+    from meldref.protocol.seats import BotSpec, Limits
+    from meldref.tournament.keeper import BotKeeper
+
+    if SETPRIV is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    pids, keeper = tmp_path / "p.pids", BotKeeper()
+    seats = []
+
+    def start() -> None:
+        seat = keeper.lend(BotSpec.parse(bot(pids)), find_game("phase10"), Limits(), None)
+        seat.connect()
+        seats.append(seat)
+
+    thread = threading.Thread(target=start)
+    thread.start()
+    thread.join()
+    try:
+        [pid] = started(pids)
+        deadline = time.monotonic() + 10
+        while running([pid]):
+            assert time.monotonic() < deadline, "the bot outlived the thread that started it"
+            time.sleep(0.05)
+    finally:
+        keeper.give_back(seats, keep=False)

@@ -26,21 +26,31 @@ How it keeps the guarantees of local runs:
 - **Bots.** Games run in the workers' task threads; every bot program runs under `setpriv
   --pdeathsig KILL`, so a worker process that dies (killed, out of memory) takes its bots with
   it, and under the same `Limits` as everywhere. The seed travels inside the pickled job, never
-  on a command line.
+  on a command line. A worker keeps the bot programs of a run from game to game, as a local
+  pool's worker does (`keeper.BotKeeper`, one per run and task thread; none with
+  `fresh_bots`): the kernel's death signal follows the thread that started a bot, not its
+  process, so a bot plays only the games of the thread that started it, and dies with that
+  thread (dask's task threads live as long as their worker process). A run's
+  kept bots are stopped when the run ends (`release_run`, on every worker), when the worker
+  process exits, and once the run has played no game on the worker for `KEEP_IDLE` seconds
+  (its tournament process was killed: no `release_run` comes).
 - **Security.** Whoever can reach the scheduler can run code on every worker as its user: the
   address is a trust boundary. `local:N` listens on 127.0.0.1 only, with TLS certificates made
   for the run and held in memory (when `cryptography` is installed) so that no other local
-  user (a bot running as another user) can submit work. `tls://` addresses use dask's own
-  TLS settings (`distributed.comm.tls.*`: README, "On a cluster").
+  user (a bot running as another user) can submit work, and serves none of dask's plain-HTTP
+  status pages (routes off, servers stopped). `tls://` addresses use dask's own TLS settings
+  (`distributed.comm.tls.*`: README, "On a cluster").
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
 import re
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -60,6 +70,7 @@ from ..private import open_private, private_dir, write_private_text
 from ..protocol.seats import Limits
 from .botfolder import BotFolderError, digest, pack, unpack
 from .config import ConfigError, TournamentConfig
+from .keeper import BotKeeper, lending_from
 from .match import preflight
 from .pool import MAX_TRIES, RunJob
 from .schedule import BotEntry, GameJob
@@ -68,6 +79,9 @@ CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
 WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
 CHECK_POLL: Final = 0.5  # seconds between looks for workers gone during the start-up check
 WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
+CLOSE_TIMEOUT: Final = 10.0  # seconds for the client, then a local cluster, to close
+KEEP_IDLE: Final = 10.0  # seconds a run's kept bots wait idle on a worker (run killed?)
+REAP_POLL: Final = 1.0  # seconds between a worker's looks for such idle bots
 MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
 Files = Literal["shared", "client"]
 
@@ -195,6 +209,84 @@ def _sees_folder(setup: WorkerSetup) -> bool:
     return True
 
 
+@dataclass(slots=True)
+class RunKeeper:
+    """A run's kept bots on one task thread of this worker, whether a game is playing there
+    now and when the last one ended (for `KEEP_IDLE`)."""
+
+    keeper: BotKeeper
+    playing: int = 0
+    last: float = 0.0
+
+
+_KEPT: dict[tuple[str, int], RunKeeper] = {}  # by run token and task thread
+_KEPT_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def run_keeper(token: str) -> Iterator[BotKeeper]:
+    """The keeper of run `token` on this task thread, for one game. One per thread: the
+    kernel's death signal (`setpriv --pdeathsig`) follows the thread that started a bot, so
+    a bot is only ever seated by the thread that started it; a thread that ends (the worker
+    closing, or dask replacing a thread after another workload's `secede`) takes only its
+    own idle bots with it, never one playing in another thread's game."""
+    global _REAPER
+    with _KEPT_LOCK:
+        if _REAPER is None:
+            atexit.register(_close_all_kept)  # the worker's process ends: its bots with it
+            _REAPER = threading.Thread(target=_reap, name="meldref-reaper", daemon=True)
+            _REAPER.start()
+        entry = _KEPT.setdefault((token, threading.get_ident()), RunKeeper(BotKeeper()))
+        entry.playing += 1
+    try:
+        yield entry.keeper
+    finally:
+        with _KEPT_LOCK:
+            entry.playing -= 1
+            entry.last = time.monotonic()
+
+
+_REAPER: threading.Thread | None = None
+
+
+def _reap() -> None:
+    """Close the keepers that played no game for `KEEP_IDLE` seconds: a live run keeps every
+    task thread busy (a game follows the last within a scheduler's round trip), so such a run
+    is over, or its tournament process was killed (its `release_run` never comes)."""
+    while True:
+        time.sleep(REAP_POLL)
+        with _KEPT_LOCK:
+            now = time.monotonic()
+            stale = [k for k, r in _KEPT.items() if not r.playing and now - r.last > KEEP_IDLE]
+            idle = [_KEPT.pop(k).keeper for k in stale]
+        _close_each(idle)
+
+
+def release_run(token: str) -> None:
+    """Stop the kept bots of run `token` on this worker (its tournament is over), in a thread
+    of their own, as `quit` and its graces take seconds: the caller is the worker's event loop
+    (`Client.run`). A game of the run still playing (cancelled) gives its bots back to a
+    closed keeper, which stops them."""
+    with _KEPT_LOCK:
+        ended = [_KEPT.pop(key).keeper for key in list(_KEPT) if key[0] == token]
+    if ended:
+        threading.Thread(target=_close_each, args=(ended,), name="meldref-release",
+                         daemon=True).start()
+
+
+def _close_all_kept() -> None:
+    with _KEPT_LOCK:
+        keepers = [entry.keeper for entry in _KEPT.values()]
+        _KEPT.clear()
+    _close_each(keepers)
+
+
+def _close_each(keepers: list[BotKeeper]) -> None:
+    for keeper in keepers:
+        with contextlib.suppress(Exception):
+            keeper.close()
+
+
 def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) -> GameOutcome:
     """Play one game on this worker: its result line, with its files (see the module)."""
     report = check_worker(setup)
@@ -204,10 +296,19 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
     if report.problem is not None:
         return GameOutcome(report.address, unfit=report.problem)
     job = replace(job, cwd=report.bot_folder)
+    if job.limits.fresh_bots:
+        return _play_here(run, job, setup, keep_logs, report.address)
+    with run_keeper(setup.token) as keeper, lending_from(keeper):
+        return _play_here(run, job, setup, keep_logs, report.address)
+
+
+def _play_here(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
+               address: str) -> GameOutcome:
+    """`job` played by `run` here, its files where `setup.files` says."""
     if setup.files == "shared":
         attempt = Path(setup.attempts) / f"{job.game_id}.{uuid.uuid4().hex[:8]}"
         private_dir(attempt)
-        return GameOutcome(report.address, run(job, attempt, keep_logs), attempt=str(attempt))
+        return GameOutcome(address, run(job, attempt, keep_logs), attempt=str(attempt))
     with tempfile.TemporaryDirectory(prefix="meldref-game-") as scratch:
         line = run(job, Path(scratch), keep_logs)
         files = {}
@@ -216,7 +317,7 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
                 # A replay compresses about 7 to 1 (in 6 ms for a full four-seat game, which
                 # took a second to play): that is what a hundred machines send back.
                 files[rel] = zlib.compress((Path(scratch) / rel).read_bytes())
-        return GameOutcome(report.address, line, files=files)
+        return GameOutcome(address, line, files=files)
 
 
 def files_of(line: Mapping[str, Any]) -> list[str]:
@@ -258,7 +359,8 @@ class ClusterPool:
         try:
             self._start(config)
         except BaseException:
-            self.close()
+            with signals_held():
+                self.close()
             raise
 
     def _start(self, config: TournamentConfig) -> None:
@@ -384,10 +486,11 @@ class ClusterPool:
                     seen.add(job.game_id)
                     yield line
         finally:
-            if pending:
-                with contextlib.suppress(Exception):
-                    self.client.cancel(list(pending), force=True)
-            self.close()
+            with signals_held():
+                if pending:
+                    with contextlib.suppress(Exception):
+                        self.client.cancel(list(pending), force=True)
+                self.close()
 
     def _take(self, future: distributed.Future[GameOutcome], job: GameJob,
               duplicate: bool) -> dict[str, Any] | None:
@@ -441,18 +544,54 @@ class ClusterPool:
                     _remove(str(old))
 
     def close(self) -> None:
-        """Leave the cluster (stopping `local:N`'s workers, and with them their bots)."""
+        """Leave the cluster (stopping `local:N`'s workers, and with them their bots). Call it
+        under `signals_held`: a signal that cuts `cluster.close()` short leaves a cluster that
+        dask's exit handler waits 10 s for, and the attempt folders in place."""
         client, self.client = self.client, None
         cluster, self._cluster = self._cluster, None
         if client is not None:
+            if cluster is None:  # local:N's workers stop, and their bots with them
+                with contextlib.suppress(Exception):
+                    client.run(release_run, self.token, on_error="ignore")
             with contextlib.suppress(Exception):
-                client.close()
+                client.close(timeout=CLOSE_TIMEOUT)
         if cluster is not None:
             with contextlib.suppress(Exception):
-                cluster.close()
+                cluster.close(timeout=CLOSE_TIMEOUT)
         _remove(str(self.attempts))
         with contextlib.suppress(OSError):
             (self.folder / ".cluster").rmdir()
+
+
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block (leaving the cluster: two seconds for
+    `local:2`) is done, then act as they would have (`KeyboardInterrupt` for the command
+    line's handlers); a second one acts at once. Only the main thread handles signals:
+    elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        if caught:  # asked twice: stop now, whatever is left half done
+            for number, handler in before.items():
+                signal.signal(number, handler)
+            signal.raise_signal(signum)
+        caught.append(signum)
+
+    before = {number: signal.signal(number, hold) for number in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+    if caught:
+        signal.raise_signal(caught[0])
 
 
 def _local_cluster(workers: int) -> Any:
@@ -463,16 +602,32 @@ def _local_cluster(workers: int) -> Any:
         security = distributed.security.Security.temporary()
     # dask's sampling profiler walks the game's stack 100 times a second: games took 20-40%
     # longer with it (bench/bench_cluster.py); README tells how to turn it off on workers.
+    # No HTTP routes: the scheduler and each worker serve plain-HTTP status pages (workers,
+    # logs, metrics) to anyone on the machine, dashboard or not; their servers are stopped too.
     settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1,
-                "distributed.worker.profile.enabled": False}
+                "distributed.worker.profile.enabled": False,
+                "distributed.scheduler.http.routes": [],
+                "distributed.worker.http.routes": []}
     # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
     # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
     with dask.config.set(settings):
-        return distributed.LocalCluster(
+        cluster: Any = distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, worker_dashboard_address=None, silence_logs=logging.CRITICAL,
-            security=security,
+            # A port of its own (not 8787, which another cluster may hold), closed at once.
+            dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
+            worker_dashboard_address=None, plugins=(NoHttp(),),
+            silence_logs=logging.CRITICAL, security=security,
             protocol="tls://" if security is not None else "tcp://")
+    with contextlib.suppress(AttributeError):  # the scheduler runs in this process
+        cluster.scheduler.http_server.stop()
+    return cluster
+
+
+class NoHttp(distributed.WorkerPlugin):
+    """Stops a `local:N` worker's HTTP server as it starts (its routes are off already)."""
+
+    def setup(self, worker: Any) -> None:
+        worker.http_server.stop()
 
 
 def _connect(address: str, cluster: Any) -> distributed.Client:

@@ -1,7 +1,9 @@
 """Bot programs kept running from game to game, as cutechess keeps its engines.
 
-A match, or a tournament's worker process, starts each bot program once and seats that process
-in every game it plays, each game marked by `game` ... `gameover` (spec/PROTOCOL.md section 3).
+A match, or a tournament's worker process (a local pool's, or a dask worker's, which keeps one
+keeper per tournament run and task thread: `cluster.py`), starts each bot program once and
+seats that process in every game it plays, each game marked by `game` ... `gameover`
+(spec/PROTOCOL.md section 3).
 A process is started afresh, with a new handshake, only when it is no longer fit to play:
 
 - after a game in which it failed for good (crashed, closed, timeout, stalled, flooding, or an
@@ -18,8 +20,10 @@ Built-in bots are never kept: each game seeds its own.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..engine.game import GameInfo
@@ -36,6 +40,7 @@ class BotKeeper:
         self._idle: dict[Key, list[ProcessSeat]] = {}
         self._lent: dict[ProcessSeat, Key] = {}
         self._lock = threading.Lock()  # a worker may play games on several threads
+        self._closed = False  # closed: seats given back are stopped, not kept
 
     def lend(self, spec: BotSpec, info: GameInfo, limits: Limits, log: Path | None,
              cwd: str | None = None) -> ProcessSeat:
@@ -77,6 +82,7 @@ class BotKeeper:
     def close(self) -> None:
         """Stop every kept program (`quit`, then SIGTERM and SIGKILL for those that linger)."""
         with self._lock:
+            self._closed = True  # a game still playing (a cancelled dask task) keeps nothing
             seats = [s for idle in self._idle.values() for s in idle]
             self._idle.clear()
         interrupted: BaseException | None = None
@@ -105,7 +111,10 @@ class BotKeeper:
             return
         seat.hold_log()  # the game's log is complete: what comes next opens the next one
         with self._lock:
-            self._idle.setdefault(key, []).append(seat)
+            if not self._closed:
+                self._idle.setdefault(key, []).append(seat)
+                return
+        seat.close()
 
     def _take(self, key: Key) -> ProcessSeat | None:
         with self._lock:
@@ -130,6 +139,7 @@ def fit(seat: ProcessSeat, limits: Limits) -> bool:
 
 
 _HERE: BotKeeper | None = None
+_LENDER: ContextVar[BotKeeper | None] = ContextVar("meldref_keeper", default=None)
 
 
 def keep_bots_here() -> BotKeeper:
@@ -143,5 +153,17 @@ def keep_bots_here() -> BotKeeper:
 
 
 def kept_here() -> BotKeeper | None:
-    """This process's keeper, if `keep_bots_here` made one."""
-    return _HERE
+    """The keeper of the game being played here: `lending_from`'s, else this process's (if
+    `keep_bots_here` made one)."""
+    return _LENDER.get() or _HERE
+
+
+@contextlib.contextmanager
+def lending_from(keeper: BotKeeper | None) -> Iterator[None]:
+    """Games played in this block (by this thread) lend their bots from `keeper` (None: this
+    process's): a dask worker keeps one per tournament run and task thread."""
+    token = _LENDER.set(keeper)
+    try:
+        yield
+    finally:
+        _LENDER.reset(token)
