@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -104,6 +104,7 @@ COMMANDS = [["verify"], ["show"], ["show", "--seat", "0"], ["stats"], ["stats", 
        seed=st.integers(0, 10**6), value=JSON_VALUES,
        kind=st.sampled_from(["set", "set", "delete", "nested", "event", "event", "whole",
                              "number"]))
+@example(game="phase10", seed=29494, value=[{}], kind="set")  # was: KeyError('seat') in show
 def test_any_content_with_a_valid_chain_is_a_clear_error(
         originals: dict[str, list[dict[str, Any]]], tmp_path_factory: pytest.TempPathFactory,
         game: str, seed: int, value: Any, kind: str) -> None:

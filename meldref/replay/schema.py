@@ -38,9 +38,12 @@ class Event(_Record):
 
 
 class SeatInfo(_Record):
+    seat: Seat  # every writer gives it; `replay show` prints it (was: a KeyError without)
     name: Text | None = None
     spec: Text | None = None
     command: Text | None = None
+    bot_name: Text | None = None
+    version: Text | None = None
 
 
 class Header(_Record):
