@@ -658,7 +658,8 @@ def _verdict(target: str, value: float, limit: float, below: bool, note: str = "
     met = value <= limit if below else value >= limit
     by = value / limit if below else limit / value
     shown = f"{value:.2f}x" + (f" ({note})" if note else "")
-    return f"| {target} | {shown} | {'met' if met else f'missed by {by:.1f}x'} |"
+    # Two decimals: a near miss (1.73x against 1.8x) must not read "missed by 1.0x".
+    return f"| {target} | {shown} | {'met' if met else f'missed by {by:.2f}x'} |"
 
 
 # What bounds the figures that miss their targets (why, not how much: the table says that).
