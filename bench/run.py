@@ -680,7 +680,7 @@ BOUNDS = [
     "conversation (deadlines, ids, bookkeeping, judging the answer) around about 4.3 system "
     "calls a decision (`strace -c` of a referee against two instant C bots, 21,869 Phase 10 "
     "decisions: 1.9 poll, 1.4 write, 1.1 read), each a microsecond or two: no one function "
-    "holds over 4% of the profile below.",
+    "holds over 4% of the profile (docs/performance.md).",
     "- **Engines against OpenSpiel.** Gin rummy's rules run in C++; ours in Python, with a "
     "solver for every Five Crowns discard decision (which discards go out) and for every "
     "Solitaire move (does the pile close; at the end, the points of every open pile), on top "
