@@ -493,10 +493,16 @@ _LIVE: set[BotProcess] = set()
 
 
 def kill_all_bots() -> None:
-    """Kill every bot program this process started and has not shut down yet."""
+    """SIGKILL every bot program this process started and has not shut down yet, and what
+    escaped their groups, for a process about to exit. Signal-safe: it takes no lock and waits
+    for nothing, as a signal handler may run while the code it interrupted holds a lock (a
+    worker blocked in `Popen.wait` holds that Popen's: `kill`'s reaping would wait for it for
+    ever). The exiting process leaves the reaping to the kernel."""
     for bot in list(_LIVE):
         with contextlib.suppress(Exception):
-            bot.kill()
+            strays = descendants(bot.pid) | carriers(COOKIE, bot.cookie)
+            bot.signal_group(signal.SIGKILL)
+            kill_strays(strays, bot.pid, reap_wait=0.0)
 
 
 def _read_proc(path: str) -> bytes:

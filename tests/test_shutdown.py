@@ -7,6 +7,7 @@ SIGINT and SIGHUP: only the referee's SIGKILL of its process group stops it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -183,3 +184,33 @@ def test_a_game_that_kills_every_worker_is_recorded_as_an_error(tmp_path: Path) 
                for line in killer), killer
     assert all(line["status"] == "ok" for line in others)
     assert json.loads(done.stdout)["missing"] == 0
+
+
+WAITING_WORKER = """
+import signal, sys, time
+from meldref.protocol.process import BotCommand, BotProcess
+from meldref.tournament.pool import _stop_now
+
+signal.signal(signal.SIGTERM, _stop_now)
+bot = BotProcess(BotCommand(("sleep", "300")))
+print(bot.pid, flush=True)
+bot.proc.wait()  # blocked in waitpid, holding the Popen's lock: where a worker often is
+"""
+
+
+def test_a_worker_stopped_while_waiting_for_its_bot_exits_and_kills_it() -> None:
+    # Was: SIGTERM (the tournament's, or the kernel's when the tournament dies) ran the
+    # handler inside Popen.wait, whose lock the handler's own kill then waited for: the worker
+    # hung for ever under init with its bot (seen after a tournament's worker was killed).
+    worker = subprocess.Popen([PYTHON, "-c", WAITING_WORKER], stdout=subprocess.PIPE, text=True)
+    assert worker.stdout is not None
+    bot = int(worker.stdout.readline())
+    time.sleep(0.3)  # into the blocking wait
+    worker.send_signal(signal.SIGTERM)
+    try:
+        assert worker.wait(timeout=20) == 128 + signal.SIGTERM
+    finally:
+        worker.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(bot, signal.SIGKILL)
+    assert wait_for(lambda: pid_gone(bot), 5.0)
