@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support import BAD_BOT, RANDOM_BOT, ROOT
+from support import BAD_BOT, RANDOM_BOT, RANDOM_BOT_PATH, ROOT
 from typer.testing import CliRunner
 
 distributed = pytest.importorskip(
@@ -681,3 +681,44 @@ def test_a_run_has_a_keeper_per_task_thread_until_it_is_released() -> None:
     with cluster_module.run_keeper(token) as after:  # a game of the run after its end
         assert after is not first
     cluster_module.release_run(token)
+
+
+
+SEED_SNIFFER = """
+import os, sys
+with open(sys.argv[1]) as f:  # read from a file: on its own command line it would be found
+    seed = f.read().strip()
+seen = []
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        for part in ("cmdline", "environ"):
+            try:
+                with open(f"/proc/{pid}/{part}", "rb") as f:
+                    if seed.encode() in f.read():
+                        seen.append(f"{pid} {part}")
+            except OSError:
+                pass
+with open(sys.argv[2], "a") as f:
+    f.write("".join(line + "\\n" for line in seen) + "scanned\\n")
+os.execv(sys.executable, [sys.executable, *sys.argv[3:]])
+"""
+
+
+def test_the_seed_is_on_no_command_line_or_environment_a_bot_can_read(
+        cluster: Cluster, tmp_path: Path) -> None:
+    # README: the seed travels to the workers inside the pickled jobs, never on a command line
+    # or in an environment (which other processes on a machine can read in /proc). A bot looks
+    # through every process there while the tournament runs.
+    seed = "918273645"
+    sniffer, told, found = tmp_path / "sniff.py", tmp_path / "seed.txt", tmp_path / "found.txt"
+    sniffer.write_text(SEED_SNIFFER)
+    told.write_text(seed)
+    config = tmp_path / "t.toml"
+    config.write_text(f'bots = ["builtin:greedy", "{sys.executable} {sniffer} {told} {found} '
+                      f'{RANDOM_BOT_PATH}"]\nseed = {seed}\ngames = 2\n')
+    code, _, err = invoke(str(config), *SHORT, "--out", str(tmp_path / "t"), "--no-progress",
+                          "--cluster", cluster.address)
+    assert code == 0, err
+    lines = found.read_text().splitlines()
+    assert lines.count("scanned") >= 2  # the start-up check's process and a game's
+    assert [line for line in lines if line != "scanned"] == []
