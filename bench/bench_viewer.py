@@ -21,7 +21,7 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
-from meldref.replay.files import ReplayWriter, load_replay
+from meldref.replay.files import write_first_actions
 from meldref.replay.html import replay_page
 from meldref.tournament.runner import play_one
 
@@ -41,20 +41,7 @@ def cut_game(folder: Path, name: str, actions: int) -> Path:
     whole = folder / f"{name}-whole.jsonl"
     play_one(game, ["builtin:greedy"] * seats, seed, rules=rules,
              names=[f"greedy-{k}" for k in range(seats)], replay=whole, game_id=name)
-    replay = load_replay(whole)
-    header = {k: v for k, v in replay.header.items()
-              if k not in ("type", "format", "version", "meldref")}
-    cut = folder / f"{name}.jsonl"
-    with ReplayWriter(cut, header) as writer:
-        seen = 0
-        for _, record in replay.records:
-            if record["type"] == "action":
-                if seen == actions:
-                    break
-                seen += 1
-            if record["type"] != "result":
-                writer.write(record)
-    return cut
+    return write_first_actions(whole, folder / f"{name}.jsonl", actions)
 
 
 def open_time(page: Any, url: str, repeats: int) -> tuple[float, float | None]:

@@ -17,7 +17,7 @@ import viewer_games as games
 from typer.testing import CliRunner
 
 from meldref.cli import app
-from meldref.replay.files import load_replay
+from meldref.replay.files import load_replay, write_first_actions
 from meldref.replay.html import game_data, replay_page, script_json
 from meldref.replay.serve import ReplayServer, ServeError
 from meldref.replay.words import describe_group
@@ -161,7 +161,7 @@ def test_a_seats_page_hides_other_seats_fault_details(replays: dict[str, Path]) 
 
 def test_a_page_for_300_actions_at_14_seats_is_under_1_mb(tmp_path: Path) -> None:
     whole = games.fivecrowns_fourteen(tmp_path)
-    cut = games.first_actions(whole, tmp_path / "cut.jsonl", 300)
+    cut = write_first_actions(whole, tmp_path / "cut.jsonl", 300)
     for path in (cut, whole):
         html, _ = replay_page(path)
         size = len(html.encode())

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import viewer_games as games
 
+from meldref.replay.files import write_first_actions
 from meldref.replay.html import replay_page
 from meldref.replay.serve import ReplayServer
 
@@ -362,7 +363,7 @@ def test_a_300_action_page_at_14_seats_is_small_and_opens_quickly(
         tab: Tab, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         record_property: Any) -> None:
     whole = games.fivecrowns_fourteen(tmp_path)
-    cut = games.first_actions(whole, tmp_path / "fc14-300.jsonl", 300)
+    cut = write_first_actions(whole, tmp_path / "fc14-300.jsonl", 300)
     page = tmp_path / "fc14-300.html"
     page.write_text(replay_page(cut)[0])
     size = page.stat().st_size

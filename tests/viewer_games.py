@@ -11,7 +11,7 @@ from typing import Any
 from support import BAD_BOT
 
 from meldref.replay.files import ReplayWriter, Step, load_replay, simulate
-from meldref.replay.html import sorted_hand
+from meldref.replay.words import sorted_hand
 from meldref.tournament.runner import play_one
 
 
@@ -74,21 +74,6 @@ def renamed(source: Path, target: Path, names: Mapping[int, str]) -> Path:
     return target
 
 
-def first_actions(source: Path, target: Path, actions: int) -> Path:
-    """A copy of a replay cut after `actions` actions (a truncated replay, no result)."""
-    replay = load_replay(source)
-    header = {k: v for k, v in replay.header.items()
-              if k not in ("type", "format", "version", "meldref")}
-    with ReplayWriter(target, header) as writer:
-        seen = 0
-        for _, record in replay.records:
-            if record["type"] == "action":
-                if seen == actions:
-                    break
-                seen += 1
-            if record["type"] != "result":
-                writer.write(record)
-    return target
 
 
 @dataclass

@@ -91,6 +91,24 @@ class ReplayPathError(ValueError):
     wanted, or a special file (a FIFO, a device, a socket) that reading would hang on."""
 
 
+def write_first_actions(source: Path, target: Path, actions: int) -> Path:
+    """A copy of replay `source` cut after `actions` actions, as a game stopped there leaves
+    it (no result record); `target`."""
+    replay = load_replay(source)
+    header = {k: v for k, v in replay.header.items()
+              if k not in ("type", "format", "version", "meldref")}
+    with ReplayWriter(target, header) as writer:
+        seen = 0
+        for _, record in replay.records:
+            if record["type"] == "action":
+                if seen == actions:
+                    break
+                seen += 1
+            if record["type"] != "result":
+                writer.write(record)
+    return target
+
+
 def check_replay_file(path: Path) -> Path:
     """`path`, if it is a regular file to read a replay from; `ReplayPathError` saying why not."""
     try:

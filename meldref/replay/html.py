@@ -31,12 +31,11 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
-from ..engine.cards import Card, CardError, sort_key
 from ..engine.game import Event, GameState, RuleOptionError, rules_to_json
 from ..engine.phase10.rules import PHASES, describe_phase
 from .files import Replay, ReplayError, Step, opening_events, simulate
 from .show import lenient_replay
-from .words import describe_event
+from .words import describe_event, sorted_hand
 
 DATA_VERSION: Final = 1
 DISCARD_SHOWN: Final = 12  # cards of the discard pile a frame holds (the top last)
@@ -93,17 +92,6 @@ class _Trackers:
             self.pile, self.count = [top], max(self.count, 1)  # trust the observation
         return {"dis": self.pile[-DISCARD_SHOWN:], "dn": self.count}
 
-
-def sorted_hand(tokens: Iterable[str]) -> list[str]:
-    """A hand's tokens as people hold them (naturals by rank, then wilds, then Skips)."""
-    cards: list[Card] = []
-    rest: list[str] = []
-    for token in tokens:
-        try:
-            cards.append(Card.parse(token))
-        except CardError:
-            rest.append(token)
-    return [c.text for c in sorted(cards, key=sort_key)] + rest
 
 
 # ----------------------------------------------------------------------------------------------

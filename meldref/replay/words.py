@@ -151,8 +151,8 @@ def describe_group(token: str) -> str:
     return token
 
 
-def format_hand(tokens: Iterable[str]) -> str:
-    """Tokens sorted as people hold them: naturals by number, then wilds, then skips."""
+def sorted_hand(tokens: Iterable[str]) -> list[str]:
+    """A hand's tokens as people hold them (naturals by rank, then wilds, then Skips)."""
     cards: list[Card] = []
     rest: list[str] = []
     for token in tokens:
@@ -160,4 +160,9 @@ def format_hand(tokens: Iterable[str]) -> str:
             cards.append(Card.parse(token))
         except CardError:
             rest.append(token)
-    return " ".join([c.text for c in sorted(cards, key=sort_key)] + rest)
+    return [c.text for c in sorted(cards, key=sort_key)] + rest
+
+
+def format_hand(tokens: Iterable[str]) -> str:
+    """Tokens sorted as people hold them, as one line of text."""
+    return " ".join(sorted_hand(tokens))
