@@ -358,11 +358,6 @@ class BotProcess:
                                 f"stderr-{self.pid}")
 
     @property
-    def stderr_bytes(self) -> int:
-        """Bytes the bot wrote to stderr so far."""
-        return self.stderr.bytes
-
-    @property
     def stderr_tail(self) -> bytes:
         """The last bytes of stderr, to quote when the bot fails to start."""
         return self.stderr.tail
@@ -515,13 +510,8 @@ def _read_proc(path: str) -> bytes:
 def _proc_stats() -> Iterator[tuple[int, list[str]]]:
     """(pid, fields after the command name) of every process in /proc."""
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = _read_proc(f"/proc/{entry}/stat").decode()
-        except OSError:
-            continue
-        yield int(entry), stat.rsplit(")", 1)[1].split()
+        if entry.isdigit() and (fields := _stat_of(int(entry))) is not None:
+            yield int(entry), fields
 
 
 def descendants(pid: int) -> set[tuple[int, str]]:

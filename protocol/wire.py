@@ -17,7 +17,7 @@ element, a dict as one such line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -186,22 +186,6 @@ def view_lines(view: Mapping[str, JSON]) -> list[str]:
             lines.append(join("item", encode_key(key), encode_fields(value)))
         elif _is_item_list(value):
             lines += [join("item", encode_key(key), encode_fields(v)) for v in value]
-    return lines
-
-
-def request_lines(
-    request_id: int,
-    decision: str,
-    view: Mapping[str, JSON],
-    legal: Iterable[str] | None,
-    time_ms: int,
-    bank_ms: int,
-) -> list[str]:
-    """A whole decision request: view, items, legal hints, and the `go` line that asks."""
-    lines = view_lines(view)
-    if legal is not None:
-        lines += map(legal_line, legal)
-    lines.append(go_line(request_id, decision, time_ms, bank_ms))
     return lines
 
 

@@ -8,6 +8,7 @@ import os
 import re
 
 import pexpect
+import pytest
 from support import PYTHON, TESTS
 
 
@@ -90,3 +91,11 @@ def test_ping_is_answered_by_a_hand_seat_and_silence_is_stalled() -> None:
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+
+
+def test_a_rule_without_a_value_is_named_not_a_traceback() -> None:
+    # Was: ValueError "dictionary update sequence element #0 has length 1" from dict().
+    from meldref.tools.hostseat import main
+
+    with pytest.raises(SystemExit, match="--rule 'phases-to-win': expected KEY=VALUE"):
+        main(["phase10", "--rule", "phases-to-win"])

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meldref.protocol.channel import EOF, TOO_LONG, LineChannel
+from meldref.protocol.conversation import request_text
 from meldref.protocol.errors import BotError
 from meldref.protocol.seats import Request, StreamSeat
 from meldref.protocol.wire import (
@@ -17,7 +18,6 @@ from meldref.protocol.wire import (
     error_line,
     event_line,
     parse_bot_line,
-    request_lines,
     setup_lines,
     split_fields,
     view_lines,
@@ -57,10 +57,12 @@ def test_view_puts_scalars_on_one_line_and_dicts_on_item_lines() -> None:
 
 
 def test_request_ends_with_go_carrying_id_and_clocks() -> None:
-    lines = request_lines(7, "draw", {"hand": ["R1"]}, ["draw pile", "draw  discard"], 1500, 0)
+    hints = ["draw pile", "draw  discard"]
+    request = Request("draw", _View({"hand": ["R1"]}), 1.5, 0.0, hints=lambda: hints)
+    lines = request_text(7, request)
     assert lines[-1] == "go 7 decision draw time 1500 bank 0"
     assert lines[1:3] == ["legal draw pile", "legal draw discard"]
-    assert request_lines(8, "x", {}, None, 1, 2)[:-1] == ["view"]
+    assert request_text(8, Request("x", _View({}), 0.001, 0.002))[:-1] == ["view"]
 
 
 def test_setup_event_and_error_lines() -> None:
@@ -136,8 +138,13 @@ def test_channel_splits_any_byte_stream_into_lines(chunks: list[bytes], step: in
 
 
 class _View:
+    """An observation of a game the text writers do not know: written from its JSON."""
+
+    def __init__(self, data: dict[str, object] | None = None) -> None:
+        self.data = {"hand": ["R1"]} if data is None else data
+
     def to_json(self) -> dict[str, object]:
-        return {"hand": ["R1"]}
+        return self.data
 
 
 LINES = st.lists(st.binary(max_size=60), max_size=4)

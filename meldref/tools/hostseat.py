@@ -18,7 +18,8 @@ from typing import Any
 from ..engine.game import GameInfo, find_game
 from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import Limits, Seat, StreamSeat, seat_from_spec
-from ..settings import parse_rules
+from ..settings import SettingsError, parse_rules
+from ..tournament.config import parse_pairs
 
 
 def load_game(name: str) -> GameInfo:
@@ -49,7 +50,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     game = load_game(args.game)
-    rules = parse_rules(game.rules_type, dict(r.split("=", 1) for r in args.rule))
+    try:
+        rules = parse_rules(game.rules_type, parse_pairs(args.rule, "--rule"))
+    except SettingsError as exc:  # a rule without "=", or an unknown or wrong one
+        raise SystemExit(f"hostseat: {exc}") from None
     policy = MatchPolicy(
         move_time=args.move_time, first_move_time=args.first_move_time,
         startup_time=args.startup_time, time_bank=args.time_bank,

@@ -499,9 +499,9 @@ class ClusterPool:
         if future.status == "error":
             error = future.exception()
             if isinstance(error, distributed.KilledWorker):
-                return _error(job, f"its worker died {error.allowed_failures + 1} times "
+                return job.error_line(f"its worker died {error.allowed_failures + 1} times "
                                    "(killed, or out of memory?)")
-            return _error(job, f"the worker failed: {error!r}")
+            return job.error_line(f"the worker failed: {error!r}")
         if future.status != "finished":
             raise ClusterError(f"lost the dask scheduler at {self.address} (game "
                                f"{job.game_id} {future.status}); rerun to resume")
@@ -516,7 +516,7 @@ class ClusterPool:
         try:
             self._place(outcome)
         except (OSError, ValueError) as exc:
-            return _error(job, f"its files could not be kept: {exc}")
+            return job.error_line(f"its files could not be kept: {exc}")
         finally:
             _remove(outcome.attempt)
         return outcome.line
@@ -670,10 +670,6 @@ def inflate(data: bytes, name: str) -> bytes:
     if inflater.unconsumed_tail or not inflater.eof:
         raise ValueError(f"{name} is over {MAX_FILE_BYTES >> 20} MiB, or damaged")
     return out
-
-
-def _error(job: GameJob, why: str) -> dict[str, Any]:
-    return {**job.to_json(), "status": "error", "error": why}
 
 
 def _remove(path: str | None) -> None:

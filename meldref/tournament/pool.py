@@ -80,7 +80,7 @@ class GamePool:
                     for job in sorted(lost, key=lambda j: j.index, reverse=True):
                         self.tries[job.game_id] += 1
                         if self.tries[job.game_id] >= MAX_TRIES:
-                            yield _error(job, f"its worker died {MAX_TRIES} times (killed, or "
+                            yield job.error_line(f"its worker died {MAX_TRIES} times (killed, or "
                                               "out of memory?)")
                         else:
                             queue.appendleft(job)
@@ -114,11 +114,7 @@ def _result(future: Future[dict[str, Any]], job: GameJob) -> dict[str, Any]:
     if error is None:
         return future.result()
     # run_job records every failure of a game as its result: this is a bug in meldref itself.
-    return _error(job, f"the worker failed: {error!r}")
-
-
-def _error(job: GameJob, why: str) -> dict[str, Any]:
-    return {**job.to_json(), "status": "error", "error": why}
+    return job.error_line(f"the worker failed: {error!r}")
 
 
 def stop_workers() -> None:

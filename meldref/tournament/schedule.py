@@ -61,6 +61,10 @@ class GameJob:
                 "seed": self.seed, "deal": self.deal,
                 "bots": [b.name for b in self.bots], "specs": [str(b.spec) for b in self.bots]}
 
+    def error_line(self, why: str) -> dict[str, Any]:
+        """The result line of this game when the referee itself could not finish it."""
+        return {**self.to_json(), "status": "error", "error": why}
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:
