@@ -15,11 +15,9 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from ..engine.game import Bot
+from ..engine.game import GAME_NAMES, Bot
 
 BUILTIN_PREFIX: Final = "builtin:"
-# game name -> the module of this package holding its BOTS table (imported when first asked)
-_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}
 
 
 # Bots of games from outside meldref (a GameInfo loaded as module:ATTR), by game name.
@@ -32,16 +30,18 @@ class UnknownBotError(ValueError):
 
 def register_builtin(game: str, table: Mapping[str, Callable[[int], Bot]]) -> None:
     """Seat `table`'s bots as ``builtin:NAME`` in `game`, a game from outside meldref."""
-    if game in _MODULES:
+    if game in GAME_NAMES:
         raise ValueError(f"{game} is one of meldref's games; its bots are in meldref.bots")
     _REGISTERED[game] = dict(table)
 
 
 def builtin_table(game: str) -> Mapping[str, Callable[[int], Bot]]:
     """The built-in bots of `game`, by name (none for a game that has none)."""
-    if game not in _MODULES:
+    if game not in GAME_NAMES:
         return _REGISTERED.get(game, {})
-    module = importlib.import_module(f"{__package__}.{_MODULES[game]}")
+    # Each of meldref's games has its bots' BOTS table in this package's module of its name
+    # (imported when first asked).
+    module = importlib.import_module(f"{__package__}.{game}")
     table: Mapping[str, Callable[[int], Bot]] = module.BOTS
     return table
 

@@ -12,12 +12,10 @@ from typing import Any, Final
 
 from ..engine.cards import SKIP, WILD, Card
 from ..engine.common import DRAW_DISCARD, DRAW_PILE, Draw
-from ..engine.meld_check import build_meld, extend
-from ..engine.melds import Meld, MeldError
 from ..engine.phase10.actions import Action, Discard, LayDown
 from ..engine.phase10.rules import PHASES, card_points
 from ..engine.phase10.view import Phase10View, missing_cards, missing_without_each
-from .phase10_expert import Phase10ExpertBot
+from .phase10_expert import Phase10ExpertBot, leader, with_extras
 
 LAY_CHANCE: Final = 0.5  # how often the random bot looks for a lay-down it could make
 
@@ -100,7 +98,7 @@ class GreedyBot:
         for phase in sorted(view.phases_left, reverse=True):
             lay = view.find_lay(phase)
             if lay is not None:
-                return _with_extras(view, lay)
+                return with_extras(view, lay)
         return None
 
     # -- discarding ----------------------------------------------------------------------------
@@ -110,7 +108,7 @@ class GreedyBot:
         if SKIP in hand:
             victims = view.victims
             if victims or all(c is SKIP or c is WILD for c in hand):
-                return Discard(SKIP, _leader(view, victims))
+                return Discard(SKIP, leader(view, victims))
         plain = [c for c in dict.fromkeys(hand) if c is not SKIP and c is not WILD]
         if not plain:
             return Discard(WILD if WILD in hand else SKIP, None)
@@ -134,41 +132,6 @@ def _distance(view: Phase10View, hand: tuple[Card, ...] | list[Card]) -> int:
     return min(
         max(0, missing_cards(hand, PHASES[p], wrap) - wilds) for p in view.phases_left
     )
-
-
-def _with_extras(view: Phase10View, lay: LayDown) -> LayDown:
-    """`lay` with every natural card left in hand that extends one of its groups."""
-    rules = view.rules.melds
-    melds: list[Meld] = [build_meld(kind, placed, rules) for kind, placed in lay.groups]
-    rest = list(view.hand)
-    for meld in melds:
-        for card in meld.cards:
-            rest.remove(card)
-    keep = 1 if view.rules.going_out == "must-discard" else 0
-    grown = True
-    while grown and len(rest) > keep:
-        grown = False
-        for card in [c for c in rest if c is not WILD]:
-            for i, meld in enumerate(melds):
-                try:
-                    melds[i] = extend(meld, card, None, rules)
-                except MeldError:
-                    continue
-                rest.remove(card)
-                grown = True
-                break
-            if len(rest) <= keep:
-                break
-    return LayDown.from_melds(melds, lay.phase, rules)
-
-
-def _leader(view: Phase10View, victims: tuple[int, ...]) -> int | None:
-    """The victim closest to winning: most phases, phase down, fewest cards, lowest score."""
-    if not victims:
-        return None
-    return max(victims, key=lambda s: (
-        len(view.completed[s]), view.laid[s] is not None, -view.hand_sizes[s], -view.scores[s],
-    ))
 
 
 BOTS: Final[Mapping[str, Callable[[int], Any]]] = {

@@ -223,7 +223,7 @@ class Phase10ExpertBot:
         for phase in sorted(view.phases_left, reverse=True):
             lay = view.find_lay(phase)
             if lay is not None:
-                return _with_extras(view, lay)
+                return with_extras(view, lay)
         return None
 
     def _hit(self, view: Phase10View) -> Hit | None:
@@ -254,7 +254,7 @@ class Phase10ExpertBot:
         if SKIP in hand:
             victims = view.victims
             if victims or all(c is SKIP or c is WILD for c in hand):
-                return Discard(SKIP, _leader(view, victims))
+                return Discard(SKIP, leader(view, victims))
         plain = [c for c in dict.fromkeys(hand) if c is not SKIP and c is not WILD]
         if not plain:
             return Discard(WILD if WILD in hand else SKIP, None)
@@ -325,7 +325,7 @@ def _hit_chance(view: Phase10View, card: Card) -> int:
     return best
 
 
-def _with_extras(view: Phase10View, lay: LayDown) -> LayDown:
+def with_extras(view: Phase10View, lay: LayDown) -> LayDown:
     """`lay` with every natural card left in hand that extends one of its groups."""
     rules = view.rules.melds
     melds: list[Meld] = [build_meld(kind, placed, rules) for kind, placed in lay.groups]
@@ -351,7 +351,7 @@ def _with_extras(view: Phase10View, lay: LayDown) -> LayDown:
     return LayDown.from_melds(melds, lay.phase, rules)
 
 
-def _leader(view: Phase10View, victims: tuple[int, ...]) -> int | None:
+def leader(view: Phase10View, victims: tuple[int, ...]) -> int | None:
     """The victim nearest to winning: most phases, phase down, fewest cards, lowest score."""
     if not victims:
         return None

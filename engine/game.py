@@ -180,12 +180,6 @@ class GameInfo:
     # `RuleOptionError` if not (Five Crowns: party=off seats at most 7).
     check_rules: Callable[[Any, int], object] | None = None
 
-    @property
-    def solo(self) -> bool:
-        """One seat against the game itself (Solitaire): places are won (1) or lost (2), and
-        bots are compared on the same deals, never at one table."""
-        return self.max_players == 1
-
     def seats_for(self, bots: int) -> int:
         """Seats per table for `bots` bots when none are asked for: all of them, up to the
         default, within the game's range."""

@@ -219,10 +219,6 @@ class Shapes:
         self.tables: dict[Shape, tuple[int, ...]] = {}
         self.solved = 0  # states searched so far (a hand's hardness, for benchmarks)
 
-    def options(self, shape: Shape) -> list[tuple[int, Shape, int]]:
-        """(wilds needed or LEAVE, the shape after, its points left over) per choice."""
-        return _options(shape, self.wilds, True)
-
     def left(self, shape: Shape) -> tuple[int, ...]:
         """Fewest natural points left over, with at most w wilds (w = 0..wilds)."""
         hit = self.tables.get(shape)

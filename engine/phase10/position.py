@@ -7,7 +7,7 @@ of a tie-break hand), `history` (how the hands before ended). `[[seat]]`: `hand`
 and `group`, in the order laid (group id 1, 2, ...).
 
 What a seat is on this hand follows from the rules and what it completed, as at a deal
-(`Phase10State._phase_for`); the checks below refuse what no game reaches: a phase out of
+(`Phase10Rules.phase_to_make`); the checks below refuse what no game reaches: a phase out of
 order, a seat that has not laid holding other than 10 cards, a group on the table of a seat that
 has not laid, a Skip pending against the seat to move...
 """
@@ -202,17 +202,8 @@ def _history_entry(fields: Fields, hand: int, text: str, n: int) -> dict[str, JS
 
 
 def hand_phase(hand: _Hand, done: Sequence[int]) -> int | None:
-    """The phase a seat that completed `done` makes in this hand (`Phase10State._phase_for`)."""
-    rules = hand.rules
-    if hand.tied is not None:
-        return rules.final_phase
-    if rules.fixed_hands:
-        return rules.sequence[hand.number - 1]
-    if len(done) >= rules.target:
-        return rules.final_phase
-    if rules.any_order:
-        return None
-    return rules.sequence[len(done)]
+    """The phase a seat that completed `done` makes in this hand (as the game deals it)."""
+    return hand.rules.phase_to_make(hand.tied is not None, hand.number, len(done))
 
 
 def _check_seat(hand: _Hand, seat: _Seat, playing: bool) -> None:

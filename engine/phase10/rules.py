@@ -170,5 +170,19 @@ class Phase10Rules:
     def melds(self) -> MeldRules:
         return _WRAP_MELDS if self.run_wrap else PHASE10_MELDS
 
+    def phase_to_make(self, tie_break: bool, hand_number: int, completed: int) -> int | None:
+        """The phase a seat that completed `completed` phases makes in hand `hand_number`
+        (None: any-order, chosen as it lays)."""
+        if tie_break:
+            return self.final_phase
+        if self.fixed_hands:
+            return self.sequence[hand_number - 1]
+        if completed >= self.target:
+            # win=last-phase-and-out: every phase made, not yet out: the last phase again.
+            return self.final_phase
+        if self.any_order:
+            return None
+        return self.sequence[completed]
+
 
 _WRAP_MELDS: Final = dataclasses.replace(PHASE10_MELDS, wrap=True)

@@ -171,7 +171,7 @@ class Phase10State(DrawDiscardState):
             return f"skip-victim=next: the Skip skips the next seat, {self._next[seat]}"
         return f"seat {victim} already has a Skip pending (once per orbit)" + allowed
 
-    def _why_hit(self, action: Hit) -> str | None:
+    def _why_hit(self, action: Hit) -> str | Meld:
         if self._decision != "play":
             return "draw first: draw pile or draw discard"
         seat = self._to_move
@@ -191,11 +191,10 @@ class Phase10State(DrawDiscardState):
             return f"{action.card.text} is not wild: write it without ={action.declared}"
         if len(hand) == 1 and self.rules.going_out == "must-discard":
             return "going-out=must-discard: keep your last card to discard"
-        try:
-            extend(group.meld, action.card, action.declared, self._melds)
+        try:  # the grown group is the plan: `_hit` plays it without extending again
+            return extend(group.meld, action.card, action.declared, self._melds)
         except MeldError as exc:
             return str(exc)
-        return None
 
     def _why_lay(self, action: LayDown) -> str | LayPlan:
         """Why the lay-down is illegal, or the melds it builds and the phase it lays."""
@@ -278,11 +277,10 @@ class Phase10State(DrawDiscardState):
             self._end_hand(seat, "out", events)
         return events
 
-    def _hit(self, action: Hit, plan: None = None) -> list[Event]:
+    def _hit(self, action: Hit, meld: Meld) -> list[Event]:
         seat = self._to_move
         index = action.group_id - 1
         old = self.table[index]
-        meld = extend(old.meld, action.card, action.declared, self._melds)
         group = TableGroup(old.id, old.owner, meld, self.rules.run_wrap)
         self.table = (*self.table[:index], group, *self.table[index + 1:])
         self.hands[seat].remove(action.card)
@@ -350,16 +348,8 @@ class Phase10State(DrawDiscardState):
         return events
 
     def _phase_for(self, seat: int) -> int | None:
-        if self.tied is not None:
-            return self.rules.final_phase
-        if self.rules.fixed_hands:
-            return self.rules.sequence[self.hand_number - 1]
-        if len(self.completed[seat]) >= self.rules.target:
-            # win=last-phase-and-out: every phase made, not yet out: the last phase again.
-            return self.rules.final_phase
-        if self.rules.any_order:
-            return None
-        return self.rules.sequence[len(self.completed[seat])]
+        return self.rules.phase_to_make(self.tied is not None, self.hand_number,
+                                        len(self.completed[seat]))
 
     def _start_turn(self, seat: int, events: list[Event]) -> None:
         while self.skips[seat]:

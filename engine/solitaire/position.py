@@ -13,7 +13,7 @@ from typing import Final
 
 from ..cards import fivecrowns_deck
 from ..common import tokens
-from ..fivecrowns.solver import Solver
+from ..fivecrowns.solver import groups_all
 from ..game import JSON, rules_to_json
 from ..position import Codec, Fields, PositionError, account, fill_draw_pile, seed_of, top_first
 from .rules import DECKS, PILE_SIZES, SolitaireRules
@@ -37,8 +37,8 @@ def read(fields: Fields, rules: SolitaireRules) -> dict[str, JSON]:
     zones = [(f"pile {s}", p) for s, p in zip(PILE_SIZES, piles, strict=True)]
     zones += [("out_of_play", out_of_play), ("draw_pile", named)]
     draw = fill_draw_pile(named, rest_wanted, account(fivecrowns_deck(DECKS), zones), seed)
-    closed = [Solver(p, s, rules.natural).split().goes_out for s, p in zip(PILE_SIZES, piles,
-                                                                             strict=True)]
+    # The state's own test of a closed pile.
+    closed = [groups_all(p, s, rules.natural) for s, p in zip(PILE_SIZES, piles, strict=True)]
     if all(closed) or not draw:
         raise PositionError("the game is over in this position (every pile closed, or the draw "
                             "pile empty)")
