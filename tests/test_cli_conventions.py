@@ -99,7 +99,7 @@ def test_solitaire_telling_says_when_the_deck_is_empty(tmp_path: Path) -> None:
     assert code == 0, stderr
     code, stdout, _ = invoke("replay", "show", str(path))
     assert code == 0 and "next card None" not in stdout
-    assert "the deck is empty" in stdout or "next card " in stdout
+    assert "the deck is empty" in stdout  # seed 4 empties the deck (was: "or" anything)
 
 
 def test_ctrl_c_in_play_exits_130() -> None:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
@@ -26,7 +27,6 @@ from meldref.protocol.process import BotCommand, BotProcess, PipeTransport
 from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import ProcessSeat
 
-ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "tests" / "bots" / "crash_orphan_bot.py"
 MOVE_TIME = 30.0
 runner = CliRunner()

@@ -16,10 +16,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from meldref.engine.game import GAME_NAMES, GameInfo, RuleOptionError, find_game
 
-ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "engine"
 # Where the engine's real callers live (meldref/engine, protocol and bots are links: skipped).
 CALLERS = ("engine", "bots", "protocol", "meldref", "bench")

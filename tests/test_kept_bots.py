@@ -15,12 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
+from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
 from meldref.replay.files import verify
 
-ROOT = Path(__file__).resolve().parent.parent
 PID_BOT = ROOT / "tests" / "bots" / "pid_bot.py"
 SHORT = ["--rules", "phases-to-win=1", "--seed", "5"]
 runner = CliRunner()
