@@ -37,9 +37,9 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..engine.game import (
     Event,
@@ -55,6 +55,8 @@ from .errors import BotError, BotProtocolError, Fault
 from .records import GameRecord, action_record, result_record, start_record
 from .seats import Reply, Request, Seat, Setup
 from .wire import PROTOCOL_VERSION, EventFields, quote
+
+T = TypeVar("T")
 
 JSON = Any
 # Non-fatal faults (late answers, stray lines) recorded per seat, outcome and game; the rest
@@ -426,10 +428,26 @@ def play_game(
     return _Referee(game, rules, seats, seed, policy or MatchPolicy(), on_record, start).play()
 
 
-def close_all(seats: Sequence[Seat]) -> None:
-    """Close every seat (quit, then SIGTERM/SIGKILL for programs that linger)."""
+def each_seat(seats: Iterable[T], act: Callable[[T], object]) -> None:
+    """`act` on every seat, each even if acting on another failed or was interrupted: a seat
+    that fails while closing is as closed as it will get, and the first interruption (Ctrl-C,
+    a signal) goes on once all are done."""
+    interrupted: BaseException | None = None
     for seat in seats:
-        seat.close()
+        try:
+            act(seat)
+        except Exception:
+            pass
+        except BaseException as exc:
+            interrupted = interrupted or exc
+    if interrupted is not None:
+        raise interrupted
 
 
-__all__ = ["MatchPolicy", "close_all", "play_game"]
+def close_all(seats: Iterable[Seat]) -> None:
+    """Close every seat (quit, then SIGTERM/SIGKILL for programs that linger), each even if
+    closing another failed or was interrupted (`each_seat`)."""
+    each_seat(seats, lambda seat: seat.close())
+
+
+__all__ = ["MatchPolicy", "close_all", "each_seat", "play_game"]

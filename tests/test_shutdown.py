@@ -244,9 +244,9 @@ def test_a_worker_stopped_while_waiting_for_its_bot_exits_and_kills_it() -> None
 
 
 def test_closing_seats_goes_on_past_an_interrupted_one() -> None:
-    # Issue 10: `close_seats` suppressed only Exception, so a Ctrl-C while one seat was being
+    # Issue 10: closing seats suppressed only Exception, so a Ctrl-C while one seat was being
     # stopped left the seats after it running. Each is closed; the interruption goes on after.
-    from meldref.tournament.runner import close_seats
+    from meldref.protocol.referee import close_all
 
     closed: list[str] = []
 
@@ -261,5 +261,5 @@ def test_closing_seats_goes_on_past_an_interrupted_one() -> None:
 
     seats = [Seat("a", KeyboardInterrupt()), Seat("b", RuntimeError("broken")), Seat("c")]
     with pytest.raises(KeyboardInterrupt):
-        close_seats(seats)  # type: ignore[arg-type]
+        close_all(seats)  # type: ignore[arg-type]
     assert closed == ["a", "b", "c"]

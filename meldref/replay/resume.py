@@ -17,9 +17,10 @@ from typing import Any
 
 from ..engine.game import find_game
 from ..protocol.errors import Fault
+from ..protocol.referee import close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
 from ..settings import LimitSettings
-from ..tournament.runner import close_seats, make_seats, play_recorded
+from ..tournament.runner import make_seats, play_recorded
 from ..tournament.schedule import BotEntry, bot_entries
 from .files import ReplayError, simulate
 from .show import lenient_replay
@@ -142,7 +143,7 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
                                extra={"resumed_from": {"path": str(path), "at": at}},
                                position=position)
     finally:
-        close_seats(seats)
+        close_all(seats)
     line = {"game_id": header.get("game_id") or path.stem, "seed": header["seed"],
             "bots": [b.name for b in bots], "replay": str(target), **record.figures()}
     return Resumed(line, target, bots, script.diverged_at())

@@ -20,10 +20,10 @@ from rich.table import Table
 from ..engine.cards import Card, CardError, Kind, sort_key
 from ..engine.game import GameInfo
 from ..protocol.errors import BotCrashedError, Fault
-from ..protocol.referee import MatchPolicy
+from ..protocol.referee import MatchPolicy, close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
 from ..replay.words import describe_event
-from ..tournament.runner import close_seats, make_seats, play_recorded
+from ..tournament.runner import make_seats, play_recorded
 from ..tournament.schedule import BotEntry
 
 SHORTCUTS = {"p": "draw pile", "d": "draw discard", "dp": "draw pile", "dd": "draw discard"}
@@ -238,4 +238,4 @@ def play_person(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seat: int,
         seats = [*others[:seat], human, *others[seat:]]
         play_recorded(info, rules, entries, seats, seed, PERSON_POLICY, replay)
     finally:
-        close_seats([s for s in seats if s is not human])
+        close_all([s for s in seats if s is not human])

@@ -27,6 +27,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from ..engine.game import GameInfo
+from ..protocol.referee import close_all, each_seat
 from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
 
 Key = tuple[BotSpec, Limits, str | None]  # a program, its limits, the folder it runs in
@@ -68,16 +69,7 @@ class BotKeeper:
         not `keep`: a game the referee could not finish), every other seat closed, each even
         if closing another failed or was interrupted; the first interruption (Ctrl-C, a
         signal) goes on once all are done."""
-        interrupted: BaseException | None = None
-        for seat in seats:
-            try:
-                self._back(seat, keep)
-            except Exception:  # a seat that fails while closing is as closed as it will get
-                pass
-            except BaseException as exc:
-                interrupted = interrupted or exc
-        if interrupted is not None:
-            raise interrupted
+        each_seat(seats, lambda seat: self._back(seat, keep))
 
     def close(self) -> None:
         """Stop every kept program (`quit`, then SIGTERM and SIGKILL for those that linger)."""
@@ -85,16 +77,7 @@ class BotKeeper:
             self._closed = True  # a game still playing (a cancelled dask task) keeps nothing
             seats = [s for idle in self._idle.values() for s in idle]
             self._idle.clear()
-        interrupted: BaseException | None = None
-        for seat in seats:
-            try:
-                seat.close()
-            except Exception:
-                pass
-            except BaseException as exc:
-                interrupted = interrupted or exc
-        if interrupted is not None:
-            raise interrupted
+        close_all(seats)
 
     def __enter__(self) -> BotKeeper:
         return self

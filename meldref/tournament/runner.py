@@ -18,7 +18,7 @@ from ..engine.game import GameInfo, find_game
 from ..engine.position import Position
 from ..private import create_private, private_dir
 from ..protocol.records import GameRecord
-from ..protocol.referee import MatchPolicy, play_game
+from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
 from ..settings import in_table, limit_settings, parse_rules
@@ -74,22 +74,7 @@ def release_seats(seats: Sequence[Seat], keeper: BotKeeper | None, keep: bool = 
     if keeper is not None:
         keeper.give_back(seats, keep)
     else:
-        close_seats(seats)
-
-
-def close_seats(seats: Sequence[Seat]) -> None:
-    """Close every seat, each even if closing another failed or was interrupted; the first
-    interruption (Ctrl-C, a signal) goes on once all are closed."""
-    interrupted: BaseException | None = None
-    for seat in seats:
-        try:
-            seat.close()
-        except Exception:  # a seat that fails while closing is as closed as it will get
-            pass
-        except BaseException as exc:
-            interrupted = interrupted or exc
-    if interrupted is not None:
-        raise interrupted
+        close_all(seats)
 
 
 class ReplayRecorder:
