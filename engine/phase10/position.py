@@ -291,13 +291,7 @@ def _check_tied(hand: _Hand, seats: list[_Seat]) -> None:
 def _check_groups(hand: _Hand, seat: _Seat) -> None:
     if seat.laid is None:
         return
-    why = why_not_phase(seat.laid, seat.groups)
-    rules = hand.rules
-    natural = [m for m in seat.groups if m.naturals(rules.melds)]
-    if why is None and rules.natural == "phase" and not natural:
-        why = "natural=phase: a phase holds at least one natural (non-Wild) card"
-    if why is None and rules.natural == "group" and len(natural) < len(seat.groups):
-        why = "natural=group: every group holds a natural (non-Wild) card"
+    why = why_not_phase(seat.laid, seat.groups) or hand.rules.why_not_natural(seat.groups)
     if why is not None:
         raise PositionError(f"{seat.where}its groups on the table are not phase {seat.laid} "
                             f"({describe_phase(seat.laid)}) as laid and hit since: {why}")

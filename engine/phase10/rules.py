@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -169,6 +169,16 @@ class Phase10Rules:
     @property
     def melds(self) -> MeldRules:
         return _WRAP_MELDS if self.run_wrap else PHASE10_MELDS
+
+    def why_not_natural(self, melds: Sequence[Meld]) -> str | None:
+        """Why a phase of `melds` breaks the `natural` option (too few non-Wild cards), or None."""
+        if self.natural == "phase" and not any(m.naturals(self.melds) for m in melds):
+            return "natural=phase: a phase needs at least one natural (non-Wild) card"
+        if self.natural == "group":
+            for m in melds:
+                if not m.naturals(self.melds):
+                    return f"natural=group: {format_meld(m)} needs a natural (non-Wild) card"
+        return None
 
     def phase_to_make(self, tie_break: bool, hand_number: int, completed: int) -> int | None:
         """The phase a seat that completed `completed` phases makes in hand `hand_number`

@@ -210,7 +210,7 @@ class Phase10State(DrawDiscardState):
         if reason is None:
             melds, reason = self._build_groups(action.groups)
         if reason is None:
-            reason = why_not_phase(phase, melds) or self._natural_error(melds)
+            reason = why_not_phase(phase, melds) or self.rules.why_not_natural(melds)
         if (reason is None and self.rules.going_out == "must-discard"
                 and sum(map(len, melds)) == len(self.hands[seat])):
             reason = "going-out=must-discard: keep a card to discard"
@@ -237,16 +237,6 @@ class Phase10State(DrawDiscardState):
             except MeldError as exc:
                 return [], str(exc)
         return melds, None
-
-    def _natural_error(self, melds: list[Meld]) -> str | None:
-        rule = self.rules.natural
-        if rule == "phase" and not any(m.naturals(self._melds) for m in melds):
-            return "natural=phase: a phase needs at least one natural (non-Wild) card"
-        if rule == "group":
-            for m in melds:
-                if not m.naturals(self._melds):
-                    return f"natural=group: {format_meld(m)} needs a natural (non-Wild) card"
-        return None
 
     # -- GameState: playing --------------------------------------------------------------------
 
