@@ -18,8 +18,7 @@ from typing import Any, Final
 from ..cards import Card, CardError, fivecrowns_deck
 from ..common import tokens
 from ..game import JSON, RuleOptionError, rules_to_json
-from ..meld_check import build_meld
-from ..melds import Meld, MeldError, parse_group
+from ..melds import Meld, MeldError
 from ..position import (
     Codec,
     Fields,
@@ -31,8 +30,6 @@ from ..position import (
     top_first,
 )
 from .rules import (
-    COMBINATIONS,
-    MIN_GROUP,
     ROUNDS,
     TIEBREAK_ROUND,
     FiveCrownsRules,
@@ -41,7 +38,7 @@ from .rules import (
     rank_text,
     wild_rank,
 )
-from .state import GAME
+from .state import GAME, build_group
 
 DECISIONS: Final = ("draw", "discard")
 ENDINGS: Final = ("out", "turn-cap")
@@ -166,15 +163,9 @@ def _group(f: Fields, melds: Any, rules: FiveCrownsRules) -> Meld:
     if not isinstance(text, str):
         raise f.fail("group", "a group token, e.g. book:QH,QS,X")
     try:
-        kind, placed = parse_group(text, melds)
-        if kind not in COMBINATIONS:
-            raise f.fail("group", "Five Crowns combinations are book and run")
-        meld = build_meld(kind, placed, melds, MIN_GROUP)
+        return build_group(text, melds, rules.natural)
     except (MeldError, CardError) as exc:
         raise f.fail("group", str(exc)) from None
-    if rules.natural == "group" and not meld.naturals(melds):
-        raise f.fail("group", "natural=group: every book and run holds a natural card")
-    return meld
 
 
 def _check_hands(hands: list[list[Card]], table: list[tuple[int, Meld]], size: int,

@@ -53,6 +53,18 @@ from .solver import hand_points
 from .view import FiveCrownsView, discard_options, draw_options
 
 
+def build_group(token: str, melds: MeldRules, natural: str) -> Meld:
+    """The book or run `token` writes, as a Five Crowns group under the `natural` option;
+    `MeldError` (or `CardError`) saying why it is not one."""
+    kind, placed = parse_group(token, melds)
+    if kind not in COMBINATIONS:
+        raise MeldError(f"{token}: Five Crowns combinations are book and run")
+    meld = build_meld(kind, placed, melds, MIN_GROUP)
+    if natural == "group" and not meld.naturals(melds):
+        raise MeldError(f"natural=group: {meld} needs a natural (not wild) card")
+    return meld
+
+
 class FiveCrownsState(DrawDiscardState):
     """A Five Crowns game in progress (implements `engine.game.GameState`).
 
@@ -165,20 +177,10 @@ class FiveCrownsState(DrawDiscardState):
         return reason, melds
 
     def _build_groups(self, groups: Sequence[str]) -> tuple[list[Meld], str | None]:
-        rules = self.melds
-        melds = []
-        for token in groups:
-            try:
-                kind, placed = parse_group(token, rules)
-                if kind not in COMBINATIONS:
-                    return [], f"{token}: Five Crowns combinations are book and run"
-                meld = build_meld(kind, placed, rules, MIN_GROUP)
-            except (MeldError, CardError) as exc:
-                return [], str(exc)
-            if self.rules.natural == "group" and not meld.naturals(rules):
-                return [], f"natural=group: {meld} needs a natural (not wild) card"
-            melds.append(meld)
-        return melds, None
+        try:
+            return [build_group(t, self.melds, self.rules.natural) for t in groups], None
+        except (MeldError, CardError) as exc:
+            return [], str(exc)
 
     # -- GameState: playing --------------------------------------------------------------------
 
