@@ -50,7 +50,7 @@ from .rules import (
     wild_rank,
 )
 from .solver import hand_points
-from .view import FiveCrownsView, discard_options, draw_options
+from .view import FiveCrownsView, discard_options, draw_options, is_last_turn
 
 
 def build_group(token: str, melds: MeldRules, natural: str) -> Meld:
@@ -138,8 +138,7 @@ class FiveCrownsState(DrawDiscardState):
         if self._decision == "draw":
             return list(draw_options(bool(self.draw_pile), bool(self.discard_pile)))
         seat = self._to_move
-        last_turn = (self.went_out is not None and self.went_out != seat
-                     and self.playing[seat] and not self.had_last_turn[seat])
+        last_turn = is_last_turn(self.went_out, seat, self.playing, self.had_last_turn)
         return list(discard_options(sorted_cards(self.hands[seat]), wild_rank(self.round),
                                     self.rules.natural, last_turn))
 

@@ -43,6 +43,15 @@ def discard_options(hand: Sequence[Card], wild_rank: int, natural: Natural, last
     return out
 
 
+
+def is_last_turn(went_out: int | None, seat: int, playing: Sequence[bool],
+                 had_last_turn: Sequence[bool]) -> bool:
+    """Whether `seat`'s turn, now or to come, is its last of the round: someone else went out,
+    and it is still playing and has not had that turn."""
+    return (went_out is not None and went_out != seat and playing[seat]
+            and not had_last_turn[seat])
+
+
 @dataclass(frozen=True, slots=True)
 class FiveCrownsView:
     """What one seat may know now, and the legal actions it implies (for in-process bots)."""
@@ -83,8 +92,7 @@ class FiveCrownsView:
     @property
     def last_turn(self) -> bool:
         """Someone went out: this seat's turn (now or to come) is its last this round."""
-        return (self.went_out is not None and self.went_out != self.seat
-                and self.playing[self.seat] and not self.had_last_turn[self.seat])
+        return is_last_turn(self.went_out, self.seat, self.playing, self.had_last_turn)
 
     def solver(self, hand: Iterable[Card] | None = None) -> Solver:
         return Solver(self.hand if hand is None else hand, self.wild_rank, self.natural)
