@@ -188,6 +188,19 @@ def test_any_mutated_config_is_a_config_error_or_a_plan(data: st.DataObject,
     assert cfg.plan.table_count() * cfg.plan.games_per_table() <= 10_000_000
 
 
+@pytest.mark.parametrize("body", [b"\xff\xfe" + BASE.encode(),
+                                  BASE.encode() + b"deep = " + b"[" * 50_000 + b"]" * 50_000])
+def test_a_config_that_is_not_utf8_or_too_deep_exits_2_naming_the_file(
+        tmp_path: Path, body: bytes) -> None:
+    # The README's row: the command, not only the reader, says what is wrong and plays nothing.
+    path = tmp_path / "t.toml"
+    path.write_bytes(body)
+    result = runner.invoke(app, ["tournament", str(path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2, result.output
+    assert str(path) in " ".join(result.stderr.split()) and "Traceback" not in result.output
+    assert not (tmp_path / "o").exists()
+
+
 def test_a_billion_games_are_refused_at_once(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     path.write_text('games = 1000000000\nbots = ["builtin:greedy", "builtin:random"]\n')
