@@ -220,13 +220,13 @@ class _Referee:
             except BotError as exc:
                 failed[i] = exc.fault
         names = [s.name for s in self.seats]
-        self.emit(start_record(PROTOCOL_VERSION, self.game.name, rules_to_json(self.rules),
-                               names, self.seed, self.policy.to_json(), self.opening))
+        rules = rules_to_json(self.rules)
+        self.emit(start_record(PROTOCOL_VERSION, self.game.name, rules, names, self.seed,
+                               self.policy.to_json(), self.opening))
         for i in range(len(self.seats)):
             if i in failed:
                 self.fail(i, failed[i])
             self.collect_notes(i)
-        rules = rules_to_json(self.rules)
         for i, seat in enumerate(self.seats):
             setup = Setup(self.game.name, rules, i, tuple(names))
             self.guarded(i, functools.partial(seat.start, setup))

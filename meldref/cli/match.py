@@ -83,6 +83,7 @@ def match(
         match_json,
         preflight,
         run_match,
+        totals,
         with_announced_names,
     )
     from .report import match_table, totals_table
@@ -120,7 +121,7 @@ def match(
         title = f"{spec.game} seed {spec.seed}: {len(lines)} game(s)"
         out.print(match_table(lines, title))
         if len(lines) > 1:
-            out.print(totals_table(match_json(spec, lines)["totals"]))
+            out.print(totals_table(totals(lines, spec.bots)))
         out.print(f"wall time {time.perf_counter() - began:.2f} s")
     if any(line["status"] != "ok" for line in lines):
         raise typer.Exit(EXIT_FAILED)
