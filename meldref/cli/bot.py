@@ -13,7 +13,7 @@ from rich.markup import escape
 from ..engine.game import UnknownGameError, find_game
 from .common import (
     EXIT_FAILED,
-    CpuOpt,
+    CheckCpuOpt,
     FileSizeOpt,
     HintsOpt,
     MemoryOpt,
@@ -44,7 +44,7 @@ def bot_check(
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
     file_size_mb: FileSizeOpt = None,
-    cpu_seconds: CpuOpt = None,
+    cpu_seconds: CheckCpuOpt = None,
     no_network: NoNetworkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
     position: Annotated[Path | None, typer.Option(

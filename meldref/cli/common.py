@@ -101,10 +101,13 @@ ProcessesOpt = Annotated[int | None, typer.Option(
     "user's processes, so only with a separate bot user; default none).")]
 FileSizeOpt = Annotated[int | None, typer.Option(
     help="The largest file a bot program may write, in MiB (RLIMIT_FSIZE; default none).")]
+_CPU_HELP = ("Cap each bot process's CPU time at this many seconds over its whole life "
+             "(RLIMIT_CPU; default none): going over it is a crash.")
 CpuOpt = Annotated[int | None, typer.Option(
-    help="Cap each bot process's CPU time at this many seconds over its whole life "
-    "(RLIMIT_CPU; default none): going over it is a crash. A process kept across games is "
-    "restarted before a game once it has used half of it; --fresh-bots: the cap per game.")]
+    help=f"{_CPU_HELP} A process kept across games is restarted before a game once it has "
+    "used half of it; --fresh-bots: the cap per game.")]
+# `bot check` starts the program afresh for each check: no --fresh-bots to speak of.
+CheckCpuOpt = Annotated[int | None, typer.Option("--cpu-seconds", help=_CPU_HELP)]
 FreshBotsOpt = Annotated[bool | None, typer.Option(
     "--fresh-bots", help="Start every bot program afresh for each game. Default: one "
     "process per bot kept across the games (of the match; of each worker, in a tournament), "

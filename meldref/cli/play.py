@@ -26,8 +26,8 @@ from .common import (
 def play(
     game: GameArg = "phase10",
     bot: BotOpt = None,
-    seat: Annotated[int, typer.Option(help="Your seat (0 plays first after the dealer's "
-                                      "left... as the deal falls).")] = 0,
+    seat: Annotated[int, typer.Option(help="Your seat: 0 to players - 1 (who plays first "
+                                      "follows the dealer, as the rules say).")] = 0,
     players: Annotated[int | None, typer.Option(
         "--players", "-n", help="Seats in all, when no --bot is given (the others are "
         "built-in greedy bots).")] = None,

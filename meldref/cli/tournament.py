@@ -85,7 +85,7 @@ def tournament(
         help="Play at most this many games now, then stop (resume later).")] = None,
     cluster: Annotated[str | None, typer.Option(
         help="Play on a dask cluster: local:N (N worker processes on this machine) or a "
-        "scheduler's tcp://HOST:PORT or tls://HOST:PORT (pip install 'meldref[cluster]').")
+        "scheduler's tcp://HOST:PORT or tls://HOST:PORT (pip install 'meldref\\[cluster]').")
         ] = None,
     bot_folder: Annotated[Path | None, typer.Option(
         help="Start bot programs in this folder (default: the current one); on a cluster "
