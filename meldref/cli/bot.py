@@ -23,6 +23,7 @@ from .common import (
     fail,
     limits_or_fail,
     out,
+    refuse_overwriting_inputs,
 )
 
 bot_app = typer.Typer(no_args_is_help=True, help="Check a bot program against the protocol.")
@@ -59,6 +60,7 @@ def bot_check(
     from ..tools.botcheck import check_bot
     from ..tools.positions import PositionFileError, load_position
 
+    refuse_overwriting_inputs({"--position": position}, {"--logs": logs})
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
                              "move-time": move_time, "first-move-time": first_move_time,
@@ -124,6 +126,7 @@ def bot_test(
     from ..tools.bottest import Answer, ask_all
     from ..tools.positions import PositionFileError, load_position, position_files
 
+    refuse_overwriting_inputs({"FOLDER": folder}, {"--logs": logs})
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
                              "move-time": move_time, "first-move-time": move_time,

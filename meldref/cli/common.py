@@ -4,8 +4,11 @@ and the options several commands take."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import signal
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, Final, NoReturn
 
 import typer
@@ -77,6 +80,24 @@ def stop_on_signals() -> None:
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     err.print(f"[bold red]error:[/bold red] {escape(message)}")
     raise typer.Exit(code)
+
+
+def refuse_overwriting_inputs(inputs: Mapping[str, Path | None],
+                              outputs: Mapping[str, Path | None]) -> None:
+    """Exit 2, before anything is read or written, if an output path (by its flag) names one
+    of the command's inputs: the same path, a link to it or a hard link of it (one file)."""
+    for out_flag, output in outputs.items():
+        for in_flag, given in inputs.items():
+            if output is not None and given is not None and _same_file(output, given):
+                fail(f"{out_flag} {output} is also an input ({in_flag} {given}): "
+                     "write the output elsewhere")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)  # links and hard links: one device and inode
+    except OSError:  # one does not exist (yet): the same only if both name one path
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 _POLICY: Final = MatchPolicy()

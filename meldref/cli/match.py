@@ -35,6 +35,7 @@ from .common import (
     limit_flags,
     limits_or_fail,
     out,
+    refuse_overwriting_inputs,
     stop_on_signals,
 )
 
@@ -88,6 +89,7 @@ def match(
     )
     from .report import match_table, totals_table
 
+    refuse_overwriting_inputs({"--position": position}, {"--replay": replay})
     if seed is None and position is None:
         seed = random.SystemRandom().randrange(1_000_000)
     limits = limits_or_fail(limit_flags(

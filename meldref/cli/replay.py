@@ -21,6 +21,7 @@ from .common import (
     limit_flags,
     limits_or_fail,
     out,
+    refuse_overwriting_inputs,
 )
 
 replay_app = typer.Typer(no_args_is_help=True,
@@ -155,6 +156,7 @@ def replay_resume(
     from ..tournament.match import check_output_file, game_summary
     from .report import match_table
 
+    refuse_overwriting_inputs({"PATH": path}, {"--replay": replay})
     limits = limits_or_fail(limit_flags(move_time, startup_time))
     try:
         specs = [BotSpec.parse(s) for s in bot or []]
@@ -198,6 +200,7 @@ def replay_position(
     from ..replay.files import ReplayError, ReplayPathError, check_replay_file
     from ..tools.positions import PositionFileError, position_at
 
+    refuse_overwriting_inputs({"PATH": path}, {"--output": output})
     try:
         text = position_at(check_replay_file(path), at, expect)
     except (ReplayPathError, PositionFileError) as exc:
@@ -229,6 +232,7 @@ def replay_html(
     from ..replay.html import ViewerError
     from ..replay.index import write_pages
 
+    refuse_overwriting_inputs({"PATH": path}, {"--output": output})
     try:
         written = write_pages(path, output, seat)
     except ViewerError as exc:

@@ -32,6 +32,7 @@ from .common import (
     fail,
     limit_flags,
     out,
+    refuse_overwriting_inputs,
     stop_on_signals,
     warn_about,
 )
@@ -112,6 +113,8 @@ def tournament(
         settle_seed,
     )
 
+    refuse_overwriting_inputs({"CONFIG": config, "--bot-folder": bot_folder},
+                              {"--out": out_dir})
     if seed is not None:
         err.print(SEED_ON_ARGV, markup=False)
     if stop_after is not None and stop_after < 1:
