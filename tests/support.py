@@ -134,3 +134,25 @@ def assert_forfeited(record: GameRecord) -> None:
     assert record.outcome.places == (2, 1)
     assert record.outcome.termination == "forfeit"
     assert record.outcome.detail["forfeited"] == [0]
+
+
+def cli_commands() -> list[tuple[tuple[str, ...], Any]]:
+    """Every leaf command of `meldref` by its words (("replay", "html"), ...), as the click
+    command typer builds: loaded as running it would (the top group imports each lazily)."""
+    import typer
+
+    from meldref.cli import app
+
+    found: list[tuple[tuple[str, ...], Any]] = []
+
+    def walk(group: Any, path: tuple[str, ...]) -> None:
+        ctx = group.context_class(group)
+        for name in group.list_commands(ctx):
+            _, command, _ = group.resolve_command(ctx, [name])
+            if hasattr(command, "commands"):  # typer's click is vendored: no isinstance
+                walk(command, (*path, name))
+            else:
+                found.append(((*path, name), command))
+
+    walk(typer.main.get_command(app), ())
+    return sorted(found, key=lambda pc: pc[0])

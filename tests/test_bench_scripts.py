@@ -19,6 +19,7 @@ SCRIPTS = [
     (["bench_engine.py", "--game", "fivecrowns", "--games", "2"], "decisions/s"),
     (["bench_crash.py", "--rounds", "1", "--move-time", "1", "--time-bank", "0"], "| orphan |"),
     (["faults.py", "--only", "SIGSEGV"], "crashed"),
+    (["bench_startup.py", "--runs", "1"], "| meldref --help |"),
 ]
 
 

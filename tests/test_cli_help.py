@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
-import typer
 from packaging.specifiers import SpecifierSet
-from support import ROOT
+from support import ROOT, cli_commands
 from typer.testing import CliRunner
 
 from meldref.cli import app
+from meldref.cli.app import COMMANDS, load_command
 
 runner = CliRunner()
 TYPE_TAG = re.compile(r"<(bool|str|int|float|path|file|dir|text|list\[[a-z]+\])>")
@@ -27,16 +25,7 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """Every leaf command (typer's click is vendored in some versions: no isinstance)."""
-    for name, command in group.commands.items():
-        if hasattr(command, "commands"):
-            yield from commands(command, (*path, name))
-        else:
-            yield (*path, name), command
-
-
-ALL = sorted(commands(typer.main.get_command(app)), key=lambda pc: pc[0])
+ALL = cli_commands()
 
 
 def render(path: tuple[str, ...]) -> str:
@@ -95,3 +84,10 @@ def test_typer_is_pinned_to_the_range_these_tests_passed_on() -> None:
     assert any(s.operator == "<" for s in specifier), pin  # an upper bound
     from importlib.metadata import version
     assert version("typer") in specifier
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_the_top_help_lists_each_command_with_its_own_first_line(name: str) -> None:
+    first = one_line((load_command(name).help or "").split("\n\n")[0])
+    assert first == COMMANDS[name][2]
+    assert COMMANDS[name][2] in one_line(render(()))

@@ -11,20 +11,65 @@ played; 130 interrupted (a tournament resumes when rerun).
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from .. import __version__
-from ..protocol.wire import PROTOCOL_VERSION
-from ..replay.files import FORMAT_VERSION
-from .bot import bot_app
-from .match import match
-from .play import play
-from .replay import replay_app
-from .tournament import tournament
+
+# The commands by name: the module and the function (or the group of subcommands) in it, and
+# the line `meldref --help` shows (the function's docstring's first line, tests/test_cli_help.py
+# checks). A command's module is imported only when that command runs or shows its help: the
+# engines, the referee and the statistics cost more to import than typer itself (start-up,
+# bench/bench_startup.py).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "match": ("match", "match", "Play one or more games between bots and print who won."),
+    "tournament": ("tournament", "tournament", "Play a round robin or gauntlet, streaming "
+                   "results to disk; print standings."),
+    "replay": ("replay", "replay_app", "Show, verify, count and resume replays; write "
+               "positions."),
+    "play": ("play", "play", "Play a seat yourself in the terminal against bots."),
+    "bot": ("bot", "bot_app", "Check a bot program against the protocol."),
+}
+
+
+class LazyCommands(TyperGroup):
+    """The group of `COMMANDS`: each listed from its line, imported when it is resolved."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*COMMANDS, *(name for name in super().list_commands(ctx)
+                            if name not in COMMANDS)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in self.commands or cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        # Only listed (the group's help): a stand-in with the command's line.
+        return typer.core.TyperCommand(cmd_name, help=COMMANDS[cmd_name][2])
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] in COMMANDS and args[0] not in self.commands:
+            self.add_command(load_command(args[0]), args[0])
+        return super().resolve_command(ctx, args)
+
+
+def load_command(name: str) -> Any:
+    """The click command of `COMMANDS[name]`, its module imported now."""
+    module, attribute, _ = COMMANDS[name]
+    found = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+    if isinstance(found, typer.Typer):
+        command = typer.main.get_command(found)
+    else:
+        single = typer.Typer(add_completion=False)
+        single.command(name)(found)
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
 
 app = typer.Typer(
+    cls=LazyCommands,
     no_args_is_help=True,
     help="Referee for Phase 10, Five Crowns and Five Crowns Solitaire bots.",
 )
@@ -32,6 +77,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from ..protocol.wire import PROTOCOL_VERSION
+        from ..replay.files import FORMAT_VERSION
+
         typer.echo(f"meldref {__version__} (protocol {PROTOCOL_VERSION}, replay format "
                    f"{FORMAT_VERSION})")
         raise typer.Exit()
@@ -44,12 +92,6 @@ def _options(
         help="Print the version of meldref, its protocol and its replay format.")] = False,
 ) -> None:
     """Referee for Phase 10, Five Crowns and Five Crowns Solitaire bots."""
-
-app.command()(match)
-app.command()(tournament)
-app.add_typer(replay_app, name="replay")
-app.command()(play)
-app.add_typer(bot_app, name="bot")
 
 
 def main() -> None:

@@ -26,7 +26,8 @@ from .common import (
     refuse_overwriting_inputs,
 )
 
-bot_app = typer.Typer(no_args_is_help=True, help="Check a bot program against the protocol.")
+bot_app = typer.Typer(no_args_is_help=True, add_completion=False,
+                      help="Check a bot program against the protocol.")
 
 @bot_app.command("check")
 def bot_check(

@@ -24,7 +24,7 @@ from .common import (
     refuse_overwriting_inputs,
 )
 
-replay_app = typer.Typer(no_args_is_help=True,
+replay_app = typer.Typer(no_args_is_help=True, add_completion=False,
                          help="Show, verify, count and resume replays; write positions.")
 
 def _files(paths: list[Path]) -> list[Path]:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
 
-from ..tournament.standings import Report
 from ..verdicts.elo import format_elo
 from ..verdicts.pairs import HeadToHead, SameDeals
+
+if TYPE_CHECKING:  # a match prints no standings: their statistics (scipy) stay unimported
+    from ..tournament.standings import Report
 
 
 def _faults_text(faults: Sequence[Sequence[Mapping[str, Any]]]) -> str:
