@@ -29,13 +29,19 @@ from .common import (
 bot_app = typer.Typer(no_args_is_help=True, add_completion=False,
                       help="Check a bot program against the protocol.")
 
+BotArg = Annotated[str, typer.Argument(
+    metavar="BOT", help='The bot: a command line, quoted ("python3 bots/random_bot.py"), or '
+    'builtin:NAME.', show_default=False)]
+
+
 @bot_app.command("check")
 def bot_check(
-    command: Annotated[str, typer.Argument(help='The bot\'s command line, quoted: '
-                                           '"python3 bots/random_bot.py".')],
-    game: Annotated[list[str] | None, typer.Option(
-        "--game", help="A game to check (repeat); default: the games it claims with "
-        "`id games ...`, else all.")] = None,
+    bot: BotArg,
+    game: Annotated[list[str] | None, typer.Argument(
+        help="The games to check; default: the games it claims with `id games ...`, else "
+        "all.", show_default=False)] = None,
+    old_game: Annotated[list[str] | None, typer.Option(
+        "--game", hidden=True, help="The old spelling of GAME.")] = None,
     startup_time: Annotated[float, typer.Option(help="Seconds to say ready.")] = 10.0,
     move_time: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     first_move_time: Annotated[float, typer.Option(
@@ -62,13 +68,14 @@ def bot_check(
     from ..tools.positions import PositionFileError, load_position
 
     refuse_overwriting_inputs({"--position": position}, {"--logs": logs})
+    command = program_line(bot)
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
                              "move-time": move_time, "first-move-time": first_move_time,
                              "time-bank": time_bank, "cpu-seconds": cpu_seconds,
                              "no-network": no_network})
     games = []
-    for name in game or []:
+    for name in [*(game or []), *(old_game or [])]:
         try:
             games.append(find_game(name).name)
         except UnknownGameError as exc:
@@ -91,7 +98,7 @@ def bot_check(
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
-        table = Table(title=escape(f"bot check: {command}"), title_justify="left")
+        table = Table(title=escape(f"bot check: {bot}"), title_justify="left")
         for column in ("check", "result", "why"):
             table.add_column(column)
         for check in report.checks:
@@ -105,8 +112,7 @@ def bot_check(
 
 @bot_app.command("test")
 def bot_test(
-    command: Annotated[str, typer.Argument(help='The bot: a command line, quoted ("python3 '
-                                           'bots/random_bot.py"), or builtin:NAME.')],
+    bot: BotArg,
     folder: Annotated[Path, typer.Argument(help="A folder of position files (*.toml, "
                                            "spec/POSITION.md), searched below too.")],
     startup_time: Annotated[float, typer.Option(help="Seconds to say ready.")] = 10.0,
@@ -133,7 +139,7 @@ def bot_test(
                              "move-time": move_time, "first-move-time": move_time,
                              "time-bank": 0.0, "legal-hints": hints})
     try:
-        spec = BotSpec.parse(command)
+        spec = BotSpec.parse(bot)
         loaded = [load_position(p) for p in position_files(folder)]
     except (PositionFileError, ValueError) as exc:
         fail(str(exc))
@@ -146,12 +152,12 @@ def bot_test(
     answers = ask_all(spec, loaded, limits.policy(), limits.process_limits(), logs, show)
     passed = sum(a.passed for a in answers)
     if as_json:
-        sys.stdout.write(json.dumps({"command": command, "passed": passed,
+        sys.stdout.write(json.dumps({"command": bot, "passed": passed,
                                      "positions": len(answers),
                                      "answers": [a.to_json() for a in answers]}, indent=2)
                          + "\n")
     else:
-        table = Table(title=escape(f"bot test: {command}"), title_justify="left")
+        table = Table(title=escape(f"bot test: {bot}"), title_justify="left")
         for column in ("position", "seat", "decision", "answer", "legal", "expected"):
             table.add_column(column)
         for a in answers:
@@ -166,3 +172,23 @@ def bot_test(
         out.print(f"{passed} of {len(answers)} positions passed")
     if passed < len(answers):
         raise typer.Exit(EXIT_FAILED)
+
+
+def program_line(bot: str) -> str:
+    """The command line of the program to check: `bot` itself, or for builtin:NAME the
+    built-in bot served as a program (`meldref.bots.serve`); exit 2 for an unknown NAME."""
+    import shlex
+
+    from ..bots import BUILTIN_PREFIX
+    from ..bots.serve import program_games
+
+    if not bot.startswith(BUILTIN_PREFIX):
+        return bot
+    name = bot.removeprefix(BUILTIN_PREFIX)
+    if not program_games(name):
+        from ..bots import builtin_names
+        from ..engine.game import GAME_NAMES
+
+        known = sorted({n for g in GAME_NAMES for n in builtin_names(g)})
+        fail(f"no built-in bot {name!r}; built-in bots: {', '.join(known)}")
+    return shlex.join([sys.executable, "-m", "meldref.bots.serve", name])

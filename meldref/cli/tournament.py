@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ..engine.game import GAME_NAMES
 from ..tournament.config import ConfigError, build_config, parse_pairs, read_toml
 from .common import (
     EXIT_FAILED,
@@ -43,10 +44,15 @@ SEED_ON_ARGV = ("warning: --seed on the command line is visible to other process
 
 
 def tournament(
+    game: Annotated[str | None, typer.Argument(
+        help=f"The game: {', '.join(GAME_NAMES)} (default phase10, or the CONFIG's). A TOML "
+        "file here is the CONFIG.", show_default=False)] = None,
     config: Annotated[Path | None, typer.Argument(
-        help="A TOML file (see README); flags given here override it.")] = None,
+        help="A TOML file (docs/tournaments.md); flags given here override it.",
+        show_default=False)] = None,
     bot: BotOpt = None,
-    game: Annotated[str | None, typer.Option(help="The game (default phase10).")] = None,
+    old_game: Annotated[str | None, typer.Option(
+        "--game", hidden=True, help="The old spelling of GAME.")] = None,
     players: Annotated[int | None, typer.Option("--players", "-n",
                                                 help="Seats per table.")] = None,
     games: Annotated[int | None, typer.Option("--games", "-g",
@@ -63,8 +69,8 @@ def tournament(
         "the output folder). Visible to every process via /proc: not for contests.")] = None,
     rules: RulesOpt = None,
     out_dir: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Output folder (default tournaments/<game>-<fingerprint>); rerun "
-        "with the same folder to resume.")] = None,
+        "--output", "--out", "-o", help="Output folder (default "
+        "tournaments/<game>-<fingerprint>); rerun with the same folder to resume.")] = None,
     sprt: Annotated[str | None, typer.Option(
         help="Two bots: stop when the SPRT elo0,elo1[,alpha,beta] decides.")] = None,
     move_time: MoveTimeOpt = None,
@@ -102,6 +108,7 @@ def tournament(
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Play a round robin or gauntlet, streaming results to disk; print standings."""
+    game, config = _game_and_config(game, config, old_game)
     from ..private import folder_problem
     from ..tournament.config import with_announced_names
     from ..tournament.match import preflight
@@ -164,6 +171,26 @@ def tournament(
         raise typer.Exit(EXIT_INTERRUPTED)
     if any(r.get("status") != "ok" for r in run.results):
         raise typer.Exit(EXIT_FAILED)
+
+
+def _game_and_config(game: str | None, config: Path | None,
+                      old_game: str | None) -> tuple[str | None, Path | None]:
+    """GAME and CONFIG as meant: one word that is no game's name is the CONFIG (the spelling
+    before GAME came first: `meldref tournament t.toml`); `--game` is GAME's old spelling."""
+    if game is not None and config is None and not _names_a_game(game):
+        config = Path(game)
+        game = None
+    if old_game is not None:
+        if game is not None and game != old_game:
+            fail(f"the game is given twice: {game} and --game {old_game}")
+        game = old_game
+    return game, config
+
+
+def _names_a_game(word: str) -> bool:
+    """A game's name (or a game from outside, module:ATTR), not a file's."""
+    return word in GAME_NAMES or (":" in word and not word.endswith(".toml")
+                                  and not Path(word).exists())
 
 
 def _readable_by_others(path: Path) -> bool:
