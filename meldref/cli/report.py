@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rich import box
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -57,43 +59,86 @@ def totals_table(rows: Sequence[Mapping[str, Any]]) -> Table:
     return table
 
 
-def standings_table(report: Report, title: str = "standings") -> Table:
+def standings_table(report: Report, title: str = "standings",
+                    labels: Mapping[str, str] | None = None) -> Table:
     """Bots ranked by rating (Bradley-Terry on all games, Elo scale) with its 95% bootstrap
-    interval and how often the bot held its rank, then its record and faults."""
-    table = Table(title=title, title_justify="left")
+    interval and how often the bot held its rank, then its record and faults. With `labels`
+    (`fitted`), each bot is shown by its label and the heads take two lines."""
+    table = _compact(title)
     for column in ("#", "bot", "rating", "95% CI", "rank held", "games", "wins", "win %",
                    "mean place", "mean score", "faults"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+        head = column if labels is None else column.replace(" ", "\n")
+        table.add_column(head, justify="left" if column == "bot" else "right",
+                         overflow="fold")
     faults = {row.name: row.fault_count for row in report.faults.rows()}
     for row in report.standings.rows:
         rating = "-" if row.rating is None else format_elo(row.rating)
         interval = ("-" if row.rating_low is None or row.rating_high is None else
                     f"{format_elo(row.rating_low)}..{format_elo(row.rating_high)}")
         held = "-" if row.rank_held is None else f"{100 * row.rank_held:.0f}%"
-        table.add_row(str(row.rank), escape(row.bot), rating, interval, held, str(row.games),
+        name = row.bot if labels is None else labels[row.bot]
+        table.add_row(str(row.rank), escape(name), rating, interval, held, str(row.games),
                       f"{row.wins:g}", f"{100 * row.win_rate:.1f}", f"{row.mean_place:.2f}",
                       f"{row.mean_score:.1f}", str(faults.get(row.bot, 0)))
     return table
 
 
-def cross_table(report: Report) -> Table | None:
+def cross_table(report: Report, labels: Mapping[str, str] | None = None) -> Table | None:
     """Every pair of bots, row against column: the row's score against the column's at the
     tables they shared (Elo), or, for one-seat games, the row's win-rate difference on the
-    deals both played. None with fewer than three bots (the head-to-head lines say it all)."""
+    deals both played. None with fewer than three bots (the head-to-head lines say it all).
+    With `labels`, each bot is shown by its label (`fitted`)."""
     bots = [row.bot for row in report.standings.rows]
     if len(bots) < 3:
         return None
-    table = Table(title="cross table (row against column)", title_justify="left")
-    table.add_column("")
+    shown = dict(labels) if labels is not None else {bot: bot for bot in bots}
+    table = _compact("cross table (row against column)")
+    table.add_column("", overflow="fold")
     for bot in bots:
-        table.add_column(escape(bot), justify="right")
+        table.add_column(escape(shown[bot]), justify="right", overflow="fold")
     for a in bots:
         cells = []
         for b in bots:
             pair = report.cross.get(a, b) if a != b else None
             cells.append(_cell(pair))
-        table.add_row(escape(a), *cells)
+        table.add_row(escape(shown[a]), *cells)
     return table
+
+
+def _compact(title: str) -> Table:
+    """A table of figures with a rule under the head and no column lines: eleven columns fit
+    80 columns of terminal."""
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                 padding=(0, 1, 0, 0))
+
+
+def bot_labels(bots: Sequence[str]) -> dict[str, str]:
+    """Short unique labels for `bots` in order: A, B, ... Z, then A1, B1, ..."""
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return {bot: letters[i % 26] + (str(i // 26) if i >= 26 else "")
+            for i, bot in enumerate(bots)}
+
+
+def legend(labels: Mapping[str, str]) -> list[str]:
+    """One line per label: `A = greedy`."""
+    return [f"  {label} = {bot}" for bot, label in labels.items()]
+
+
+def fitted(report: Report, console: Console) -> tuple[list[Table], dict[str, str] | None]:
+    """The standings and the cross table as they fit `console`'s width: with the bots' names
+    if they fit (nothing squeezed), else with short labels (`bot_labels`), to print with their
+    `legend`."""
+
+    def tables(labels: Mapping[str, str] | None) -> list[Table]:
+        crossed = cross_table(report, labels)
+        return [standings_table(report, labels=labels), *([] if crossed is None else [crossed])]
+
+    named = tables(None)
+    unbounded = console.options.update(max_width=100_000)  # measured whole, not clamped
+    if all(console.measure(t, options=unbounded).maximum <= console.width for t in named):
+        return named, None
+    labels = bot_labels([row.bot for row in report.standings.rows])
+    return tables(labels), labels
 
 
 def _cell(pair: HeadToHead | SameDeals | None) -> str:

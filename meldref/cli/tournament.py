@@ -234,7 +234,7 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
 
 def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
     from ..tournament.match import bots_json
-    from .report import cross_table, head_to_head_lines, standings_table
+    from .report import fitted, head_to_head_lines, legend
 
     if as_json:
         data = {"folder": str(run.folder), "games": run.total, "played_now": run.played,
@@ -242,10 +242,14 @@ def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
                 "bots": bots_json(cfg.plan.bots), **run.standings.to_json()}
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
-    out.print(standings_table(run.standings))
-    crossed = cross_table(run.standings)
-    if crossed is not None:
-        out.print(crossed)
+    console = out.console()
+    tables, labels = fitted(run.standings, console)
+    for table in tables:
+        console.print(table)
+    if labels is not None:
+        console.print("bots:", markup=False)
+        for line in legend(labels):
+            console.print(line, markup=False)
     for line in head_to_head_lines(run.standings):
         out.print(line, markup=False)
     failures = run.folder / "failures.txt"
