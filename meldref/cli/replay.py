@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -234,7 +236,8 @@ def replay_html(
 
     refuse_overwriting_inputs({"PATH": path}, {"--output": output})
     try:
-        written = write_pages(path, output, seat)
+        with _page_progress(path.is_dir()) as on_page:
+            written = write_pages(path, output, seat, on_page)
     except ViewerError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -247,6 +250,26 @@ def replay_html(
         err.print(f"warning: {problem}", markup=False)
     if written.problems:
         raise typer.Exit(EXIT_FAILED)
+
+
+@contextmanager
+def _page_progress(folder: bool) -> Iterator[Callable[[Path, int, int], None]]:
+    """What `replay html` tells of each page of a folder: a bar in a terminal, else a line per
+    page (a log); nothing for one page."""
+    console = err.console()
+    if not folder:
+        yield lambda replay, done, total: None
+        return
+    if not console.is_terminal:
+        yield lambda replay, done, total: console.print(f"page {done}/{total} {replay}",
+                                                         markup=False)
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("pages"), BarColumn(), MofNCompleteColumn(),
+                  console=console) as bar:
+        task = bar.add_task("pages", total=None)
+        yield lambda replay, done, total: bar.update(task, completed=done, total=total)
 
 
 @replay_app.command("serve")

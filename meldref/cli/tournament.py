@@ -212,9 +212,14 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
     )
 
     total = cfg.plan.table_count() * cfg.plan.games_per_table()
+    console = err.console()
+    if show and not console.is_terminal:  # a log file or a pipe: a line per game instead
+        return run_tournament(cfg, stop_after=stop_after, keep_logs=keep_logs,
+                              on_result=lambda result, done, total: console.print(
+                                  game_line(result, done, total), markup=False))
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
-                   console=err.console(), disable=not show, transient=False)
+                   console=console, disable=not show, transient=False)
     failed = 0
 
     def on_result(result: dict[str, Any], done: int, total: int) -> None:
@@ -230,6 +235,20 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
                              on_start=lambda done, _: bar.update(task, completed=done))
         bar.update(task, completed=len(run.results))
     return run
+
+
+def game_line(result: dict[str, Any], done: int, total: int) -> str:
+    """A finished game in one line, for logs: `game 3/12 t00-d0001-s00: greedy won (greedy 5,
+    random 85)`, with its faults, or why it failed."""
+    head = f"game {done}/{total} {result.get('game_id')}"
+    if result.get("status") != "ok":
+        return f"{head}: failed: {result.get('error', result.get('status'))}"
+    bots = list(result.get("bots") or [])
+    winners = ", ".join(bots[s] for s in result.get("winners") or []) or "nobody"
+    scores = ", ".join(f"{b} {s}" for b, s in zip(bots, result.get("scores") or [],
+                                                  strict=False))
+    faults = sum(len(f) for f in result.get("faults") or [])
+    return f"{head}: {winners} won ({scores})" + (f"; {faults} faults" if faults else "")
 
 
 def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:

@@ -140,13 +140,18 @@ class Written:
     problems: list[str] = field(default_factory=list)
 
 
-def write_pages(path: Path, out: Path | None = None, seat: int | None = None) -> Written:
+# Called as each replay of a folder is done: (the replay, how many are done, of how many).
+OnPage = Callable[[Path, int, int], None]
+
+
+def write_pages(path: Path, out: Path | None = None, seat: int | None = None,
+                on_page: OnPage | None = None) -> Written:
     """One page for the replay `path` (to `out`, default `path` with .html), or for a folder
-    one page per replay under it plus index.html (in `out`, default `path`/viewer).
-    Pages are owner-only, like the replays: a full view holds every hand.
+    one page per replay under it plus index.html (in `out`, default `path`/viewer), telling
+    `on_page` of each. Pages are owner-only, like the replays: a full view holds every hand.
     `ViewerError` before anything is written if the input cannot be shown at all."""
     if path.is_dir():
-        return _write_folder(path, out or path / "viewer", seat)
+        return _write_folder(path, out or path / "viewer", seat, on_page)
     if not path.exists():
         raise ViewerError(f"{path}: no such file or folder")
     target = out or path.with_suffix(".html")
@@ -181,7 +186,8 @@ def _check_seat(replays: Iterable[Path], seat: int) -> None:
             raise ViewerError(f"--seat {seat}: {path} has seats 0..{players - 1}")
 
 
-def _write_folder(folder: Path, out: Path, seat: int | None) -> Written:
+def _write_folder(folder: Path, out: Path, seat: int | None,
+                  on_page: OnPage | None = None) -> Written:
     replays = [p for p in folder_replays(folder) if not p.resolve().is_relative_to(out.resolve())]
     if not replays:
         raise ViewerError(f"{folder}: no replay files found")
@@ -191,7 +197,8 @@ def _write_folder(folder: Path, out: Path, seat: int | None) -> Written:
         _check_seat(replays, seat)
     written = Written()
     pages: dict[str, str] = {}
-    for replay in replays:
+    tell = on_page or (lambda replay, done, total: None)
+    for done, replay in enumerate(replays, start=1):
         key = relative(replay, folder)
         target = out / Path(key).with_suffix(".html")
         back = Path(os.path.relpath(out / "index.html", target.parent)).as_posix()
@@ -199,6 +206,7 @@ def _write_folder(folder: Path, out: Path, seat: int | None) -> Written:
             html, problem = _page(replay, seat, back)
         except ViewerError as exc:
             written.problems.append(str(exc))
+            tell(replay, done, len(replays))
             continue
         if _bad(problem):
             written.problems.append(f"{replay}: {problem}")
@@ -206,6 +214,7 @@ def _write_folder(folder: Path, out: Path, seat: int | None) -> Written:
         write_private_text(target, html)
         written.pages.append(target)
         pages[key] = Path(key).with_suffix(".html").as_posix()
+        tell(replay, done, len(replays))
     written.index = out / "index.html"
     title = f"{folder.resolve().name}: {len(replays)} games"
     html = list_page(title, game_rows(folder, replays), standings(folder),
