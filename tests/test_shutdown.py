@@ -98,9 +98,14 @@ def test_a_signalled_match_leaves_no_bot(signals: list[int], bot_token: str,
     none_left(bot_token, 10)
 
 
-def test_a_match_killed_with_sigkill_leaves_no_bot(bot_token: str) -> None:
-    proc = start(["match", "--bot", deaf(bot_token, 0.05), "--bot", "builtin:greedy",
+def test_a_match_killed_with_sigkill_leaves_no_bot(bot_token: str, tmp_path: Path) -> None:
+    mark = tmp_path / "decisions"
+    proc = start(["match", "--bot", deaf(bot_token, 0.05, mark), "--bot", "builtin:greedy",
                   "--games", "50", *SHORT], bot_token)
+    # Was: killed once the start-up check's bot existed, before any game. Now mid-game: the
+    # bot is deciding (its mark written) and still runs when the referee dies.
+    assert wait_for(mark.exists, 60), "no game in progress"
+    assert bots(bot_token, proc), "no bot running"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     none_left(bot_token, 10)
@@ -109,19 +114,23 @@ def test_a_match_killed_with_sigkill_leaves_no_bot(bot_token: str) -> None:
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_tournament_killed_with_sigkill_leaves_nothing(tmp_path: Path, jobs: str,
                                                          bot_token: str) -> None:
-    proc = start(["tournament", "--bot", deaf(bot_token, 0.02), "--bot", "builtin:random",
-                  "--games", "40", "-j", jobs, *SHORT, "--out", str(tmp_path / "t"),
-                  "--no-progress", "--seed", "1"], bot_token)
+    mark = tmp_path / "decisions"
+    proc = start(["tournament", "--bot", deaf(bot_token, 0.02, mark), "--bot",
+                  "builtin:random", "--games", "40", "-j", jobs, *SHORT, "--out",
+                  str(tmp_path / "t"), "--no-progress", "--seed", "1"], bot_token)
     # Was: any child counted, the start-up check's bot among them: the workers and the
-    # resource tracker were never seen. With -j 2 they are waited for; -j 1 plays in-process.
-    if jobs == "2":
-        assert wait_for(lambda: in_workers(bot_token, proc) and len(workers_of(proc.pid)) == 2,
-                        60), "no game in the workers"
+    # resource tracker were never seen; and with -j 1, killed before any game or worker. Now
+    # killed while games are played in the workers (a bot program's games are played in
+    # workers even one at a time: -j 1 has one), the bot deciding (its mark written).
+    assert wait_for(lambda: mark.exists() and in_workers(bot_token, proc)
+                    and len(workers_of(proc.pid)) == int(jobs), 60), "no game in the workers"
     helpers = children_of(proc.pid)  # workers, and multiprocessing's resource tracker
-    assert len([h for h in helpers if h in workers_of(proc.pid)]) == (2 if jobs == "2" else 0)
+    assert len([h for h in helpers if h in workers_of(proc.pid)]) == int(jobs)
+    playing = in_workers(bot_token, proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     none_left(bot_token)
+    assert not alive(playing)
     assert wait_for(lambda: not alive(helpers), 15), f"workers left behind: {alive(helpers)}"
 
 
