@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import pexpect
@@ -10,9 +12,13 @@ from support import PYTHON, ROOT
 from meldref.replay.files import verify
 
 
-def spawn(*args: str) -> pexpect.spawn:
+ANSI = r"(?:\x1b\[[0-9;]*m)*"  # styles the terminal is sent, if any
+
+
+def spawn(*args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
     return pexpect.spawn(PYTHON, ["-m", "meldref.cli.app", "play", *args], cwd=str(ROOT),
-                         timeout=30, encoding="utf-8", dimensions=(50, 160))
+                         timeout=30, encoding="utf-8", dimensions=(50, 160),
+                         env={**os.environ, "TERM": "xterm-256color", **(env or {})})
 
 
 def test_a_person_plays_a_whole_game(tmp_path: Path) -> None:
@@ -31,7 +37,7 @@ def test_a_person_plays_a_whole_game(tmp_path: Path) -> None:
     child.sendline("help")
     child.expect("shortcuts")
     child.sendline("hint")
-    child.expect("1  draw pile")
+    child.expect(rf"draw{ANSI}: {ANSI}1\){ANSI} pile")  # grouped: `draw: 1) pile  2) discard`
     child.expect(r"draw> ")
     child.sendline("p")
     child.expect("seat 0 \\(you\\) draws \\w+ from the draw pile")
@@ -65,3 +71,58 @@ def test_wrong_seat_is_refused() -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2
+
+
+COLOUR = re.compile(r"\x1b\[[0-9;]*3[1-6]m")  # a foreground colour of the terminal's eight
+
+
+def test_the_hand_is_coloured_in_a_terminal_and_plain_with_no_color() -> None:
+    for env, coloured in (({}, True), ({"NO_COLOR": "1"}, False)):
+        child = spawn("phase10", "--seed", "5", "--bot", "builtin:random", env=env)
+        child.expect("your hand: ")
+        child.expect("\n")
+        hand = child.before
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+        assert bool(COLOUR.search(hand)) is coloured, (env, repr(hand))
+        assert "R1" in hand  # the cards themselves, coloured or not
+
+
+def test_the_tables_are_not_reprinted_after_every_move() -> None:
+    child = spawn("phase10", "--seed", "5", "--bot", "builtin:random")
+    decisions, seen = 0, ""
+    while True:
+        child.expect(r"(draw|play)> ")
+        seen += child.before
+        if decisions == 24:
+            break
+        child.sendline("1")
+        decisions += 1
+    child.sendline("table")  # in full on demand
+    child.expect(r"(draw|play)> ")
+    shown = child.before
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    hands = len(set(re.findall(r"hand number: (\d+)", seen)))
+    assert decisions >= 10
+    assert seen.count("playing") <= hands < decisions  # the seats table's head: once a hand
+    assert "seats: seat" in seen  # what changed, in a line
+    assert "playing" in shown
+
+
+def test_solitaire_hints_are_grouped_by_pile_on_one_screen() -> None:
+    child = spawn("solitaire", "--seed", "3")
+    child.expect(r"place> ")
+    child.sendline("hint")
+    child.expect("type a number to play that action")
+    listing = re.sub(r"\x1b\[[0-9;]*m", "", child.before)
+    groups = re.findall(r"(?m)^  place (\d+): (.*)$", listing)
+    numbers = [int(n) for _, items in groups for n in re.findall(r"(\d+)\) ", items)]
+    assert len(numbers) > 60 and numbers == list(range(1, len(numbers) + 1))
+    assert len(groups) <= 13 and len(listing.strip().splitlines()) <= 15
+    pile, items = groups[3]
+    number, card = re.findall(r"(\d+)\) (\S+)", items)[0]
+    child.sendline(number)  # the number picks the action it stands for
+    child.expect(rf"seat 0 \(you\) places {re.escape(card)}|pile {pile}")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)

@@ -8,6 +8,7 @@ request's `check`) before anything is answered, so a person's slips are not bot 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -35,7 +36,16 @@ Type an action as the protocol writes it, for example:
   discard R9   discard S 2                  (a Skip names its victim)
   discard 7H run:3H,4H,5H book:QS,QD,X      (five crowns: go out with groups)
   place 7 QH                                (solitaire: to pile 7, then discard QH)
-Other commands: hint (the legal actions, numbered; then type a number), table, help, quit."""
+Other commands: hint (the legal actions, numbered, grouped by kind and target; then type a
+number), table (everything again, in full), help, quit."""
+
+# How each card prints in a terminal (rich styles; none off a terminal or with NO_COLOR):
+# Phase 10 by its colour, Five Crowns by the suit colours of the deck.
+CARD_STYLES: Final = {"R": "bold red", "B": "bold blue", "Y": "bold yellow", "G": "bold green",
+                      "*": "yellow", "H": "red", "C": "green", "S": "bold", "D": "blue"}
+SPECIAL_STYLES: Final = {Kind.WILD: "bold magenta", Kind.SKIP: "bold reverse",
+                         Kind.JOKER: "bold magenta"}
+TOKEN: Final = re.compile(r"[A-Za-z0-9*]+")
 
 
 class QuitGame(Exception):
@@ -55,6 +65,8 @@ class HumanSeat(Seat):
         self.names = list(names)
         self.legal: list[str] = []
         self.request: Request | None = None
+        self.shown: dict[str, list[dict[str, Any]]] = {}  # each table as last printed
+        self.hand_shown: object = None  # the hand (round) those tables belong to
 
     # -- Seat ----------------------------------------------------------------------------------
 
@@ -112,7 +124,7 @@ class HumanSeat(Seat):
             self.show_hints()
             return None
         if word in ("table", "t", "show"):
-            self.show_table(request.observation.to_json())
+            self.show_table(request.observation.to_json(), full=True)
             return None
         if word.isdigit():
             return self.pick(int(word))
@@ -139,9 +151,13 @@ class HumanSeat(Seat):
         return list(hints()) if hints is not None else []
 
     def show_hints(self) -> None:
+        """The legal actions numbered, one line per kind and target (`place 7: [1] QH [2] 9S`),
+        so that Solitaire's ninety-odd fit on a screen."""
         self.legal = self.legal_texts()
-        for i, text in enumerate(self.legal, start=1):
-            self.say(f"  {i:3}  {text}", markup=False)
+        for key, items in group_actions(self.legal):
+            cells = "  ".join(f"[dim]{number})[/dim] {coloured(rest)}"
+                              for number, rest in items)
+            self.say(f"  [bold]{escape(key)}[/bold]: {cells}")
         self.say("type a number to play that action")
 
     # -- output --------------------------------------------------------------------------------
@@ -149,24 +165,34 @@ class HumanSeat(Seat):
     def say(self, text: str, markup: bool = True) -> None:
         self.console.print(text, markup=markup, highlight=False, soft_wrap=True)
 
-    def show_table(self, view: Mapping[str, Any]) -> None:
-        """The seat's view: its hand sorted and grouped, the piles, the table, every seat."""
+    def show_table(self, view: Mapping[str, Any], full: bool = False) -> None:
+        """The seat's view: its hand sorted and grouped, the piles, the table, every seat. A
+        table already printed this hand is told by what changed in it (`full`: in full)."""
         head = [f"seat {self.seat}", f"to decide: {view.get('decision')}"]
         for key in ("hand_number", "round", "phase", "needs", "wild_rank", "wild"):
             if view.get(key) not in (None, "", []):
                 head.append(f"{key.replace('_', ' ')}: {view[key]}")
         self.say(" | ".join(str(h) for h in head), markup=False)
         if isinstance(view.get("hand"), list):
-            self.say(f"your hand: {group_hand(view['hand'])}", markup=False)
+            self.say(f"your hand: {coloured(group_hand(view['hand']))}")
         shown = ("draw_top", "discard_top", "draw_pile_size", "piles_closed", "moves",
                  "went_out", "last_turn", "laid_this_turn", "victims")
         piles = [f"{k.replace('_', ' ')}: {_cell(view[k])}" for k in shown
                  if view.get(k) not in (None, False, [])]
         if piles:
-            self.say("  ".join(piles), markup=False)
+            self.say(coloured("  ".join(piles)))
+        hand = (view.get("hand_number"), view.get("round"))
+        if hand != self.hand_shown:  # a new hand: every table afresh
+            self.shown, self.hand_shown = {}, hand
         for key, value in view.items():
             if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                self.console.print(records_table(key, value))
+                rows = [dict(v) for v in value]
+                if full or key not in self.shown:
+                    self.console.print(records_table(key, rows))
+                else:
+                    for line in changes(key, self.shown[key], rows):
+                        self.say(coloured(line))
+                self.shown[key] = rows
 
     def _names(self) -> list[str]:
         names = list(self.names)
@@ -204,8 +230,66 @@ def records_table(title: str, rows: Sequence[Mapping[str, Any]]) -> Table:
     for column in columns:
         table.add_column(column.replace("_", " "))
     for row in rows:
-        table.add_row(*(escape(_cell(row.get(c))) for c in columns))
+        table.add_row(*(coloured(_cell(row.get(c))) for c in columns))
     return table
+
+
+def changes(title: str, before: Sequence[Mapping[str, Any]],
+            after: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What changed in a table since it was printed, a line per row (rows by their first
+    column, `seat 1` or `id 3`): `seats: seat 0 hand size 10 -> 11`."""
+    name = title.replace("_", " ")
+
+    def label(row: Mapping[str, Any]) -> str:
+        key = next(iter(row), "")
+        return f"{key.replace('_', ' ')} {_cell(row.get(key))}"
+
+    old = {label(row): row for row in before}
+    lines = []
+    for row in after:
+        was = old.pop(label(row), None)
+        if was is None:
+            fields = ", ".join(f"{k.replace('_', ' ')} {_cell(v)}" for k, v in row.items())
+            lines.append(f"  {name}: new: {fields}")
+            continue
+        moved = [f"{k.replace('_', ' ')} {_cell(was.get(k))} -> {_cell(v)}"
+                 for k, v in row.items() if was.get(k) != v]
+        if moved:
+            lines.append(f"  {name}: {label(row)} {', '.join(moved)}")
+    lines.extend(f"  {name}: {gone} gone" for gone in old)
+    return lines
+
+
+def group_actions(actions: Sequence[str]) -> list[tuple[str, list[tuple[int, str]]]]:
+    """The actions numbered from 1, grouped by kind and target: the first word, and the second
+    too when it is a number (a pile, a group): `place 7` -> [(17, "QH"), ...]."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for number, text in enumerate(actions, start=1):
+        words = text.split()
+        cut = 2 if len(words) > 2 and words[1].isdigit() else 1
+        key, rest = " ".join(words[:cut]), " ".join(words[cut:])
+        groups.setdefault(key, []).append((number, rest or key))
+    return list(groups.items())
+
+
+def coloured(text: str) -> str:
+    """`text` as rich markup with each card token in its colour (other text escaped)."""
+    out, last = [], 0
+    for match in TOKEN.finditer(text):
+        out.append(escape(text[last:match.start()]))
+        out.append(_styled(match.group()))
+        last = match.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
+def _styled(token: str) -> str:
+    try:
+        card = Card.parse(token)
+    except CardError:
+        return escape(token)
+    style = SPECIAL_STYLES.get(card.kind) or CARD_STYLES.get(card.suit)
+    return f"[{style}]{escape(token)}[/]" if style else escape(token)
 
 
 def _cell(value: Any) -> str:
