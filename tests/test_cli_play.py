@@ -11,7 +11,6 @@ from support import PYTHON, ROOT
 
 from meldref.replay.files import verify
 
-
 ANSI = r"(?:\x1b\[[0-9;]*m)*"  # styles the terminal is sent, if any
 
 
