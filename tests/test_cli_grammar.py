@@ -97,6 +97,13 @@ def test_tournament_still_takes_its_configuration_file(tmp_path: Path) -> None:
         assert json.loads(result.stdout)["games"] == 1
 
 
+def test_a_word_that_is_no_game_and_no_file_names_both_readings() -> None:
+    result = runner.invoke(app, ["tournament", "fivecrown", "--bot", "builtin:greedy"])
+    assert result.exit_code == 2
+    assert "neither a game (phase10, fivecrowns, solitaire) nor a configuration file" in (
+        " ".join(result.stderr.split()))
+
+
 @pytest.mark.parametrize("bot", ["builtin:greedy", RANDOM_BOT])
 def test_bot_check_takes_every_bot_spec_as_bot_test_does(bot: str) -> None:
     result = runner.invoke(app, ["bot", "check", bot, "solitaire", "--json"])

@@ -178,6 +178,8 @@ def _game_and_config(game: str | None, config: Path | None,
     """GAME and CONFIG as meant: one word that is no game's name is the CONFIG (the spelling
     before GAME came first: `meldref tournament t.toml`); `--game` is GAME's old spelling."""
     if game is not None and config is None and not _names_a_game(game):
+        if not Path(game).exists() and Path(game).suffix != ".toml":
+            fail(f"{game}: neither a game ({', '.join(GAME_NAMES)}) nor a configuration file")
         config = Path(game)
         game = None
     if old_game is not None:
