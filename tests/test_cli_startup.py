@@ -31,3 +31,12 @@ def test_a_match_does_not_import_the_statistics_of_standings() -> None:
     heavy = {m.split(".")[0] for m in modules} & {"scipy", "choix"}
     assert not heavy, heavy
     assert not {m for m in modules if m.startswith("meldref.verdicts.ratings")}
+
+
+def test_a_mistyped_command_is_still_told_the_near_ones() -> None:
+    from typer.testing import CliRunner
+
+    from meldref.cli import app
+
+    result = CliRunner().invoke(app, ["mach"])
+    assert result.exit_code == 2 and "Did you mean 'match'?" in result.output

@@ -11,6 +11,7 @@ played; 130 interrupted (a tournament resumes when rerun).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from typing import Annotated, Any
 
@@ -26,8 +27,8 @@ from .. import __version__
 # bench/bench_startup.py).
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "match": ("match", "match", "Play one or more games between bots and print who won."),
-    "tournament": ("tournament", "tournament", "Play a round robin or gauntlet, streaming "
-                   "results to disk; print standings."),
+    "tournament": ("tournament", "tournament", "Play a round robin or gauntlet; print the "
+                   "standings."),
     "replay": ("replay", "replay_app", "Show, verify, count and resume replays; write "
                "positions."),
     "play": ("play", "play", "Play a seat yourself in the terminal against bots."),
@@ -51,6 +52,12 @@ class LazyCommands(TyperGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and args[0] in COMMANDS and args[0] not in self.commands:
             self.add_command(load_command(args[0]), args[0])
+        names = self.list_commands(ctx)
+        if args and not args[0].startswith("-") and args[0] not in names:
+            close = difflib.get_close_matches(args[0], names)  # typer's own sees none loaded
+            if close:
+                ctx.fail(f"No such command {args[0]!r}. Did you mean "
+                         f"{', '.join(map(repr, close))}?")
         return super().resolve_command(ctx, args)
 
 
@@ -70,6 +77,9 @@ def load_command(name: str) -> Any:
 
 app = typer.Typer(
     cls=LazyCommands,
+    # The list of commands in click's plain form: typer's rich help imports rich's markdown
+    # and costs more than typer itself (bench/bench_startup.py); each command's help is rich.
+    rich_markup_mode=None,
     no_args_is_help=True,
     help="Referee for Phase 10, Five Crowns and Five Crowns Solitaire bots.",
 )

@@ -107,7 +107,9 @@ def tournament(
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
-    """Play a round robin or gauntlet, streaming results to disk; print standings."""
+    """Play a round robin or gauntlet; print the standings.
+
+    Results are streamed to the output folder as games end: rerun the same command to resume."""
     game, config = _game_and_config(game, config, old_game)
     from ..private import folder_problem
     from ..tournament.config import with_announced_names
