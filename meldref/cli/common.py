@@ -26,26 +26,18 @@ EXIT_INTERRUPTED = 130
 
 class _Screen:
     """A rich console made when printing, for whatever stdout/stderr is then (tests swap them);
-    when not a terminal, $COLUMNS wide if set, else 120, so tables in logs and pipes are not
-    squeezed."""
+    120 columns when not a terminal, so tables in logs and pipes are not squeezed."""
 
     def __init__(self, stderr: bool = False) -> None:
         self.stderr = stderr
 
     def console(self) -> Console:
         stream = sys.stderr if self.stderr else sys.stdout
-        width = None if stream.isatty() else _columns()
+        width = None if stream.isatty() else 120
         return Console(file=stream, width=width, highlight=False, soft_wrap=True)
 
     def print(self, *objects: Any, **options: Any) -> None:
         self.console().print(*objects, **options)
-
-
-def _columns() -> int:
-    try:
-        return max(40, int(os.environ.get("COLUMNS", "")))
-    except ValueError:
-        return 120
 
 
 out = _Screen()
