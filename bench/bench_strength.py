@@ -14,9 +14,9 @@ Solitaire has one seat: every bot plays the same deals, and the figures are the 
 won (with its 95% interval) and the mean number of piles closed.
 
 `--games` counts games per pairing (so 1000 games are 500 deal pairs); `--quick` plays 40. Every
-figure is printed as one JSON line, then a markdown table (docs/bots.md holds the last one). The
-time per decision is the bot's own time in `act`, in ms of CPU time, as the mean and the worst
-decision.
+figure is printed as one JSON line, then a markdown table (docs/writing-bots.md holds the last
+one). The time per decision is the bot's own time in `act`, in ms of CPU time, as the mean and
+the worst decision.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Faults and recovery: each fault of the README's table provoked, and the time it costs.
+"""Faults and recovery: each fault of docs/faults.md's table provoked, and the time it costs.
 
     python bench/faults.py [--only NAME ...] [--json] [--markdown]
 
@@ -12,7 +12,7 @@ own run (signals, a killed worker, bad files and paths) are provoked on `meldref
 from the signal (or the command's start) until every process is gone, or the error is out.
 
 Each row prints the fault, the outcome or exit code seen (checked against the expected one: a
-row that does not behave as the README says fails the run, exit 1), and the time.
+row that does not behave as docs/faults.md says fails the run, exit 1), and the time.
 """
 
 from __future__ import annotations
@@ -384,7 +384,7 @@ def orphan_crash() -> Seen:
 
 @dataclass(frozen=True)
 class Row:
-    """One fault: its name in the README's table, the outcome expected, how to provoke it."""
+    """One fault: its name in docs/faults.md's table, the outcome expected, how to provoke it."""
 
     fault: str
     expected: str
@@ -450,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None,
                         help="rows whose fault contains one of these words")
     parser.add_argument("--json", action="store_true", help="one JSON line per row")
-    parser.add_argument("--markdown", action="store_true", help="the README table's rows")
+    parser.add_argument("--markdown", action="store_true", help="docs/faults.md's table rows")
     args = parser.parse_args(argv)
     rows = [r for r in ROWS if args.only is None or any(w in r.fault for w in args.only)]
     wrong = 0

@@ -537,20 +537,27 @@ README_MARKS = ("<!-- performance-table -->", "<!-- /performance-table -->")
 
 
 def readme_block(figures: Figures, info: dict[str, Any]) -> str:
-    """README's share of a run: the machine, the per-game table, the other figures and the
-    targets (docs/performance.md has the speedups and the profile too)."""
+    """README's share of a run, a few lines for a first page: the machine and, per game, what a
+    decision costs and how fast the engine plays (docs/performance.md has every figure, the
+    targets, the speedups and the profile)."""
     lines = [
-        f"Measured by `{info.get('command', 'python bench/run.py')}` on {info['cpu']}, "
-        f"{info['cores']} cores, Python {info['python']} (load average {info['load']:.2f} at "
-        "the start); every ratio compares figures of this one run.",
+        f"On {info['cpu']}, {info['cores']} cores, Python {info['python']} (load average "
+        f"{info['load']:.2f}), by `{info.get('command', 'python bench/run.py')}`:",
         "",
-        *_game_table(figures),
-        "",
-        *_other_figures(figures),
-        # Inside README's own section: the targets' heading as a paragraph's title.
-        *(f"**{line[3:]}.**" if line.startswith("## ") else line for line in _targets(figures)),
+        "| game | a decision, in-process | a decision, through pipes | engine, random "
+        "decisions/s |",
+        "|---|---|---|---|",
     ]
-    return "\n".join(lines).rstrip() + "\n"
+    for name in GAMES:
+        inproc, piped = (figures.get(f"decision_{way}", game=name)
+                         for way in ("in_process", "pipes"))
+        rate = figures.get("engine_rate", game=name)
+        if inproc is None and rate is None:
+            continue
+        cells = [name, *(f"{value} us" if value is not None else "-" for value in (inproc, piped)),
+                 f"{rate:,}" if rate else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def write_readme(path: Path, block: str) -> None:

@@ -2,7 +2,7 @@
 
 Replays hold every hand and the seed, results and tournament files hold seeds, bot logs may hold
 a bot's own hand; a bot program running as another user on the same machine must not read them
-while the game runs (see README, "Running untrusted bots"). Files are created 0600 and folders
+while the game runs (see docs/untrusted-bots.md). Files are created 0600 and folders
 0700 whatever the umask; a file that already exists is tightened when opened. This protects
 nothing against bots running as the referee's own user.
 """

@@ -195,8 +195,8 @@ class LimitSettings(BaseModel):
         out = []
         if self.max_processes is not None and os.geteuid() == 0:
             out.append("max-processes has no effect on bots running as root: the kernel does "
-                       "not count root's processes (run the bots as another user: README, "
-                       "Running untrusted bots)")
+                       "not count root's processes (run the bots as another user: "
+                       "docs/untrusted-bots.md)")
         return out
 
 

@@ -51,8 +51,13 @@ def test_every_figure_of_bench_run(tmp_path: Path) -> None:
     assert (tmp_path / "again.md").read_text() == table
     text = readme.read_text()
     assert "STALE" not in text and text.startswith("# x\n") and text.endswith("-->\ntail\n")
-    assert "| phase10 |" in text and "peak RSS" in text
-    assert "**Targets (issue 13).**" in text and "\n## " not in text  # inside README's section
+    # README's share is a first page's: the machine and a row per game, no more (the other
+    # figures, the targets and the profile are docs/performance.md's).
+    block = text.split("<!-- performance-table -->\n", 1)[1].split("<!-- /performance-table", 1)[0]
+    rows = [line for line in block.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows] == ["| game", *(f"| {g}" for g in run.GAMES)]
+    assert all(cell.endswith(" us") for row in rows[1:] for cell in row.split(" | ")[1:3])
+    assert "peak RSS" not in block and "Targets" not in block and len(block.splitlines()) <= 8
 
 
 def test_the_instant_bot_and_its_twin_pick_alike() -> None:

@@ -1,5 +1,5 @@
 """Position files on the command line: `match --position`, `replay position`, `bot check
---position` and `bot test` (spec/POSITION.md, README "Positions")."""
+--position` and `bot test` (spec/POSITION.md, docs/positions.md)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from docblocks import blocks
 from support import ROOT
 from typer.testing import CliRunner
 
@@ -229,36 +230,39 @@ def test_the_readme_positions_load_and_the_greedy_bot_finds_their_expected_actio
                        "--json")
     data = json.loads(out)
     assert code == 0 and data["positions"] == data["passed"] >= 2
-    readme = (ROOT / "README.md").read_text()
+    page = (ROOT / "docs" / "positions.md").read_text()
     example = (ROOT / "docs" / "positions" / "phase10-lay-phase-3.toml").read_text()
     body = "\n".join(line for line in example.splitlines() if not line.startswith("#"))
-    assert body.strip() in readme
+    assert body.strip() in page
 
 
-def console_block(readme: str, command: str) -> list[str]:
-    """The lines of README's console block from `$ command` to the end of the block."""
-    block = readme.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
-    return block.splitlines()
+def shown_output(command: str) -> list[str]:
+    """What docs/positions.md shows `command` printing: the ```text block after its ```sh."""
+    for block in blocks(ROOT / "docs" / "positions.md"):
+        if block.lang == "sh" and block.text == f"{command}\n":
+            assert block.output is not None, f"no output shown for {command}"
+            return block.output.splitlines()
+    raise AssertionError(f"docs/positions.md does not show {command}")
 
 
-def test_the_readme_positions_transcript_is_what_the_commands_print(
+def test_the_positions_page_transcript_is_what_the_commands_print(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    readme = (ROOT / "README.md").read_text()
     monkeypatch.chdir(tmp_path)
-    match = "meldref match --position docs/positions/phase10-lay-phase-3.toml --replay ex.jsonl"
-    show = "meldref replay show ex.jsonl | sed -n 5,7p"
-    expected = console_block(readme, match)
-    printed_match = expected[:expected.index(f"$ {show}")]
-    printed_show = expected[expected.index(f"$ {show}") + 1:]
+    (tmp_path / "runs").mkdir()
+    match = ("meldref match --position docs/positions/phase10-lay-phase-3.toml "
+             "--replay runs/ex.jsonl")
+    printed_match = shown_output(match)
+    printed_show = shown_output("meldref replay show runs/ex.jsonl | sed -n 5,7p")
     args = match.split()[1:]
     args[2] = str(ROOT / args[2])
-    wide = {"COLUMNS": "200"}  # the table unwrapped, as in a wide terminal
+    wide = {"COLUMNS": "120"}  # as tests/test_docs.py runs the page
     result = runner.invoke(app, args, env=wide, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     lines = [line.rstrip() for line in result.stdout.splitlines()]
-    # Everything the README shows, in order; the wall time it leaves out varies.
-    assert [line for line in lines if not line.startswith("wall time")] == printed_match
-    result = runner.invoke(app, ["replay", "show", "ex.jsonl"], env=wide,
+    # Everything the page shows, in order; the wall time varies.
+    assert [line for line in lines if not line.startswith("wall time")] == [
+        line for line in printed_match if not line.startswith("wall time")]
+    result = runner.invoke(app, ["replay", "show", "runs/ex.jsonl"], env=wide,
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[4:7] == printed_show

@@ -70,7 +70,7 @@ class Cluster:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """A TLS scheduler and two worker processes (one thread each) on 127.0.0.1, reached as
-    README says, through dask's TLS settings (here for this process, and as environment
+    docs/cluster.md says, through dask's TLS settings (here for this process, and as environment
     variables for the others); a worker that dies is restarted by its nanny. A game's task
     is played at most twice (allowed-failures 1), to keep the test of a game that kills its
     workers short."""
@@ -730,9 +730,9 @@ os.execv(sys.executable, [sys.executable, *sys.argv[3:]])
 
 def test_the_seed_is_on_no_command_line_or_environment_a_bot_can_read(
         cluster: Cluster, tmp_path: Path) -> None:
-    # README: the seed travels to the workers inside the pickled jobs, never on a command line
-    # or in an environment (which other processes on a machine can read in /proc). A bot looks
-    # through every process there while the tournament runs.
+    # docs/cluster.md: the seed travels to the workers inside the pickled jobs, never on a
+    # command line or in an environment (which other processes on a machine can read in
+    # /proc). A bot looks through every process there while the tournament runs.
     seed = "918273645"
     sniffer, told, found = tmp_path / "sniff.py", tmp_path / "seed.txt", tmp_path / "found.txt"
     sniffer.write_text(SEED_SNIFFER)

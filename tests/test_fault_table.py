@@ -1,4 +1,4 @@
-"""The README's table of faults (section Faults and recovery) is true to the code: every row
+"""The table of faults (docs/faults.md) is true to the code: every row
 names a test that exists, and bench/faults.py provokes exactly the faults listed, expecting the
 classification the table gives."""
 
@@ -14,7 +14,7 @@ from support import ROOT, TESTS
 
 
 def table() -> list[list[str]]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "faults.md").read_text()
     body = text.split("<!-- fault-table -->", 1)[1].split("<!-- /fault-table -->", 1)[0]
     rows = [line.strip().strip("|").split("|") for line in body.strip().splitlines()]
     return [[cell.strip() for cell in row] for row in rows[2:]]  # after the head and rule

@@ -1,23 +1,28 @@
-"""Every picture README.md shows exists, and every viewer screenshot that
-docs/make_screenshots.py makes exists and is shown (was: three of six, Solitaire's not among
-them)."""
+"""Every picture README.md and the docs show exists, and every viewer screenshot that
+docs/make_screenshots.py makes exists and is shown in the viewer's page, docs/replays.md (was:
+three of six, Solitaire's not among them)."""
 
 from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 from support import ROOT
 
 
-def shown() -> set[str]:
-    return set(re.findall(r"!\[[^\]]*\]\(([^)]+)\)", (ROOT / "README.md").read_text()))
+def shown(page: Path) -> set[Path]:
+    """The pictures `page` shows, as paths in the repository."""
+    found = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page.read_text())
+    return {(page.parent / path).resolve().relative_to(ROOT) for path in found}
 
 
-def test_every_picture_in_the_readme_exists() -> None:
-    assert shown()
-    for path in shown():
-        assert (ROOT / path).is_file(), path
+def test_every_picture_of_the_readme_and_the_docs_exists() -> None:
+    pages = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    assert shown(ROOT / "README.md") and shown(ROOT / "docs" / "replays.md")
+    for page in pages:
+        for path in shown(page):
+            assert (ROOT / path).is_file(), f"{page.name}: {path}"
 
 
 def made_by_the_script() -> set[str]:
@@ -36,11 +41,12 @@ def made_by_the_script() -> set[str]:
     return names | named
 
 
-def test_every_viewer_screenshot_is_in_the_readme() -> None:
+def test_every_viewer_screenshot_is_on_the_viewers_page() -> None:
     made = made_by_the_script()
     assert {"docs/viewer-solitaire.png", "docs/viewer-list.png"} <= made
     for path in made:
         assert (ROOT / path).is_file(), f"{path}: run python docs/make_screenshots.py"
     # viewer-fivecrowns-8.png: the eight-seat table, kept for the docs but one Five Crowns
-    # table (fourteen seats) is enough on the front page.
-    assert made - shown() <= {"docs/viewer-fivecrowns-8.png"}
+    # table (fourteen seats) is enough on the viewer's page.
+    on_the_page = {path.as_posix() for path in shown(ROOT / "docs" / "replays.md")}
+    assert made - on_the_page <= {"docs/viewer-fivecrowns-8.png"}

@@ -203,7 +203,7 @@ def test_a_game_that_kills_every_worker_is_recorded_as_an_error(tmp_path: Path) 
     # tests/cli_bots/worker_killer_bot.py SIGKILLs the worker playing it at its first decision:
     # each of its games is tried MAX_TRIES times on new workers, then recorded as the referee's
     # own error; the tournament goes on with the rest, and exits 1 as for any game the referee
-    # could not finish (README, Exit codes).
+    # could not finish (README.md and docs/commands.md, Exit codes).
     out = tmp_path / "t"
     args = [PYTHON, "-m", "meldref", "tournament", "--bot",
             command(TESTS / "cli_bots" / "worker_killer_bot.py"), "--bot", "builtin:random",

@@ -192,7 +192,7 @@ def test_any_mutated_config_is_a_config_error_or_a_plan(data: st.DataObject,
                                   BASE.encode() + b"deep = " + b"[" * 50_000 + b"]" * 50_000])
 def test_a_config_that_is_not_utf8_or_too_deep_exits_2_naming_the_file(
         tmp_path: Path, body: bytes) -> None:
-    # The README's row: the command, not only the reader, says what is wrong and plays nothing.
+    # docs/faults.md's row: the command, not only the reader, says what is wrong and plays nothing.
     path = tmp_path / "t.toml"
     path.write_bytes(body)
     result = runner.invoke(app, ["tournament", str(path), "--out", str(tmp_path / "o")])

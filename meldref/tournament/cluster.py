@@ -39,7 +39,7 @@ How it keeps the guarantees of local runs:
   for the run and held in memory (when `cryptography` is installed) so that no other local
   user (a bot running as another user) can submit work, and serves none of dask's plain-HTTP
   status pages (routes off, servers stopped). `tls://` addresses use dask's own TLS settings
-  (`distributed.comm.tls.*`: README, "On a cluster").
+  (`distributed.comm.tls.*`: docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -601,7 +601,7 @@ def _local_cluster(workers: int) -> Any:
     with contextlib.suppress(ImportError):
         security = distributed.security.Security.temporary()
     # dask's sampling profiler walks the game's stack 100 times a second: games took 20-40%
-    # longer with it (bench/bench_cluster.py); README tells how to turn it off on workers.
+    # longer with it (bench/bench_cluster.py); docs/cluster.md tells how to turn it off on workers.
     # No HTTP routes: the scheduler and each worker serve plain-HTTP status pages (workers,
     # logs, metrics) to anyone on the machine, dashboard or not; their servers are stopped too.
     settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1,

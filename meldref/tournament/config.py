@@ -3,17 +3,17 @@
 ```toml
 game = "phase10"
 format = "round-robin"     # or "gauntlet": the first bot against every table of the others
-players = 4                # seats per table
+players = 2                # seats per table
 games = 100                # games per table (whole rotations when deals are duplicated)
 duplicate = true           # each deal replayed with the bots rotated through the seats
 seed = 1                   # leave out to draw one (kept in the private output folder)
 jobs = 2
 out = "runs/phase10-a"     # the output folder (default: tournaments/<game>-<fingerprint>)
 sprt = "0,10,0.05,0.05"    # two bots only: stop once H0 or H1 is accepted
-bot-folder = "contest"     # bot programs start in this folder (default: the current one)
-cluster = "tcp://10.0.0.1:8786"  # play on a dask cluster (or "local:N"); see cluster.py
-cluster-files = "auto"     # replays and logs: "shared" folder, back to the "client", or auto
-upload-bots = false        # send bot-folder to every worker (dask's upload), checked by hash
+bot-folder = "bots"        # bot programs start in this folder (default: the current one)
+# cluster = "tcp://10.0.0.1:8786"  # play on a dask cluster (or "local:N"); see cluster.py
+# cluster-files = "auto"   # replays and logs: "shared" folder, back to the "client", or auto
+# upload-bots = false      # send bot-folder to every worker (dask's upload), checked by hash
 
 [rules]                    # rule options, as `--rules KEY=VALUE`
 phases-to-win = 3
@@ -26,7 +26,7 @@ memory-mb = 1024           # per bot program (RLIMIT_AS); max-processes, file-si
 name = "greedy"
 cmd = "builtin:greedy"
 [[bot]]
-cmd = "python3 bots/random_bot.py"
+cmd = "python3 random_bot.py"  # in bot-folder
 ```
 
 The file and the flags are read into the same typed values (`Sources`), each checked where it

@@ -1,6 +1,6 @@
 """Verdicts a contest can defend: every figure of the standings from the result lines alone,
-whatever order games finished in, whatever order bots were listed in (spec: README,
-"Standings and verdicts").
+whatever order games finished in, whatever order bots were listed in (spec:
+docs/standings.md and docs/verdicts.md).
 
 - `games`: result lines as `GameResult`s; deal sets, the unit of evidence.
 - `elo`: scores with intervals, Elo and normalised Elo, likelihood of superiority.

@@ -117,7 +117,7 @@
       bot.title = "show this bot's games";
       bot.addEventListener("click", () => { $("bot").value = s.bot; render(); });
       const num = (v, digits) => el("td", "num", typeof v === "number" ? v.toFixed(digits) : v ?? "");
-      // standings.json's own rank: bots with equal ratings share one (README, "Standings").
+      // standings.json's own rank: bots with equal ratings share one (docs/standings.md).
       const band = Array.isArray(s.rating_ci95) ? s.rating_ci95.map((v) => v.toFixed(1)).join(" to ") : "";
       tr.append(el("td", "num", s.rank ?? i + 1), bot, num(s.games, 0), num(s.wins, 1), num(s.win_rate * 100, 1),
         num(s.mean_place, 2), num(s.mean_score, 1), num(s.rating, 1), el("td", "num", band),

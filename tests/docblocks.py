@@ -1,0 +1,88 @@
+"""The fenced blocks of a Markdown page, with what the docs' conventions attach to them.
+
+- The line `<!-- docs-test: skip (reason) -->` just before a block: the docs test does not run
+  it, and prints the reason.
+- The line `<!-- docs-file: NAME -->` just before a block: the docs test writes the block to
+  NAME in its scratch folder before it runs the blocks after it (a configuration file that a
+  later command reads).
+- A ```text block right after a ```sh block (nothing but blank lines between them): what the
+  commands print, compared with what they do print (tests/test_docs.py says how).
+
+Blocks may be indented (inside a list item); their text is given without the indent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+_FENCE: Final = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")
+_MARKER: Final = re.compile(r"^\s*<!--\s*docs-(?P<kind>test: skip|file:)\s*(?P<arg>.*?)\s*-->\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One fenced block: the page and line of its opening fence, its language and text."""
+
+    page: Path
+    line: int
+    lang: str
+    text: str
+    skip: str | None = None  # the reason given in a `docs-test: skip (...)` line
+    file: str | None = None  # the name given in a `docs-file: NAME` line
+    output: str | None = None  # the ```text block right after a ```sh block
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.name}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    """Every fenced block of `page`, in order, a ```text block that shows a ```sh block's output
+    folded into that block (as `output`) rather than listed on its own."""
+    lines = page.read_text().splitlines()
+    found: list[tuple[int, int, str, str]] = []  # opening line, closing line, lang, text
+    i = 0
+    while i < len(lines):
+        opening = _FENCE.match(lines[i])
+        if opening is None:
+            i += 1
+            continue
+        indent = len(opening["indent"])
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != "```":
+            j += 1
+        text = "".join(line[indent:] + "\n" for line in lines[i + 1:j])
+        found.append((i, j, opening["lang"], text))
+        i = j + 1
+    out: list[Block] = []
+    for k, (start, _, lang, text) in enumerate(found):
+        follows_sh = bool(out) and out[-1].lang == "sh" and out[-1].output is None
+        if lang == "text" and follows_sh and _only_blank(lines, found[k - 1][1], start):
+            last = out.pop()
+            out.append(Block(last.page, last.line, last.lang, last.text, last.skip, last.file,
+                             text))
+            continue
+        skip, file = _marker(lines, start)
+        out.append(Block(page, start + 1, lang, text, skip, file))
+    return out
+
+
+def _only_blank(lines: list[str], after: int, before: int) -> bool:
+    return all(not line.strip() for line in lines[after + 1:before])
+
+
+def _marker(lines: list[str], fence: int) -> tuple[str | None, str | None]:
+    """The docs-test or docs-file line just before the block at `fence` (blank lines between
+    allowed), as (skip reason, file name)."""
+    k = fence - 1
+    while k >= 0 and not lines[k].strip():
+        k -= 1
+    found = _MARKER.match(lines[k]) if k >= 0 else None
+    if found is None:
+        return None, None
+    if found["kind"] == "file:":
+        return None, found["arg"]
+    return found["arg"].strip("()") or "no reason given", None
