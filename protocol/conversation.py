@@ -212,6 +212,31 @@ class Conversation:
                     if msg.malformed:
                         self.notes.append(Fault("malformed", f"before ready: {msg.text}"))
 
+    # -- between games ---------------------------------------------------------------------
+
+    def still_there(self, grace: float) -> bool:
+        """Between two games: does the bot play on? It is sent `ping` and its `pong` awaited
+        up to `grace` seconds. False when it ended, closed its output or stopped reading (a bot
+        that exits on `gameover`: it reads lines in order, so it is gone before the ping);
+        True on the pong, and for a bot that runs on but stays silent (it keeps its process:
+        silence between games costs nothing). Lines that come meanwhile count as idle lines."""
+        if self.transport.write_error is not None or self.transport.eof:
+            return False
+        token = str(next(self._pings))
+        self.send(f"ping {token}")
+        deadline = self.clock() + grace
+        while (got := self.transport.read(deadline)) is not None:
+            if got.kind in GONE:
+                return False
+            msg = self._parse(got)
+            if msg is not None and msg.kind == "pong" and msg.text == token:
+                return self.transport.write_error is None
+            if msg is not None and msg.kind == "action":
+                self._late(msg, None)
+            elif msg is not None and msg.kind != "info":
+                self._stray_line("")
+        return self.transport.exit_code() is None and self.transport.write_error is None
+
     # -- decisions -------------------------------------------------------------------------
 
     def decide(self, request: Request) -> Reply:
