@@ -42,6 +42,7 @@ import queue
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import GeneratorType
@@ -61,6 +62,9 @@ TABLE_KEYS = frozenset({"table", "seats", "piles"})
 TIME_SHARE = 0.85
 SAFETY_MS = 40
 MIN_THINK_MS = 5
+# Starts the stderr line the SDK writes when a decision raised (a traceback follows it):
+# `meldref bot check` counts these and fails the bot.
+SDK_RAISED = "meldref-sdk: decision raised"
 
 
 def log(*parts: object) -> None:
@@ -432,6 +436,18 @@ class _Thinking:
             self.done.set()
 
 
+def report_failure(bot: Bot, request: Request, failure: BaseException, count: int,
+                   fallback: bool) -> None:
+    """A decision raised: one `SDK_RAISED` line and the whole traceback, on stderr. The bot
+    still answers (its best yielded answer, else `Bot.fallback`), so only this tells."""
+    instead = "the fallback" if fallback else "its last yielded answer"
+    log(f"{SDK_RAISED}: {bot.name}: {request.decision} (request {request.id}) raised "
+        f"{type(failure).__name__}: {failure} (exception {count} of this process); answered "
+        f"with {instead}")
+    traceback.print_exception(failure, file=sys.stderr)
+    sys.stderr.flush()
+
+
 class Runner:
     """Reads the referee's lines, keeps the session's state, and asks the bot."""
 
@@ -443,6 +459,7 @@ class Runner:
         self.game: Game | None = None
         self.rules: dict[str, str] = {}
         self.names: dict[int, str] = {}
+        self.failures = 0  # decisions that raised in this process (each logged with its traceback)
         self._reset_request()
 
     def _read(self, infile: IO[str]) -> None:
@@ -579,7 +596,8 @@ class Runner:
         request.cancelled = True
         answer = thinking.best
         if thinking.failure is not None:
-            log(f"{self.bot.name}: decision {request.id} failed: {thinking.failure!r}")
+            self.failures += 1
+            report_failure(self.bot, request, thinking.failure, self.failures, answer is None)
         if answer is None:
             answer = self.bot.fallback(request)
         self.send(f"action {request.id} {' '.join(str(answer).split())}")

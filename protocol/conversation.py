@@ -152,6 +152,7 @@ class Conversation:
     _pings: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _closed: bool = False
     _stray: int = 0  # unsolicited lines in the current period (request, idle, handshake)
+    _wrong_id: int | None = None  # the id of an answer to the current request that had another
 
     def send(self, *lines: str) -> None:
         self.transport.send(*lines)
@@ -247,6 +248,7 @@ class Conversation:
         if self.transport.write_error is not None:
             raise self._gone(f"({self.transport.write_error})", 0.0)
         request_id = next(self._ids)
+        self._wrong_id = None
         self.send(*request_text(request_id, request))
         began = self.clock()
         deadline = began + request.deadline
@@ -279,6 +281,8 @@ class Conversation:
     def _late(self, msg: BotLine, current: int | None, elapsed: float = 0.0) -> None:
         self._stray_line("" if current is None else f"during request {current}", current,
                          elapsed)
+        if current is not None and self._wrong_id is None:
+            self._wrong_id = msg.request_id
         if msg.request_id is not None and current is not None and msg.request_id > current:
             detail = (f"answer to request {msg.request_id}, which was never sent: "
                       f"{quote(msg.text)}")
@@ -335,6 +339,9 @@ class Conversation:
         if self.transport.exit_code() is not None:
             raise self._gone(f"before sending {what}", elapsed, request_id)
         limit = f"no {what} within {allowed * 1000:.0f} ms"
+        if request_id is not None and self._wrong_id is not None:  # the likely reason why
+            limit += (f" (it answered with id {self._wrong_id} instead: an answer repeats "
+                      "the id of its `go` line)")
         self.send(f"ping {next(self._pings)}")
         sign, busy = self._wait_for_life(request_id, what, elapsed, began + allowed)
         if sign is not None:
