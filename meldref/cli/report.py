@@ -81,7 +81,10 @@ def cross_table(report: Report) -> Table | None:
     bots = [row.bot for row in report.standings.rows]
     if len(bots) < 3:
         return None
-    table = Table(title="cross table (row against column)", title_justify="left")
+    title = "cross table (row against column)"
+    if any(isinstance(p, SameDeals) for p in report.cross.pairs):
+        title += ": the row's share of deals won minus the column's, in percentage points (pp)"
+    table = Table(title=title, title_justify="left")
     table.add_column("")
     for bot in bots:
         table.add_column(escape(bot), justify="right")
@@ -98,7 +101,8 @@ def _cell(pair: HeadToHead | SameDeals | None) -> str:
     if pair is None:
         return "-"
     if isinstance(pair, SameDeals):
-        return f"{100 * pair.win_rate.mean:+.1f} pts"
+        # Percentage points of deals won: "pts" read as the game's points.
+        return f"{100 * pair.win_rate.mean:+.1f} pp won"
     stats = pair.stats
     return f"{100 * stats.score.mean:.0f}% ({format_elo(stats.elo)})"
 

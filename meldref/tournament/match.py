@@ -324,11 +324,19 @@ def totals(lines: Sequence[Mapping[str, Any]], bots: Sequence[BotEntry]) -> list
              "faults": row.fault_count} for row in tally.rows()]
 
 
+def played_rules(spec: MatchSpec) -> Any:
+    """The rules the games are played under: a game settles some options for its number of
+    seats when it starts (Five Crowns' `party=auto` becomes on or off, `for_players`), and
+    the replays and the seats' `rule` lines say the settled value."""
+    settle = getattr(spec.rules, "for_players", None)
+    return settle(len(spec.bots)) if callable(settle) else spec.rules
+
+
 def match_json(spec: MatchSpec, lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     position = {"position": spec.position.to_json()} if spec.position is not None else {}
     return {
         "game": spec.game,
-        "rules": rules_to_json(spec.rules),
+        "rules": rules_to_json(played_rules(spec)),
         "seed": spec.seed,
         **position,
         "players": len(spec.bots),
