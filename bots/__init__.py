@@ -26,6 +26,7 @@ BUILTIN_BOTS: Final[Mapping[str, str]] = {
     "random": "random legal play",
     "greedy": "a simple heuristic",
     "expert": "hand-written strategy",
+    "search": "determinized Monte Carlo over the expert's moves, the engine as its model",
 }
 
 

@@ -99,6 +99,10 @@ class InProcessSeat(Seat):
             reset()
 
     def decide(self, request: Request) -> Reply:
+        # A bot that plans by the clock is told it first, as a program reads `go`'s `time`.
+        think_within = getattr(self.bot, "think_within", None)
+        if callable(think_within):
+            think_within(request.time, request.bank)
         began = time.perf_counter()
         try:
             action = self.bot.act(request.observation)
