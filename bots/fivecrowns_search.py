@@ -92,4 +92,16 @@ class FiveCrownsSearchBot(SearchBot):
         return (sum(rivals) / max(1, len(rivals))) - gained[view.seat]
 
 
+def main() -> None:
+    """Play as a protocol bot on standard input and output (`python3 -m
+    meldref.bots.fivecrowns_search`: the module imports its package)."""
+    from .sdk import EngineBot, run
+
+    run(EngineBot({"fivecrowns": FiveCrownsSearchBot}, name="fivecrowns-search"))
+
+
+if __name__ == "__main__":
+    main()
+
+
 __all__ = ["FiveCrownsSearchBot"]

@@ -146,7 +146,7 @@ def choose(candidates: Sequence[T], guess: Callable[[random.Random], Any],
     the prior only when its mean gain over it, guess by guess, is more than `CLEAR` standard
     errors above zero (rollouts by a simple policy are biased, and a few guesses are noisy:
     the prior is right more often than a small, noisy edge)."""
-    if len(candidates) < 2:
+    if len(candidates) < 2 or budget.guesses < 2:  # one guess can never be clear
         return candidates[0]
     gains: list[list[float]] = [[] for _ in candidates]
     done = 0

@@ -86,4 +86,16 @@ class SolitaireSearchBot(ClockedBot):
         return float(sum(state.closed))
 
 
+def main() -> None:
+    """Play as a protocol bot on standard input and output (`python3 -m
+    meldref.bots.solitaire_search`: the module imports its package)."""
+    from .sdk import EngineBot, run
+
+    run(EngineBot({"solitaire": SolitaireSearchBot}, name="solitaire-search"))
+
+
+if __name__ == "__main__":
+    main()
+
+
 __all__ = ["SolitaireSearchBot"]
