@@ -2,6 +2,14 @@
 
     python bench/bench_strength.py [--game phase10|fivecrowns|solitaire|all] [--games 1000]
                                    [--pair expert:greedy] [--quick] [--jobs 1] [--seed bench]
+    python bench/bench_strength.py --every-pair [--table 4] [--games 40] ...
+
+`--every-pair` plays every built-in bot against every other (the names from the bot registry,
+`meldref.bots.BUILTIN_BOTS`), and `--table N` adds, per game of several seats, one table of N
+seats filled with the strongest N bots (the registry's last ones; N at most their number), each
+deal played once per rotation of the seats (a deal set of N games), so every bot meets every
+deal from every seat: a bot's figure is its share of first places, with its interval from the
+spread between deal sets. The markdown table gives the number of deal sets behind each row.
 
 Phase 10 and Five Crowns are played two seats at a time. Each deal (one game seed) is played
 twice with the seats swapped, so both bots meet the same cards from the same seat: luck of the
@@ -32,7 +40,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from meldref.bots import builtin_bot
+from meldref.bots import BUILTIN_BOTS, builtin_bot
 from meldref.engine.game import GameInfo, find_game
 from meldref.engine.play import play_inprocess
 
@@ -106,11 +114,50 @@ def play_solitaire(bot: str, deal: str) -> Tally:
     return Tally([game_result(outcome.places, 0)], [outcome.scores[0]], times=timed.times)
 
 
+def play_table(game: str, bots: tuple[str, ...], deal: str) -> list[Tally]:
+    """One deal played once per rotation of the seats; a tally per bot (in `bots` order)."""
+    info = find_game(game)
+    n = len(bots)
+    tallies = [Tally() for _ in bots]
+    results = [0.0] * n
+    for r in range(n):
+        order = [(r + k) % n for k in range(n)]  # seat k plays bots[order[k]]
+        seated = [TimedBot(builtin_bot(info.name, bots[b], f"{deal}:{k}"))
+                  for k, b in enumerate(order)]
+        outcome, _ = play_inprocess(info, info.rules(), seated, deal)
+        for k, b in enumerate(order):
+            results[b] += game_result(outcome.places, k)
+            tallies[b].points.append(outcome.scores[k])
+            tallies[b].times += seated[k].times
+    for b in range(n):
+        tallies[b].pair_results.append(results[b] / n)
+    return tallies
+
+
 def _run(job: tuple[str, tuple[str, ...], str]) -> Tally:
     game, bots, deal = job
     if game == "solitaire":
         return play_solitaire(bots[0], deal)
     return play_pair(game, (bots[0], bots[1]), deal)
+
+
+def _run_table(job: tuple[str, tuple[str, ...], str]) -> list[Tally]:
+    return play_table(*job)
+
+
+def run_tables(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> list[Tally]:
+    totals = [Tally() for _ in jobs[0][1]]
+    if workers <= 1:
+        done = map(_run_table, jobs)
+        for tallies in done:
+            for total, tally in zip(totals, tallies, strict=True):
+                total.add(tally)
+        return totals
+    with ProcessPoolExecutor(workers) as pool:
+        for tallies in pool.map(_run_table, jobs, chunksize=1):
+            for total, tally in zip(totals, tallies, strict=True):
+                total.add(tally)
+    return totals
 
 
 def run_jobs(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> Tally:
@@ -148,6 +195,7 @@ def figure(game: str, bots: Sequence[str], tally: Tally, games: int) -> dict[str
         "ms_mean": round(statistics.fmean(ms), 3) if ms else 0.0,
         "ms_max": round(max(ms), 1) if ms else 0.0,
         "decisions": len(ms),
+        "deal_sets": len(tally.pair_results),
     }
     if tally.rival_points:
         out["rival_mean_points"] = round(statistics.fmean(tally.rival_points), 2)
@@ -170,13 +218,31 @@ def figures(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
             deals = max(1, args.games // 2)
             jobs = [(game, bots, f"{args.seed}:{i}") for i in range(deals)]
             yield figure(game, bots, run_jobs(jobs, args.jobs), 2 * deals)
+        if args.table:
+            yield from table_figures(game, args)
+
+
+def table_figures(game: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    """The strongest `args.table` bots at one table, every rotation of every deal."""
+    bots = tuple(args.bots[-args.table:])
+    deals = max(1, args.games // len(bots))
+    jobs = [(game, bots, f"{args.seed}:table:{i}") for i in range(deals)]
+    for name, tally in zip(bots, run_tables(jobs, args.jobs), strict=True):
+        row = figure(game, [name, f"{len(bots)}-seat table"], tally, deals * len(bots))
+        row["table"] = list(bots)
+        yield row
+
+
+def every_pair(names: Sequence[str]) -> list[str]:
+    """Every bot of `names` against every weaker one (the registry lists them weakest first)."""
+    return [f"{a}:{b}" for i, a in enumerate(names) for b in names[:i]][::-1]
 
 
 def markdown(rows: Sequence[dict[str, Any]]) -> str:
     lines = [
-        "| game | bot | against | games | wins (95% interval) | mean score | rival's | "
-        "ms/decision mean | ms max |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| game | bot | against | games | deal sets | wins (95% interval) | mean score | "
+        "rival's | ms/decision mean | ms max |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         score = r.get("score", r.get("won"))
@@ -184,7 +250,7 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
         points = r.get("mean_points", r.get("mean_piles_closed"))
         rival = r.get("rival_mean_points", "-")
         lines.append(
-            f"| {r['game']} | {r['bot']} | {r['against']} | {r['games']} | "
+            f"| {r['game']} | {r['bot']} | {r['against']} | {r['games']} | {r['deal_sets']} | "
             f"{100 * score:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | {points} | {rival} | "
             f"{r['ms_mean']:.2f} | {r['ms_max']:.0f} |"
         )
@@ -200,7 +266,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="40 games per pairing")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--seed", default="bench", help="deal seeds are SEED:0, SEED:1, ...")
+    parser.add_argument("--every-pair", action="store_true",
+                        help="every built-in bot against every other, all of them at Solitaire")
+    parser.add_argument("--table", type=int, default=0,
+                        help="also a table of this many seats of the strongest bots")
+    parser.add_argument("--bots", default=",".join(BUILTIN_BOTS),
+                        help="the bots --every-pair and --table take, weakest first "
+                        "(default: every built-in bot)")
     args = parser.parse_args(argv)
+    args.bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    unknown = [b for b in args.bots if b not in BUILTIN_BOTS]
+    if unknown:
+        parser.error(f"--bots: no built-in bot {', '.join(unknown)}; "
+                     f"built-in bots: {', '.join(BUILTIN_BOTS)}")
+    if args.table and not 2 <= args.table <= len(args.bots):
+        parser.error(f"--table: from 2 to {len(args.bots)} seats (the --bots)")
+    if args.every_pair:
+        args.pair = args.pair or every_pair(args.bots)
+        args.solitaire_bots = args.solitaire_bots or args.bots[::-1]
     args.pair = args.pair or list(DEFAULT_PAIRS)
     args.solitaire_bots = args.solitaire_bots or list(SOLITAIRE_BOTS)
     if args.quick:

@@ -19,6 +19,22 @@ from ..engine.game import GAME_NAMES, Bot
 
 BUILTIN_PREFIX: Final = "builtin:"
 
+# Every name `builtin:NAME` takes, weakest first, with what the bot is: the same names in every
+# game's `BOTS` table (a test holds them together), written here so that the command line's
+# help names them without importing the bots.
+BUILTIN_BOTS: Final[Mapping[str, str]] = {
+    "random": "random legal play",
+    "greedy": "a simple heuristic",
+    "expert": "hand-written strategy",
+    "search": "determinized Monte Carlo over the expert's moves, the engine as its model",
+}
+
+
+def builtin_help() -> str:
+    """The built-in bots as help text names them: `builtin:random`, ... or `builtin:expert`."""
+    names = [f"builtin:{name}" for name in BUILTIN_BOTS]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
 
 # Bots of games from outside meldref (a GameInfo loaded as module:ATTR), by game name.
 _REGISTERED: dict[str, Mapping[str, Callable[[int], Bot]]] = {}

@@ -61,4 +61,11 @@ BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": FiveCrownsRandomBot,
     "greedy": FiveCrownsGreedyBot,
     "expert": FiveCrownsExpertBot,
+    "search": lambda seed: _search(seed),
 }
+
+
+def _search(seed: int | str) -> Any:
+    from .fivecrowns_search import FiveCrownsSearchBot  # it builds on greedy, from here
+
+    return FiveCrownsSearchBot(seed)

@@ -18,6 +18,7 @@ engine's solver (engine.fivecrowns_solver: the fewest points a hand leaves in bo
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -208,9 +209,12 @@ class FiveCrownsExpertBot:
             card, split = out
             return Discard.laying(card, split.groups)
         if view.last_turn:
-            return view.best_discard()
+            return last_turn_discard(view)
+        # A wild thrown is taken by the next seat nearly every time: never while another
+        # card can go (it only lowers this seat's points, and hands the rival a card it uses).
+        discards = keep_wilds(view, solver.discards())
         options = sorted((solver.points(c), -card_points(c, view.wild_rank), c.text, c)
-                         for c in solver.discards())
+                         for c in discards)
         best = options[0][0]
         shortlist = [o for o in options if o[0] <= best + MARGIN][:CANDIDATES]
         if len(shortlist) == 1:
@@ -230,6 +234,33 @@ class FiveCrownsExpertBot:
             if value < best_value:
                 best_card, best_value = card, value
         return Discard(best_card)
+
+
+def is_wild(view: FiveCrownsView, card: Card) -> bool:
+    """A Joker, or a card of the round's wild rank."""
+    return card.kind is Kind.JOKER or card.rank == view.wild_rank
+
+
+def keep_wilds(view: FiveCrownsView, cards: Iterable[Card]) -> list[Card]:
+    """The discards that are not wild, or all of them when every one is."""
+    cards = list(cards)
+    plain = [c for c in cards if not is_wild(view, c)]
+    return plain or cards
+
+
+def last_turn_discard(view: FiveCrownsView) -> Discard:
+    """The last turn's discard, laying the best groups: the fewest points left, and between
+    equals a card that is not wild (the seats after this one may still have their last turn:
+    a wild gains them more than it saves here)."""
+    best = view.best_discard()
+    if not is_wild(view, best.card):
+        return best
+    solver = view.solver()
+    floor = solver.points(best.card)
+    equal = [c for c in solver.discards() if not is_wild(view, c) and solver.points(c) <= floor]
+    if not equal:
+        return best
+    return Discard.laying(equal[0], solver.split(equal[0]).groups)
 
 
 def main() -> None:

@@ -138,4 +138,11 @@ BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "expert": Phase10ExpertBot,
+    "search": lambda seed: _search(seed),
 }
+
+
+def _search(seed: int | str) -> Any:
+    from .phase10_search import Phase10SearchBot  # it builds on greedy, from here
+
+    return Phase10SearchBot(seed)

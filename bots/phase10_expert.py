@@ -12,7 +12,7 @@ the views it was shown reveal over a hand (the discard tops, how the draw pile s
 - its own phase: it keeps the discard that leaves the fewest cards missing, then the most outs;
   it takes the discard only when that brings the phase closer (or the card can be hit);
 - after laying: it hits everything (naturals first, wilds where they open room for its other
-  cards) and throws the card least likely to become hittable;
+  cards) and throws the card least likely to become hittable, the costliest of equals;
 - Skips are discarded at once, at the seat nearest to winning; Wilds are never thrown while
   another card can go.
 """
@@ -260,8 +260,10 @@ class Phase10ExpertBot:
             return Discard(WILD if WILD in hand else SKIP, None)
         risk = self._feed_risk(view)
         if view.has_laid:
+            # Nothing to build any more: the card least likely to fit the table later, the
+            # costliest first (a hand ends soon, and what is left in it counts).
             return Discard(min(plain, key=lambda c: (
-                risk(c), -_hit_chance(view, c), -card_points(c), c.text)))
+                risk(c), _hit_chance(view, c), -card_points(c), c.text)))
         wrap, phases = view.rules.run_wrap, view.phases_left
         left = unseen(view, self.memory)
 

@@ -42,6 +42,7 @@ import queue
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import GeneratorType
@@ -61,6 +62,9 @@ TABLE_KEYS = frozenset({"table", "seats", "piles"})
 TIME_SHARE = 0.85
 SAFETY_MS = 40
 MIN_THINK_MS = 5
+# Starts the stderr line the SDK writes when a decision raised (a traceback follows it):
+# `meldref bot check` counts these and fails the bot.
+SDK_RAISED = "meldref-sdk: decision raised"
 
 
 def log(*parts: object) -> None:
@@ -432,6 +436,18 @@ class _Thinking:
             self.done.set()
 
 
+def report_failure(bot: Bot, request: Request, failure: BaseException, count: int,
+                   fallback: bool) -> None:
+    """A decision raised: one `SDK_RAISED` line and the whole traceback, on stderr. The bot
+    still answers (its best yielded answer, else `Bot.fallback`), so only this tells."""
+    instead = "the fallback" if fallback else "its last yielded answer"
+    log(f"{SDK_RAISED}: {bot.name}: {request.decision} (request {request.id}) raised "
+        f"{type(failure).__name__}: {failure} (exception {count} of this process); answered "
+        f"with {instead}")
+    traceback.print_exception(failure, file=sys.stderr)
+    sys.stderr.flush()
+
+
 class Runner:
     """Reads the referee's lines, keeps the session's state, and asks the bot."""
 
@@ -443,6 +459,7 @@ class Runner:
         self.game: Game | None = None
         self.rules: dict[str, str] = {}
         self.names: dict[int, str] = {}
+        self.failures = 0  # decisions that raised in this process (each logged with its traceback)
         self._reset_request()
 
     def _read(self, infile: IO[str]) -> None:
@@ -579,7 +596,8 @@ class Runner:
         request.cancelled = True
         answer = thinking.best
         if thinking.failure is not None:
-            log(f"{self.bot.name}: decision {request.id} failed: {thinking.failure!r}")
+            self.failures += 1
+            report_failure(self.bot, request, thinking.failure, self.failures, answer is None)
         if answer is None:
             answer = self.bot.fallback(request)
         self.send(f"action {request.id} {' '.join(str(answer).split())}")
@@ -646,19 +664,21 @@ def _engine(module: str) -> Any:
         ) from None
 
 
-def engine_view(request: Request) -> Any:
+def engine_view(request: Request, view: View | None = None) -> Any:
     """The engine's view object of this request (engine.*_view `from_json`): the one in-process
-    bots decide from, with its legal-action and solver methods."""
+    bots decide from, with its legal-action and solver methods. With `view` (a view of the
+    forward model: `after_draw`...), that view under the request's game and rules."""
     game = request.game.name
+    data = (view or request.view).data
     if game == "phase10":
         info = _engine("game").find_game("phase10")
         values = {k: decode_value(k, str(v)) for k, v in request.game.rules.items()}
         rules = _engine("game").rules_from_json(info.rules_type, values)
-        return _engine("phase10.view").Phase10View.from_json(request.view.data, rules)
+        return _engine("phase10.view").Phase10View.from_json(data, rules)
     if game == "fivecrowns":
-        return _engine("fivecrowns.view").FiveCrownsView.from_json(request.view.data)
+        return _engine("fivecrowns.view").FiveCrownsView.from_json(data)
     if game == "solitaire":
-        return _engine("solitaire").SolitaireView.from_json(request.view.data)
+        return _engine("solitaire").SolitaireView.from_json(data)
     raise ValueError(f"no engine view for game {game!r}")
 
 
@@ -677,10 +697,10 @@ def hit_options(request: Request) -> list[str]:
     return [str(a) for a in engine_view(request).hit_options()]
 
 
-def go_out(request: Request) -> str | None:
-    """Five Crowns: a discard that goes out, with the groups of every other card, or None."""
-    view = engine_view(request)
-    found = view.solver().go_out()
+def go_out(request: Request, view: View | None = None) -> str | None:
+    """Five Crowns: a discard that goes out, with the groups of every other card, or None;
+    with `view` (`after_draw(request.view, "QH")`), what would go out in that view."""
+    found = engine_view(request, view).solver().go_out()
     if found is None:
         return None
     card, split = found
@@ -691,6 +711,97 @@ def best_discard(request: Request) -> str:
     """Five Crowns: the discard leaving the fewest points (going out, or laying on a last
     turn, when that is what it does)."""
     return str(engine_view(request).best_discard())
+
+
+# ----------------------------------------------------------------------------------------------
+# A forward model over the seat's view: what-ifs on a copy (standard library only)
+
+
+def after_draw(view: View, card: Card | str | None = None) -> View:
+    """A copy of `view` after this seat draws: `card` from the draw pile (the pile is face down:
+    the card you want to try), or the discard pile's top when `card` is None. The decision
+    becomes the one after a draw (Phase 10 `play`, Five Crowns `discard`)."""
+    data = dict(view.data)
+    if card is None:
+        if view.discard_top is None:
+            raise ValueError("no discard pile top to draw")
+        drawn = view.discard_top
+        data["discard_top"] = None
+        data["discard_pile_size"] = max(0, int(data.get("discard_pile_size", 1)) - 1)
+    else:
+        drawn = Card.parse(card) if isinstance(card, str) else card
+        data["draw_pile_size"] = max(0, int(data.get("draw_pile_size", 1)) - 1)
+    data["hand"] = [*(c.text for c in view.hand), drawn.text]
+    data["decision"] = "play" if "phase" in data else "discard"
+    return View.from_json(data)
+
+
+def after_discard(view: View, card: Card | str) -> View:
+    """A copy of `view` after this seat discards `card` (one of its hand): it is the discard
+    pile's top, and the turn has passed (decision `draw`, for the next time it is asked)."""
+    thrown = Card.parse(card) if isinstance(card, str) else card
+    hand = [c.text for c in view.hand]
+    if thrown.text not in hand:
+        raise ValueError(f"{thrown} is not in the hand {' '.join(hand) or '-'}")
+    hand.remove(thrown.text)
+    data = dict(view.data, hand=hand, discard_top=thrown.text, decision="draw")
+    data["discard_pile_size"] = int(data.get("discard_pile_size", 0)) + 1
+    return View.from_json(data)
+
+
+# ----------------------------------------------------------------------------------------------
+# Solitaire helpers
+
+
+SOLITAIRE_WILDS = {3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10", 11: "J",
+                   12: "Q", 13: "K"}
+
+
+def pile_wild(size: int) -> str:
+    """The wild rank of the Solitaire pile of `size` cards (3 -> "3", 11 -> "J", 13 -> "K")."""
+    return SOLITAIRE_WILDS[size]
+
+
+def after_place(view: View, pile: int, card: Card | str) -> View:
+    """A copy of a Solitaire `view` after `place <pile> <card>`: the drawn card joins the pile
+    and `card` (the drawn one, or one of the pile) leaves it; the next card is not known yet
+    (`draw_top` None)."""
+    out = Card.parse(card) if isinstance(card, str) else card
+    piles = []
+    for p in view.piles:
+        cards = [c.text for c in p.cards]
+        if p.size == pile:
+            if view.draw_top is None:
+                raise ValueError("no drawn card to place")
+            cards.append(view.draw_top.text)
+            if out.text not in cards:
+                raise ValueError(f"{out} is neither the drawn card nor in pile {pile}")
+            cards.remove(out.text)
+        piles.append({"size": p.size, "wild_rank": p.wild_rank, "closed": p.closed,
+                      "cards": cards})
+    data = dict(view.data, piles=piles, draw_top=None,
+                draw_pile_size=max(0, int(view.data.get("draw_pile_size", 1)) - 1),
+                out_of_play=int(view.data.get("out_of_play", 0)) + 1,
+                moves=int(view.data.get("moves", 0)) + 1)
+    return View.from_json(data)
+
+
+def pile_points(request: Request, pile: int, view: View | None = None) -> int:
+    """Solitaire: the fewest points pile `pile` leaves as it is (0: it closes), in the
+    request's view or in `view` (engine)."""
+    return int(engine_view(request, view).solver(pile).points())
+
+
+def closing_places(request: Request) -> list[str]:
+    """Solitaire: every `place` that closes a pile now, the largest pile first (engine)."""
+    engine = engine_view(request)
+    top = engine.draw_top
+    out = []
+    for size in sorted(engine.open_piles(), reverse=True):
+        card, points = engine.solver(size, top).best_discard()
+        if points == 0:
+            out.append(f"place {size} {card}")
+    return out
 
 
 class EngineBot(Bot):
@@ -716,10 +827,14 @@ class EngineBot(Bot):
     def choose(self, request: Request) -> Answer:
         if self.inner is None:
             return self.fallback(request)
+        think_within = getattr(self.inner, "think_within", None)
+        if callable(think_within):  # a bot that plans by the clock: what the SDK gives it
+            think_within(max(0.0, request.time_left()), 0.0)
         return str(self.inner.act(engine_view(request)))
 
 
 __all__ = [
+    "SDK_RAISED",
     "Bot",
     "Card",
     "EngineBot",
@@ -731,7 +846,11 @@ __all__ = [
     "Seat",
     "TableGroup",
     "View",
+    "after_discard",
+    "after_draw",
+    "after_place",
     "best_discard",
+    "closing_places",
     "decode_pairs",
     "engine_view",
     "go_out",
@@ -739,5 +858,7 @@ __all__ = [
     "lay_options",
     "legal_actions",
     "log",
+    "pile_points",
+    "pile_wild",
     "run",
 ]

@@ -55,4 +55,11 @@ BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
     "random": SolitaireRandomBot,
     "greedy": SolitaireGreedyBot,
     "expert": SolitaireExpertBot,
+    "search": lambda seed: _search(seed),
 }
+
+
+def _search(seed: int | str) -> Any:
+    from .solitaire_search import SolitaireSearchBot  # it builds on greedy, from here
+
+    return SolitaireSearchBot(seed)

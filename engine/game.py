@@ -274,7 +274,7 @@ def _check_value(name: str, value: object, hint: Any) -> None:
     if typing.get_origin(hint) is typing.Literal:
         check_choice(name, value, args)
     elif hint is bool and not isinstance(value, bool):
-        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: yes or no")
+        raise RuleOptionError(f"rule option {option_name(name)}={value!r}: true or false")
     elif hint is not bool and not (
         (isinstance(value, int) and not isinstance(value, bool))
         or (value is None and type(None) in args)

@@ -43,6 +43,11 @@ MAX_PROCESSES: Final = 1 << 22  # the kernel's largest pid_max
 MAX_RETRIES: Final = 100
 
 
+# What a yes/no option takes, as errors say it: spec/RULES.md writes `true` and `false` (so do
+# the protocol and the replays); `yes`/`no`, `on`/`off` and `1`/`0` are read as well.
+BOOLEAN_WANTED: Final = "true or false (yes or no is read too)"
+
+
 class SettingsError(ValueError):
     """A value from a flag, a file or a replay header that meldref cannot use (names it)."""
 
@@ -271,6 +276,7 @@ def _rule_errors(exc: ValidationError, where: str) -> str:
     lines = []
     for error in exc.errors():
         key = str(error["loc"][0])
-        phrase = wanted(error).replace("true or false", "yes or no")
+        # The documented spelling is the replay's (true/false); yes/no are read too.
+        phrase = wanted(error).replace("true or false", BOOLEAN_WANTED)
         lines.append(f"{where}: rule option {key}={_shown(error.get('input'))}: {phrase}")
     return "; ".join(lines)

@@ -152,6 +152,7 @@ class Conversation:
     _pings: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _closed: bool = False
     _stray: int = 0  # unsolicited lines in the current period (request, idle, handshake)
+    _wrong_id: int | None = None  # the id of an answer to the current request that had another
 
     def send(self, *lines: str) -> None:
         self.transport.send(*lines)
@@ -212,6 +213,31 @@ class Conversation:
                     if msg.malformed:
                         self.notes.append(Fault("malformed", f"before ready: {msg.text}"))
 
+    # -- between games ---------------------------------------------------------------------
+
+    def still_there(self, grace: float) -> bool:
+        """Between two games: does the bot play on? It is sent `ping` and its `pong` awaited
+        up to `grace` seconds. False when it ended, closed its output or stopped reading (a bot
+        that exits on `gameover`: it reads lines in order, so it is gone before the ping);
+        True on the pong, and for a bot that runs on but stays silent (it keeps its process:
+        silence between games costs nothing). Lines that come meanwhile count as idle lines."""
+        if self.transport.write_error is not None or self.transport.eof:
+            return False
+        token = str(next(self._pings))
+        self.send(f"ping {token}")
+        deadline = self.clock() + grace
+        while (got := self.transport.read(deadline)) is not None:
+            if got.kind in GONE:
+                return False
+            msg = self._parse(got)
+            if msg is not None and msg.kind == "pong" and msg.text == token:
+                return self.transport.write_error is None
+            if msg is not None and msg.kind == "action":
+                self._late(msg, None)
+            elif msg is not None and msg.kind != "info":
+                self._stray_line("")
+        return self.transport.exit_code() is None and self.transport.write_error is None
+
     # -- decisions -------------------------------------------------------------------------
 
     def decide(self, request: Request) -> Reply:
@@ -222,6 +248,7 @@ class Conversation:
         if self.transport.write_error is not None:
             raise self._gone(f"({self.transport.write_error})", 0.0)
         request_id = next(self._ids)
+        self._wrong_id = None
         self.send(*request_text(request_id, request))
         began = self.clock()
         deadline = began + request.deadline
@@ -254,6 +281,8 @@ class Conversation:
     def _late(self, msg: BotLine, current: int | None, elapsed: float = 0.0) -> None:
         self._stray_line("" if current is None else f"during request {current}", current,
                          elapsed)
+        if current is not None and self._wrong_id is None:
+            self._wrong_id = msg.request_id
         if msg.request_id is not None and current is not None and msg.request_id > current:
             detail = (f"answer to request {msg.request_id}, which was never sent: "
                       f"{quote(msg.text)}")
@@ -310,6 +339,9 @@ class Conversation:
         if self.transport.exit_code() is not None:
             raise self._gone(f"before sending {what}", elapsed, request_id)
         limit = f"no {what} within {allowed * 1000:.0f} ms"
+        if request_id is not None and self._wrong_id is not None:  # the likely reason why
+            limit += (f" (it answered with id {self._wrong_id} instead: an answer repeats "
+                      "the id of its `go` line)")
         self.send(f"ping {next(self._pings)}")
         sign, busy = self._wait_for_life(request_id, what, elapsed, began + allowed)
         if sign is not None:

@@ -99,6 +99,10 @@ class InProcessSeat(Seat):
             reset()
 
     def decide(self, request: Request) -> Reply:
+        # A bot that plans by the clock is told it first, as a program reads `go`'s `time`.
+        think_within = getattr(self.bot, "think_within", None)
+        if callable(think_within):
+            think_within(request.time, request.bank)
         began = time.perf_counter()
         try:
             action = self.bot.act(request.observation)
@@ -187,6 +191,7 @@ class ProcessSeat(LineSeat):
         self.last_process: BotProcess | None = None  # kept after close, for its stderr tail
         self.pids: list[int] = []  # every process started for this seat (tests check them)
         self.channel: PipeTransport | None = None
+        self._between_games = False  # a game ended on this process since its handshake
 
     @property
     def alive(self) -> bool:
@@ -218,7 +223,7 @@ class ProcessSeat(LineSeat):
             self.process.hold_log()
 
     def connect(self, startup_time: float = 10.0) -> None:
-        if self._conn is not None and self.alive:
+        if self._conn is not None and self.alive and self._plays_on():
             return
         self.close()
         self.last_process = None
@@ -238,6 +243,21 @@ class ProcessSeat(LineSeat):
             raise
         if not self._fixed_name and self.ids.get("name"):
             self.name = self.ids["name"]
+
+    def _plays_on(self) -> bool:
+        """Whether a process that played a game plays the next as it is: it answers a ping
+        (section 3 of spec/PROTOCOL.md). A bot that exits on `gameover` may not have ended
+        yet when the next game begins; asking, not guessing, tells it from one that plays on,
+        so it is restarted, not forfeited."""
+        if not self._between_games:
+            return True
+        self._between_games = False
+        assert self._conn is not None
+        return self._conn.still_there(self.limits.ping_grace)
+
+    def finish(self, result: Mapping[str, JSON]) -> None:
+        super().finish(result)
+        self._between_games = self._conn is not None
 
     def start(self, setup: Setup) -> None:
         self.connect()

@@ -15,6 +15,9 @@ SCRIPTS = [
     (["bench_verdicts.py", "--games", "4", "--game", "phase10"], '"statistic": "deal sets"'),
     (["bench_strength.py", "--game", "phase10", "--games", "2", "--pair", "greedy:random",
       "--jobs", "1"], "| phase10 | greedy | random | 2 |"),
+    # Every bot against every other, and a table of them, with the deal sets behind each row.
+    (["bench_strength.py", "--every-pair", "--bots", "random,greedy", "--table", "2",
+      "--game", "fivecrowns", "--games", "2"], "| fivecrowns | greedy | 2-seat table | 2 | 1 |"),
     (["bench_solver.py", "--hands", "5", "--climb", "1", "--steps", "5"], "worst: split"),
     (["bench_engine.py", "--game", "fivecrowns", "--games", "2"], "decisions/s"),
     (["bench_crash.py", "--rounds", "1", "--move-time", "1", "--time-bank", "0"], "| orphan |"),

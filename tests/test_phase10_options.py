@@ -63,7 +63,7 @@ def test_the_registry_finds_the_game() -> None:
     [
         ({"skip_victim": "left"}, "skip-victim='left': one of choose, next"),
         ({"natural": "all"}, "natural='all': one of phase, group, none"),
-        ({"run_wrap": "yes"}, "run-wrap='yes': yes or no"),
+        ({"run_wrap": "yes"}, "run-wrap='yes': true or false"),
         ({"turn_cap": 0}, "turn-cap=0: at least 1"),
         ({"turn_cap": None}, "turn-cap=None: a whole number"),
         ({"hand_cap": 0}, "hand-cap=0: at least 1, or none"),

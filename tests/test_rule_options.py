@@ -45,7 +45,7 @@ def test_json_round_trip() -> None:
     [
         ({"skip": "next"}, "unknown rule option 'skip'; options: phases-to-win, run-wrap"),
         ({"skip-victim": "left"}, "one of choose, next"),
-        ({"run-wrap": "maybe"}, "yes or no"),
+        ({"run-wrap": "maybe"}, "true or false"),
         ({"turn-cap": "many"}, "a whole number"),
         ({"turn-cap": "0"}, "at least 1"),
     ],

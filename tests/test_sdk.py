@@ -24,16 +24,16 @@ from meldref.cli import app
 from meldref.engine.game import find_game, rules_to_json
 from meldref.protocol.wire import encode_value, view_lines
 
-DOCS = ROOT / "README.md"
+DOCS = ROOT / "docs" / "sdk.md"
 EXAMPLE = ROOT / "bots" / "examples" / "python" / "sdk_bot.py"
 runner = CliRunner()
 
 
 def docs_bot() -> str:
-    """The fenced block between the `sdk-bot` markers of README.md."""
+    """The fenced block between the `sdk-bot` markers of docs/sdk.md."""
     text = DOCS.read_text()
     found = re.search(r"<!-- sdk-bot -->\n```python\n(.*?)```\n<!-- /sdk-bot -->", text, re.S)
-    assert found, "README.md has no <!-- sdk-bot --> python block"
+    assert found, "docs/sdk.md has no <!-- sdk-bot --> python block"
     return found.group(1)
 
 

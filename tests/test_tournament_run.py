@@ -306,7 +306,7 @@ def verify_all(folder: Path) -> None:
     (["--bot", "builtin:greedy", "--bot", "builtin:random", "--rules", "wrap=yes"],
      "unknown rule option"),
     (["--bot", "builtin:greedy", "--bot", "builtin:random", "--rules", "run-wrap=maybe"],
-     "yes or no"),
+     "true or false"),
     (["/no/such/config.toml"], "cannot read"),
     (["--bot", "builtin:greedy"], "cannot fill"),
 ])

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ..bots import builtin_help
 from ..engine.game import GAME_NAMES, find_game, option_name
 from ..protocol.referee import MatchPolicy
 from ..settings import LimitSettings, SettingsError, limit_settings
@@ -45,7 +46,7 @@ err = _Screen(stderr=True)
 
 BotOpt = Annotated[
     list[str] | None,
-    typer.Option("--bot", "-b", help='A seat: "builtin:greedy", "builtin:random" or a command '
+    typer.Option("--bot", "-b", help=f"A seat: a built-in bot ({builtin_help()}) or a command "
                  'line such as "python3 bots/random_bot.py". Repeat once per seat.'),
 ]
 def _rule_keys() -> str:

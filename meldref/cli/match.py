@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Annotated
@@ -31,6 +33,7 @@ from .common import (
     RulesOpt,
     StartupTimeOpt,
     TimeBankOpt,
+    err,
     fail,
     limit_flags,
     limits_or_fail,
@@ -70,6 +73,10 @@ def match(
     cpu_seconds: CpuOpt = None,
     no_network: NoNetworkOpt = None,
     fresh_bots: FreshBotsOpt = None,
+    logs: Annotated[Path | None, typer.Option(
+        help="Keep the bot programs' stderr in DIR/<game id>/seat<k>-<bot>.stderr (default: "
+        "logs/ beside the replays; without --replay a temporary folder, kept and named only "
+        "when a bot failed).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
                                           "(deterministic: no times).")] = False,
     position: Annotated[Path | None, typer.Option(
@@ -81,6 +88,7 @@ def match(
     from ..tournament.keeper import BotKeeper
     from ..tournament.match import (
         build_match,
+        failed_bots,
         match_json,
         preflight,
         run_match,
@@ -105,18 +113,23 @@ def match(
     try:
         try:
             spec = build_match(game, bot or [], players, seed, games,
-                               parse_pairs(rules or []), limits, replay, position)
+                               parse_pairs(rules or []), limits, replay, position, logs)
             announced = preflight(spec.game, spec.bots, limits.policy().startup_time,
                                   limits=limits.process_limits(), keeper=keeper)
             spec = with_announced_names(spec, announced)  # results show each bot's `id name`
             began = time.perf_counter()
-            lines = run_match(spec, keeper)
+            scratch = None if spec.logs_folder() else Path(tempfile.mkdtemp(prefix="meldref-logs-"))
+            lines = run_match(spec, keeper, scratch)
         finally:
             keeper.close()  # however the match ended (a second signal meanwhile kills them)
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted", EXIT_INTERRUPTED)
+    for failure in failed_bots(lines):
+        err.print(failure, markup=False)
+    if scratch is not None and not any(any(line.get("logs") or []) for line in lines):
+        shutil.rmtree(scratch, ignore_errors=True)
     if as_json:
         sys.stdout.write(json.dumps(match_json(spec, lines), indent=2) + "\n")
     else:

@@ -92,7 +92,10 @@ def cross_table(report: Report, labels: Mapping[str, str] | None = None) -> Tabl
     if len(bots) < 3:
         return None
     shown = dict(labels) if labels is not None else {bot: bot for bot in bots}
-    table = _compact("cross table (row against column)")
+    title = "cross table (row against column)"
+    if any(isinstance(p, SameDeals) for p in report.cross.pairs):
+        title += ": the row's share of deals won minus the column's, in percentage points (pp)"
+    table = _compact(title)
     table.add_column("", overflow="fold")
     for bot in bots:
         table.add_column(escape(shown[bot]), justify="right", overflow="fold")
@@ -145,7 +148,8 @@ def _cell(pair: HeadToHead | SameDeals | None) -> str:
     if pair is None:
         return "-"
     if isinstance(pair, SameDeals):
-        return f"{100 * pair.win_rate.mean:+.1f} pts"
+        # Percentage points of deals won: "pts" read as the game's points.
+        return f"{100 * pair.win_rate.mean:+.1f} pp won"
     stats = pair.stats
     return f"{100 * stats.score.mean:.0f}% ({format_elo(stats.elo)})"
 

@@ -10,6 +10,7 @@ strict policy: no retries, any fault fails the check.
 from __future__ import annotations
 
 import statistics
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -17,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bots.sdk import SDK_RAISED
 from ..engine.game import GAME_NAMES, UnknownGameError, find_game
 from ..private import private_dir
 from ..protocol.channel import EOF, EXITED, TOO_LONG
+from ..protocol.errors import Fault
 from ..protocol.process import BotCommand, BotProcess, PipeTransport, describe_exit
 from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
@@ -192,9 +195,11 @@ def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.
         return report
     claimed = report.ids.get("games", "")
     wanted = list(games) or _claimed(claimed) or list(GAME_NAMES)
-    for game in wanted:
-        _game_checks(command, game, startup_time, (move_time, first_move_time, time_bank),
-                     log_dir, add, limits)
+    with tempfile.TemporaryDirectory(prefix="meldref-check-") as scratch:
+        # The game checks read the bot's stderr (its exceptions): a log even without --logs.
+        for game in wanted:
+            _game_checks(command, game, startup_time, (move_time, first_move_time, time_bank),
+                         log_dir or Path(scratch), add, limits)
     return report
 
 
@@ -337,7 +342,8 @@ def _game_checks(command: str, game: str, startup: float, times: tuple[float, fl
             if not _one_game(info, seat, others, policy, n, add):
                 return
     finally:
-        seat.close()
+        seat.close()  # its stderr is all in the log once it stopped
+        _raised(log, game, add)
 
 
 def _strict(startup: float, times: tuple[float, float, float]) -> MatchPolicy:
@@ -410,13 +416,7 @@ def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n:
         return False
     faults = record.faults[0]
     if faults or record.status[0] != "ok":
-        # The fault that ended the seat says why; notes it caused (a late answer after a
-        # timeout) come first in the record but are not the reason.
-        first = next((f for f in faults if f.fatal), faults[0] if faults else None)
-        why = f"{first.outcome}: {first.detail}" if first else record.status[0]
-        if first is not None and first.outcome == "stalled":
-            why += " (a bot that does not flush stdout looks exactly like this)"
-        add(label, FAIL, why)
+        add(label, FAIL, named_fault(faults) or record.status[0])
         return False
     add(label, PASS, f"{sum(asked.values())} decisions, result "
                      f"{record.outcome.termination.value}, place {record.outcome.places[0]}")
@@ -427,6 +427,56 @@ def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n:
             ", ".join(f"{d} x{asked[d]}" for d in info.decisions))
         add(f"{info.name}: timing", *_timing(times, policy.move_time))
     return True
+
+
+def named_fault(faults: Sequence[Fault]) -> str:
+    """The fault a checked bot made, in words ("" for none). The fault that ended the seat
+    says why, unless a note before it does: in a check no answer may come late (the game
+    ends at the first timeout), so an answer to another request's id is the bot answering with
+    the wrong id, and its timeout only the consequence."""
+    fatal = next((f for f in faults if f.fatal), faults[0] if faults else None)
+    if fatal is None:
+        return ""
+    why = f"{fatal.outcome}: {fatal.detail}"
+    wrong = [f for f in faults if not f.fatal and f.request_id is not None and (
+        f.outcome == "late" or "never sent" in f.detail)]
+    if wrong and fatal.outcome in ("timeout", "stalled"):
+        asked = f"request {fatal.request_id}" if fatal.request_id is not None else "a request"
+        return (f"wrong request id: answered {asked} with id {wrong[-1].request_id} "
+                f"({wrong[-1].detail}); `action <id>` repeats the id of its `go` line "
+                f"(PROTOCOL.md section 6), so the answer was ignored and then {why}")
+    if fatal.outcome == "stalled":
+        why += " (a bot that does not flush stdout looks exactly like this)"
+    return why
+
+
+def _raised(log: Path | None, game: str, add: Add) -> None:
+    """Fail a bot whose code raised: the SDK (bots/sdk.py) then answers with its fallback and
+    the game looks fine, but the bot did not decide. It writes `SDK_RAISED` lines, each with a
+    traceback, to stderr; other tracebacks there are a warning."""
+    text = log.read_text("utf-8", "replace") if log is not None and log.exists() else ""
+    raised = [line for line in text.splitlines() if SDK_RAISED in line]
+    tracebacks = text.count("Traceback (most recent call last):")
+    name = f"{game}: its code raised no exception"
+    if raised:
+        last = _last_exception(text)
+        add(name, FAIL, f"{len(raised)} decision(s) raised, and the SDK answered with its "
+                        f"fallback; the last: {last} (the tracebacks are in its stderr)")
+    elif tracebacks:
+        add(name, WARN, f"{tracebacks} Python traceback(s) on its stderr; the last: "
+                        f"{_last_exception(text)}")
+    else:
+        add(name, PASS, "no exception reported on its stderr")
+
+
+def _last_exception(text: str) -> str:
+    """The `Kind: message` line ending the last traceback in `text`."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent")]
+    if not starts:
+        return "?"
+    after = [x for x in lines[starts[-1] + 1:] if x and not x.startswith(" ")]
+    return after[0] if after else "?"
 
 
 def _timing(times: list[float], allowed: float) -> tuple[str, str]:

@@ -44,6 +44,19 @@ class MatchSpec:
     limits: LimitSettings
     replay: Path | None = None
     position: Position | None = None  # every game starts there (`--position`), its seed `seed`
+    logs: Path | None = None  # the bot programs' stderr logs (`--logs`), else `logs_folder()`
+
+    def logs_folder(self) -> Path | None:
+        """Where the bots' stderr logs go: `--logs`, else `logs/` beside the replays (in the
+        replay folder, or beside a one-game replay file); None: no folder named (the caller
+        keeps them in a temporary one)."""
+        if self.logs is not None:
+            return self.logs
+        if self.replay is None:
+            return None
+        if self.games == 1 and not self.replay.is_dir():
+            return self.replay.parent / "logs"
+        return self.replay / "logs"
 
     def jobs(self) -> list[GameJob]:
         """Game g: seed + g, the seats rotated g places (each bot plays each position). From a
@@ -70,7 +83,8 @@ class MatchSpec:
 
 def build_match(game: str | None, specs: Sequence[str], players: int | None, seed: int | None,
                 games: int, rules: Mapping[str, str], limits: LimitSettings,
-                replay: Path | None, position: Path | None = None) -> MatchSpec:
+                replay: Path | None, position: Path | None = None,
+                logs: Path | None = None) -> MatchSpec:
     """Check everything a match needs before a bot starts; `ConfigError` with the reason.
 
     From a `position` file, the game, the rules (`rules` over its own), the seats and the seed
@@ -112,7 +126,7 @@ def build_match(game: str | None, specs: Sequence[str], players: int | None, see
     except (RuleOptionError, SettingsError) as exc:
         raise ConfigError(str(exc)) from None
     spec = MatchSpec(info.name, rule_set, tuple(bot_entries(bots)), seed, games, limits, replay,
-                     start)
+                     start, logs)
     _check_replay_path(spec)
     return spec
 
@@ -232,16 +246,36 @@ def with_announced_names(spec: MatchSpec, announced: Mapping[BotSpec, str]) -> M
     return dataclasses.replace(spec, bots=tuple(bots))
 
 
-def run_match(spec: MatchSpec, keeper: BotKeeper | None = None) -> list[dict[str, Any]]:
+def run_match(spec: MatchSpec, keeper: BotKeeper | None = None,
+              scratch: Path | None = None) -> list[dict[str, Any]]:
     """Play every game of the match in order; their result lines. Bot programs are kept from
     game to game by `keeper` (the one `preflight` filled, which the caller closes; without
     one, a keeper of this match's own, closed at its end), unless the match's limits ask for
-    fresh bots."""
+    fresh bots. Their stderr goes to `spec.logs_folder()`, where a log is kept when it is not
+    empty or its game had a fault, else to `scratch` (a temporary folder), where only the
+    logs of games with a fault are kept (`failed_bots` quotes them)."""
+    logs = spec.logs_folder() or scratch
     with contextlib.ExitStack() as stack:
         if keeper is None:
             keeper = stack.enter_context(BotKeeper())
-        return [run_job(job, None, replay=spec.replay_path(job), keeper=keeper)
+        return [run_job(job, None, keep_logs=logs != scratch, replay=spec.replay_path(job),
+                        keeper=keeper, logs_folder=logs)
                 for job in spec.jobs()]
+
+
+def failed_bots(lines: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per seat that failed for good in a game: game, seat, bot, the fault, and the
+    end of its stderr log with the log's path (a program's)."""
+    out = []
+    for line in lines:
+        logs = line.get("logs") or []
+        for seat, faults in enumerate(line.get("faults") or []):
+            for fault in (f for f in faults if f.get("fatal")):
+                log = logs[seat] if seat < len(logs) else None
+                where = _stderr_tail((Path(log), True)) if log else ""
+                out.append(f"{line['game_id']} seat {seat} {line['bots'][seat]}: "
+                           f"{fault['outcome']}: {fault['detail']}{where}")
+    return out
 
 
 def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
@@ -273,6 +307,8 @@ def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
         out["rounds"] = detail["rounds"]
     if line.get("replay"):
         out["replay"] = line["replay"]
+    if any(line.get("logs") or []):
+        out["logs"] = list(line["logs"])
     return out
 
 
@@ -288,11 +324,19 @@ def totals(lines: Sequence[Mapping[str, Any]], bots: Sequence[BotEntry]) -> list
              "faults": row.fault_count} for row in tally.rows()]
 
 
+def played_rules(spec: MatchSpec) -> Any:
+    """The rules the games are played under: a game settles some options for its number of
+    seats when it starts (Five Crowns' `party=auto` becomes on or off, `for_players`), and
+    the replays and the seats' `rule` lines say the settled value."""
+    settle = getattr(spec.rules, "for_players", None)
+    return settle(len(spec.bots)) if callable(settle) else spec.rules
+
+
 def match_json(spec: MatchSpec, lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     position = {"position": spec.position.to_json()} if spec.position is not None else {}
     return {
         "game": spec.game,
-        "rules": rules_to_json(spec.rules),
+        "rules": rules_to_json(played_rules(spec)),
         "seed": spec.seed,
         **position,
         "players": len(spec.bots),

@@ -38,10 +38,16 @@ def safe_name(name: str) -> str:
 
 
 def log_path(folder: Path, game_id: str, seat: int, bot: BotEntry) -> Path | None:
-    """Where a bot program's stderr goes (built-in bots have none)."""
+    """Where a bot program's stderr goes in an output folder (built-in bots have none)."""
+    return log_file(folder / "logs", game_id, seat, bot)
+
+
+def log_file(logs: Path, game_id: str, seat: int, bot: BotEntry) -> Path | None:
+    """A bot program's stderr log in the logs folder `logs`: one folder a game, one file a
+    seat (built-in bots have none)."""
     if bot.spec.builtin is not None:
         return None
-    return folder / "logs" / game_id / f"seat{seat}-{safe_name(bot.name)}.stderr"
+    return logs / game_id / f"seat{seat}-{safe_name(bot.name)}.stderr"
 
 
 def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
@@ -152,8 +158,10 @@ def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: S
 
 
 def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
-            replay: Path | None = None, keeper: BotKeeper | None = None) -> dict[str, Any]:
+            replay: Path | None = None, keeper: BotKeeper | None = None,
+            logs_folder: Path | None = None) -> dict[str, Any]:
     """Play `job`, writing `replays/<id>.jsonl` and bot logs under `folder`; its result line.
+    Without a `folder`, the bot logs go to `logs_folder` (a match's), if given.
 
     Bot programs come from `keeper` (else this process's, `keeper.keep_bots_here`, in a
     tournament worker) and go back to it after the game, unless the job's limits ask for
@@ -166,6 +174,8 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
     if folder is not None:
         logs = [log_path(folder, job.game_id, k, b) for k, b in enumerate(job.bots)]
         replay = replay or folder / "replays" / f"{job.game_id}.jsonl"
+    elif logs_folder is not None:
+        logs = [log_file(logs_folder, job.game_id, k, b) for k, b in enumerate(job.bots)]
     line = {**job.to_json(), "replay": _rel(replay, folder)}
     seats: list[Seat] = []
     played = False  # a game the referee could not finish keeps no bot for the next one

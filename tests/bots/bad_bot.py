@@ -38,6 +38,9 @@ Modes:
                 (flooding), judged at once
   flood_idle    writes FLOOD such lines after every answer (between requests)   -> malformed
   flood_banner  writes FLOOD banner lines before `ready`                        -> malformed
+  wrong_id      answers every decision at once, legally, but with the id of the request
+                before it (id - 1)                    -> late notes, then timeout (`bot check`:
+                a wrong request id)
   stray         writes 30 stray `action 0 draw pile` lines before every answer (under the
                 flood limit)                                   -> normal game, notes capped
   long_illegal  answers every decision with a 16,000-character illegal action   -> illegal
@@ -251,6 +254,8 @@ def answer(rid: str, legal: list[str], decisions: int) -> None:
         compute(float("inf"))
     if MODE == "garbage":
         send("hello referee, I would like to draw please")
+    elif MODE == "wrong_id":
+        send(f"action {int(rid) - 1} {good}")
     elif MODE == "illegal":
         send(f"action {rid} discard Q*")
     elif MODE == "long_illegal":

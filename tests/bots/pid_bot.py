@@ -7,7 +7,9 @@ It appends its pid to PIDS_FILE when it starts (one line per process), and write
 `pid <pid> game <n> <event>` lines to stderr as it goes (n counts the games of this process:
 at `game`, each `go`, `gameover`), so per-game logs can be checked. With CRASH_IN_GAME = k it
 exits with code 3 at its first decision of the k-th game of a process. With PID_BOT_BURN set,
-it spends that many seconds of CPU at every `game` line. Used by tests/test_kept_bots.py.
+it spends that many seconds of CPU at every `game` line. With PID_BOT_QUIT_ON_GAMEOVER set, it
+exits (code 0) on every `gameover`, as a bot that plays one game a process does. Used by
+tests/test_kept_bots.py and tests/test_restart_between_games.py.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 PIDS = sys.argv[1]
 CRASH_IN = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 BURN = float(os.environ.get("PID_BOT_BURN", "0"))
+QUIT_ON_GAMEOVER = bool(os.environ.get("PID_BOT_QUIT_ON_GAMEOVER"))
 with open(PIDS, "a") as f:
     f.write(f"{os.getpid()}\n")
 
@@ -61,6 +64,8 @@ for raw in sys.stdin:
         send(f"action {words[1]} {legal[0]}")
     elif kind == "gameover":
         note("ends")
+        if QUIT_ON_GAMEOVER:
+            break
     elif kind == "ping":
         send(f"pong {words[1]}")
     elif kind == "quit":

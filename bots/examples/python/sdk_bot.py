@@ -10,10 +10,10 @@ class Tidy(Bot):
 
     def play(self, req):  # Phase 10: lay, hit, then discard; Five Crowns: go out first
         def cost(action):  # the discard that goes out is the one with the most words
-            verb, card, *rest = action.split()
-            return ("lay", "hit", "discard").index(verb), -len(rest), req.view.is_wild(card)
+            verb, *rest = action.split()
+            wild = verb == "discard" and req.view.is_wild(rest[0])  # a wild goes last
+            return ("lay", "hit", "discard").index(verb), -len(rest), wild
         return min(req.legal, key=cost) if req.legal else self.fallback(req)
-
     discard = play  # Five Crowns decides the same way
 
 

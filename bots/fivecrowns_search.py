@@ -1,0 +1,107 @@
+"""The Five Crowns `search` bot: determinized Monte Carlo over the round (bots/search.py).
+
+It goes out as soon as the solver finds a way, and lays the best groups on a last turn (the
+expert's moves: nothing to search). Every other decision, the draw and the discard, is searched:
+the candidates are the expert's choice and its close rivals (the other source to draw from; the
+non-wild discards leaving the fewest points now), each played in the same guesses of the unseen
+cards and rolled out by `greedy` seats to the end of the round. A candidate's value is the
+points the rivals score this round less the points this seat scores (their mean, at a table of
+more), so the bot plays for the round's margin, which is what the game's total adds up.
+
+It never throws a wild while the round goes on unless the throw goes out: wilds are no
+candidates (`keep_wilds`), as for the expert.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Final
+
+from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
+from meldref.engine.fivecrowns.actions import Action, Discard
+from meldref.engine.fivecrowns.rules import FiveCrownsRules
+from meldref.engine.fivecrowns.state import FiveCrownsState
+from meldref.engine.fivecrowns.view import FiveCrownsView
+from meldref.engine.game import rules_to_json
+
+from .fivecrowns import FiveCrownsGreedyBot
+from .fivecrowns_expert import FiveCrownsExpertBot, is_wild, keep_wilds, unseen
+from .search import SearchBot, deal_table, roll_out
+
+DISCARDS: Final = 3  # discard candidates: the expert's and the best others by points now
+
+
+class FiveCrownsSearchBot(SearchBot):
+    """Determinized Monte Carlo over the round, the expert as its prior (module docstring)."""
+
+    name = "search"
+    expert: FiveCrownsExpertBot
+
+    def __init__(self, seed: int | str = 0) -> None:
+        super().__init__(seed, "fivecrowns", FiveCrownsExpertBot(seed), FiveCrownsGreedyBot(seed))
+
+    def prior(self, view: FiveCrownsView) -> Action:
+        return self.expert._draw(view) if view.decision == "draw" else self.expert._discard(view)
+
+    def candidates(self, view: FiveCrownsView, prior: Action) -> list[Action]:
+        if isinstance(prior, Draw):
+            if DRAW_DISCARD not in view.draw_options() or view.discard_top is None:
+                return [prior]
+            if is_wild(view, view.discard_top):
+                return [DRAW_DISCARD]  # a wild is never worse to hold than a card drawn blind
+            return [prior, DRAW_PILE if prior == DRAW_DISCARD else DRAW_DISCARD]
+        if prior.groups or view.last_turn:  # going out, or the last turn's best: no search
+            return [prior]
+        solver = view.solver()
+        ranked = sorted(keep_wilds(view, solver.discards()),
+                        key=lambda c: (solver.points(c), c.text))
+        others = [Discard(c) for c in ranked if c != prior.card][:DISCARDS - 1]
+        return [prior, *others]
+
+    def guess(self, view: FiveCrownsView, rng: random.Random) -> dict[str, Any]:
+        """One determinization of the round as a state snapshot."""
+        left = unseen(view, self.expert.memory)
+        hands, draw_pile, rest = deal_table(view, left, rng)
+        buried = max(0, view.discard_pile_size - (view.discard_top is not None))
+        dead = list(self.expert.memory.dead.elements())
+        pile = ([c.text for c in (dead + rest)[:buried]]
+                + ([view.discard_top.text] if view.discard_top is not None else []))
+        rules = FiveCrownsRules(natural=view.natural, turn_cap=view.turn_cap,
+                                party="on" if view.decks == 4 else "off")
+        return {
+            "game": "fivecrowns", "rules": rules_to_json(rules), "players": view.players,
+            "seed": f"search:{rng.random()}", "scores": list(view.scores), "round": view.round,
+            "dealer": view.dealer, "history": [], "tied": None, "tiebreak_points": None,
+            "outcome": None, "playing": [s for s in range(view.players) if view.playing[s]],
+            "hands": hands, "draw_pile": draw_pile, "discard_pile": pile,
+            "table": [{"seat": s, "group": str(m)} for s, m in view.table],
+            "went_out": view.went_out, "had_last_turn": list(view.had_last_turn),
+            "turns": view.turn, "reshuffles": 0, "to_move": view.seat,
+            "decision": view.decision,
+        }
+
+    def value(self, view: FiveCrownsView, world: dict[str, Any], action: Action) -> float:
+        """The rivals' points this round less this seat's, after `action` and a rollout."""
+        state = FiveCrownsState.from_snapshot(world)
+        before = list(state.scores)
+        state.apply(action)
+        policies = [self.greedy] * view.players
+        roll_out(state, policies, lambda s: s.round != view.round)
+        gained = [after - b for after, b in zip(state.scores, before, strict=True)]
+        rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
+        return (sum(rivals) / max(1, len(rivals))) - gained[view.seat]
+
+
+def main() -> None:
+    """Play as a protocol bot on standard input and output (`python3 -m
+    meldref.bots.fivecrowns_search`: the module imports its package)."""
+    from .sdk import EngineBot, run
+
+    run(EngineBot({"fivecrowns": FiveCrownsSearchBot}, name="fivecrowns-search"))
+
+
+if __name__ == "__main__":
+    main()
+
+
+__all__ = ["FiveCrownsSearchBot"]

@@ -1,0 +1,103 @@
+"""Issue 26: the reference `search` bots: in every game's registry, legal, deterministic without
+a clock, guessing the unseen cards only from what the seat has not seen, keeping the expert's
+move unless a rival is clearly better, and spending a share of the clock they are given."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from meldref.bots import builtin_bot, builtin_names
+from meldref.bots.fivecrowns_expert import unseen
+from meldref.bots.search import CLOCK_SHARE, Budget, ClockedBot, choose
+from meldref.engine.cards import Card
+from meldref.engine.game import find_game
+from meldref.protocol.conversation import Request
+from meldref.protocol.seats import InProcessSeat
+
+
+@pytest.mark.parametrize("game", ["phase10", "fivecrowns", "solitaire"])
+def test_search_is_a_builtin_bot_that_plays_legal_deterministic_moves(game: str) -> None:
+    assert "search" in builtin_names(game)
+    info = find_game(game)
+    players = 1 if game == "solitaire" else 2
+
+    def first_moves(count: int = 6) -> list[str]:
+        """The search bot's first `count` decisions of a game (each applied: legal)."""
+        state = info.new_game(info.rules(), players, "search:1")
+        bots = [builtin_bot(game, "search", 7)] + [builtin_bot(game, "greedy", 1)] * (players - 1)
+        bots[0].guesses = 2  # type: ignore[attr-defined]
+        moves: list[str] = []
+        while len(moves) < count and (seat := state.to_move) is not None:
+            action = bots[seat].act(state.observation(seat))
+            state.apply(action)
+            if seat == 0:
+                moves.append(str(action))
+        return moves
+
+    count = 2 if game == "solitaire" else 6  # a Solitaire rollout plays the whole deal
+    first = first_moves(count)
+    assert len(first) == count and first == first_moves(count)  # no clock: seeded
+
+
+def test_a_guess_deals_only_cards_the_seat_has_not_seen() -> None:
+    info = find_game("fivecrowns")
+    state = info.new_game(info.rules(), 3, 4)
+    bot = builtin_bot("fivecrowns", "search", 0)
+    view = state.observation(state.to_move)
+    bot.expert.memory.observe(view)  # type: ignore[attr-defined]
+    left = unseen(view, bot.expert.memory)  # type: ignore[attr-defined]
+    world = bot.guess(view, random.Random(1))  # type: ignore[attr-defined]
+    guessed: Counter[Card] = Counter()
+    for seat, hand in enumerate(world["hands"]):
+        if seat != view.seat:
+            guessed.update(Card.parse(c) for c in hand)
+            assert len(hand) == view.hand_sizes[seat]
+    guessed.update(Card.parse(c) for c in world["draw_pile"])
+    assert len(world["draw_pile"]) == view.draw_pile_size
+    assert not guessed - left  # nothing the seat holds or saw
+    assert world["hands"][view.seat] == [c.text for c in view.hand]
+
+
+def test_the_prior_stays_unless_a_rival_is_clearly_better() -> None:
+    rng = random.Random(0)
+    noisy = iter([0.0, 1.0, 0.0, -1.0, 0.0, 1.5, 0.0, -1.2] * 4)  # prior, rival, ...
+    assert choose(["prior", "rival"], lambda r: None, lambda w, c: next(noisy),
+                  Budget(16), rng) == "prior"
+    steady = iter([0.0, 1.0, 0.0, 1.1] * 8)
+    assert choose(["prior", "rival"], lambda r: None, lambda w, c: next(steady),
+                  Budget(16), rng) == "rival"
+    assert choose(["only"], lambda r: None, lambda w, c: 0.0, Budget(0), rng) == "only"
+
+
+class Clocked(ClockedBot):
+    name = "clocked"
+
+    def __init__(self) -> None:
+        self.told: list[float] = []
+        self.deadlines: list[float | None] = []
+
+    def think_within(self, allowance: float, bank: float = 0.0) -> None:
+        self.told.append(allowance)
+        super().think_within(allowance, bank)
+
+    def act(self, view: Any) -> Any:
+        self.deadlines.append(self.budget().deadline)
+        return view.legal_actions()[0]
+
+
+def test_an_in_process_bot_is_told_its_clock_and_spends_a_share_of_it() -> None:
+    info = find_game("solitaire")
+    state = info.new_game(info.rules(), 1, 2)
+    bot = Clocked()
+    seat = InProcessSeat(bot)
+    before = time.monotonic()
+    seat.decide(Request("place", state.observation(0), 1.5, 4.0))
+    assert bot.told == [1.5]  # the request's own time, never the bank
+    deadline = bot.deadlines[0]
+    assert deadline is not None and before < deadline <= time.monotonic() + CLOCK_SHARE * 1.5
+    assert bot.budget().deadline is None  # one decision's clock, not the next one's
