@@ -3,7 +3,8 @@ policy as a protocol bot, on exactly the rules the referee judges by (`pip insta
 'meldref[envs]'`; docs/research.md).
 
 - `pettingzoo_env(game, players, rules)`: a PettingZoo AEC environment (meldref.envs.aec);
-- `SolitaireEnv`: Five Crowns Solitaire as a Gymnasium environment (meldref.envs.gym);
+- `SolitaireEnv`, `SeatEnv`: Solitaire, or one seat against built-in bots, as Gymnasium
+  environments (meldref.envs.gym);
 - `register_openspiel()`: the games registered with OpenSpiel (meldref.envs.spiel);
 - `policy_bot(policy)`: a function of the observation and mask as a protocol bot
   (meldref.envs.policy);
@@ -19,7 +20,7 @@ import importlib
 from typing import Any
 
 _WHERE = {
-    "pettingzoo_env": "aec", "MeldrefAEC": "aec", "SolitaireEnv": "gym",
+    "pettingzoo_env": "aec", "MeldrefAEC": "aec", "SolitaireEnv": "gym", "SeatEnv": "gym",
     "register_openspiel": "spiel", "policy_bot": "policy", "PolicyBot": "policy",
     "find_codec": "codec",
 }

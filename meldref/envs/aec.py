@@ -11,9 +11,9 @@
 
 Agents are "player_0" .. "player_{n-1}", seat numbers of the engine; the agent to move is the
 seat the engine says must act (a skipped seat is passed over). Each observation is a dict: the
-seat's vector (`observation`, or its text with `obs_type="text"`: the `view` lines a protocol
-bot is sent) and `action_mask` over the game's fixed action space (meldref.envs.codec; the
-numbering is in docs/research.md). Rewards (`reward=`):
+seat's vector (`observation`) and `action_mask` over the game's fixed action space
+(meldref.envs.codec; the numbering is in docs/research.md). `observe_text(agent)` is the same
+seat's view as text: the `view` lines a protocol bot is sent. Rewards (`reward=`):
 
 - "score" (default): the game's own scoring as it happens: minus the penalty points each hand
   adds to a seat (Phase 10, Five Crowns), plus each pile closed (Solitaire); a game's return is
@@ -30,9 +30,8 @@ referee forfeits a bot for it), actions out of range are refused, and the AEC or
 
 from __future__ import annotations
 
-import string
-from collections.abc import Mapping
-from typing import Any, Final, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -43,12 +42,8 @@ from ..engine.game import GameState, Outcome, Termination, find_game
 from ..protocol.viewtext import observation_lines
 from ..settings import parse_rules
 from .codec import FEATURE_MAX, Codec, View, find_codec, legal_indices, mask_of
+from .rewards import Reward, check_reward, step_rewards
 
-Reward = Literal["score", "place", "shaped"]
-ObsType = Literal["vector", "text"]
-REWARDS: Final = ("score", "place", "shaped")
-TEXT_LENGTH: Final = 65536  # a view's lines for 14 seats fit well inside
-TEXT_CHARSET: Final = string.printable
 
 
 def agent_name(seat: int) -> str:
@@ -64,16 +59,13 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
 
     def __init__(self, game: str = "phase10", players: int | None = None,
                  rules: Mapping[str, object] | None = None, reward: Reward = "score",
-                 obs_type: ObsType = "vector", render_mode: str | None = None) -> None:
+                 render_mode: str | None = None) -> None:
         super().__init__()
         self.info = find_game(game)
         self.players = players or (1 if self.info.max_players == 1 else 2)
         self.rules = parse_rules(self.info.rules_type, dict(rules or {}), where="rules")
         self.info.check_setup(self.rules, self.players)
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r}: one of {', '.join(REWARDS)}")
-        self.reward_kind = reward
-        self.obs_type = obs_type
+        self.reward_kind = check_reward(reward)
         self.render_mode = render_mode
         self.codec: Codec = find_codec(game)
         self.metadata = {**self.metadata, "name": f"meldref_{self.info.name}_v0"}
@@ -81,18 +73,13 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
         self.agents = []
         size = self.codec.action_size
         self._observation_space = spaces.Dict({
-            "observation": self._obs_space(),
+            "observation": spaces.Box(0.0, FEATURE_MAX, dtype=np.float32,
+                                      shape=(self.codec.observation_size(self.players),)),
             "action_mask": spaces.Box(0, 1, shape=(size,), dtype=np.int8),
         })
         self._action_space = spaces.Discrete(size)
         self.state: GameState | None = None
         self._legal: dict[int, str] = {}
-
-    def _obs_space(self) -> spaces.Space[Any]:
-        if self.obs_type == "text":
-            return spaces.Text(TEXT_LENGTH, min_length=0, charset=TEXT_CHARSET)
-        shape = (self.codec.observation_size(self.players),)
-        return spaces.Box(0.0, FEATURE_MAX, shape=shape, dtype=np.float32)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_space
@@ -132,14 +119,17 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
     def observe(self, agent: str) -> dict[str, Any]:
         assert self.state is not None
         seat = self.possible_agents.index(agent)
-        if self.obs_type == "text":
-            obs: Any = "\n".join(observation_lines(self.state.observation(seat)))
-        else:
-            obs = self.codec.encode(self._view(seat), self.players)
+        obs = self.codec.encode(self._view(seat), self.players)
         mask = (mask_of(self.codec, self._legal) if agent == self.agent_selection
                 and self.state.to_move is not None
                 else np.zeros(self.codec.action_size, dtype=np.int8))
         return {"observation": obs, "action_mask": mask}
+
+    def observe_text(self, agent: str) -> str:
+        """`agent`'s view as the `view` lines a protocol bot is sent."""
+        assert self.state is not None
+        seat = self.possible_agents.index(agent)
+        return "\n".join(observation_lines(self.state.observation(seat)))
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -163,26 +153,16 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
             self._turn()
         self._accumulate_rewards()
 
-    def _reward(self, before: list[int], after: Any, outcome: Outcome | None) -> None:
-        sign = 1.0 if self.info.higher_scores_win else -1.0
-        score = [sign * (a - b) for a, b in zip(after, before, strict=True)]
-        end = [0.0] * self.players if outcome is None else self._place_rewards(outcome)
-        for seat, agent in enumerate(self.agents):
-            self.rewards[agent] = {
-                "score": score[seat], "place": end[seat],
-                "shaped": end[seat] + score[seat] / 100,
-            }[self.reward_kind]
-
-    def _place_rewards(self, outcome: Outcome) -> list[float]:
-        if self.players == 1:
-            return [outcome.scores[0] / 11]
-        return [1.0 - 2.0 * (place - 1) / (self.players - 1) for place in outcome.places]
+    def _reward(self, before: list[int], after: Sequence[int], outcome: Outcome | None) -> None:
+        rewards = step_rewards(self.reward_kind, self.info, before, after, outcome)
+        for agent, reward in zip(self.agents, rewards, strict=True):
+            self.rewards[agent] = reward
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.state is None:
             return None
         seat = self.state.to_move
-        return "\n".join(observation_lines(self.state.observation(0 if seat is None else seat)))
+        return self.observe_text(agent_name(0 if seat is None else seat))
 
     def close(self) -> None:
         self.state = None
@@ -190,10 +170,10 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
 
 def pettingzoo_env(game: str = "phase10", players: int | None = None,
                    rules: Mapping[str, object] | None = None, reward: Reward = "score",
-                   obs_type: ObsType = "vector", render_mode: str | None = None) -> Any:
+                   render_mode: str | None = None) -> Any:
     """`MeldrefAEC` with PettingZoo's classic wrappers: an illegal action ends the game with
     -1 for its seat, actions out of range refused, the AEC order enforced."""
-    env: Any = IllegalEnds(MeldrefAEC(game, players, rules, reward, obs_type, render_mode))
+    env: Any = IllegalEnds(MeldrefAEC(game, players, rules, reward, render_mode))
     env = wrappers.AssertOutOfBoundsWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)
 
