@@ -96,12 +96,12 @@ def test_gymnasiums_env_checker_passes() -> None:
 def test_the_same_seed_plays_the_same_solitaire_game() -> None:
     def play(seed: int) -> list[int]:
         env = SolitaireEnv()
-        obs, info = env.reset(seed=seed)
+        _, info = env.reset(seed=seed)
         actions, done = [], False
         while not done:
             action = int(np.flatnonzero(info["action_mask"])[0])
             actions.append(action)
-            obs, _, term, trunc, info = env.step(action)
+            _, _, term, trunc, info = env.step(action)
             done = term or trunc
         return actions
 
@@ -133,8 +133,7 @@ def random_states(game: str, players: int, seed: int, rules: dict[str, object] |
                                                ("solitaire", 1)])
 def test_every_legal_action_has_an_index_that_names_it(game: str, players: int) -> None:
     codec = find_codec(game)
-    seen = 0
-    for state in random_states(game, players, 4):
+    for seen, state in enumerate(random_states(game, players, 4)):
         view = state.observation(state.to_move).to_json()
         texts = [str(a) for a in state.legal_actions()]
         legal = legal_indices(codec, texts, view)
@@ -144,7 +143,6 @@ def test_every_legal_action_has_an_index_that_names_it(game: str, players: int) 
             assert index is not None and 0 <= index < codec.action_size, text
             assert legal[index].split()[0] == text.split()[0]
             assert codec.describe(index).split()[0] == text.split()[0]
-        seen += 1
         if seen > 600:
             break
 

@@ -31,7 +31,7 @@ referee forfeits a bot for it), actions out of range are refused, and the AEC or
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -45,17 +45,16 @@ from .codec import FEATURE_MAX, Codec, View, find_codec, legal_indices, mask_of
 from .rewards import Reward, check_reward, step_rewards
 
 
-
 def agent_name(seat: int) -> str:
     return f"player_{seat}"
 
 
-class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
+class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
     """One game of `game` for `players` seats under `rules` (option names as the command line
     writes them: {"phases-to-win": 3}), as a PettingZoo AEC environment."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "meldref_v0",
-                                "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "meldref_v0",
+                                          "is_parallelizable": False}
 
     def __init__(self, game: str = "phase10", players: int | None = None,
                  rules: Mapping[str, object] | None = None, reward: Reward = "score",
@@ -68,9 +67,9 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
         self.reward_kind = check_reward(reward)
         self.render_mode = render_mode
         self.codec: Codec = find_codec(game)
-        self.metadata = {**self.metadata, "name": f"meldref_{self.info.name}_v0"}
+        self.metadata = {**MeldrefAEC.metadata, "name": f"meldref_{self.info.name}_v0"}  # type: ignore[misc]
         self.possible_agents = [agent_name(s) for s in range(self.players)]
-        self.agents = []
+        self.agents: list[str] = []
         size = self.codec.action_size
         self._observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, FEATURE_MAX, dtype=np.float32,
@@ -80,6 +79,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
         self._action_space = spaces.Discrete(size)
         self.state: GameState | None = None
         self._legal: dict[int, str] = {}
+        self._seen: tuple[int, View] | None = None  # the view the mask was made from
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_space
@@ -98,7 +98,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._turn()
 
     def _turn(self) -> None:
@@ -108,11 +108,14 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
             return
         self.agent_selection = agent_name(seat)
         texts = [str(a) for a in self.state.legal_actions()]
-        self._legal = legal_indices(self.codec, texts, self._view(seat))
+        self._seen = (seat, self.state.observation(seat).to_json())  # observe() reuses it
+        self._legal = legal_indices(self.codec, texts, self._seen[1])
         self.infos[self.agent_selection] = {"legal_actions": list(self._legal.values())}
 
     def _view(self, seat: int) -> View:
         assert self.state is not None
+        if self._seen is not None and self._seen[0] == seat:
+            return self._seen[1]
         view: View = self.state.observation(seat).to_json()
         return view
 
@@ -142,6 +145,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):
             raise ValueError(f"{agent}: action {action} ({self.codec.describe(int(action))}) "
                              "is not legal now; see the action_mask")
         before = list(self.state.scores)
+        self._seen = None
         self.state.apply(self.state.parse_action(text))
         self._cumulative_rewards[agent] = 0.0
         self._reward(before, self.state.scores, self.state.outcome)
@@ -178,7 +182,7 @@ def pettingzoo_env(game: str = "phase10", players: int | None = None,
     return wrappers.OrderEnforcingWrapper(env)
 
 
-class IllegalEnds(wrappers.TerminateIllegalWrapper):
+class IllegalEnds(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
     """PettingZoo's TerminateIllegalWrapper with our own masks (-1 for the offending seat)."""
 
     def __init__(self, env: MeldrefAEC) -> None:

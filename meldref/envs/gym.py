@@ -1,8 +1,8 @@
 """One seat as a Gymnasium environment: Solitaire alone, or any game against built-in bots.
 
     from meldref.envs import SolitaireEnv, SeatEnv
-    env = SolitaireEnv()                                  # or gymnasium.make("meldref/Solitaire-v0")
-    env = SeatEnv("fivecrowns", opponents=["greedy"])     # seat 0 against builtin:greedy
+    env = SolitaireEnv()                      # or gymnasium.make("meldref/Solitaire-v0")
+    env = SeatEnv("fivecrowns", opponents=["greedy"])   # seat 0 against builtin:greedy
     obs, info = env.reset(seed=7)
     while True:
         action = policy(obs, info["action_mask"])        # or env.action_masks()
@@ -37,11 +37,11 @@ from .codec import FEATURE_MAX, Mask, Vector, find_codec, legal_indices, mask_of
 from .rewards import Reward, check_reward, step_rewards
 
 
-class SeatEnv(gym.Env[Vector, int]):
+class SeatEnv(gym.Env[Vector, np.int64]):
     """Seat 0 of `game` under `rules` (option names as the command line writes them), the
     other seats played by the built-in bots named in `opponents`."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's name)
 
     def __init__(self, game: str, opponents: Sequence[str] = (),
                  rules: Mapping[str, object] | None = None, reward: Reward = "score",
@@ -105,7 +105,7 @@ class SeatEnv(gym.Env[Vector, int]):
     def action_masks(self) -> Mask:
         return mask_of(self.codec, self._legal)
 
-    def step(self, action: int) -> tuple[Vector, float, bool, bool, dict[str, Any]]:
+    def step(self, action: np.int64 | int) -> tuple[Vector, float, bool, bool, dict[str, Any]]:
         assert self.state is not None, "call reset() first"
         text = self._legal.get(int(action))
         if text is None:

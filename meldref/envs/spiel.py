@@ -31,8 +31,8 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
-from ..engine.game import GameInfo, GameState, find_game
 from ..engine.cards import rng_for
+from ..engine.game import GameInfo, GameState, find_game
 from ..settings import parse_rules
 from .codec import Codec, find_codec, legal_indices
 from .hidden import resampled_state

@@ -34,7 +34,7 @@ Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: Final = ("parquet", "csv", "jsonl")
 Observation = Literal["vector", "view", "none"]
 OBSERVATIONS: Final = ("vector", "view", "none")
-BATCH: Final = 20_000  # rows held before a write (a parquet row group)
+BATCH: Final = 2_000  # rows held before a write (a parquet row group): a few MB of vectors
 _DEAL: Final = re.compile(r"-d(\d+)-")
 
 COLUMNS: Final = ("game_id", "deal", "seat", "bot", "n", "decision", "observation",
@@ -79,7 +79,7 @@ def game_rows(path: Path, observation: Observation = "vector") -> list[dict[str,
             "file": str(path),
         }
         if observation == "vector":
-            row["observation"] = codec.encode(view, players).tolist()
+            row["observation"] = codec.encode(view, players)  # float32: 4 bytes a feature
         elif observation == "view":
             row["observation"] = json.dumps(view, sort_keys=True)
         rows.append(row)
@@ -148,6 +148,14 @@ def _writer(out: Path, fmt: Format, observation: Observation) -> RowWriter:
     return JsonRows(out)
 
 
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    """`row` with its vector as a list of numbers (JSON's and CSV's form)."""
+    obs = row.get("observation")
+    if obs is None or isinstance(obs, str):
+        return row
+    return {**row, "observation": [float(x) for x in obs]}
+
+
 class JsonRows:
     """One JSON object a line."""
 
@@ -156,7 +164,7 @@ class JsonRows:
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
-            self.file.write(json.dumps(row, separators=(",", ":")) + "\n")
+            self.file.write(json.dumps(_plain(row), separators=(",", ":")) + "\n")
 
     def close(self) -> None:
         self.file.close()
@@ -173,7 +181,7 @@ class CsvRows:
     def write(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
             self.csv.writerow({k: json.dumps(v) if isinstance(v, list) else v
-                               for k, v in row.items()})
+                               for k, v in _plain(row).items()})
 
     def close(self) -> None:
         self.file.close()
