@@ -23,6 +23,8 @@ SCRIPTS = [
     (["bench_crash.py", "--rounds", "1", "--move-time", "1", "--time-bank", "0"], "| orphan |"),
     (["faults.py", "--only", "SIGSEGV"], "crashed"),
     (["bench_startup.py", "--runs", "1"], "| meldref --help |"),
+    (["bench_export.py", "--games", "5", "20", "--format", "jsonl"], "| 20 | 560 |"),
+    (["bench_envs.py", "--steps", "300", "--only", "meldref"], "| meldref solitaire |"),
 ]
 
 

@@ -300,3 +300,43 @@ def replay_serve(
         pass  # stopping the server is how it ends
     finally:
         server.server_close()
+
+
+@replay_app.command("export")
+def replay_export(
+    paths: Annotated[list[Path], typer.Argument(help="Replay files (or folders of them).")],
+    output: Annotated[Path, typer.Option(
+        "--output", "-o", help="The file to write (a new or regular file).")],
+    fmt: Annotated[str, typer.Option(
+        "--format", help="parquet (needs pyarrow: pip install 'meldref\\[envs]'), csv or "
+        "jsonl.")] = "parquet",
+    observation: Annotated[str, typer.Option(
+        help="What each row holds of what the seat saw: vector (the environments' encoding, "
+        "docs/research.md), view (its view as JSON text) or none.")] = "vector",
+) -> None:
+    """Write every decision of the replays as a table: one row per decision, with the seat's
+    observation, the legal actions, the action taken, its time and the game's result. Files
+    that do not check out are skipped and named (exit 1); the rest are written."""
+    from ..replay.export import FORMATS, OBSERVATIONS, export
+    from ..replay.files import ReplayError
+
+    if fmt not in FORMATS:
+        fail(f"--format {fmt!r}: one of {', '.join(FORMATS)}")
+    if observation not in OBSERVATIONS:
+        fail(f"--observation {observation!r}: one of {', '.join(OBSERVATIONS)}")
+    files = _files(paths)
+    if output.exists() and not output.is_file():
+        fail(f"--output {output}: not a regular file")
+    if output.exists() and any(output.samefile(f) for f in files):
+        fail(f"--output {output} is one of the replays read")
+    try:
+        done = export(files, output, fmt, observation)  # type: ignore[arg-type]
+    except ReplayError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"--output {output}: {exc.strerror or exc}")
+    for path, why in done.skipped:
+        err.print(f"skipped {path}: {why}", markup=False)
+    out.print(f"{done.rows} decisions from {done.files} games: {output}", markup=False)
+    if done.skipped:
+        raise typer.Exit(EXIT_FAILED)

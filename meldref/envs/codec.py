@@ -1,0 +1,118 @@
+"""What the research environments share: a game's fixed action space and its observation vector.
+
+A `Codec` turns what one seat may see (the view in the engine's JSON form, `to_json()` of the
+seat's observation: exactly what a protocol bot is sent as `View.data`) into a vector, and an
+action's protocol text into an index of the game's fixed action space. Both work from the
+seat's view and the legal actions' texts alone, so an environment, a replay export and a
+protocol bot (meldref.envs.policy) encode the same position the same way, and no vector can
+hold a card the seat may not see: nothing else goes in.
+
+docs/research.md documents each game's numbering; one module per game holds it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from ..engine.cards import FIVECROWNS_SUITED, JOKER, PHASE10_NUMBERS, SKIP, WILD, Card
+from ..engine.game import GAME_NAMES, UnknownGameError
+
+# Every feature is a count or a ratio of a few hundred at most: the Box spaces' bound.
+FEATURE_MAX: Final = 1000.0
+
+Vector = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.int8]
+View = Mapping[str, Any]
+
+# Card kinds in a fixed order: a vector counts each kind (the decks hold copies).
+PHASE10_KINDS: Final[tuple[Card, ...]] = (*PHASE10_NUMBERS, WILD, SKIP)  # 50
+FIVECROWNS_KINDS: Final[tuple[Card, ...]] = (*FIVECROWNS_SUITED, JOKER)  # 56
+
+
+def kind_index(kinds: Sequence[Card]) -> dict[str, int]:
+    """Each card token's place in `kinds`."""
+    return {card.text: i for i, card in enumerate(kinds)}
+
+
+def counts(tokens: Iterable[str], index: Mapping[str, int]) -> list[float]:
+    """How many of each kind `tokens` hold, in `index`'s order."""
+    out = [0.0] * len(index)
+    for token in tokens:
+        out[index[token]] += 1.0
+    return out
+
+
+def one_hot(position: int | None, size: int) -> list[float]:
+    """`size` zeros with a one at `position` (none for None)."""
+    out = [0.0] * size
+    if position is not None:
+        out[position] = 1.0
+    return out
+
+
+def group_cards(token: str) -> list[str]:
+    """The card tokens of a group token such as ``run:R3,W=4,R5`` (declarations dropped)."""
+    body = token.partition(":")[2]
+    return [part.partition("=")[0] for part in body.split(",") if part]
+
+
+class Codec(Protocol):
+    """A game's fixed action space and observation vector (one module per game)."""
+
+    game: str
+    action_size: int
+
+    def observation_size(self, players: int) -> int:
+        """The length of the vector for a table of `players` seats."""
+
+    def encode(self, view: View, players: int) -> Vector:
+        """The vector of what the seat whose `view` this is may see."""
+
+    def action_index(self, text: str, view: View) -> int | None:
+        """The index of the action written `text` in `view`'s position; None for an action
+        the fixed space does not number (documented per game: none that is ever the only
+        legal one)."""
+
+    def describe(self, index: int) -> str:
+        """What index `index` stands for, in words (for docs and debugging)."""
+
+
+_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}
+
+
+def find_codec(game: str) -> Codec:
+    """The codec of the game called `game` (a name as `find_game` takes it)."""
+    key = game.strip().lower().replace("-", "").replace("_", "")
+    if key not in _MODULES:
+        raise UnknownGameError(f"unknown game {game!r}; games: {', '.join(GAME_NAMES)}")
+    module = importlib.import_module(f"{__package__}.{_MODULES[key]}")
+    codec: Codec = module.CODEC
+    return codec
+
+
+def legal_indices(codec: Codec, texts: Iterable[str], view: View) -> dict[int, str]:
+    """The numbered legal actions: index -> the first legal action's text with that index
+    (the engine lists one found way per lay-down and go-out, and a wild's hit top end first,
+    so the first is the engine's own choice)."""
+    out: dict[int, str] = {}
+    for text in texts:
+        index = codec.action_index(text, view)
+        if index is not None and index not in out:
+            out[index] = text
+    return out
+
+
+def mask_of(codec: Codec, legal: Mapping[int, str]) -> Mask:
+    """The action mask: 1 at every numbered legal action."""
+    mask = np.zeros(codec.action_size, dtype=np.int8)
+    mask[list(legal)] = 1
+    return mask
+
+
+def vector(values: Sequence[float]) -> Vector:
+    return np.asarray(values, dtype=np.float32)

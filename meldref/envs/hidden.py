@@ -1,0 +1,48 @@
+"""What a seat cannot see, as a state's snapshot holds it, and states consistent with its view.
+
+`resample` keeps everything a seat may know (its own hand, the table, the discard pile, every
+count) and deals the cards hidden from it (the other seats' hands, the draw pile but for a card
+shown on top) again at random: the determinization that information-set search (OpenSpiel's
+ISMCTS through `resample_from_infostate`) needs, and the test that no observation vector depends
+on a hidden card (tests/test_envs.py: resampled states encode the same for that seat).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine.game import GameState, find_game
+
+Span = tuple[list[str], int, int]  # a list of card tokens in a snapshot, and a slice of it
+
+
+def hidden_spans(snapshot: dict[str, Any], seat: int) -> list[Span]:
+    """The stretches of `snapshot`'s card lists hidden from `seat`."""
+    pile: list[str] = snapshot["draw_pile"]
+    if snapshot["game"] == "solitaire":
+        return [(pile, 0, max(0, len(pile) - 1))]  # the last card is the top, shown
+    hands: list[list[str]] = snapshot["hands"]
+    others = [(hand, 0, len(hand)) for s, hand in enumerate(hands) if s != seat]
+    return [*others, (pile, 0, len(pile))]
+
+
+def resample(snapshot: Mapping[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
+    """A snapshot `seat` cannot tell from `snapshot`: its hidden cards dealt again by `rng`."""
+    out = copy.deepcopy(dict(snapshot))
+    spans = hidden_spans(out, seat)
+    cards = [card for cards, start, stop in spans for card in cards[start:stop]]
+    rng.shuffle(cards)
+    at = 0
+    for cards_, start, stop in spans:
+        cards_[start:stop] = cards[at:at + stop - start]
+        at += stop - start
+    return out
+
+
+def resampled_state(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """A new state, equal to `state` in everything `seat` may see (`resample`)."""
+    snapshot = resample(state.snapshot(), seat, rng)
+    return find_game(snapshot["game"]).from_snapshot(snapshot)

@@ -1,0 +1,237 @@
+"""The research environments (meldref.envs): their libraries' own API tests, seeds, the fixed
+action spaces, the hidden-information guarantee on the vectors, OpenSpiel's algorithms, and a
+policy entered as a protocol bot."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from support import ROOT
+
+from meldref.engine.game import GameState, find_game
+from meldref.envs.codec import find_codec, legal_indices
+from meldref.envs.hidden import resample, resampled_state
+
+pettingzoo = pytest.importorskip("pettingzoo", reason="pettingzoo is in the test extra")
+gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is in the test extra")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from meldref.envs.aec import pettingzoo_env  # noqa: E402
+from meldref.envs.gym import SeatEnv, SolitaireEnv  # noqa: E402
+
+# Short games keep the API tests' cycles inside a game and its end.
+SHORT = {"phase10": {"phases-to-win": 1, "turn-cap": 40}, "fivecrowns": {"turn-cap": 8},
+         "solitaire": {}}
+TABLES = [("phase10", 2), ("phase10", 4), ("phase10", 6), ("fivecrowns", 2),
+          ("fivecrowns", 4), ("fivecrowns", 6), ("solitaire", 1)]
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> Iterator[None]:
+    with warnings.catch_warnings():
+        # Both API tests warn that a Dict observation (vector + mask) is unusual: PettingZoo's
+        # own classic games use it.
+        warnings.simplefilter("ignore", UserWarning)
+        yield
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES)
+def test_the_pettingzoo_api_test_passes(game: str, players: int) -> None:
+    api_test(pettingzoo_env(game, players, SHORT[game]), num_cycles=400,
+             verbose_progress=False)
+
+
+@pytest.mark.parametrize(("game", "players"), [("phase10", 3), ("fivecrowns", 4),
+                                               ("solitaire", 1)])
+def test_the_pettingzoo_seed_test_passes(game: str, players: int) -> None:
+    seed_test(lambda: pettingzoo_env(game, players, SHORT[game]), num_cycles=200)
+
+
+def test_text_observations_are_the_view_lines_a_bot_is_sent() -> None:
+    from meldref.protocol.viewtext import observation_lines
+
+    env = pettingzoo_env("fivecrowns", 2)
+    env.reset(seed=3)
+    state = env.unwrapped.state
+    for agent, seat in (("player_0", 0), ("player_1", 1)):
+        text = env.unwrapped.observe_text(agent)
+        assert text == "\n".join(observation_lines(state.observation(seat)))
+        assert text.splitlines()[0].startswith("view ")
+
+
+@pytest.mark.parametrize("reward", ["score", "place", "shaped"])
+def test_a_games_returns_are_its_scores_or_places(reward: str) -> None:
+    env = pettingzoo_env("fivecrowns", 3, {"turn-cap": 10}, reward=reward)
+    env.reset(seed=11)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, _ = env.last()
+        returns[agent] += rew
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    outcome = env.unwrapped.state.outcome
+    if reward == "score":
+        assert [returns[a] for a in env.possible_agents] == [-s for s in outcome.scores]
+    elif reward == "place":
+        assert [returns[a] for a in env.possible_agents] == [
+            1.0 - (p - 1) for p in outcome.places]
+
+
+def test_gymnasiums_env_checker_passes() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(gymnasium.make("meldref/Solitaire-v0").unwrapped)
+    check_env(SeatEnv("fivecrowns", ["greedy"], rules=SHORT["fivecrowns"]))
+    check_env(SeatEnv("phase10", ["greedy", "random"], rules=SHORT["phase10"]))
+
+
+def test_the_same_seed_plays_the_same_solitaire_game() -> None:
+    def play(seed: int) -> list[int]:
+        env = SolitaireEnv()
+        _, info = env.reset(seed=seed)
+        actions, done = [], False
+        while not done:
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            actions.append(action)
+            _, _, term, trunc, info = env.step(action)
+            done = term or trunc
+        return actions
+
+    assert play(5) == play(5)
+    assert play(5) != play(6)
+
+
+def test_an_illegal_action_ends_the_episode_with_the_illegal_reward() -> None:
+    env = SolitaireEnv(illegal_reward=-2.0)
+    _, info = env.reset(seed=1)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert (reward, terminated, info["illegal"]) == (-2.0, True, True)
+
+
+def random_states(game: str, players: int, seed: int, rules: dict[str, object] | None = None
+                  ) -> Iterator[GameState]:
+    info = find_game(game)
+    from meldref.settings import parse_rules
+
+    state = info.new_game(parse_rules(info.rules_type, rules or {}), players, seed)
+    rng = random.Random(seed)
+    while state.to_move is not None:
+        yield state
+        state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize(("game", "players"), [("phase10", 3), ("fivecrowns", 4),
+                                               ("solitaire", 1)])
+def test_every_legal_action_has_an_index_that_names_it(game: str, players: int) -> None:
+    codec = find_codec(game)
+    for seen, state in enumerate(random_states(game, players, 4)):
+        view = state.observation(state.to_move).to_json()
+        texts = [str(a) for a in state.legal_actions()]
+        legal = legal_indices(codec, texts, view)
+        assert legal, texts
+        for text in texts:
+            index = codec.action_index(text, view)
+            assert index is not None and 0 <= index < codec.action_size, text
+            assert legal[index].split()[0] == text.split()[0]
+            assert codec.describe(index).split()[0] == text.split()[0]
+        if seen > 600:
+            break
+
+
+@pytest.mark.parametrize(("game", "players"), [("phase10", 3), ("fivecrowns", 4),
+                                               ("fivecrowns", 9), ("solitaire", 1)])
+def test_no_observation_vector_depends_on_a_card_the_seat_may_not_see(
+        game: str, players: int) -> None:
+    """The protocol's leak test on the vectors: the cards hidden from a seat (the other hands,
+    the draw pile) dealt again leave its vector as it was, and change another seat's."""
+    codec = find_codec(game)
+    rng = random.Random(9)
+    moved = changed = 0
+    for n, state in enumerate(random_states(game, players, 7)):
+        if n > 400:
+            break
+        seat = state.to_move
+        other = resampled_state(state, seat, rng)
+        assert other.snapshot() != state.snapshot() or n == 0 or game == "solitaire"
+        mine = codec.encode(state.observation(seat).to_json(), players)
+        assert np.array_equal(mine, codec.encode(other.observation(seat).to_json(), players))
+        if players > 1:
+            nxt = (seat + 1) % players
+            moved += 1
+            changed += not np.array_equal(
+                codec.encode(state.observation(nxt).to_json(), players),
+                codec.encode(other.observation(nxt).to_json(), players))
+    # The check has teeth: what another seat sees (its own hand) did change.
+    assert players == 1 or changed > moved // 2
+
+
+def test_solitaire_resampling_keeps_the_shown_top_and_deals_the_rest_again() -> None:
+    info = find_game("solitaire")
+    snapshot = info.new_game(info.rules(), 1, 3).snapshot()
+    other = resample(snapshot, 0, random.Random(1))
+    assert other["draw_pile"][-1] == snapshot["draw_pile"][-1]
+    assert sorted(other["draw_pile"]) == sorted(snapshot["draw_pile"])
+    assert other["draw_pile"] != snapshot["draw_pile"]
+    assert other["piles"] == snapshot["piles"]
+
+
+def test_openspiel_runs_its_own_checks_and_ismcts_on_the_games() -> None:
+    pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is in the test extra")
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from meldref.envs.spiel import register_openspiel
+
+    register_openspiel()
+    for name, params in (("meldref_solitaire", {}),
+                         ("meldref_phase10", {"players": 2, "rules": "phases-to-win=1"}),
+                         ("meldref_fivecrowns", {"players": 2, "rules": "turn-cap=6"})):
+        pyspiel.random_sim_test(pyspiel.load_game(name, params), num_sims=1, serialize=False,
+                                verbose=False)
+    game = pyspiel.load_game("meldref_solitaire", {"seed": 4})
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(1))
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=8,
+                           random_state=np.random.RandomState(2))
+    for deal in (0, 1):
+        state = game.new_initial_state()
+        state.apply_action(deal)
+        while not state.is_terminal():
+            state.apply_action(bot.step(state))
+        assert 0 <= state.returns()[0] <= 11
+
+
+def test_a_policy_plays_a_match_as_a_protocol_bot(tmp_path) -> None:
+    policy = tmp_path / "last_legal.py"
+    policy.write_text("import numpy as np\n\ndef policy(obs, mask):\n"
+                      "    return int(np.flatnonzero(mask)[-1])\n")
+    bot = f"{sys.executable} -m meldref.envs.policy {policy}:policy"
+    done = subprocess.run(
+        [sys.executable, "-m", "meldref", "match", "fivecrowns", "--bot", bot,
+         "--bot", "builtin:greedy", "--seed", "3", "--json", "--rules", "turn-cap=10"],
+        cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    game = json.loads(done.stdout)["games"][0]
+    assert game["status"] == "ok" and game["faults"] == [[], []], game
+
+
+def test_a_policy_that_leaves_its_mask_is_logged_and_falls_back(tmp_path) -> None:
+    policy = tmp_path / "outside.py"
+    policy.write_text("import numpy as np\n\ndef policy(obs, mask):\n"
+                      "    return int(np.flatnonzero(mask == 0)[0])\n")
+    bot = f"{sys.executable} -m meldref.envs.policy {policy}:policy"
+    out = tmp_path / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "meldref", "tournament", "--bot", bot, "--game", "solitaire",
+         "--games", "1", "--keep-logs", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    logs = "".join(p.read_text() for p in (out / "logs").rglob("*") if p.is_file())
+    assert "not in the mask: fallback" in logs
