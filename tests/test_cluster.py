@@ -618,7 +618,7 @@ def test_a_worker_with_two_task_threads_keeps_a_bot_per_thread(tmp_path: Path) -
         code, _, err = invoke("--bot", f"{sys.executable} {PID_BOT} {pids}", "--bot",
                               "builtin:greedy", "--games", "12", *SHORT, "--out", str(out),
                               "--keep-logs", "--no-progress", "--cluster",
-                              local.scheduler_address)
+                              local.scheduler_address, "--insecure-tcp")
         assert code == 0, err
         lines = verify_all(out)
         assert all(line["status"] == "ok" and not any(line["faults"]) for line in lines)
@@ -633,7 +633,8 @@ def test_a_worker_with_two_task_threads_keeps_a_bot_per_thread(tmp_path: Path) -
         proc = subprocess.Popen(command(
             "--bot", f"{sys.executable} {PID_BOT} {pids2}", "--bot", "builtin:greedy",
             "--games", "40", *SHORT, "--out", str(tmp_path / "t2"), "--no-progress",
-            "--cluster", local.scheduler_address), cwd=ROOT, stdout=subprocess.DEVNULL,
+            "--cluster", local.scheduler_address, "--insecure-tcp"), cwd=ROOT,
+            stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         wait_for_lines(tmp_path / "t2", 4, proc)
         on_worker = [pid for pid in running(started(pids2)) if worker_pid in ancestry(pid)]

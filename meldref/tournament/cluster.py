@@ -44,6 +44,7 @@ How it keeps the guarantees of local runs:
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import logging
@@ -58,7 +59,7 @@ import uuid
 import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -73,6 +74,7 @@ from .config import ConfigError, TournamentConfig
 from .keeper import BotKeeper, lending_from
 from .match import preflight
 from .pool import MAX_TRIES, RunJob
+from .proof import Digests, code_digest, program_digests, program_mismatch
 from .schedule import BotEntry, GameJob
 
 CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
@@ -84,6 +86,13 @@ KEEP_IDLE: Final = 10.0  # seconds a run's kept bots wait idle on a worker (run 
 REAP_POLL: Final = 1.0  # seconds between a worker's looks for such idle bots
 MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
 Files = Literal["shared", "client"]
+# What a lost scheduler raises at the client: a closed connection (an OSError), a time-out,
+# or futures cancelled under it.
+LOST: Final = (OSError, TimeoutError, distributed.client.FutureCancelledError,
+               asyncio.CancelledError)
+# What a client needs to reach a tls:// scheduler: the authority to trust, its own certificate.
+# (the key may be in the certificate's file, as dask allows)
+TLS_SETTINGS: Final = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert")
 
 
 class ClusterError(ConfigError):
@@ -108,6 +117,9 @@ class WorkerSetup:
     archive: str | None  # with upload-bots: the archive's name in the worker's folder
     files: Literal["auto", "shared", "client"]  # "auto" only during the start-up check
     attempts: str  # <out>/.cluster/<token>: attempt folders (shared files)
+    code: str = ""  # the tournament machine's `proof.code_digest()`
+    programs: Digests = field(default_factory=dict)  # its bot programs' files, by digest
+    uid: int = -1  # the tournament process's user (a shared folder must be theirs to share)
 
     @property
     def probe(self) -> Path:
@@ -123,6 +135,7 @@ class WorkerReport:
     problem: str | None
     sees_folder: bool
     bot_folder: str | None = None  # where bots start on this worker (checked once, here)
+    folder_problem: str | None = None  # why it may not share the output folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +164,9 @@ def check_worker(setup: WorkerSetup) -> WorkerReport:
         if setup.token not in _CHECKED:
             address = distributed.get_worker().address
             folder, problem = _checked_bots(setup)
-            _CHECKED[setup.token] = WorkerReport(address, problem, _sees_folder(setup), folder)
+            shared = _shared_folder_problem(setup)
+            _CHECKED[setup.token] = WorkerReport(address, problem, shared is None, folder,
+                                                 shared)
         return _CHECKED[setup.token]
 
 
@@ -159,8 +174,16 @@ def _checked_bots(setup: WorkerSetup) -> tuple[str | None, str | None]:
     """(the bot folder here, what is wrong with it or with a bot here, or None)."""
     if setup.version != __version__:
         return None, f"meldref {__version__} here, {setup.version} on the tournament's machine"
+    mine = code_digest()
+    if setup.code and setup.code != mine:
+        return None, (f"other meldref code here than on the tournament's machine (digest "
+                      f"{mine[:12]}, there {setup.code[:12]}), though both say {__version__}: "
+                      "install the same checkout on every worker")
     try:
         folder = worker_bot_folder(setup)
+        drift = program_mismatch(setup.programs, setup.bots, Path(folder or os.getcwd()))
+        if drift is not None:
+            return None, drift
         preflight(setup.game, setup.bots, setup.startup_time, None, setup.limits, folder)
     except (ConfigError, BotFolderError) as exc:
         return None, str(exc)
@@ -197,16 +220,21 @@ def worker_bot_folder(setup: WorkerSetup) -> str | None:
     return str(target)
 
 
-def _sees_folder(setup: WorkerSetup) -> bool:
-    """Whether this worker reads the probe the tournament wrote and may write beside it."""
+def _shared_folder_problem(setup: WorkerSetup) -> str | None:
+    """Why this worker may not write the games' files into the tournament's output folder
+    (None: it may): it does not read the probe the tournament wrote, may not write beside it,
+    or runs as another user, whose files the tournament could then not move into place."""
     try:
         if setup.probe.read_text(encoding="utf-8") != setup.token:
-            return False
+            return "it does not see the output folder (not on a shared filesystem?)"
         mine = private_dir(Path(setup.attempts) / f"probe-{uuid.uuid4().hex[:8]}")
         mine.rmdir()
-    except OSError:
-        return False
-    return True
+    except OSError as exc:
+        return f"it cannot use the output folder ({exc.strerror or exc})"
+    if setup.uid >= 0 and os.getuid() != setup.uid:
+        return (f"it runs as uid {os.getuid()}, the tournament as uid {setup.uid}: the files "
+                "it wrote could not be moved into place")
+    return None
 
 
 @dataclass(slots=True)
@@ -365,6 +393,9 @@ class ClusterPool:
 
     def _start(self, config: TournamentConfig) -> None:
         self._sweep()
+        # dask's client logs its own view of a lost scheduler (reconnect attempts, then a
+        # traceback): this process says it once, in its own words (`play`).
+        self._quiet: contextlib.ExitStack | None = _quiet_logs()
         target = self.spec.target
         if target.workers is not None:
             self._cluster = _local_cluster(target.workers)
@@ -390,10 +421,12 @@ class ClusterPool:
         except BotFolderError as exc:
             raise ClusterError(str(exc)) from None
         private_dir(self.attempts)
-        setup = WorkerSetup(self.token, __version__, config.plan.game, config.plan.bots,
+        bots = config.plan.bots
+        setup = WorkerSetup(self.token, __version__, config.plan.game, bots,
                             config.policy.startup_time, config.process_limits,
                             str(explicit or Path.cwd()), explicit is not None, folder_digest,
-                            archive, self.spec.files, str(self.attempts))
+                            archive, self.spec.files, str(self.attempts), code_digest(),
+                            program_digests(bots, explicit or Path.cwd()), os.getuid())
         write_private_text(setup.probe, self.token)
         return setup
 
@@ -459,7 +492,8 @@ class ClusterPool:
 
     def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
         """Each job's result line as games finish; a few games per worker thread are in
-        flight at once, so a stop leaves little to cancel. A game id is yielded once."""
+        flight at once, so a stop leaves little to cancel. A game id is yielded once.
+        `ClusterError` if the scheduler is lost (killed, unreachable): rerun to resume."""
         assert self.client is not None
         queue = deque(jobs)
         pending: dict[distributed.Future[GameOutcome], GameJob] = {}
@@ -468,20 +502,15 @@ class ClusterPool:
         window, looked = 0, 0.0
         try:
             while queue or pending:
-                if time.monotonic() - looked > WINDOW_REFRESH:
-                    window = 2 * max(1, sum(self.client.nthreads().values()))
-                    looked = time.monotonic()
-                while queue and len(pending) < window:
-                    job = queue.popleft()
-                    future = self.client.submit(
-                        play_task, self.run, job, self.setup, self.keep_logs, pure=False,
-                        key=f"meldref-{job.game_id}-{uuid.uuid4().hex[:8]}",
-                        priority=-job.index)
-                    pending[future] = job
-                    finished.add(future)
-                future = next(finished)
-                job = pending.pop(future)
-                line = self._take(future, job, job.game_id in seen)
+                try:
+                    if time.monotonic() - looked > WINDOW_REFRESH:
+                        window = 2 * max(1, sum(self.client.nthreads().values()))
+                        looked = time.monotonic()
+                    future, job = self._next(queue, pending, finished, window)
+                    line = self._take(future, job, job.game_id in seen)
+                except LOST as exc:
+                    raise ClusterError(f"lost the dask scheduler at {self.address} "
+                                       f"({type(exc).__name__}); rerun to resume") from None
                 if line is not None:
                     seen.add(job.game_id)
                     yield line
@@ -491,6 +520,21 @@ class ClusterPool:
                     with contextlib.suppress(Exception):
                         self.client.cancel(list(pending), force=True)
                 self.close()
+
+    def _next(self, queue: deque[GameJob], pending: dict[distributed.Future[GameOutcome],
+                                                           GameJob],
+              finished: Any, window: int) -> tuple[distributed.Future[GameOutcome], GameJob]:
+        """Submit jobs up to `window` in flight (one at least), then wait for one to finish."""
+        assert self.client is not None
+        while queue and len(pending) < max(1, window):
+            job = queue.popleft()
+            future = self.client.submit(
+                play_task, self.run, job, self.setup, self.keep_logs, pure=False,
+                key=f"meldref-{job.game_id}-{uuid.uuid4().hex[:8]}", priority=-job.index)
+            pending[future] = job
+            finished.add(future)
+        future = next(finished)
+        return future, pending.pop(future)
 
     def _take(self, future: distributed.Future[GameOutcome], job: GameJob,
               duplicate: bool) -> dict[str, Any] | None:
@@ -519,7 +563,35 @@ class ClusterPool:
             return job.error_line(f"its files could not be kept: {exc}")
         finally:
             _remove(outcome.attempt)
+        problem = self._unverified(outcome.line)
+        if problem is not None:
+            return job.error_line(f"the replay worker {outcome.worker} sent does not verify "
+                                  f"({problem}): it was not counted")
         return outcome.line
+
+    def _unverified(self, line: Mapping[str, Any]) -> str | None:
+        """What is wrong with a game's replay as it arrived, re-simulated here from its seed
+        and actions under this machine's rules (None: it verifies, and says the result the
+        line says); a replay that does not verify is removed. A worker proved its code at
+        its start-up check; this proves each game."""
+        from ..replay.files import ReplayError, verify
+
+        rel = line.get("replay")
+        if not rel:
+            return None  # a game that never started writes no replay
+        path = self.folder / str(rel)
+        try:
+            done = verify(path)
+            outcome = done.result.get("outcome") or {}
+            for key, found in (("actions", done.actions), ("places", outcome.get("places")),
+                               ("scores", outcome.get("scores"))):
+                if key in line and line[key] != found:
+                    raise ReplayError(0, f"{key} {found} in the replay, {line[key]} in the "
+                                         "result it came with")
+        except (ReplayError, OSError) as exc:
+            path.unlink(missing_ok=True)
+            return str(exc)
+        return None
 
     def _place(self, outcome: GameOutcome) -> None:
         """Move (shared) or write (client) the game's replay and kept logs into the folder."""
@@ -561,6 +633,20 @@ class ClusterPool:
         _remove(str(self.attempts))
         with contextlib.suppress(OSError):
             (self.folder / ".cluster").rmdir()
+        quiet: contextlib.ExitStack | None = getattr(self, "_quiet", None)
+        self._quiet = None
+        if quiet is not None:
+            quiet.close()
+
+
+def _quiet_logs() -> contextlib.ExitStack:
+    """dask's loggers in this process held to CRITICAL until the stack closes."""
+    stack = contextlib.ExitStack()
+    for name in ("distributed", "distributed.client", "distributed.worker", "tornado"):
+        logger = logging.getLogger(name)
+        stack.callback(logger.setLevel, logger.level)
+        logger.setLevel(logging.CRITICAL)
+    return stack
 
 
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -597,9 +683,13 @@ def signals_held() -> Iterator[None]:
 def _local_cluster(workers: int) -> Any:
     """A LocalCluster of `workers` processes of one thread each, on 127.0.0.1, with TLS made
     for this run when `cryptography` can make the certificates."""
-    security: Any = None
-    with contextlib.suppress(ImportError):
-        security = distributed.security.Security.temporary()
+    try:
+        security: Any = distributed.security.Security.temporary()
+    except ImportError:
+        raise ClusterError(
+            "local:N runs its workers over TLS with certificates made for the run, which "
+            "needs the cryptography package: pip install 'meldref[cluster]' (over plain TCP "
+            "any process on this machine could run code on the workers)") from None
     # dask's sampling profiler walks the game's stack 100 times a second: games took 20-40%
     # longer with it (bench/bench_cluster.py); README tells how to turn it off on workers.
     # No HTTP routes: the scheduler and each worker serve plain-HTTP status pages (workers,
@@ -610,17 +700,31 @@ def _local_cluster(workers: int) -> Any:
                 "distributed.worker.http.routes": []}
     # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
     # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
-    with dask.config.set(settings):
+    with dask.config.set(settings), _ctrl_c_ignored():
         cluster: Any = distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
             # A port of its own (not 8787, which another cluster may hold), closed at once.
             dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
             worker_dashboard_address=None, plugins=(NoHttp(),),
-            silence_logs=logging.CRITICAL, security=security,
-            protocol="tls://" if security is not None else "tcp://")
+            silence_logs=logging.CRITICAL, security=security, protocol="tls://")
     with contextlib.suppress(AttributeError):  # the scheduler runs in this process
         cluster.scheduler.http_server.stop()
     return cluster
+
+
+@contextlib.contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """SIGINT ignored while `local:N` starts its worker processes, which inherit that: Ctrl-C
+    reaches the terminal's whole process group, and each worker would print its traceback;
+    the tournament stops them itself (`ClusterPool.close`). Only the main thread can."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 class NoHttp(distributed.WorkerPlugin):
@@ -632,7 +736,15 @@ class NoHttp(distributed.WorkerPlugin):
 
 def _connect(address: str, cluster: Any) -> distributed.Client:
     """A client of the scheduler with a worker to play on; `ClusterError` if it cannot be
-    reached or no worker joins in time."""
+    reached, if a tls:// address comes without dask's TLS settings, or no worker joins in
+    time."""
+    if cluster is None and address.startswith("tls://"):
+        missing = [key for key in TLS_SETTINGS if not dask.config.get(key, None)]
+        if missing:
+            raise ClusterError(
+                f"--cluster {address}: dask's TLS settings are missing ({', '.join(missing)}); "
+                "set them in a dask configuration file or as DASK_DISTRIBUTED__COMM__TLS__... "
+                "variables (docs/cluster.md)")
     try:
         client = (distributed.Client(cluster, set_as_default=False) if cluster is not None else
                   distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False))
@@ -650,13 +762,13 @@ def _connect(address: str, cluster: Any) -> distributed.Client:
 def _files_way(asked: str, reports: list[WorkerReport], folder: Path) -> Files:
     """Where games' files are written: "shared" when asked or when every worker sees the
     folder ("auto"); `ClusterError` naming a worker that does not see it when asked."""
-    blind = [r.address for r in reports if not r.sees_folder]
+    blind = [r for r in reports if not r.sees_folder]
     if asked == "client" or (asked == "auto" and blind):
         return "client"
     if blind:
-        raise ClusterError(f"worker {', '.join(blind)} does not see the output folder {folder} "
-                           "(not on a shared filesystem, or not writable there): give "
-                           "--cluster-files client")
+        why = "; ".join(f"worker {r.address}: {r.folder_problem}" for r in blind)
+        raise ClusterError(f"shared files in {folder} cannot work: {why}; give "
+                           "--cluster-files client (files come back with each result)")
     return "shared"
 
 
