@@ -1,12 +1,16 @@
 """Games played on a dask.distributed cluster: `ClusterPool`, with `pool.GamePool`'s interface.
 
-Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each game
-is one dask task; the scheduler spreads them over the workers, and results stream back to the
-tournament process, which alone writes the output folder's `results.jsonl`.
+Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each deal
+set (a deal's games in all its seatings, `BATCH_GAMES` at most) is one dask task, against the
+run's setup sent once to every worker (`Client.scatter`); the scheduler spreads the tasks over
+the workers, and results stream back to the tournament process, which alone writes the output
+folder's `results.jsonl`.
 
 How it keeps the guarantees of local runs:
 - **Start-up check.** Before any game, a task pinned to every worker checks that worker: the
-  same meldref, the bot folder (present; with `upload-bots` unpacked from dask's upload and
+  same meldref, by version and by a digest of its code (`proof.code_digest`), every bot
+  program's files by digest (`proof.program_digests`, with or without a bot folder), the bot
+  folder (present; with `upload-bots` unpacked from dask's upload and
   checked by digest; an explicit shared bot folder checked by digest too), every distinct bot
   started through its handshake under the tournament's limits, and whether it sees the output
   folder. Any failure stops the tournament (exit 2) naming the worker and the bot. A worker
@@ -18,11 +22,14 @@ How it keeps the guarantees of local runs:
   and sends the files back with the result. Either way only the tournament process writes
   `replays/` and `logs/`, and only for the one result it counts per game: a game still played
   by a worker after its tournament process was killed (dask cannot stop a running task)
-  writes nowhere that counts, and is played again when the tournament resumes.
+  writes nowhere that counts, and is played again when the tournament resumes. Each replay that
+  comes back is re-simulated here (`replay verify`) before its game counts: a worker's proof
+  at start-up says what it runs, this says what it played.
 - **Worker deaths.** dask plays again elsewhere the tasks of a worker that died (up to the
   scheduler's `allowed-failures`; `local:N` sets 2, so 3 plays as with local workers), then
-  reports `KilledWorker`: the game is recorded as the referee's own error, and played again by
-  a rerun. A game id is counted once whatever arrives twice.
+  reports `KilledWorker`: a deal set's task is then played again a game a task, and a game
+  that alone kills its worker is recorded as the referee's own error, played again by a
+  rerun. A game id is counted once whatever arrives twice.
 - **Bots.** Games run in the workers' task threads; every bot program runs under `setpriv
   --pdeathsig KILL`, so a worker process that dies (killed, out of memory) takes its bots with
   it, and under the same `Limits` as everywhere. The seed travels inside the pickled job, never
@@ -36,10 +43,15 @@ How it keeps the guarantees of local runs:
   (its tournament process was killed: no `release_run` comes).
 - **Security.** Whoever can reach the scheduler can run code on every worker as its user: the
   address is a trust boundary. `local:N` listens on 127.0.0.1 only, with TLS certificates made
-  for the run and held in memory (when `cryptography` is installed) so that no other local
-  user (a bot running as another user) can submit work, and serves none of dask's plain-HTTP
-  status pages (routes off, servers stopped). `tls://` addresses use dask's own TLS settings
-  (`distributed.comm.tls.*`: README, "On a cluster").
+  for the run and held in memory (it refuses to run without `cryptography`) so that no other
+  local user (a bot running as another user) can submit work, and serves none of dask's
+  plain-HTTP status pages (routes off, servers stopped). `tls://` addresses use dask's own TLS
+  settings (`distributed.comm.tls.*`, docs/cluster.md), refused at once when they are
+  missing; a plain `tcp://` address only with `insecure-tcp`, which says what it exposes. A
+  worker of another user than the tournament's cannot share its output folder (the files it
+  wrote could not be moved into place): client files then, or a refusal before any game.
+- **Ends.** A lost scheduler, a refused setting, a worker that cannot play: one message and
+  exit 2 (ClusterError), never dask's traceback (its loggers are held to CRITICAL here).
 """
 
 from __future__ import annotations
@@ -330,6 +342,20 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
         return _play_here(run, job, setup, keep_logs, report.address)
 
 
+def play_batch(run: RunJob, jobs: tuple[GameJob, ...], setup: WorkerSetup, keep_logs: bool
+               ) -> list[GameOutcome]:
+    """Play `jobs` (a deal set's games) one after another on this worker: one task for
+    several games, so the scheduler and the client handle a task per deal set, not per game.
+    A worker that cannot play says so once (the first outcome, `unfit`)."""
+    outcomes = []
+    for job in jobs:
+        outcome = play_task(run, job, setup, keep_logs)
+        outcomes.append(outcome)
+        if outcome.unfit is not None:
+            break
+    return outcomes
+
+
 def _play_here(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
                address: str) -> GameOutcome:
     """`job` played by `run` here, its files where `setup.files` says."""
@@ -346,6 +372,59 @@ def _play_here(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
                 # took a second to play): that is what a hundred machines send back.
                 files[rel] = zlib.compress((Path(scratch) / rel).read_bytes())
         return GameOutcome(address, line, files=files)
+
+
+BATCH_GAMES: Final = 12  # games in one task at most: a deal set's (2 seatings, 6 at 3 seats)
+
+
+def batches(jobs: Iterable[GameJob]) -> Iterator[tuple[GameJob, ...]]:
+    """Consecutive jobs of one deal set (the same id but for its seating), `BATCH_GAMES` at
+    most a batch."""
+    batch: list[GameJob] = []
+    for job in jobs:
+        if batch and (len(batch) >= BATCH_GAMES or _deal_set(job) != _deal_set(batch[0])):
+            yield tuple(batch)
+            batch = []
+        batch.append(job)
+    if batch:
+        yield tuple(batch)
+
+
+class Batches:
+    """The batches still to submit: those a killed task gives back, one game each, first;
+    then the rest, taken from the plan only as they are submitted (a million-game plan is
+    never held)."""
+
+    def __init__(self, source: Iterator[tuple[GameJob, ...]]) -> None:
+        self.source = source
+        self.returned: deque[tuple[GameJob, ...]] = deque()
+        self.next: tuple[GameJob, ...] | None = next(source, None)
+
+    def more(self) -> bool:
+        return bool(self.returned) or self.next is not None
+
+    def take(self) -> tuple[GameJob, ...] | None:
+        if self.returned:
+            return self.returned.popleft()
+        batch, self.next = self.next, next(self.source, None) if self.next else None
+        return batch
+
+    def again(self, batch: tuple[GameJob, ...]) -> None:
+        """Play each game of `batch` again, alone."""
+        self.returned.extendleft((job,) for job in reversed(batch))
+
+
+def _once(batch: tuple[GameJob, ...], seen: set[str]) -> list[GameJob]:
+    """The jobs of `batch` whose game is not counted yet, each game once."""
+    out: dict[str, GameJob] = {}
+    for job in batch:
+        if job.game_id not in seen:
+            out.setdefault(job.game_id, job)
+    return list(out.values())
+
+
+def _deal_set(job: GameJob) -> str:
+    return job.game_id.rpartition("-s")[0] or job.game_id
 
 
 def files_of(line: Mapping[str, Any]) -> list[str]:
@@ -491,29 +570,31 @@ class ClusterPool:
         return left
 
     def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
-        """Each job's result line as games finish; a few games per worker thread are in
-        flight at once, so a stop leaves little to cancel. A game id is yielded once.
-        `ClusterError` if the scheduler is lost (killed, unreachable): rerun to resume."""
+        """Each job's result line as games finish, a game id yielded once. Each task plays a
+        deal set's games (`batches`, at most `BATCH_GAMES`), against the run's setup sent
+        once to every worker; two tasks per worker thread are in flight, so a stop leaves
+        little to cancel. `ClusterError` if the scheduler is lost: rerun to resume."""
         assert self.client is not None
-        queue = deque(jobs)
-        pending: dict[distributed.Future[GameOutcome], GameJob] = {}
+        queue = Batches(batches(jobs))
+        pending: dict[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]] = {}
         finished = distributed.as_completed(loop=self.client.loop)
         seen: set[str] = set()
         window, looked = 0, 0.0
         try:
-            while queue or pending:
+            # The setup (bots, limits, digests: kilobytes with many bots) goes to each worker
+            # once; tasks carry its key. A worker that joins later fetches it from a peer.
+            setup = self.client.scatter(self.setup, broadcast=True, hash=False)
+            while queue.more() or pending:
                 try:
                     if time.monotonic() - looked > WINDOW_REFRESH:
                         window = 2 * max(1, sum(self.client.nthreads().values()))
                         looked = time.monotonic()
-                    future, job = self._next(queue, pending, finished, window)
-                    line = self._take(future, job, job.game_id in seen)
+                    future, batch = self._next(queue, pending, finished, window, setup)
+                    lines = self._take(future, batch, seen, queue)
                 except LOST as exc:
                     raise ClusterError(f"lost the dask scheduler at {self.address} "
                                        f"({type(exc).__name__}); rerun to resume") from None
-                if line is not None:
-                    seen.add(job.game_id)
-                    yield line
+                yield from lines
         finally:
             with signals_held():
                 if pending:
@@ -521,35 +602,59 @@ class ClusterPool:
                         self.client.cancel(list(pending), force=True)
                 self.close()
 
-    def _next(self, queue: deque[GameJob], pending: dict[distributed.Future[GameOutcome],
-                                                           GameJob],
-              finished: Any, window: int) -> tuple[distributed.Future[GameOutcome], GameJob]:
-        """Submit jobs up to `window` in flight (one at least), then wait for one to finish."""
+    def _next(self, queue: Batches,
+              pending: dict[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]],
+              finished: Any, window: int, setup: Any
+              ) -> tuple[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]]:
+        """Submit batches up to `window` in flight (one at least), then wait for one."""
         assert self.client is not None
-        while queue and len(pending) < max(1, window):
-            job = queue.popleft()
+        while len(pending) < max(1, window) and (batch := queue.take()) is not None:
             future = self.client.submit(
-                play_task, self.run, job, self.setup, self.keep_logs, pure=False,
-                key=f"meldref-{job.game_id}-{uuid.uuid4().hex[:8]}", priority=-job.index)
-            pending[future] = job
+                play_batch, self.run, batch, setup, self.keep_logs, pure=False,
+                key=f"meldref-{batch[0].game_id}-{uuid.uuid4().hex[:8]}",
+                priority=-batch[0].index)
+            pending[future] = batch
             finished.add(future)
         future = next(finished)
         return future, pending.pop(future)
 
-    def _take(self, future: distributed.Future[GameOutcome], job: GameJob,
-              duplicate: bool) -> dict[str, Any] | None:
-        """The result line of a finished task, its files put in place; None for a game
-        already counted."""
+    def _take(self, future: distributed.Future[list[GameOutcome]], batch: tuple[GameJob, ...],
+              seen: set[str], queue: Batches) -> list[dict[str, Any]]:
+        """The result lines of a finished task, files put in place, games counted already
+        left out. A task of several games that killed its worker every time is played again
+        a game a task, so only a game that kills its worker alone is counted against."""
         if future.status == "error":
             error = future.exception()
             if isinstance(error, distributed.KilledWorker):
-                return job.error_line(f"its worker died {error.allowed_failures + 1} times "
-                                   "(killed, or out of memory?)")
-            return job.error_line(f"the worker failed: {error!r}")
+                if len(batch) > 1:
+                    queue.again(batch)
+                    return []
+                why = (f"its worker died {error.allowed_failures + 1} times (killed, or out "
+                       "of memory?)")
+            else:
+                why = f"the worker failed: {error!r}"
+            return [self._count(job.error_line(why), seen) for job in _once(batch, seen)]
         if future.status != "finished":
             raise ClusterError(f"lost the dask scheduler at {self.address} (game "
-                               f"{job.game_id} {future.status}); rerun to resume")
-        outcome: GameOutcome = future.result()
+                               f"{batch[0].game_id} {future.status}); rerun to resume")
+        outcomes: list[GameOutcome] = future.result()
+        lines = []
+        for job, outcome in zip(batch, outcomes, strict=False):
+            line = self._line(outcome, job, job.game_id in seen)
+            if line is not None:
+                lines.append(self._count(line, seen))
+        return lines
+
+    @staticmethod
+    def _count(line: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+        """`line`, its game now counted (a game id is yielded once)."""
+        seen.add(str(line["game_id"]))
+        return line
+
+    def _line(self, outcome: GameOutcome, job: GameJob, duplicate: bool
+              ) -> dict[str, Any] | None:
+        """A played game's result line, its files put in place and its replay verified;
+        None for a game already counted."""
         if outcome.unfit is not None:
             raise ClusterError(f"worker {outcome.worker} joined after the start and cannot "
                                f"play: {outcome.unfit}; fix or stop it, then rerun to resume")
