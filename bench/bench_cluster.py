@@ -4,11 +4,20 @@ workers (`-j 1`, `-j 2`) and through `cluster.ClusterPool` on `local:1` and `loc
 LocalCluster of 1 or 2 worker processes, TLS, files written by the workers).
 
     python bench/bench_cluster.py [--games 24] [--phases 10] [--rounds 2] [--fresh-bots]
+    python bench/bench_cluster.py --overhead [--games 120]
 
 For each way: the seconds until the first result (the pool's or cluster's start-up, its start-up
 check and a first game), the games per second from the first result to the last (the steady
 rate), and that rate as a ratio to `-j 1`'s. The ways take turns over `--rounds` rounds and the
 best round of each is shown (the machine may be shared). Needs the `cluster` extra.
+
+`--overhead`: what the cluster itself costs per game, on a `dask scheduler` and two `dask
+worker` processes of this machine (plain TCP on 127.0.0.1): the client's CPU (the tournament
+process: submitting, gathering, placing and re-simulating each replay) and the scheduler's CPU
+per game, for tasks of one game each (as before deal-set batches) and of a deal set each (now),
+in one run, with the games/s ceiling each implies (1 / CPU per game: the scheduler and the
+client each run on one thread). Short games of built-in bots (three seats: six seatings a
+deal set), so the overhead is what shows.
 """
 
 from __future__ import annotations
@@ -93,5 +102,89 @@ def main() -> None:
         print(f"{name:10} {first:12.1f}s {rate:8.2f} {rate / base:5.2f}x{note}")
 
 
+def _cpu_of(pid: int) -> float:
+    """Seconds of CPU (user + system) process `pid` has used."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def overhead(games: int) -> None:
+    """Client and scheduler CPU per game, one game a task against a deal set a task."""
+    import os
+    import resource
+    import signal
+    import socket
+    import subprocess
+
+    from meldref.tournament import cluster as cluster_module
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+    env["PYTHONPATH"] = str(ROOT)
+    procs = [subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)]
+    time.sleep(2)
+    procs += [subprocess.Popen(["dask", "worker", address, "--nthreads", "1", "--host",
+                                "127.0.0.1", "--no-dashboard"], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True) for _ in range(2)]
+    rows = []
+    try:
+        import distributed
+
+        with distributed.Client(address, timeout=60) as waiting:
+            waiting.wait_for_workers(2, timeout=120)  # both in before the clock starts
+        for label, batch in (("a game a task (before)", 1),
+                             ("a deal set a task", cluster_module.BATCH_GAMES)):
+            cluster_module.BATCH_GAMES = batch
+            with tempfile.TemporaryDirectory(prefix="meldref-bench-") as tmp:
+                flags: dict[str, Any] = {
+                    "bots": ["builtin:greedy", "builtin:random", "builtin:expert"],
+                    "players": 3, "games": games, "seed": 1, "out": str(Path(tmp) / "t"),
+                    "rules": {"phases-to-win": 1}, "cluster": address, "insecure-tcp": True}
+                cfg = settle_seed(build_config({}, flags))
+                folder = prepare_folder(cfg)
+                pool = cluster_module.ClusterPool(cfg, run_job, folder, False)
+                client0 = resource.getrusage(resource.RUSAGE_SELF)
+                scheduler0 = _cpu_of(procs[0].pid)
+                began = time.perf_counter()
+                played = sum(1 for _ in pool.play(cfg.schedule()))
+                wall = time.perf_counter() - began
+                client1 = resource.getrusage(resource.RUSAGE_SELF)
+                client = (client1.ru_utime + client1.ru_stime - client0.ru_utime
+                          - client0.ru_stime) / played
+                scheduler = (_cpu_of(procs[0].pid) - scheduler0) / played
+                rows.append((label, played, played / wall, client, scheduler))
+    finally:
+        for proc in procs:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    print(f"{games} three-seat Phase 10 games (phases-to-win 1) of built-in bots, one "
+          "scheduler and two workers on this machine")
+    print("| tasks | games | games/s | client CPU/game | its ceiling | scheduler CPU/game | "
+          "its ceiling |")
+    print("|---|---|---|---|---|---|---|")
+    for label, played, rate, client, scheduler in rows:
+        print(f"| {label} | {played} | {rate:.1f} | {client * 1000:.2f} ms | "
+              f"{1 / client:,.0f}/s | {scheduler * 1000:.2f} ms | {1 / scheduler:,.0f}/s |")
+    base = rows[0]
+    for label, _, _, client, scheduler in rows[1:]:
+        print(f"{label}: client CPU per game x{base[3] / client:.2f} less, scheduler "
+              f"x{base[4] / scheduler:.2f} less")
+
+
 if __name__ == "__main__":
-    main()
+    import sys as _sys
+
+    if "--overhead" in _sys.argv:
+        games = int(_sys.argv[_sys.argv.index("--games") + 1]) if "--games" in _sys.argv \
+            else 120
+        overhead(games)
+    else:
+        main()

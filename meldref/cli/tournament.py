@@ -104,6 +104,10 @@ def tournament(
         help="Where a cluster's workers write replays and logs: shared (in the output "
         "folder, seen by every worker), client (sent back with each result) or auto "
         "(default: shared if every worker sees the folder).")] = None,
+    insecure_tcp: Annotated[bool | None, typer.Option(
+        "--insecure-tcp", help="Accept a plain tcp:// --cluster address: anyone who can "
+        "reach the scheduler's port can then run code on every worker and read every game "
+        "(use tls://).")] = None,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
@@ -140,7 +144,7 @@ def tournament(
             "out": None if out_dir is None else str(out_dir), "cluster": cluster,
             "bot-folder": None if bot_folder is None else str(bot_folder),
             "upload-bots": upload_bots, "cluster-files": cluster_files,
-            "rules": parse_pairs(rules or []),
+            "insecure-tcp": insecure_tcp, "rules": parse_pairs(rules or []),
             "limits": limit_flags(move_time, startup_time, time_bank=time_bank,
                               increment=increment, max_bank=max_bank, on_failure=on_failure,
                               hints=hints, memory_mb=memory_mb, max_processes=max_processes,
@@ -149,6 +153,10 @@ def tournament(
         }
         cfg = build_config(data, overrides)
         warn_about(cfg.limits)
+        if cfg.cluster is not None and cfg.cluster.insecure_tcp:
+            from ..tournament.config import TCP_EXPOSES
+
+            err.print(f"warning: --cluster {cfg.cluster.target}: {TCP_EXPOSES}", markup=False)
         problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
         if problem or (cfg.cluster is not None and (problem := cluster_missing())):
             raise ConfigError(problem)

@@ -1,12 +1,16 @@
 """Games played on a dask.distributed cluster: `ClusterPool`, with `pool.GamePool`'s interface.
 
-Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each game
-is one dask task; the scheduler spreads them over the workers, and results stream back to the
-tournament process, which alone writes the output folder's `results.jsonl`.
+Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each deal
+set (a deal's games in all its seatings, `BATCH_GAMES` at most) is one dask task, against the
+run's setup sent once to every worker (`Client.scatter`); the scheduler spreads the tasks over
+the workers, and results stream back to the tournament process, which alone writes the output
+folder's `results.jsonl`.
 
 How it keeps the guarantees of local runs:
 - **Start-up check.** Before any game, a task pinned to every worker checks that worker: the
-  same meldref, the bot folder (present; with `upload-bots` unpacked from dask's upload and
+  same meldref, by version and by a digest of its code (`proof.code_digest`), every bot
+  program's files by digest (`proof.program_digests`, with or without a bot folder), the bot
+  folder (present; with `upload-bots` unpacked from dask's upload and
   checked by digest; an explicit shared bot folder checked by digest too), every distinct bot
   started through its handshake under the tournament's limits, and whether it sees the output
   folder. Any failure stops the tournament (exit 2) naming the worker and the bot. A worker
@@ -18,11 +22,14 @@ How it keeps the guarantees of local runs:
   and sends the files back with the result. Either way only the tournament process writes
   `replays/` and `logs/`, and only for the one result it counts per game: a game still played
   by a worker after its tournament process was killed (dask cannot stop a running task)
-  writes nowhere that counts, and is played again when the tournament resumes.
+  writes nowhere that counts, and is played again when the tournament resumes. Each replay that
+  comes back is re-simulated here (`replay verify`) before its game counts: a worker's proof
+  at start-up says what it runs, this says what it played.
 - **Worker deaths.** dask plays again elsewhere the tasks of a worker that died (up to the
   scheduler's `allowed-failures`; `local:N` sets 2, so 3 plays as with local workers), then
-  reports `KilledWorker`: the game is recorded as the referee's own error, and played again by
-  a rerun. A game id is counted once whatever arrives twice.
+  reports `KilledWorker`: a deal set's task is then played again a game a task, and a game
+  that alone kills its worker is recorded as the referee's own error, played again by a
+  rerun. A game id is counted once whatever arrives twice.
 - **Bots.** Games run in the workers' task threads; every bot program runs under `setpriv
   --pdeathsig KILL`, so a worker process that dies (killed, out of memory) takes its bots with
   it, and under the same `Limits` as everywhere. The seed travels inside the pickled job, never
@@ -36,14 +43,20 @@ How it keeps the guarantees of local runs:
   (its tournament process was killed: no `release_run` comes).
 - **Security.** Whoever can reach the scheduler can run code on every worker as its user: the
   address is a trust boundary. `local:N` listens on 127.0.0.1 only, with TLS certificates made
-  for the run and held in memory (when `cryptography` is installed) so that no other local
-  user (a bot running as another user) can submit work, and serves none of dask's plain-HTTP
-  status pages (routes off, servers stopped). `tls://` addresses use dask's own TLS settings
-  (`distributed.comm.tls.*`: docs/cluster.md).
+  for the run and held in memory (it refuses to run without `cryptography`) so that no other
+  local user (a bot running as another user) can submit work, and serves none of dask's
+  plain-HTTP status pages (routes off, servers stopped). `tls://` addresses use dask's own TLS
+  settings (`distributed.comm.tls.*`, docs/cluster.md), refused at once when they are
+  missing; a plain `tcp://` address only with `insecure-tcp`, which says what it exposes. A
+  worker of another user than the tournament's cannot share its output folder (the files it
+  wrote could not be moved into place): client files then, or a refusal before any game.
+- **Ends.** A lost scheduler, a refused setting, a worker that cannot play: one message and
+  exit 2 (ClusterError), never dask's traceback (its loggers are held to CRITICAL here).
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import logging
@@ -58,7 +71,7 @@ import uuid
 import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -73,6 +86,7 @@ from .config import ConfigError, TournamentConfig
 from .keeper import BotKeeper, lending_from
 from .match import preflight
 from .pool import MAX_TRIES, RunJob
+from .proof import Digests, code_digest, program_digests, program_mismatch
 from .schedule import BotEntry, GameJob
 
 CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
@@ -84,6 +98,13 @@ KEEP_IDLE: Final = 10.0  # seconds a run's kept bots wait idle on a worker (run 
 REAP_POLL: Final = 1.0  # seconds between a worker's looks for such idle bots
 MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
 Files = Literal["shared", "client"]
+# What a lost scheduler raises at the client: a closed connection (an OSError), a time-out,
+# or futures cancelled under it.
+LOST: Final = (OSError, TimeoutError, distributed.client.FutureCancelledError,
+               asyncio.CancelledError)
+# What a client needs to reach a tls:// scheduler: the authority to trust, its own certificate.
+# (the key may be in the certificate's file, as dask allows)
+TLS_SETTINGS: Final = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert")
 
 
 class ClusterError(ConfigError):
@@ -108,6 +129,9 @@ class WorkerSetup:
     archive: str | None  # with upload-bots: the archive's name in the worker's folder
     files: Literal["auto", "shared", "client"]  # "auto" only during the start-up check
     attempts: str  # <out>/.cluster/<token>: attempt folders (shared files)
+    code: str = ""  # the tournament machine's `proof.code_digest()`
+    programs: Digests = field(default_factory=dict)  # its bot programs' files, by digest
+    uid: int = -1  # the tournament process's user (a shared folder must be theirs to share)
 
     @property
     def probe(self) -> Path:
@@ -123,6 +147,7 @@ class WorkerReport:
     problem: str | None
     sees_folder: bool
     bot_folder: str | None = None  # where bots start on this worker (checked once, here)
+    folder_problem: str | None = None  # why it may not share the output folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +176,9 @@ def check_worker(setup: WorkerSetup) -> WorkerReport:
         if setup.token not in _CHECKED:
             address = distributed.get_worker().address
             folder, problem = _checked_bots(setup)
-            _CHECKED[setup.token] = WorkerReport(address, problem, _sees_folder(setup), folder)
+            shared = _shared_folder_problem(setup)
+            _CHECKED[setup.token] = WorkerReport(address, problem, shared is None, folder,
+                                                 shared)
         return _CHECKED[setup.token]
 
 
@@ -159,8 +186,16 @@ def _checked_bots(setup: WorkerSetup) -> tuple[str | None, str | None]:
     """(the bot folder here, what is wrong with it or with a bot here, or None)."""
     if setup.version != __version__:
         return None, f"meldref {__version__} here, {setup.version} on the tournament's machine"
+    mine = code_digest()
+    if setup.code and setup.code != mine:
+        return None, (f"other meldref code here than on the tournament's machine (digest "
+                      f"{mine[:12]}, there {setup.code[:12]}), though both say {__version__}: "
+                      "install the same checkout on every worker")
     try:
         folder = worker_bot_folder(setup)
+        drift = program_mismatch(setup.programs, setup.bots, Path(folder or os.getcwd()))
+        if drift is not None:
+            return None, drift
         preflight(setup.game, setup.bots, setup.startup_time, None, setup.limits, folder)
     except (ConfigError, BotFolderError) as exc:
         return None, str(exc)
@@ -197,16 +232,21 @@ def worker_bot_folder(setup: WorkerSetup) -> str | None:
     return str(target)
 
 
-def _sees_folder(setup: WorkerSetup) -> bool:
-    """Whether this worker reads the probe the tournament wrote and may write beside it."""
+def _shared_folder_problem(setup: WorkerSetup) -> str | None:
+    """Why this worker may not write the games' files into the tournament's output folder
+    (None: it may): it does not read the probe the tournament wrote, may not write beside it,
+    or runs as another user, whose files the tournament could then not move into place."""
     try:
         if setup.probe.read_text(encoding="utf-8") != setup.token:
-            return False
+            return "it does not see the output folder (not on a shared filesystem?)"
         mine = private_dir(Path(setup.attempts) / f"probe-{uuid.uuid4().hex[:8]}")
         mine.rmdir()
-    except OSError:
-        return False
-    return True
+    except OSError as exc:
+        return f"it cannot use the output folder ({exc.strerror or exc})"
+    if setup.uid >= 0 and os.getuid() != setup.uid:
+        return (f"it runs as uid {os.getuid()}, the tournament as uid {setup.uid}: the files "
+                "it wrote could not be moved into place")
+    return None
 
 
 @dataclass(slots=True)
@@ -302,6 +342,20 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
         return _play_here(run, job, setup, keep_logs, report.address)
 
 
+def play_batch(run: RunJob, jobs: tuple[GameJob, ...], setup: WorkerSetup, keep_logs: bool
+               ) -> list[GameOutcome]:
+    """Play `jobs` (a deal set's games) one after another on this worker: one task for
+    several games, so the scheduler and the client handle a task per deal set, not per game.
+    A worker that cannot play says so once (the first outcome, `unfit`)."""
+    outcomes = []
+    for job in jobs:
+        outcome = play_task(run, job, setup, keep_logs)
+        outcomes.append(outcome)
+        if outcome.unfit is not None:
+            break
+    return outcomes
+
+
 def _play_here(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
                address: str) -> GameOutcome:
     """`job` played by `run` here, its files where `setup.files` says."""
@@ -318,6 +372,59 @@ def _play_here(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
                 # took a second to play): that is what a hundred machines send back.
                 files[rel] = zlib.compress((Path(scratch) / rel).read_bytes())
         return GameOutcome(address, line, files=files)
+
+
+BATCH_GAMES: Final = 12  # games in one task at most: a deal set's (2 seatings, 6 at 3 seats)
+
+
+def batches(jobs: Iterable[GameJob]) -> Iterator[tuple[GameJob, ...]]:
+    """Consecutive jobs of one deal set (the same id but for its seating), `BATCH_GAMES` at
+    most a batch."""
+    batch: list[GameJob] = []
+    for job in jobs:
+        if batch and (len(batch) >= BATCH_GAMES or _deal_set(job) != _deal_set(batch[0])):
+            yield tuple(batch)
+            batch = []
+        batch.append(job)
+    if batch:
+        yield tuple(batch)
+
+
+class Batches:
+    """The batches still to submit: those a killed task gives back, one game each, first;
+    then the rest, taken from the plan only as they are submitted (a million-game plan is
+    never held)."""
+
+    def __init__(self, source: Iterator[tuple[GameJob, ...]]) -> None:
+        self.source = source
+        self.returned: deque[tuple[GameJob, ...]] = deque()
+        self.next: tuple[GameJob, ...] | None = next(source, None)
+
+    def more(self) -> bool:
+        return bool(self.returned) or self.next is not None
+
+    def take(self) -> tuple[GameJob, ...] | None:
+        if self.returned:
+            return self.returned.popleft()
+        batch, self.next = self.next, next(self.source, None) if self.next else None
+        return batch
+
+    def again(self, batch: tuple[GameJob, ...]) -> None:
+        """Play each game of `batch` again, alone."""
+        self.returned.extendleft((job,) for job in reversed(batch))
+
+
+def _once(batch: tuple[GameJob, ...], seen: set[str]) -> list[GameJob]:
+    """The jobs of `batch` whose game is not counted yet, each game once."""
+    out: dict[str, GameJob] = {}
+    for job in batch:
+        if job.game_id not in seen:
+            out.setdefault(job.game_id, job)
+    return list(out.values())
+
+
+def _deal_set(job: GameJob) -> str:
+    return job.game_id.rpartition("-s")[0] or job.game_id
 
 
 def files_of(line: Mapping[str, Any]) -> list[str]:
@@ -365,6 +472,9 @@ class ClusterPool:
 
     def _start(self, config: TournamentConfig) -> None:
         self._sweep()
+        # dask's client logs its own view of a lost scheduler (reconnect attempts, then a
+        # traceback): this process says it once, in its own words (`play`).
+        self._quiet: contextlib.ExitStack | None = _quiet_logs()
         target = self.spec.target
         if target.workers is not None:
             self._cluster = _local_cluster(target.workers)
@@ -390,10 +500,12 @@ class ClusterPool:
         except BotFolderError as exc:
             raise ClusterError(str(exc)) from None
         private_dir(self.attempts)
-        setup = WorkerSetup(self.token, __version__, config.plan.game, config.plan.bots,
+        bots = config.plan.bots
+        setup = WorkerSetup(self.token, __version__, config.plan.game, bots,
                             config.policy.startup_time, config.process_limits,
                             str(explicit or Path.cwd()), explicit is not None, folder_digest,
-                            archive, self.spec.files, str(self.attempts))
+                            archive, self.spec.files, str(self.attempts), code_digest(),
+                            program_digests(bots, explicit or Path.cwd()), os.getuid())
         write_private_text(setup.probe, self.token)
         return setup
 
@@ -458,33 +570,31 @@ class ClusterPool:
         return left
 
     def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
-        """Each job's result line as games finish; a few games per worker thread are in
-        flight at once, so a stop leaves little to cancel. A game id is yielded once."""
+        """Each job's result line as games finish, a game id yielded once. Each task plays a
+        deal set's games (`batches`, at most `BATCH_GAMES`), against the run's setup sent
+        once to every worker; two tasks per worker thread are in flight, so a stop leaves
+        little to cancel. `ClusterError` if the scheduler is lost: rerun to resume."""
         assert self.client is not None
-        queue = deque(jobs)
-        pending: dict[distributed.Future[GameOutcome], GameJob] = {}
+        queue = Batches(batches(jobs))
+        pending: dict[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]] = {}
         finished = distributed.as_completed(loop=self.client.loop)
         seen: set[str] = set()
         window, looked = 0, 0.0
         try:
-            while queue or pending:
-                if time.monotonic() - looked > WINDOW_REFRESH:
-                    window = 2 * max(1, sum(self.client.nthreads().values()))
-                    looked = time.monotonic()
-                while queue and len(pending) < window:
-                    job = queue.popleft()
-                    future = self.client.submit(
-                        play_task, self.run, job, self.setup, self.keep_logs, pure=False,
-                        key=f"meldref-{job.game_id}-{uuid.uuid4().hex[:8]}",
-                        priority=-job.index)
-                    pending[future] = job
-                    finished.add(future)
-                future = next(finished)
-                job = pending.pop(future)
-                line = self._take(future, job, job.game_id in seen)
-                if line is not None:
-                    seen.add(job.game_id)
-                    yield line
+            # The setup (bots, limits, digests: kilobytes with many bots) goes to each worker
+            # once; tasks carry its key. A worker that joins later fetches it from a peer.
+            setup = self.client.scatter(self.setup, broadcast=True, hash=False)
+            while queue.more() or pending:
+                try:
+                    if time.monotonic() - looked > WINDOW_REFRESH:
+                        window = 2 * max(1, sum(self.client.nthreads().values()))
+                        looked = time.monotonic()
+                    future, batch = self._next(queue, pending, finished, window, setup)
+                    lines = self._take(future, batch, seen, queue)
+                except LOST as exc:
+                    raise ClusterError(f"lost the dask scheduler at {self.address} "
+                                       f"({type(exc).__name__}); rerun to resume") from None
+                yield from lines
         finally:
             with signals_held():
                 if pending:
@@ -492,20 +602,59 @@ class ClusterPool:
                         self.client.cancel(list(pending), force=True)
                 self.close()
 
-    def _take(self, future: distributed.Future[GameOutcome], job: GameJob,
-              duplicate: bool) -> dict[str, Any] | None:
-        """The result line of a finished task, its files put in place; None for a game
-        already counted."""
+    def _next(self, queue: Batches,
+              pending: dict[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]],
+              finished: Any, window: int, setup: Any
+              ) -> tuple[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]]:
+        """Submit batches up to `window` in flight (one at least), then wait for one."""
+        assert self.client is not None
+        while len(pending) < max(1, window) and (batch := queue.take()) is not None:
+            future = self.client.submit(
+                play_batch, self.run, batch, setup, self.keep_logs, pure=False,
+                key=f"meldref-{batch[0].game_id}-{uuid.uuid4().hex[:8]}",
+                priority=-batch[0].index)
+            pending[future] = batch
+            finished.add(future)
+        future = next(finished)
+        return future, pending.pop(future)
+
+    def _take(self, future: distributed.Future[list[GameOutcome]], batch: tuple[GameJob, ...],
+              seen: set[str], queue: Batches) -> list[dict[str, Any]]:
+        """The result lines of a finished task, files put in place, games counted already
+        left out. A task of several games that killed its worker every time is played again
+        a game a task, so only a game that kills its worker alone is counted against."""
         if future.status == "error":
             error = future.exception()
             if isinstance(error, distributed.KilledWorker):
-                return job.error_line(f"its worker died {error.allowed_failures + 1} times "
-                                   "(killed, or out of memory?)")
-            return job.error_line(f"the worker failed: {error!r}")
+                if len(batch) > 1:
+                    queue.again(batch)
+                    return []
+                why = (f"its worker died {error.allowed_failures + 1} times (killed, or out "
+                       "of memory?)")
+            else:
+                why = f"the worker failed: {error!r}"
+            return [self._count(job.error_line(why), seen) for job in _once(batch, seen)]
         if future.status != "finished":
             raise ClusterError(f"lost the dask scheduler at {self.address} (game "
-                               f"{job.game_id} {future.status}); rerun to resume")
-        outcome: GameOutcome = future.result()
+                               f"{batch[0].game_id} {future.status}); rerun to resume")
+        outcomes: list[GameOutcome] = future.result()
+        lines = []
+        for job, outcome in zip(batch, outcomes, strict=False):
+            line = self._line(outcome, job, job.game_id in seen)
+            if line is not None:
+                lines.append(self._count(line, seen))
+        return lines
+
+    @staticmethod
+    def _count(line: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+        """`line`, its game now counted (a game id is yielded once)."""
+        seen.add(str(line["game_id"]))
+        return line
+
+    def _line(self, outcome: GameOutcome, job: GameJob, duplicate: bool
+              ) -> dict[str, Any] | None:
+        """A played game's result line, its files put in place and its replay verified;
+        None for a game already counted."""
         if outcome.unfit is not None:
             raise ClusterError(f"worker {outcome.worker} joined after the start and cannot "
                                f"play: {outcome.unfit}; fix or stop it, then rerun to resume")
@@ -519,7 +668,35 @@ class ClusterPool:
             return job.error_line(f"its files could not be kept: {exc}")
         finally:
             _remove(outcome.attempt)
+        problem = self._unverified(outcome.line)
+        if problem is not None:
+            return job.error_line(f"the replay worker {outcome.worker} sent does not verify "
+                                  f"({problem}): it was not counted")
         return outcome.line
+
+    def _unverified(self, line: Mapping[str, Any]) -> str | None:
+        """What is wrong with a game's replay as it arrived, re-simulated here from its seed
+        and actions under this machine's rules (None: it verifies, and says the result the
+        line says); a replay that does not verify is removed. A worker proved its code at
+        its start-up check; this proves each game."""
+        from ..replay.files import ReplayError, verify
+
+        rel = line.get("replay")
+        if not rel:
+            return None  # a game that never started writes no replay
+        path = self.folder / str(rel)
+        try:
+            done = verify(path)
+            outcome = done.result.get("outcome") or {}
+            for key, found in (("actions", done.actions), ("places", outcome.get("places")),
+                               ("scores", outcome.get("scores"))):
+                if key in line and line[key] != found:
+                    raise ReplayError(0, f"{key} {found} in the replay, {line[key]} in the "
+                                         "result it came with")
+        except (ReplayError, OSError) as exc:
+            path.unlink(missing_ok=True)
+            return str(exc)
+        return None
 
     def _place(self, outcome: GameOutcome) -> None:
         """Move (shared) or write (client) the game's replay and kept logs into the folder."""
@@ -561,6 +738,20 @@ class ClusterPool:
         _remove(str(self.attempts))
         with contextlib.suppress(OSError):
             (self.folder / ".cluster").rmdir()
+        quiet: contextlib.ExitStack | None = getattr(self, "_quiet", None)
+        self._quiet = None
+        if quiet is not None:
+            quiet.close()
+
+
+def _quiet_logs() -> contextlib.ExitStack:
+    """dask's loggers in this process held to CRITICAL until the stack closes."""
+    stack = contextlib.ExitStack()
+    for name in ("distributed", "distributed.client", "distributed.worker", "tornado"):
+        logger = logging.getLogger(name)
+        stack.callback(logger.setLevel, logger.level)
+        logger.setLevel(logging.CRITICAL)
+    return stack
 
 
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -596,12 +787,16 @@ def signals_held() -> Iterator[None]:
 
 def _local_cluster(workers: int) -> Any:
     """A LocalCluster of `workers` processes of one thread each, on 127.0.0.1, with TLS made
-    for this run when `cryptography` can make the certificates."""
-    security: Any = None
-    with contextlib.suppress(ImportError):
-        security = distributed.security.Security.temporary()
+    for this run; `ClusterError` without `cryptography` to make the certificates."""
+    try:
+        security: Any = distributed.security.Security.temporary()
+    except ImportError:
+        raise ClusterError(
+            "local:N runs its workers over TLS with certificates made for the run, which "
+            "needs the cryptography package: pip install 'meldref[cluster]' (over plain TCP "
+            "any process on this machine could run code on the workers)") from None
     # dask's sampling profiler walks the game's stack 100 times a second: games took 20-40%
-    # longer with it (bench/bench_cluster.py); docs/cluster.md tells how to turn it off on workers.
+    # longer with it (bench/bench_cluster.py); docs/cluster.md says how to turn it off.
     # No HTTP routes: the scheduler and each worker serve plain-HTTP status pages (workers,
     # logs, metrics) to anyone on the machine, dashboard or not; their servers are stopped too.
     settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1,
@@ -610,17 +805,31 @@ def _local_cluster(workers: int) -> Any:
                 "distributed.worker.http.routes": []}
     # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
     # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
-    with dask.config.set(settings):
+    with dask.config.set(settings), _ctrl_c_ignored():
         cluster: Any = distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
             # A port of its own (not 8787, which another cluster may hold), closed at once.
             dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
             worker_dashboard_address=None, plugins=(NoHttp(),),
-            silence_logs=logging.CRITICAL, security=security,
-            protocol="tls://" if security is not None else "tcp://")
+            silence_logs=logging.CRITICAL, security=security, protocol="tls://")
     with contextlib.suppress(AttributeError):  # the scheduler runs in this process
         cluster.scheduler.http_server.stop()
     return cluster
+
+
+@contextlib.contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """SIGINT ignored while `local:N` starts its worker processes, which inherit that: Ctrl-C
+    reaches the terminal's whole process group, and each worker would print its traceback;
+    the tournament stops them itself (`ClusterPool.close`). Only the main thread can."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 class NoHttp(distributed.WorkerPlugin):
@@ -632,7 +841,15 @@ class NoHttp(distributed.WorkerPlugin):
 
 def _connect(address: str, cluster: Any) -> distributed.Client:
     """A client of the scheduler with a worker to play on; `ClusterError` if it cannot be
-    reached or no worker joins in time."""
+    reached, if a tls:// address comes without dask's TLS settings, or no worker joins in
+    time."""
+    if cluster is None and address.startswith("tls://"):
+        missing = [key for key in TLS_SETTINGS if not dask.config.get(key, None)]
+        if missing:
+            raise ClusterError(
+                f"--cluster {address}: dask's TLS settings are missing ({', '.join(missing)}); "
+                "set them in a dask configuration file or as DASK_DISTRIBUTED__COMM__TLS__... "
+                "variables (docs/cluster.md)")
     try:
         client = (distributed.Client(cluster, set_as_default=False) if cluster is not None else
                   distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False))
@@ -650,13 +867,13 @@ def _connect(address: str, cluster: Any) -> distributed.Client:
 def _files_way(asked: str, reports: list[WorkerReport], folder: Path) -> Files:
     """Where games' files are written: "shared" when asked or when every worker sees the
     folder ("auto"); `ClusterError` naming a worker that does not see it when asked."""
-    blind = [r.address for r in reports if not r.sees_folder]
+    blind = [r for r in reports if not r.sees_folder]
     if asked == "client" or (asked == "auto" and blind):
         return "client"
     if blind:
-        raise ClusterError(f"worker {', '.join(blind)} does not see the output folder {folder} "
-                           "(not on a shared filesystem, or not writable there): give "
-                           "--cluster-files client")
+        why = "; ".join(f"worker {r.address}: {r.folder_problem}" for r in blind)
+        raise ClusterError(f"shared files in {folder} cannot work: {why}; give "
+                           "--cluster-files client (files come back with each result)")
     return "shared"
 
 

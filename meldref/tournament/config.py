@@ -131,6 +131,7 @@ class ClusterSpec:
     target: ClusterTarget
     files: ClusterFiles = "auto"
     upload_bots: bool = False
+    insecure_tcp: bool = False  # a plain tcp:// address, accepted with what it exposes said
 
 
 def _cluster_target(value: Any) -> Any:
@@ -166,6 +167,7 @@ class Sources(BaseModel):
     cluster: Annotated[ClusterTarget, BeforeValidator(_cluster_target)] | None = None
     cluster_files: ClusterFiles | None = Field(None, alias="cluster-files")
     upload_bots: bool | None = Field(None, alias="upload-bots")
+    insecure_tcp: bool | None = Field(None, alias="insecure-tcp")
 
     def given(self) -> dict[str, Any]:
         """The values given, by field name, as parsed (a `ClusterTarget` stays one)."""
@@ -362,14 +364,27 @@ def _cluster(merged: Mapping[str, Any], bot_folder: Path | None,
 
     target = merged.get("cluster")
     if target is None:
-        for key in ("cluster-files", "upload-bots"):
+        for key in ("cluster-files", "upload-bots", "insecure-tcp"):
             if merged.get(key.replace("-", "_")) not in (None, False):
                 raise ConfigError(f"{name(key)}: only with a cluster (--cluster)")
         return None
     upload = bool(merged.get("upload_bots"))
     if upload and bot_folder is None:
         raise ConfigError(f"{name('upload-bots')}: give the folder to upload (--bot-folder)")
-    return ClusterSpec(target, merged.get("cluster_files") or "auto", upload)
+    insecure = bool(merged.get("insecure_tcp"))
+    plain = target.address is not None and target.address.startswith("tcp://")
+    if plain and not insecure:
+        accept = "--insecure-tcp" if in_flags.cluster is not None else "insecure-tcp = true"
+        raise ConfigError(f"{name('cluster')} {target}: {TCP_EXPOSES}; use tls:// "
+                          f"(docs/cluster.md), or give {accept} to accept that")
+    if insecure and not plain:
+        raise ConfigError(f"{name('insecure-tcp')}: only with a plain tcp:// address")
+    return ClusterSpec(target, merged.get("cluster_files") or "auto", upload, insecure)
+
+
+# What a plain tcp:// scheduler lets anyone who reaches it do (the refusal and the warning).
+TCP_EXPOSES: Final = ("plain TCP lets anyone who can reach the scheduler's port run code on "
+                      "every worker as the worker's user, and read every game (hands, seeds)")
 
 
 def _sprt(value: Any, bots: int) -> SprtSpec | None:

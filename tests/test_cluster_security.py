@@ -1,0 +1,259 @@
+"""How a cluster run ends when its cluster fails or is not safe (issue 29): a scheduler killed
+mid-run, local:N without cryptography, tls:// without TLS settings, a plain tcp:// address, a
+worker on other code or with another copy of a bot, Ctrl-C on local:2, a worker of another
+user on a shared folder. Each ends with its documented exit code and one message, never a
+traceback.
+
+Real `dask scheduler` and `dask worker` processes on 127.0.0.1 where a test needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support import ROOT
+
+distributed = pytest.importorskip(
+    "distributed", reason="dask.distributed is not installed (pip install -e '.[cluster]')")
+
+from meldref.protocol.seats import BotSpec  # noqa: E402
+from meldref.tournament import cluster as cluster_module  # noqa: E402
+from meldref.tournament.cluster import (  # noqa: E402
+    ClusterError,
+    WorkerReport,
+    WorkerSetup,
+    _checked_bots,
+    _files_way,
+)
+from meldref.tournament.proof import code_digest, program_digests  # noqa: E402
+from meldref.tournament.schedule import BotEntry  # noqa: E402
+
+pytestmark = [pytest.mark.cluster, pytest.mark.timeout(240)]
+
+SHORT = ["--rules", "phases-to-win=1"]
+# No TLS settings leak in from the machine: each test says what it uses.
+CLEAN = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+
+
+def tournament(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+               ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "meldref", "tournament", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=200,
+                          env=env or {**CLEAN, "PYTHONPATH": str(ROOT)})
+
+
+def one_message(stderr: str) -> None:
+    assert "Traceback" not in stderr, stderr
+    assert len(stderr.strip().splitlines()) <= 3, stderr
+
+
+def test_a_plain_tcp_address_is_refused_without_insecure_tcp() -> None:
+    done = tournament("--bot", "builtin:greedy", "--bot", "builtin:random", "--game",
+                      "phase10", "--cluster", "tcp://127.0.0.1:9")
+    assert done.returncode == 2
+    assert "plain TCP lets anyone who can reach the scheduler's port run code" in done.stderr
+    assert "--insecure-tcp" in done.stderr
+    one_message(done.stderr)
+
+
+def test_insecure_tcp_says_what_it_exposes(tmp_path: Path) -> None:
+    done = tournament("--bot", "builtin:greedy", "--bot", "builtin:random", "--game",
+                      "phase10", "--cluster", "tcp://127.0.0.1:9", "--insecure-tcp",
+                      "--out", str(tmp_path / "t"))
+    assert "warning: --cluster tcp://127.0.0.1:9: plain TCP" in done.stderr
+    assert done.returncode == 2 and "cannot reach the dask scheduler" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_insecure_tcp_is_only_for_tcp() -> None:
+    done = tournament("--bot", "builtin:greedy", "--bot", "builtin:random", "--game",
+                      "phase10", "--cluster", "local:1", "--insecure-tcp")
+    assert done.returncode == 2 and "only with a plain tcp:// address" in done.stderr
+
+
+def test_tls_without_settings_is_refused_at_once(tmp_path: Path) -> None:
+    # Was: 60 s of waiting, then a 230-line TypeError and exit 1.
+    done = tournament("--bot", "builtin:greedy", "--bot", "builtin:random", "--game",
+                      "phase10", "--cluster", "tls://127.0.0.1:9", "--out",
+                      str(tmp_path / "t"))
+    assert done.returncode == 2
+    assert "dask's TLS settings are missing (distributed.comm.tls.ca-file" in done.stderr
+    one_message(done.stderr)
+
+
+def test_local_n_refuses_to_run_without_cryptography(tmp_path: Path) -> None:
+    # Was: plain TCP in silence, which any local process could use to run code on the workers.
+    code = ("import sys; sys.modules['cryptography'] = None; from meldref.cli import main; "
+            "sys.argv = ['meldref'] + sys.argv[1:]; main()")
+    done = subprocess.run(
+        [sys.executable, "-c", code, "tournament", "--bot", "builtin:greedy", "--bot",
+         "builtin:random", "--game", "phase10", *SHORT, "--games", "2", "--cluster",
+         "local:1", "--out", str(tmp_path / "t"), "--no-progress"],
+        cwd=ROOT, capture_output=True, text=True, timeout=200,
+        env={**CLEAN, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2, done.stderr
+    assert "needs the cryptography package: pip install 'meldref[cluster]'" in done.stderr
+    one_message(done.stderr)
+    assert not (tmp_path / "t" / "results.jsonl").exists() or \
+        (tmp_path / "t" / "results.jsonl").read_text() == ""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def plain_cluster(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+    """A `dask scheduler` on a plain tcp:// port of 127.0.0.1 (the test's own; nothing else
+    runs there) and the folder its workers are started in; stops whatever is left."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**CLEAN, "PYTHONPATH": str(ROOT)}
+    scheduler = subprocess.Popen(
+        ["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    started: list[subprocess.Popen[bytes]] = [scheduler]
+    try:
+        yield address, scheduler, tmp_path
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def start_worker(address: str, cwd: Path, pythonpath: Path = ROOT) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        ["dask", "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
+         "--host", "127.0.0.1"],
+        cwd=cwd, env={**CLEAN, "PYTHONPATH": str(pythonpath)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def test_killing_the_scheduler_mid_run_exits_2_with_one_message(plain_cluster) -> None:
+    # Was: a 190-line CommClosedError traceback and exit 1 in 3 of 4 runs.
+    address, scheduler, tmp_path = plain_cluster
+    worker = start_worker(address, ROOT)
+    out = tmp_path / "t"
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "meldref", "tournament", "--bot", "builtin:greedy",
+             "--bot", "builtin:random", "--game", "phase10", *SHORT, "--games", "400",
+             "--cluster", address, "--insecure-tcp", "--out", str(out), "--no-progress"],
+            cwd=ROOT, env={**CLEAN, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        results = out / "results.jsonl"
+        deadline = time.monotonic() + 150
+        while not (results.exists() and results.read_text().count("\n") >= 3):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no game finished"
+            time.sleep(0.05)
+        os.killpg(scheduler.pid, signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=150)
+    finally:
+        stop(worker)
+    assert proc.returncode == 2, stderr
+    assert f"lost the dask scheduler at {address}" in stderr and "rerun to resume" in stderr
+    assert "Traceback" not in stderr, stderr[-3000:]
+
+
+def copy_of_checkout(target: Path) -> Path:
+    """The checkout's code (engine, protocol, bots, meldref: links kept) in `target`."""
+    for name in ("engine", "protocol", "bots", "meldref"):
+        shutil.copytree(ROOT / name, target / name, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def test_a_worker_on_changed_code_is_refused_naming_it(plain_cluster) -> None:
+    # Was: a checkout with a wild worth 50 points, still 0.1.0, played 3 of 60 games
+    # differently, exit 0.
+    address, _, tmp_path = plain_cluster
+    copy = copy_of_checkout(tmp_path / "changed")
+    rules = copy / "engine" / "phase10" / "rules.py"
+    rules.write_text(rules.read_text() + "\n# changed on this worker\n")
+    worker = start_worker(address, ROOT, pythonpath=copy)
+    try:
+        done = tournament("--bot", "builtin:greedy", "--bot", "builtin:random", "--game",
+                          "phase10", *SHORT, "--games", "4", "--cluster", address,
+                          "--insecure-tcp", "--out", str(tmp_path / "t"), "--no-progress")
+    finally:
+        stop(worker)
+    assert done.returncode == 2, done.stderr
+    assert "other meldref code here than on the tournament's machine" in done.stderr
+    assert "worker tcp://127.0.0.1:" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_bot_program_that_differs_on_a_worker_is_refused_naming_the_file(tmp_path: Path
+                                                                          ) -> None:
+    # Was: without --bot-folder a worker's other copy of a bot played 18 of 40 games
+    # differently, exit 0. The worker's check compares every file a bot's command names.
+    (tmp_path / "bot.py").write_text("print('mine')\n")
+    entry = BotEntry("b", BotSpec.parse(f"{sys.executable} bot.py --seed 2"))
+    expected = program_digests([entry], tmp_path)
+    (tmp_path / "bot.py").write_text("print('theirs')\n")
+    setup = WorkerSetup("tok", cluster_module.__version__, "phase10", (entry,), 5.0,
+                        cluster_module.Limits(), str(tmp_path), True, None, None, "client",
+                        str(tmp_path / "a"), code_digest(), expected, os.getuid())
+    folder, problem = _checked_bots(setup)
+    assert folder is None and problem is not None
+    assert "its file bot.py differs from the tournament machine's" in problem
+    (tmp_path / "bot.py").unlink()
+    assert "its file bot.py is not here" in str(_checked_bots(setup)[1])
+
+
+def test_a_worker_of_another_user_cannot_share_the_folder(tmp_path: Path) -> None:
+    # Was: workers as root, the tournament as another user: every game "its files could not
+    # be kept: Permission denied", exit 1. Now: refused before any game when shared files are
+    # asked for, and client files when left to choose.
+    other = WorkerReport("tcp://w:1", None, False, None,
+                         "it runs as uid 0, the tournament as uid 1000: the files it wrote "
+                         "could not be moved into place")
+    with pytest.raises(ClusterError, match="uid 0, the tournament as uid 1000"):
+        _files_way("shared", [other], tmp_path)
+    assert _files_way("auto", [other], tmp_path) == "client"
+
+
+def test_ctrl_c_on_local_2_prints_one_line_and_exits_130(tmp_path: Path) -> None:
+    # Was: 67 lines of the workers' tracebacks before the right exit 130. Ctrl-C reaches the
+    # terminal's whole process group: the tournament and its local workers.
+    out = tmp_path / "t"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "meldref", "tournament", "--bot", "builtin:greedy", "--bot",
+         "builtin:random", "--game", "phase10", *SHORT, "--games", "400", "--cluster",
+         "local:2", "--out", str(out), "--no-progress"],
+        cwd=ROOT, env={**CLEAN, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 150
+    while not (results.exists() and results.read_text().count("\n") >= 2):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no game finished"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=150)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr[-3000:]
+    assert "KeyboardInterrupt" not in stderr
+    lines = [json.loads(x) for x in results.read_text().splitlines()]
+    assert len({line["game_id"] for line in lines}) == len(lines)
