@@ -159,6 +159,47 @@ def resource_limits(
     return out
 
 
+def _limit_names() -> dict[int, str]:
+    import resource
+
+    return {resource.RLIMIT_CORE: "core dumps off", resource.RLIMIT_AS: "memory-mb",
+            resource.RLIMIT_NPROC: "max-processes", resource.RLIMIT_FSIZE: "file-size-mb",
+            resource.RLIMIT_CPU: "cpu-seconds"}
+
+
+# Each rlimit a bot may get, by the name of its flag.
+LIMIT_NAMES: Final = _limit_names() if sys.platform != "win32" else {}
+UNLIMITED: Final = 1 << 64
+_PROC_LIMITS: Final = {"Max core file size": "core dumps off", "Max address space": "memory-mb",
+                       "Max processes": "max-processes", "Max file size": "file-size-mb",
+                       "Max cpu time": "cpu-seconds"}
+
+
+def limits_in_force(pid: int) -> dict[int, tuple[int, int]]:
+    """The (soft, hard) rlimits of process `pid` that a bot may be given, from
+    /proc/PID/limits (unlimited: `UNLIMITED`); empty once it is gone."""
+    keys = {name: key for key, name in LIMIT_NAMES.items()}
+    try:
+        text = _read_proc(f"/proc/{pid}/limits").decode()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines()[1:]:
+        label, values = line[:26].strip(), line[26:].split()
+        if label in _PROC_LIMITS and len(values) >= 2:
+            soft, hard = (UNLIMITED if v == "unlimited" else int(v) for v in values[:2])
+            out[keys[_PROC_LIMITS[label]]] = (soft, hard)
+    return out
+
+
+def process_name(pid: int) -> str:
+    """The command name of process `pid` (its `comm`), or "?" once it is gone."""
+    try:
+        return _read_proc(f"/proc/{pid}/comm").decode("utf-8", "replace").strip()
+    except OSError:
+        return "?"
+
+
 def apply_limits(pid: int, limits: Mapping[int, int]) -> list[str]:
     """Set `limits` on a running process (`prlimit`, soft and hard); the names not applied.
 
@@ -184,24 +225,41 @@ SETPRIV: Final = shutil.which("setpriv")  # util-linux
 
 UNSHARE: Final = shutil.which("unshare")  # util-linux
 
+# The guard (protocol/guard.py) runs in the referee's own interpreter, isolated from the
+# environment (-I) and without site packages (-S): a few milliseconds, nothing imported.
+GUARD: Final = Path(__file__).with_name("guard.py")
+GUARDED: Final = sys.platform.startswith("linux") and os.path.isdir("/proc")
 
-def launch_argv(command: BotCommand, no_network: bool = False) -> list[str]:
-    """The argv that starts `command`: so that it dies with the referee (`setpriv --pdeathsig
-    KILL`: the kernel SIGKILLs the bot when the process that started it dies, even by `kill
-    -9`, when nothing of the referee runs any more to stop it; not across a set-user-ID
-    program such as `sudo`, for which the kernel clears it; nor without setpriv), and, with
-    `no_network`, in a network namespace of its own (`unshare --net`: no interface but a
-    loopback that is down, so no connection anywhere, the referee's machine included). A
-    program that cannot be found is started as it is, so that the error names it."""
+
+def program_found(command: BotCommand) -> bool:
+    """Whether the command's program exists as an executable (through PATH, or from its
+    working directory when it names a path)."""
     program = command.argv[0]
-    base = command.cwd or "."
-    path = os.path.join(base, program)
-    found = (os.path.isfile(path) and os.access(path, os.X_OK) if "/" in program
-             else shutil.which(program) is not None)
+    if "/" in program:
+        path = os.path.join(command.cwd or ".", program)
+        return os.path.isfile(path) and os.access(path, os.X_OK)
+    return shutil.which(program) is not None
+
+
+def launch_argv(command: BotCommand, no_network: bool = False,
+                rlimits: Mapping[int, int] | None = None) -> list[str]:
+    """The argv that starts `command` outside a sandbox: under the guard (protocol/guard.py:
+    every process the bot starts dies with it and with the referee, even after a `kill -9` of
+    the referee, its process group or a tournament; the `rlimits` are set before the program
+    is executed, so a user-switch wrapper's program has them too) and, with `no_network`, in a
+    network namespace of its own (`unshare --net`: no interface but a loopback that is down,
+    so no connection anywhere, the referee's machine included). Without the guard (no /proc):
+    `setpriv --pdeathsig KILL`, the bot alone dying with the referee. A program that cannot
+    be found is started as it is, so that the error names it."""
     argv = list(command.argv)
     if no_network:
         argv = [*unshare_net(), "--", *argv]
-    if SETPRIV is None or not found:
+    if not program_found(command):
+        return argv
+    if GUARDED:
+        limits = ",".join(f"{k}={v}" for k, v in (rlimits or {}).items())
+        return [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), limits, "--", *argv]
+    if SETPRIV is None:
         return argv
     return [SETPRIV, "--pdeathsig", "KILL", "--", *argv]
 
@@ -339,11 +397,14 @@ class BotProcess:
         self.cookie = uuid.uuid4().hex
         become_subreaper()
         env = {**os.environ, **command.env, COOKIE: self.cookie}
+        self.rlimits = dict(rlimits or resource_limits())
+        # Under the guard the limits are set before the program runs; else right after.
+        self.guarded = GUARDED and program_found(command)
         try:
             self.proc = subprocess.Popen(
-                launch_argv(command, no_network), cwd=command.cwd, env=env, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                bufsize=0, close_fds=True,
+                launch_argv(command, no_network, self.rlimits), cwd=command.cwd, env=env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, bufsize=0, close_fds=True,
             )
         except OSError as exc:
             raise OSError(f"cannot start bot {command}: {why_not_started(command, exc)}"
@@ -351,11 +412,29 @@ class BotProcess:
         self.pid = self.proc.pid  # == its process group id (start_new_session)
         _LIVE.add(self)
         self.pidfd = open_pidfd(self.pid)  # readable once the process ends; None: no pidfds
-        self.limits_missed = apply_limits(self.pid, rlimits or resource_limits())
+        self.limits_missed = [] if self.guarded else [
+            LIMIT_NAMES.get(int(k), k) for k in apply_limits(self.pid, self.rlimits)]
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         self.stderr = StderrLog(self.proc.stderr.fileno(), log_path, stderr_limit,
                                 f"stderr-{self.pid}")
+
+    def limits_not_in_force(self) -> list[str]:
+        """The limits asked for that a process of the bot lacks (each named as its flag,
+        with the process), read from /proc: call it once the program the user's wrapper
+        finally runs has started (after the handshake). A wrapper that resets limits (`sudo`
+        with `pam_limits`, a login shell) shows here; the guard itself is meldref's own and
+        runs without them."""
+        missed = list(self.limits_missed)
+        pids = [pid for pid, _ in descendants(self.pid)]
+        for pid in pids if self.guarded else [self.pid, *pids]:
+            for key, (soft, hard) in limits_in_force(pid).items():
+                wanted = self.rlimits.get(key)
+                if wanted is not None and max(soft, hard) > wanted:
+                    shown = "unlimited" if hard == UNLIMITED else str(hard)
+                    missed.append(f"{LIMIT_NAMES[key]} (process {pid} {process_name(pid)}: "
+                                  f"{shown})")
+        return missed
 
     @property
     def stderr_tail(self) -> bytes:

@@ -236,8 +236,20 @@ class ProcessSeat(LineSeat):
         except BotError:
             self.close()
             raise
+        self._refuse_missing_limits()
         if not self._fixed_name and self.ids.get("name"):
             self.name = self.ids["name"]
+
+    def _refuse_missing_limits(self) -> None:
+        """A bot whose processes lack a limit asked for does not play: the program its
+        wrapper finally runs is checked once it said ready."""
+        missed = self.process.limits_not_in_force() if self.process is not None else []
+        if missed:
+            self.close()
+            raise BotCrashedError(Fault(
+                "crashed", "limits not in force in the bot, so it may not play: "
+                f"{'; '.join(missed)} (a wrapper that resets limits, such as sudo or a "
+                "login shell with pam_limits?)", fatal=True))
 
     def start(self, setup: Setup) -> None:
         self.connect()
