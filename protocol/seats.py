@@ -224,7 +224,8 @@ class ProcessSeat(LineSeat):
         self.last_process = None
         try:
             self.process = BotProcess(self.command, self.log_path, self.limits.stderr_limit,
-                                      self.limits.rlimits(), self.limits.no_network)
+                                      self.limits.rlimits(), self.limits.no_network,
+                                      self.limits.sandbox_plan())
         except OSError as exc:
             raise BotCrashedError(Fault("crashed", str(exc), fatal=True)) from exc
         self.pids.append(self.process.pid)

@@ -71,7 +71,7 @@ class RawBot:
 
     def __init__(self, command: BotCommand, log: Path | None, limits: Limits) -> None:
         self.process = BotProcess(command, log, limits.stderr_limit, limits.rlimits(),
-                                  limits.no_network)
+                                  limits.no_network, limits.sandbox_plan())
         self.pipes = PipeTransport.to(self.process, limits.max_pending)
         self.tail = b""  # the last bytes before the output closed, without a newline
 
