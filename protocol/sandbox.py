@@ -307,9 +307,12 @@ def mounts(argv: Sequence[str], cwd: str) -> list[str]:
             out += ["--symlink", os.readlink(path), path]
         elif os.path.exists(path):
             out += ["--ro-bind", path, path]
+    # Before the bot's folders: one of them may lie below /tmp.
+    out += ["--proc", "/proc", "--dev", "/dev",
+            "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp"]
     system = [p for p in SYSTEM if os.path.exists(p)]
     mine = [bot_folder(argv, cwd), *program_folders(argv[0], cwd)]
-    made: set[str] = set()
+    made: set[str] = {"/tmp", "/proc", "/dev"}
     for folder in _outermost(mine):
         if any(folder == s or folder.startswith(s + "/") for s in system):
             continue
@@ -319,8 +322,13 @@ def mounts(argv: Sequence[str], cwd: str) -> list[str]:
                 made.add(above)
                 out += ["--perms", "0755", "--dir", above]
         out += ["--ro-bind", folder, folder]
-    return [*out, "--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp"]
+    shown = [*system, *_outermost(mine)]
+    here = os.path.abspath(cwd)
+    if not any(here == f or here.startswith(f.rstrip("/") + "/") for f in shown):
+        # The working directory, empty: it exists to start in, nothing of it is shown.
+        out += [w for d in [*_ancestors(here), here] if d not in made
+                for w in ("--perms", "0755", "--dir", d)]
+    return out
 
 
 def _ancestors(folder: str) -> list[str]:
@@ -379,8 +387,10 @@ class Jail:
                 "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
         # bwrap and its init keep descriptors 0-2 open: the bot's stdout comes as a
         # descriptor of its own, moved onto 1, so a bot that closes its stdout is seen to.
-        shim = ([BASH_INSIDE, "-c", f'exec 1>&{self.stdout_fd} {self.stdout_fd}>&-; exec "$@"',
-                 "meldref-sandbox"] if self.stdout_fd is not None else [])
+        fd = self.stdout_fd
+        # (`env -u`: bash's own variables are none of the bot's environment.)
+        moved = f'exec 1>&{fd} {fd}>&-; exec /usr/bin/env -u PWD -u OLDPWD -u SHLVL "$@"'
+        shim = [BASH_INSIDE, "-c", moved, "meldref-sandbox"] if fd is not None else []
         return [BWRAP, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--unshare-net", "--unshare-cgroup-try",
                 "--die-with-parent", "--hostname", "bot",
