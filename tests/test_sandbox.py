@@ -323,3 +323,37 @@ def test_sandbox_in_a_configuration_file_is_refused_too(monkeypatch: pytest.Monk
     result = runner.invoke(app, ["tournament", str(config), "--no-progress"])
     assert result.exit_code == 2, result.output
     assert "--sandbox: bubblewrap" in result.stderr
+
+
+# ----------------------------------------------------------------------------------------------
+# Nothing outlives the referee
+
+
+@needs_sandbox
+@pytest.mark.parametrize("target", ["referee", "group"])
+def test_a_sandboxed_forkers_child_dies_with_a_referee_killed_by_sigkill(
+        target: str, bot_token: str) -> None:
+    """The kernel's part: bwrap dies with the referee, its init with bwrap, and with the init
+    every process of the PID namespace."""
+    import signal
+    import subprocess
+
+    from support import PYTHON
+
+    forker = command(BAD_BOT_PATH, "orphan_child", bot_token)
+    proc = subprocess.Popen([PYTHON, "-m", "meldref", "match", "--bot", forker, "--bot",
+                             "builtin:greedy", "--games", "200", "--rules", "phases-to-win=1",
+                             "--sandbox"], cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # bwrap, its init, the bot and the child it forked all name the token.
+        assert wait_for(lambda: len(set(pids_with(bot_token)) - {proc.pid}) >= 4, 60)
+        if target == "group":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+        proc.wait(timeout=10)
+        assert wait_for(lambda: not pids_with(bot_token), 15), pids_with(bot_token)
+    finally:
+        proc.kill()
+        proc.wait()

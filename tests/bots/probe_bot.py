@@ -22,7 +22,8 @@ try to create PATH (a file of the host, outside its temporary folder).
                    loopback is not the host's)
   network          TCP connect to 10.255.255.1:9 (blocked: unreachable, not a time-out)
   unix-socket      connect to the Unix socket --unix and the abstract socket --abstract
-  write-outside    create a file in its working directory, /, /usr and --mark
+  write-outside    create a file in its working directory, /, /usr, /dev/shm
+                   and --mark
   fill-tmp         write /tmp until refused (heavy; at most 512 MiB)
   fork-bomb        fork sleeping children until refused (heavy; at most 3000)
   allocate         a child allocating 32 MiB blocks until refused (heavy; at most 8 GiB)
@@ -126,7 +127,7 @@ def probe_unix(path: str | None, abstract: str | None) -> str:
 
 def probe_write(mark: str | None) -> str:
     made = []
-    for folder in (os.getcwd(), "/", "/usr"):
+    for folder in (os.getcwd(), "/", "/usr", "/dev/shm"):
         path = os.path.join(folder, f".probe-{os.getpid()}")
         try:
             with open(path, "x"):
