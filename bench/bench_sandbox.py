@@ -7,7 +7,8 @@ Three ways to start bots/random_bot.py, taking turns so a busy moment hits all a
 protocol/guard.py), `sandbox` (`--sandbox`: bubblewrap, protocol/sandbox.py). Start-up is
 the median time from the start to the bot's `ready`; a decision's cost the median over
 --games games (the bot against built-in greedy, one process kept for all games) of the wall
-time of a game over its decisions (of both seats). Every figure also as a ratio to `guard` of the same run.
+time of a game over its decisions (of both seats). Every figure also as a ratio to `guard` of
+the same run.
 """
 
 from __future__ import annotations
