@@ -8,20 +8,25 @@ Before `ready` it tries each escape below and reports it as `id probe.<escape> b
 or `id probe.<escape> OPEN <what it got>` (`meldref bot check` turns these into checks). Each
 try is harmless where it succeeds: signals are tested with signal 0, tracing by opening
 /proc/PID/mem, a network connection goes to 127.0.0.1 (a port the caller listens on) or to a
-non-routable address with a tiny timeout, never off the machine. With `--heavy` it also fills
+UDP socket's route (nothing is sent), never off the machine. With `--heavy` it also fills
 its /tmp, forks and allocates without end and spins two processes on the CPU (each bounded,
 so it stops on a machine without limits too), and leaves nothing running. `--mark PATH`:
 try to create PATH (a file of the host, outside its temporary folder).
 
   read-other       open every --other PATH (another bot's folder, the contest's files, the
-                   replay being written): blocked if none can be read
+                   replay being written; without any, /etc/passwd, /etc/hostname, /home,
+                   /var/log, /srv): blocked if none can be read
+  referee-proc     also: any process in /proc but its own and pid 1
   referee-proc     read /proc/PID/{cmdline,environ,fd} of --referee and of its parent
-  signal           signal 0 to --referee and --other-pid: blocked if neither exists for it
-  trace            open /proc/PID/mem of --referee (ptrace's access check)
+  signal           signal 0 to --referee, --other-pid and its parent (unless pid 1): blocked
+                   if none exists for it
+  trace            open /proc/PID/mem of --referee, else of its parent (ptrace's check)
   loopback         TCP connect to 127.0.0.1:--port, where the caller listens (refused: the
                    loopback is not the host's)
-  network          TCP connect to 10.255.255.1:9 (blocked: unreachable, not a time-out)
-  unix-socket      connect to the Unix socket --unix and the abstract socket --abstract
+  network          a route to an address beyond the machine (UDP connect to 192.0.2.1, which
+                   sends nothing)
+  unix-socket      connect to the Unix socket --unix (without it, the system's D-Bus, systemd
+                   and docker sockets where they exist) and the abstract socket --abstract
   write-outside    create a file in its working directory, /, /usr, /dev/shm
                    and --mark
   fill-tmp         write /tmp until refused (heavy; at most 512 MiB)
@@ -43,6 +48,10 @@ import time
 FILL_CAP = 512 << 20
 FORK_CAP = 3000
 ALLOC_CAP = 8 << 30
+
+
+# What of the host's files it tries when given none.
+HOST_FILES = ("/etc/passwd", "/etc/hostname", "/home", "/var/log", "/srv")
 
 
 def probe_read(paths: list[str]) -> str:
@@ -77,7 +86,11 @@ def probe_referee_proc(pid: int | None) -> str:
                 got.append(f"{target}/fd")
         except OSError:
             pass
-    return f"OPEN {', '.join(got)}" if got else "blocked: no /proc entry of the referee"
+    me = os.getpid()
+    others = [e for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, me)]
+    if others:
+        got.append(f"{len(others)} other processes in /proc")
+    return f"OPEN {', '.join(got)}" if got else "blocked: no process but its own in /proc"
 
 
 def probe_signal(pids: list[int]) -> str:
@@ -115,10 +128,29 @@ def probe_connect(family: int, address: object, timeout: float) -> str:
         s.close()
 
 
+# Sockets of the host a bot would like: tried besides the one given, where they exist.
+HOST_SOCKETS = ("/run/dbus/system_bus_socket", "/run/systemd/private", "/var/run/docker.sock",
+                "/run/systemd/journal/socket")
+
+
+def probe_route() -> str:
+    """Whether any address beyond this machine has a route: `connect` on a UDP socket picks
+    one and sends nothing (TEST-NET-1, an address for documentation)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))
+        return f"OPEN a route out, from {s.getsockname()[0]}"
+    except OSError as exc:
+        return f"blocked: {exc.strerror}"
+    finally:
+        s.close()
+
+
 def probe_unix(path: str | None, abstract: str | None) -> str:
     results = []
-    if path:
-        results.append(probe_connect(socket.AF_UNIX, path, 0.5))
+    for where in [path] if path else [p for p in HOST_SOCKETS if os.path.exists(p)] or [
+            HOST_SOCKETS[0]]:
+        results.append(probe_connect(socket.AF_UNIX, where, 0.5))
     if abstract:
         results.append(probe_connect(socket.AF_UNIX, "\0" + abstract, 0.5))
     opened = [r for r in results if r.startswith("OPEN")]
@@ -224,14 +256,19 @@ def probe_spin() -> str:
             else f"OPEN {share:.2f} CPUs for two spinners")
 
 
+def parent() -> int | None:
+    """The process that started it, unless that is pid 1 (a sandbox's own init)."""
+    return os.getppid() if os.getppid() != 1 else None
+
+
 def probes(args: argparse.Namespace) -> dict[str, str]:
     out = {
-        "read-other": probe_read(args.other),
+        "read-other": probe_read(args.other or list(HOST_FILES)),
         "referee-proc": probe_referee_proc(args.referee),
-        "signal": probe_signal([p for p in (args.referee, args.other_pid) if p]),
-        "trace": probe_trace(args.referee),
+        "signal": probe_signal([p for p in (args.referee, args.other_pid, parent()) if p]),
+        "trace": probe_trace(args.referee or parent()),
         "loopback": probe_connect(socket.AF_INET, ("127.0.0.1", args.port or 9), 0.5),
-        "network": probe_connect(socket.AF_INET, ("10.255.255.1", 9), 0.2),
+        "network": probe_route(),
         "unix-socket": probe_unix(args.unix, args.abstract),
         "write-outside": probe_write(args.mark),
     }
