@@ -288,6 +288,34 @@ def killed(kind: str) -> Seen:
         return Seen("nothing left", time.monotonic() - began)
 
 
+def forker_killed(kind: str, *extra: str) -> Seen:
+    """kill -9 of the process group of a match or a `-j 2` tournament whose bot forked a child
+    (bad_bot.py `orphan_child`): time until the bots and their children are gone."""
+    token = f"fork{uuid.uuid4().hex[:10]}"
+    bot = f"{PY} {BAD_BOT} orphan_child {token}"
+    with tempfile.TemporaryDirectory() as folder:
+        args = (["match", "--bot", bot, "--games", "500", *SHORT] if kind == "match" else
+                ["tournament", "--bot", bot, "--bot", "builtin:random", "--games", "400",
+                 "-j", "2", *SHORT, "--out", str(Path(folder) / "t"), "--no-progress"])
+        proc = subprocess.Popen([PY, "-m", "meldref", *args, *extra], cwd=ROOT,
+                                start_new_session=True, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            until(lambda: len(with_token(token, proc.pid)) >= 4, 120)  # bots and children
+            began = time.monotonic()
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+            until(lambda: not with_token(token, proc.pid))
+            return Seen("nothing left", time.monotonic() - began)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            proc.wait()
+            for pid in with_token(token):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
+
 def worker_killed(where: Sequence[str] = ("-j", "2")) -> Seen:
     """A worker SIGKILLed mid-game (as by the OOM killer): what the kill costs, the
     tournament's wall time against the same tournament unharmed (same seed, same games), and
@@ -328,13 +356,15 @@ def a_tournament(where: Sequence[str], kill: bool) -> tuple[float, bool]:
             proc.wait()
 
 
-def command_exit(args: Sequence[str], setup: Callable[[Path], list[str]] | None = None) -> Seen:
+def command_exit(args: Sequence[str], setup: Callable[[Path], list[str]] | None = None,
+                 env: Mapping[str, str] | None = None) -> Seen:
     """A command given a bad file or path: its exit code and how long it took to say so."""
     with tempfile.TemporaryDirectory() as folder:
         extra = setup(Path(folder)) if setup else []
         began = time.monotonic()
         done = subprocess.run([PY, "-m", "meldref", *args, *extra], cwd=ROOT,
-                              capture_output=True, text=True, timeout=120, check=False)
+                              capture_output=True, text=True, timeout=120, check=False,
+                              env={**os.environ, **(env or {})})
         took = time.monotonic() - began
         if "Traceback" in done.stderr:
             return Seen("traceback", took)
@@ -444,6 +474,23 @@ ROWS: tuple[Row, ...] = (
         lambda: command_exit(["match", "--replay", "/dev/null", "--games", "1", *SHORT])),
 )
 
+# Rows of issues 20 and 23 (the guard, the sandbox) not yet in the README's table, which
+# tests/test_fault_table.py compares with ROWS: run with the others, to join ROWS with their
+# lines in the table.
+NEW_ROWS: tuple[Row, ...] = (
+    Row("kill -9 of a match's group, the bot's child too", "nothing left",
+        lambda: forker_killed("match")),
+    Row("kill -9 of a tournament's group, bots' children too", "nothing left",
+        lambda: forker_killed("tournament")),
+    Row("a sandboxed bot over its memory cap (cgroup)", "crashed",
+        lambda: bad_game("hog", HOG, Limits(memory_mb=256, sandbox=True))),
+    Row("kill -9 of a sandboxed match's group", "nothing left",
+        lambda: forker_killed("match", "--sandbox")),
+    Row("--sandbox where none can be built (no bwrap)", "exit 2",
+        lambda: command_exit(["match", "--bot", f"{PY} {BAD_BOT} good", "--sandbox", *SHORT],
+                             env={"PATH": "/nonexistent"})),
+)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -452,7 +499,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON line per row")
     parser.add_argument("--markdown", action="store_true", help="docs/faults.md's table rows")
     args = parser.parse_args(argv)
-    rows = [r for r in ROWS if args.only is None or any(w in r.fault for w in args.only)]
+    rows = [r for r in ROWS + NEW_ROWS
+            if args.only is None or any(w in r.fault for w in args.only)]
     wrong = 0
     for row in rows:
         seen = row.measure()

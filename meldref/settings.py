@@ -30,6 +30,7 @@ from pydantic import (
 
 from .engine.game import RuleOptionError, option_name
 from .protocol.referee import MatchPolicy
+from .protocol.sandbox import sandbox_problem
 from .protocol.seats import Limits
 
 R = TypeVar("R")
@@ -155,6 +156,7 @@ class LimitSettings(BaseModel):
     file_size_mb: Mebibytes | None = None
     cpu_seconds: Annotated[int, Field(ge=1, le=int(MAX_SECONDS))] | None = None
     no_network: bool | None = None
+    sandbox: bool | None = None
     fresh_bots: bool | None = None
     # How the user wrote each value given (`--max-bank`, `[limits] max-bank`): values that
     # do not fit together are named as they came, a flag's and a file's alike.
@@ -193,16 +195,28 @@ class LimitSettings(BaseModel):
         game starts its own processes (`fresh-bots`)."""
         return Limits(memory_mb=self.memory_mb, max_processes=self.max_processes,
                       file_size_mb=self.file_size_mb, cpu_seconds=self.cpu_seconds,
-                      no_network=bool(self.no_network), fresh_bots=bool(self.fresh_bots))
+                      no_network=bool(self.no_network), sandbox=bool(self.sandbox),
+                      fresh_bots=bool(self.fresh_bots))
 
     def warnings(self) -> list[str]:
         """Limits given that cannot work here, in words (the run goes on without them)."""
         out = []
-        if self.max_processes is not None and os.geteuid() == 0:
+        # In the sandbox every bot has a uid of its own: the cap counts its processes alone.
+        if self.max_processes is not None and os.geteuid() == 0 and not self.sandbox:
             out.append("max-processes has no effect on bots running as root: the kernel does "
                        "not count root's processes (run the bots as another user: "
                        "docs/untrusted-bots.md)")
         return out
+
+
+    def sandbox_problem(self) -> str | None:
+        """Why the sandbox asked for cannot be built here (None: not asked, or it can)."""
+        return sandbox_problem() if self.sandbox else None
+
+    def notes(self) -> list[str]:
+        """How the limits given apply here, in words (the sandbox's cgroups or rlimits)."""
+        plan = self.process_limits().sandbox_plan()
+        return [plan.describe()] if plan is not None else []
 
 
 def limit_settings(values: Mapping[str, Any], where: Where = flag) -> LimitSettings:

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+import typing
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from .channel import LineChannel, LineHook
+from .sandbox import Jail, Plan, exit_code
+from .sandbox import plan as sandbox_plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,9 @@ class Limits:
     file_size_mb: int | None = None  # the largest file it may write (RLIMIT_FSIZE)
     cpu_seconds: int | None = None  # CPU time of the process's whole life (RLIMIT_CPU)
     no_network: bool = False  # a network namespace of its own: no connection anywhere
+    # Every bot program in a container of its own (protocol/sandbox.py): namespaces, a uid of
+    # its own, a file system of the system's folders and its own, cgroup limits.
+    sandbox: bool = False
     # A process of its own for every game, instead of one kept across the games of a match or
     # a tournament worker (for the runners that seat bots game after game; a seat itself plays
     # as many games as it is given).
@@ -84,6 +90,10 @@ class Limits:
     def rlimits(self) -> dict[int, int]:
         return resource_limits(self.memory_mb, self.max_processes, self.file_size_mb,
                                self.cpu_seconds)
+
+    def sandbox_plan(self) -> Plan | None:
+        """How a sandboxed bot gets these limits (None: no sandbox)."""
+        return sandbox_plan(self.memory_mb, self.max_processes) if self.sandbox else None
 
 
 STDERR_TAIL: Final = 400
@@ -159,6 +169,47 @@ def resource_limits(
     return out
 
 
+def _limit_names() -> dict[int, str]:
+    import resource
+
+    return {resource.RLIMIT_CORE: "core dumps off", resource.RLIMIT_AS: "memory-mb",
+            resource.RLIMIT_NPROC: "max-processes", resource.RLIMIT_FSIZE: "file-size-mb",
+            resource.RLIMIT_CPU: "cpu-seconds"}
+
+
+# Each rlimit a bot may get, by the name of its flag.
+LIMIT_NAMES: Final = _limit_names() if sys.platform != "win32" else {}
+UNLIMITED: Final = 1 << 64
+_PROC_LIMITS: Final = {"Max core file size": "core dumps off", "Max address space": "memory-mb",
+                       "Max processes": "max-processes", "Max file size": "file-size-mb",
+                       "Max cpu time": "cpu-seconds"}
+
+
+def limits_in_force(pid: int) -> dict[int, tuple[int, int]]:
+    """The (soft, hard) rlimits of process `pid` that a bot may be given, from
+    /proc/PID/limits (unlimited: `UNLIMITED`); empty once it is gone."""
+    keys = {name: key for key, name in LIMIT_NAMES.items()}
+    try:
+        text = _read_proc(f"/proc/{pid}/limits").decode()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines()[1:]:
+        label, values = line[:26].strip(), line[26:].split()
+        if label in _PROC_LIMITS and len(values) >= 2:
+            soft, hard = (UNLIMITED if v == "unlimited" else int(v) for v in values[:2])
+            out[keys[_PROC_LIMITS[label]]] = (soft, hard)
+    return out
+
+
+def process_name(pid: int) -> str:
+    """The command name of process `pid` (its `comm`), or "?" once it is gone."""
+    try:
+        return _read_proc(f"/proc/{pid}/comm").decode("utf-8", "replace").strip()
+    except OSError:
+        return "?"
+
+
 def apply_limits(pid: int, limits: Mapping[int, int]) -> list[str]:
     """Set `limits` on a running process (`prlimit`, soft and hard); the names not applied.
 
@@ -184,24 +235,41 @@ SETPRIV: Final = shutil.which("setpriv")  # util-linux
 
 UNSHARE: Final = shutil.which("unshare")  # util-linux
 
+# The guard (protocol/guard.py) runs in the referee's own interpreter, isolated from the
+# environment (-I) and without site packages (-S): a few milliseconds, nothing imported.
+GUARD: Final = Path(__file__).with_name("guard.py")
+GUARDED: Final = sys.platform.startswith("linux") and os.path.isdir("/proc")
 
-def launch_argv(command: BotCommand, no_network: bool = False) -> list[str]:
-    """The argv that starts `command`: so that it dies with the referee (`setpriv --pdeathsig
-    KILL`: the kernel SIGKILLs the bot when the process that started it dies, even by `kill
-    -9`, when nothing of the referee runs any more to stop it; not across a set-user-ID
-    program such as `sudo`, for which the kernel clears it; nor without setpriv), and, with
-    `no_network`, in a network namespace of its own (`unshare --net`: no interface but a
-    loopback that is down, so no connection anywhere, the referee's machine included). A
-    program that cannot be found is started as it is, so that the error names it."""
+
+def program_found(command: BotCommand) -> bool:
+    """Whether the command's program exists as an executable (through PATH, or from its
+    working directory when it names a path)."""
     program = command.argv[0]
-    base = command.cwd or "."
-    path = os.path.join(base, program)
-    found = (os.path.isfile(path) and os.access(path, os.X_OK) if "/" in program
-             else shutil.which(program) is not None)
+    if "/" in program:
+        path = os.path.join(command.cwd or ".", program)
+        return os.path.isfile(path) and os.access(path, os.X_OK)
+    return shutil.which(program) is not None
+
+
+def launch_argv(command: BotCommand, no_network: bool = False,
+                rlimits: Mapping[int, int] | None = None) -> list[str]:
+    """The argv that starts `command` outside a sandbox: under the guard (protocol/guard.py:
+    every process the bot starts dies with it and with the referee, even after a `kill -9` of
+    the referee, its process group or a tournament; the `rlimits` are set before the program
+    is executed, so a user-switch wrapper's program has them too) and, with `no_network`, in a
+    network namespace of its own (`unshare --net`: no interface but a loopback that is down,
+    so no connection anywhere, the referee's machine included). Without the guard (no /proc):
+    `setpriv --pdeathsig KILL`, the bot alone dying with the referee. A program that cannot
+    be found is started as it is, so that the error names it."""
     argv = list(command.argv)
     if no_network:
         argv = [*unshare_net(), "--", *argv]
-    if SETPRIV is None or not found:
+    if not program_found(command):
+        return argv
+    if GUARDED:
+        limits = ",".join(f"{k}={v}" for k, v in (rlimits or {}).items())
+        return [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), limits, "--", *argv]
+    if SETPRIV is None:
         return argv
     return [SETPRIV, "--pdeathsig", "KILL", "--", *argv]
 
@@ -334,28 +402,99 @@ class BotProcess:
     def __init__(
         self, command: BotCommand, log_path: Path | None = None, stderr_limit: int = 1 << 20,
         rlimits: Mapping[int, int] | None = None, no_network: bool = False,
+        sandbox: Plan | None = None,
     ) -> None:
         self.command = command
         self.cookie = uuid.uuid4().hex
         become_subreaper()
+        self.rlimits = dict(rlimits or resource_limits())
+        self.jail: Jail | None = None
+        if sandbox is not None:
+            self.rlimits = sandbox.rlimits(self.rlimits)
+            self.proc, stdout = self._start_sandboxed(command, sandbox)
+            self.guarded = True  # bwrap is meldref's own, like the guard
+        else:
+            self.proc, stdout = self._start(command, no_network)
+        self.pid = self.proc.pid  # == its process group id (start_new_session)
+        _LIVE.add(self)
+        self.pidfd = open_pidfd(self.pid)  # readable once the process ends; None: no pidfds
+        self.limits_missed = [] if self.guarded else [
+            LIMIT_NAMES.get(int(k), k) for k in apply_limits(self.pid, self.rlimits)]
+        assert self.proc.stdin and self.proc.stderr
+        self._stdout = stdout
+        self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), stdout.fileno()
+        self.stderr = StderrLog(self.proc.stderr.fileno(), log_path, stderr_limit,
+                                f"stderr-{self.pid}")
+
+    def _start(self, command: BotCommand, no_network: bool
+               ) -> tuple[subprocess.Popen[bytes], BinaryIO]:
         env = {**os.environ, **command.env, COOKIE: self.cookie}
+        # Under the guard the limits are set before the program runs; else right after.
+        self.guarded = GUARDED and program_found(command)
         try:
-            self.proc = subprocess.Popen(
-                launch_argv(command, no_network), cwd=command.cwd, env=env, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                bufsize=0, close_fds=True,
+            proc = subprocess.Popen(
+                launch_argv(command, no_network, self.rlimits), cwd=command.cwd, env=env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, bufsize=0, close_fds=True,
             )
         except OSError as exc:
             raise OSError(f"cannot start bot {command}: {why_not_started(command, exc)}"
                           ) from exc
-        self.pid = self.proc.pid  # == its process group id (start_new_session)
-        _LIVE.add(self)
-        self.pidfd = open_pidfd(self.pid)  # readable once the process ends; None: no pidfds
-        self.limits_missed = apply_limits(self.pid, rlimits or resource_limits())
-        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        self.stderr = StderrLog(self.proc.stderr.fileno(), log_path, stderr_limit,
-                                f"stderr-{self.pid}")
+        assert proc.stdout is not None
+        return proc, typing.cast(BinaryIO, proc.stdout)
+
+    def _start_sandboxed(self, command: BotCommand, plan: Plan
+                         ) -> tuple[subprocess.Popen[bytes], BinaryIO]:
+        """bwrap in a session of its own, its stdout a pipe of ours that only the bot holds."""
+        if command.cwd and not os.path.isdir(command.cwd):
+            raise OSError(f"cannot start bot {command}: the working directory {command.cwd} "
+                          "does not exist")
+        read, write = os.pipe2(os.O_CLOEXEC)
+        try:
+            jail = Jail(command.argv, command.cwd, command.env, self.cookie, plan, write)
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
+        try:
+            proc = subprocess.Popen(jail.argv, env=jail.outer_env, pass_fds=jail.pass_fds,
+                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, start_new_session=True, bufsize=0,
+                                    umask=0o022)  # folders bwrap makes: the bot may enter
+        except OSError as exc:
+            jail.reap()
+            os.close(read)
+            raise OSError(f"cannot start bot {command}: bubblewrap: {exc}") from exc
+        finally:
+            os.close(write)
+        try:
+            jail.started(proc.pid, self.rlimits)
+        except OSError as exc:
+            proc.kill()
+            said = proc.communicate()[1].decode("utf-8", "replace").strip().splitlines()
+            jail.reap()
+            os.close(read)
+            why = said[-1] if said else str(exc)
+            raise OSError(f"cannot start bot {command} in its sandbox: {why}") from exc
+        self.jail = jail
+        return proc, os.fdopen(read, "rb", buffering=0)
+
+    def limits_not_in_force(self) -> list[str]:
+        """The limits asked for that a process of the bot lacks (each named as its flag,
+        with the process), read from /proc: call it once the program the user's wrapper
+        finally runs has started (after the handshake). A wrapper that resets limits (`sudo`
+        with `pam_limits`, a login shell) shows here; the guard itself is meldref's own and
+        runs without them."""
+        missed = list(self.limits_missed)
+        pids = [pid for pid, _ in descendants(self.pid)]
+        for pid in pids if self.guarded else [self.pid, *pids]:
+            for key, (soft, hard) in limits_in_force(pid).items():
+                wanted = self.rlimits.get(key)
+                if wanted is not None and max(soft, hard) > wanted:
+                    shown = "unlimited" if hard == UNLIMITED else str(hard)
+                    missed.append(f"{LIMIT_NAMES[key]} (process {pid} {process_name(pid)}: "
+                                  f"{shown})")
+        return missed
 
     @property
     def stderr_tail(self) -> bytes:
@@ -372,14 +511,17 @@ class BotProcess:
 
     @property
     def returncode(self) -> int | None:
-        return self.proc.poll()
+        return self._code(self.proc.poll())
 
     def wait_exit(self, timeout: float) -> int | None:
         """The exit code once the process ended within `timeout` seconds, else None."""
         try:
-            return self.proc.wait(timeout=max(0.0, timeout))
+            return self._code(self.proc.wait(timeout=max(0.0, timeout)))
         except subprocess.TimeoutExpired:
             return None
+
+    def _code(self, raw: int | None) -> int | None:
+        return raw if raw is None or self.jail is None else exit_code(raw)
 
     def close_input(self) -> None:
         """Close the bot's standard input (end of input: a bot should exit)."""
@@ -387,6 +529,15 @@ class BotProcess:
             self.proc.stdin.close() if self.proc.stdin else None
 
     def signal_group(self, sig: int) -> None:
+        if self.jail is not None and sig != signal.SIGKILL:
+            # Not to bwrap and its init: bwrap would die of it, and the whole container with
+            # it before the bot could act on the signal.
+            wrappers = {self.pid, self.jail.init_pid}
+            for pid in group_members(self.pid):
+                if pid not in wrappers:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, sig)
+            return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, sig)
 
@@ -421,7 +572,9 @@ class BotProcess:
         # Then what escaped the group (`setsid`, double forks): by ancestry or by cookie.
         kill_strays(strays | carriers(COOKIE, self.cookie), self.pid)
         with contextlib.suppress(OSError):
-            self.proc.stdout.close() if self.proc.stdout else None
+            self._stdout.close()
+        if self.jail is not None:
+            self.jail.reap()
         if self.pidfd is not None:
             with contextlib.suppress(OSError):
                 os.close(self.pidfd)

@@ -229,7 +229,8 @@ class ProcessSeat(LineSeat):
         self.last_process = None
         try:
             self.process = BotProcess(self.command, self.log_path, self.limits.stderr_limit,
-                                      self.limits.rlimits(), self.limits.no_network)
+                                      self.limits.rlimits(), self.limits.no_network,
+                                      self.limits.sandbox_plan())
         except OSError as exc:
             raise BotCrashedError(Fault("crashed", str(exc), fatal=True)) from exc
         self.pids.append(self.process.pid)
@@ -241,6 +242,7 @@ class ProcessSeat(LineSeat):
         except BotError:
             self.close()
             raise
+        self._refuse_missing_limits()
         if not self._fixed_name and self.ids.get("name"):
             self.name = self.ids["name"]
 
@@ -258,6 +260,17 @@ class ProcessSeat(LineSeat):
     def finish(self, result: Mapping[str, JSON]) -> None:
         super().finish(result)
         self._between_games = self._conn is not None
+
+    def _refuse_missing_limits(self) -> None:
+        """A bot whose processes lack a limit asked for does not play: the program its
+        wrapper finally runs is checked once it said ready."""
+        missed = self.process.limits_not_in_force() if self.process is not None else []
+        if missed:
+            self.close()
+            raise BotCrashedError(Fault(
+                "crashed", "limits not in force in the bot, so it may not play: "
+                f"{'; '.join(missed)} (a wrapper that resets limits, such as sudo or a "
+                "login shell with pam_limits?)", fatal=True))
 
     def start(self, setup: Setup) -> None:
         self.connect()

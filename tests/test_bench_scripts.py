@@ -46,3 +46,13 @@ def test_the_script_runs_on_a_small_input(args: list[str], shows: str) -> None:
                     reason="dask.distributed is not installed (pip install -e '.[cluster]')")
 def test_the_cluster_benchmark_runs() -> None:  # a minute: three clusters start
     assert "local:2" in run(["bench_cluster.py", "--games", "2", "--rounds", "1"])
+
+
+def test_the_sandbox_benchmark_runs() -> None:
+    from meldref.protocol.sandbox import sandbox_problem
+
+    problem = sandbox_problem()
+    if problem is not None:
+        pytest.skip(f"no sandbox here: {problem}")
+    shown = run(["bench_sandbox.py", "--starts", "1", "--games", "1", "--game", "solitaire"])
+    assert "| sandbox |" in shown and "| guard | " in shown

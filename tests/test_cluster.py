@@ -273,10 +273,13 @@ legal = []
 for line in sys.stdin:
     words = line.split()
     if words[:1] == ["meldref"]:
-        parent = open(f"/proc/{{os.getppid()}}/cmdline", "rb").read()
+        worker = os.getppid()  # above meldref's guard (protocol/guard.py)
+        if b"guard.py" in open(f"/proc/{{worker}}/cmdline", "rb").read():
+            worker = int(open(f"/proc/{{worker}}/stat").read().rsplit(")", 1)[1].split()[1])
+        parent = open(f"/proc/{{worker}}/cmdline", "rb").read()
         if b"spawn_main" in parent and not os.path.exists({str(flag)!r}):
             open({str(flag)!r}, "x").close()
-            os.kill(os.getppid(), signal.SIGKILL)
+            os.kill(worker, signal.SIGKILL)
             sys.exit(0)
         print("id name once", "ready", sep="\\n", flush=True)
     elif words[:1] == ["view"]:

@@ -92,9 +92,13 @@ def test_without_pidfds_the_exit_is_still_found_in_a_fraction_of_the_deadline(
     assert sleepers(duration) == []
 
 
-def test_the_pipes_say_exited_after_the_last_words_and_before_the_deadline() -> None:
+def test_the_pipes_say_exited_after_the_last_words_and_before_the_deadline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """At the transport: what the program wrote before it ended is read first, then `EXITED`
-    as soon as it ended, though a child it left behind holds the pipe open."""
+    as soon as it ended, though a child it left behind holds the pipe open. (Started without
+    the guard, protocol/guard.py, which kills such a child as soon as the program ends: the
+    transport must still tell where no guard runs.)"""
+    monkeypatch.setattr(process, "GUARDED", False)
     duration = unique_sleep()
     bot = BotProcess(BotCommand(("sh", "-c", f"echo last words; sleep {duration} & exit 3")))
     pipes = PipeTransport.to(bot)

@@ -30,7 +30,7 @@ from support import (
 
 from meldref.protocol.channel import LineChannel
 from meldref.protocol.errors import MAX_DETAIL, Fault
-from meldref.protocol.process import BotCommand
+from meldref.protocol.process import BotCommand, descendants
 from meldref.protocol.referee import NOTES_PER_KIND, MatchPolicy, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
 from meldref.protocol.wire import MAX_LINE, fit_line, quote
@@ -173,7 +173,9 @@ def test_bots_get_no_core_dumps_and_the_limits_asked_for() -> None:
     try:
         seat.connect(10.0)
         assert seat.process is not None
-        got = limits_of(seat.process.pid)
+        # The program itself: the process started is the guard (protocol/guard.py).
+        (bot,) = [pid for pid, _ in descendants(seat.process.pid)]
+        got = limits_of(bot)
     finally:
         seat.close()
     assert got["Max core file size"][:2] == ["0", "0"]

@@ -62,7 +62,8 @@ def start(args: list[str], token: str) -> subprocess.Popen[bytes]:
 def in_workers(token: str, proc: subprocess.Popen[bytes] | subprocess.Popen[str]) -> list[int]:
     """Bots carrying `token` started by a worker (not the one the tournament started itself
     to check the bot before any game)."""
-    return [p for p in bots(token, proc) if (f := _stat(p)) and f[1] != str(proc.pid)]
+    workers = workers_of(proc.pid)
+    return [p for p in bots(token, proc) if (f := _stat(p)) and int(f[1]) in workers]
 
 
 def workers_of(pid: int) -> list[int]:

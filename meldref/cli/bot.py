@@ -19,6 +19,7 @@ from .common import (
     MemoryOpt,
     NoNetworkOpt,
     ProcessesOpt,
+    SandboxOpt,
     err,
     fail,
     limits_or_fail,
@@ -54,6 +55,7 @@ def bot_check(
     file_size_mb: FileSizeOpt = None,
     cpu_seconds: CheckCpuOpt = None,
     no_network: NoNetworkOpt = None,
+    sandbox: SandboxOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
     position: Annotated[Path | None, typer.Option(
         help="Check the bot from this position file (spec/POSITION.md) instead of full games: "
@@ -73,7 +75,7 @@ def bot_check(
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
                              "move-time": move_time, "first-move-time": first_move_time,
                              "time-bank": time_bank, "cpu-seconds": cpu_seconds,
-                             "no-network": no_network})
+                             "no-network": no_network, "sandbox": sandbox})
     games = []
     for name in [*(game or []), *(old_game or [])]:
         try:
@@ -122,6 +124,7 @@ def bot_test(
     memory_mb: MemoryOpt = None,
     max_processes: ProcessesOpt = None,
     file_size_mb: FileSizeOpt = None,
+    sandbox: SandboxOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answers as JSON.")] = False,
 ) -> None:
     """Ask the bot for its decision in each position of FOLDER and judge every answer: legal
@@ -137,7 +140,7 @@ def bot_test(
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
                              "file-size-mb": file_size_mb, "startup-time": startup_time,
                              "move-time": move_time, "first-move-time": move_time,
-                             "time-bank": 0.0, "legal-hints": hints})
+                             "time-bank": 0.0, "legal-hints": hints, "sandbox": sandbox})
     try:
         spec = BotSpec.parse(bot)
         loaded = [load_position(p) for p in position_files(folder)]

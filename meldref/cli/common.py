@@ -137,6 +137,10 @@ FreshBotsOpt = Annotated[bool | None, typer.Option(
 NoNetworkOpt = Annotated[bool | None, typer.Option(
     "--no-network", help="Run each bot program in a network namespace of its own: no "
     "connection anywhere, this machine included (Linux; root, or user namespaces).")]
+SandboxOpt = Annotated[bool | None, typer.Option(
+    "--sandbox", help="Run each bot program in a sandbox of its own (bubblewrap; as root): "
+    "no network, no view of other processes or of the file system but the system's folders, "
+    "its own folder and its program's, a uid of its own, cgroup limits (docs/sandbox.md).")]
 HintsOpt = Annotated[bool | None, typer.Option(
     "--hints/--no-hints", help="Send the legal actions (`legal` lines) with every request "
     "(default on); --no-hints makes bots build their own actions.")]
@@ -148,14 +152,14 @@ def limit_flags(move_time: float | None, startup_time: float | None, *,
                 hints: bool | None = None, memory_mb: int | None = None,
                 max_processes: int | None = None, file_size_mb: int | None = None,
                 cpu_seconds: int | None = None,
-                no_network: bool | None = None,
+                no_network: bool | None = None, sandbox: bool | None = None,
                 fresh_bots: bool | None = None) -> dict[str, Any]:
     """The `[limits]` keys given on the command line (None: not given)."""
     given = {"move-time": move_time, "startup-time": startup_time, "time-bank": time_bank,
              "increment": increment, "max-bank": max_bank, "on-failure": on_failure,
              "legal-hints": hints, "memory-mb": memory_mb, "max-processes": max_processes,
              "file-size-mb": file_size_mb, "cpu-seconds": cpu_seconds,
-             "no-network": no_network, "fresh-bots": fresh_bots}
+             "no-network": no_network, "sandbox": sandbox, "fresh-bots": fresh_bots}
     return {key: value for key, value in given.items() if value is not None}
 
 
@@ -163,6 +167,8 @@ def warn_about(limits: LimitSettings) -> None:
     """Say which limits given cannot work here."""
     for text in limits.warnings():
         err.print(f"warning: {text}", markup=False)
+    for text in limits.notes():
+        err.print(text, markup=False)
 
 
 def limits_or_fail(flags: dict[str, Any]) -> LimitSettings:
@@ -172,5 +178,8 @@ def limits_or_fail(flags: dict[str, Any]) -> LimitSettings:
         limits.policy()
     except SettingsError as exc:
         fail(str(exc))
+    problem = limits.sandbox_problem()
+    if problem is not None:
+        fail(f"--sandbox: {problem}")
     warn_about(limits)
     return limits

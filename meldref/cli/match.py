@@ -31,6 +31,7 @@ from .common import (
     OnFailureOpt,
     ProcessesOpt,
     RulesOpt,
+    SandboxOpt,
     StartupTimeOpt,
     TimeBankOpt,
     err,
@@ -72,6 +73,7 @@ def match(
     file_size_mb: FileSizeOpt = None,
     cpu_seconds: CpuOpt = None,
     no_network: NoNetworkOpt = None,
+    sandbox: SandboxOpt = None,
     fresh_bots: FreshBotsOpt = None,
     logs: Annotated[Path | None, typer.Option(
         help="Keep the bot programs' stderr in DIR/<game id>/seat<k>-<bot>.stderr (default: "
@@ -104,7 +106,7 @@ def match(
         move_time, startup_time, time_bank=time_bank, increment=increment, max_bank=max_bank,
         on_failure=on_failure, hints=hints, memory_mb=memory_mb, max_processes=max_processes,
         file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
-        no_network=no_network, fresh_bots=fresh_bots))
+        no_network=no_network, sandbox=sandbox, fresh_bots=fresh_bots))
     stop_on_signals()  # from here on bots may run: a signal must close them
     # The bot programs started by the check before the first game play it, and stay running
     # from game to game (with --fresh-bots, the first game only); stopped when the match

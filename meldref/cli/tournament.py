@@ -27,6 +27,7 @@ from .common import (
     OnFailureOpt,
     ProcessesOpt,
     RulesOpt,
+    SandboxOpt,
     StartupTimeOpt,
     TimeBankOpt,
     err,
@@ -85,6 +86,7 @@ def tournament(
     file_size_mb: FileSizeOpt = None,
     cpu_seconds: CpuOpt = None,
     no_network: NoNetworkOpt = None,
+    sandbox: SandboxOpt = None,
     fresh_bots: FreshBotsOpt = None,
     keep_logs: Annotated[bool, typer.Option(
         help="Keep every bot's stderr log, not only those of failed games.")] = False,
@@ -149,7 +151,7 @@ def tournament(
                               increment=increment, max_bank=max_bank, on_failure=on_failure,
                               hints=hints, memory_mb=memory_mb, max_processes=max_processes,
                               file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
-                              no_network=no_network, fresh_bots=fresh_bots),
+                              no_network=no_network, sandbox=sandbox, fresh_bots=fresh_bots),
         }
         cfg = build_config(data, overrides)
         warn_about(cfg.limits)

@@ -74,7 +74,7 @@ class RawBot:
 
     def __init__(self, command: BotCommand, log: Path | None, limits: Limits) -> None:
         self.process = BotProcess(command, log, limits.stderr_limit, limits.rlimits(),
-                                  limits.no_network)
+                                  limits.no_network, limits.sandbox_plan())
         self.pipes = PipeTransport.to(self.process, limits.max_pending)
         self.tail = b""  # the last bytes before the output closed, without a newline
 
@@ -255,6 +255,11 @@ def _handshake(bot: RawBot, game: str, startup: float, report: Report, add: Add)
     ids = ", ".join(f"{k}={v}" for k, v in report.ids.items())
     add("identifies itself", PASS if "name" in report.ids else WARN,
         ids if "name" in report.ids else "no `id name` line: results will show its command")
+    # An organiser's probe (tests/bots/probe_bot.py, docs/sandbox.md): each escape it tried.
+    for key, said in report.ids.items():
+        if key.startswith("probe."):
+            add(f"sandbox: {key.removeprefix('probe.')}",
+                PASS if said.startswith("blocked") else FAIL, said)
     return True
 
 

@@ -21,6 +21,7 @@ from ..private import copy_private, file_problem, folder_problem, private_dir
 from ..protocol.errors import BotError
 from ..protocol.process import network_isolation_problem
 from ..protocol.records import GameRecord, Tally
+from ..protocol.sandbox import sandbox_problem
 from ..protocol.seats import BotSpec, Limits, ProcessSeat
 from ..settings import LimitSettings, SettingsError, parse_rules
 from ..tools.positions import load_position
@@ -174,6 +175,10 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
         problem = network_isolation_problem()
         if problem is not None:
             raise ConfigError(f"--no-network: {problem}")
+    if rlimits.sandbox and any(b.spec.builtin is None for b in bots):
+        problem = sandbox_problem()
+        if problem is not None:
+            raise ConfigError(f"--sandbox: {problem}")
     announced: dict[BotSpec, str] = {}
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):

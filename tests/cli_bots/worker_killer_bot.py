@@ -15,6 +15,16 @@ def send(line: str) -> None:
     sys.stdout.flush()
 
 
+def starter() -> int:
+    """The referee's process: the parent, or above meldref's guard (protocol/guard.py)."""
+    pid = os.getppid()
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if b"guard.py" in f.read():
+            with open(f"/proc/{pid}/stat", "rb") as g:
+                pid = int(g.read().rsplit(b")", 1)[1].split()[1])
+    return pid
+
+
 for raw in sys.stdin:
     words = raw.split()
     if not words:
@@ -23,7 +33,7 @@ for raw in sys.stdin:
         send("id name killer")
         send("ready")
     elif words[0] == "go":
-        os.kill(os.getppid(), signal.SIGKILL)
+        os.kill(starter(), signal.SIGKILL)
     elif words[0] == "ping":
         send(f"pong {words[1]}")
     elif words[0] == "quit":
