@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 import stat
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
@@ -199,9 +199,9 @@ class TournamentConfig:
     def process_limits(self) -> Limits:
         return self.limits.process_limits()
 
-    def schedule(self) -> list[GameJob]:
+    def schedule(self) -> Iterator[GameJob]:
         """Every game, as jobs carrying the rules, the policy and the bots' process limits and
-        folder."""
+        folder, made one at a time (`Plan.jobs`)."""
         cwd = None if self.bot_folder is None else str(self.bot_folder)
         return self.plan.jobs(self.policy, self.process_limits, cwd)
 
@@ -400,7 +400,7 @@ def check_plan(plan: Plan, info: GameInfo) -> None:
                           f"(give more bots or --players {len(plan.bots)})")
     if plan.table_count() == 0:
         raise ConfigError("the schedule has no tables")
-    games = plan.table_count() * plan.games_per_table()
+    games = plan.game_count()
     if games > MAX_TOTAL_GAMES:
         raise ConfigError(f"the schedule has {games:,} games ({plan.table_count():,} tables of "
                           f"{plan.games_per_table():,}); at most {MAX_TOTAL_GAMES:,} in one "

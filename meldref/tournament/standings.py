@@ -18,7 +18,7 @@ from ..verdicts.games import GameResult, read_games
 from ..verdicts.pairs import CrossTable, HeadToHead, SameDeals, cross_table
 from ..verdicts.ratings import Standings, standings
 from ..verdicts.sprt import SprtSpec, SprtTest
-from .schedule import GameJob
+from .schedule import Plan
 
 RESAMPLES = 500  # bootstrap resamples of the deals for the intervals and rank_held
 
@@ -81,35 +81,37 @@ class SprtWatch:
 
     Results may arrive in any order (parallel games): a deal set waits for the ones before
     it. A deal set with a game the referee could not finish is not counted (as a deal cut
-    short); every run, whatever `-j`, counts the same ones in the same order."""
+    short); every run, whatever `-j`, counts the same ones in the same order. The two bots
+    share one table, so deal set f is the games f*m .. f*m + m-1 (m seatings): the groups are
+    counted, never listed."""
 
     test: SprtTest
     first: str
     second: str
-    groups: list[list[int]]  # game indexes of each deal set, in schedule order
+    deal_sets: int  # of the schedule
     done: dict[int, Mapping[str, Any]] = field(default_factory=dict)
     fed: int = 0  # deal sets fed so far
     stop: int | None = None
 
     @staticmethod
-    def of(spec: SprtSpec, jobs: Sequence[GameJob], first: str, second: str) -> SprtWatch:
-        groups: dict[tuple[str, int], list[int]] = {}
-        for job in jobs:
-            groups.setdefault((job.game_id.split("-")[0], job.deal), []).append(job.index)
-        ordered = sorted(groups.values(), key=lambda g: g[0])
-        seatings = max((len(g) for g in ordered), default=1)
-        return SprtWatch(SprtTest(spec, seatings), first, second, ordered)
+    def of(spec: SprtSpec, plan: Plan, first: str, second: str) -> SprtWatch:
+        return SprtWatch(SprtTest(spec, len(plan.seatings())), first, second, plan.deal_sets())
+
+    def _group(self, f: int) -> range:
+        m = self.test.seatings
+        return range(f * m, (f + 1) * m)
 
     def add(self, result: Mapping[str, Any]) -> bool:
         """Count `result`; True once the test has decided (then `stop` says where)."""
         if self.stop is not None:
             return True
         self.done[int(result["index"])] = result
-        while self.fed < len(self.groups) and all(i in self.done for i in
-                                                   self.groups[self.fed]):
-            group = self.groups[self.fed]
+        while self.fed < self.deal_sets and all(i in self.done for i in
+                                                 self._group(self.fed)):
+            group = self._group(self.fed)
             self.fed += 1
-            half_points = self._half_points([self.done[i] for i in group])
+            lines = [self.done.pop(i) for i in group]
+            half_points = self._half_points(lines)
             if half_points is None:
                 continue
             self.test.add(half_points)

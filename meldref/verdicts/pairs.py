@@ -202,7 +202,7 @@ def _same_deals(games: Iterable[GameResult], higher_is_better: bool
     played: dict[str, dict[int, list[float]]] = defaultdict(dict)
     for game in games:
         if len(game.bots) == 1:
-            cell = played[game.bots[0]].setdefault(game.deal, [0, 0, 0.0])
+            cell = played[game.bots[0]].setdefault(game.unit, [0, 0, 0.0])
             cell[0] += 1
             cell[1] += game.places[0] == 1
             cell[2] += game.scores[0]

@@ -146,7 +146,7 @@ class _Tally:
     @staticmethod
     def of(games: Sequence[GameResult], bots: Iterable[str]) -> _Tally:
         names = tuple(sorted({*bots, *(b for g in games for b in g.bots)}))
-        deals = tuple(sorted({g.deal for g in games}))
+        deals = tuple(sorted({g.unit for g in games}))
         per_bot = np.zeros((len(deals), 4, len(names)))
         pairs = np.zeros((len(deals), len(names), len(names)))
         bot_at = {n: i for i, n in enumerate(names)}
@@ -155,7 +155,7 @@ class _Tally:
         for g in games:
             by_seats.setdefault(len(g.bots), []).append(g)
         for k, group in sorted(by_seats.items()):
-            d = np.array([deal_at[g.deal] for g in group])
+            d = np.array([deal_at[g.unit] for g in group])
             seat = np.array([[bot_at[b] for b in g.bots] for g in group])
             place = np.array([g.places for g in group], dtype=float)
             score = np.array([g.scores for g in group], dtype=float)
