@@ -91,7 +91,8 @@ def test_the_listed_order_of_the_bots_changes_no_game(players: int) -> None:
         out = []
         for job in p.jobs():
             names = [b.name for b in job.bots]
-            ranked = sorted(range(players), key=lambda s: random.Random(f"{job.seed}{names[s]}{s}").random())
+            luck = [random.Random(f"{job.seed}:{names[s]}:{s}").random() for s in range(players)]
+            ranked = sorted(range(players), key=luck.__getitem__)
             places = [ranked.index(s) + 1 for s in range(players)]
             out.append(_result(job.index, names, places, [10 * x for x in places],
                                deal=job.deal) | {"seed": job.seed, "game_id": job.game_id})

@@ -23,7 +23,7 @@ from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
 from ..settings import in_table, limit_settings, parse_rules
 from .keeper import BotKeeper, kept_here
-from .schedule import BotEntry, GameJob, bot_entries, bot_seed
+from .schedule import BotEntry, GameJob, bot_entries, bot_seed, seating_of
 
 RecordHook = Callable[[dict[str, Any]], None]
 
@@ -42,8 +42,8 @@ def log_path(folder: Path, game_id: str, seat: int, bot: BotEntry) -> Path | Non
 def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int, game_id: str,
                logs: Sequence[Path | None], limits: Limits | None = None,
                cwd: str | None = None, keeper: BotKeeper | None = None) -> list[Seat]:
-    """Seats for `bots` in order (built-in bots seeded by `bot_seed` from the game's seed, its
-    id and the seat; programs under `limits`, started in the folder `cwd`; lent
+    """Seats for `bots` in order (built-in bots seeded by `bot_seed` from the game's seed, the
+    seating its id names and the seat; programs under `limits`, started in the folder `cwd`; lent
     by `keeper` when given, so a program kept from an earlier game plays this one); closes
     (or gives back) the ones made so far if one cannot be made."""
     seats: list[Seat] = []
@@ -56,7 +56,8 @@ def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int, game_id: str
             if keeper is not None and bot.spec.builtin is None:
                 seats.append(keeper.lend(bot.spec, info, limits or Limits(), log, cwd))
             else:
-                seats.append(seat_from_spec(bot.spec, info, seed=bot_seed(seed, game_id, k),
+                bot_rng = bot_seed(seed, seating_of(game_id), k)
+                seats.append(seat_from_spec(bot.spec, info, seed=bot_rng,
                                             limits=limits, log_path=log, cwd=cwd))
     except BaseException:
         release_seats(seats, keeper)

@@ -21,6 +21,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -194,10 +195,7 @@ class Plan:
         # time exactly): where a bot sits depends on the set of bots, not the listed order.
         drawn = list(table)
         rng_for(cards if self.duplicate else deal_seed(seed, table, 0), "seating").shuffle(drawn)
-        if self.duplicate:
-            seats = tuple(drawn[i] for i in rows[s])
-        else:
-            seats = tuple(drawn[s:] + drawn[:s])
+        seats = tuple(drawn[i] for i in rows[s]) if self.duplicate else (*drawn[s:], *drawn[:s])
         return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats)
 
 
@@ -218,13 +216,19 @@ def deal_seed(seed: int, table: Sequence[BotEntry], deal: int) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> (64 - SEED_BITS)
 
 
-def bot_seed(game_seed: int, game_id: str, seat: int) -> int:
-    """The seed of a built-in bot in seat `seat` of the game `game_id` dealt from
-    `game_seed`: a hash of the three, so each game of a deal set, and each seat, draws its
-    own choices (seeded by seat alone, a bot against its own copy played every game of a
-    deal set alike from the other seat, and every deal set 1-1)."""
-    text = f"{game_seed}:bot:{game_id}:{seat}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> (64 - SEED_BITS)
+def bot_seed(game_seed: int, seating: int, seat: int) -> int:
+    """The seed of a built-in bot in seat `seat` of the `seating`-th game dealt from
+    `game_seed` (0 for a game that is its own deal, as every match game): the three in
+    disjoint bit fields, so each game of a deal set, and each seat, draws its own choices.
+    Seeded by the deal and the seat alone, a bot against its own copy made the same choices
+    from each seat in both seatings of a deal: every deal set 1-1, whatever the bot."""
+    return (seating << 56) + game_seed * 16 + seat
+
+
+def seating_of(game_id: str) -> int:
+    """The seating of a game from its id ("t00-d0003-s05" -> 5; 0 for any other id)."""
+    found = re.fullmatch(r"t\d+-d\d+-s(\d+)", game_id)
+    return int(found.group(1)) if found else 0
 
 
 def bot_entries(specs: Sequence[BotSpec], names: Sequence[str | None] | None = None,
