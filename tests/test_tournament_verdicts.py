@@ -130,3 +130,22 @@ def test_greedy_against_its_own_copy_is_not_decided_by_construction(tmp_path: Pa
     # Some deal gives the same copy the win from both seats (or neither): a real result.
     assert any(len({bots[places.index(1)] for bots, places in games}) == 1
                for games in by_deal.values())
+
+
+def test_the_issues_four_bot_run_prints_no_point_as_an_interval(tmp_path: Path) -> None:
+    # Was: every interval printed as a point ("-603..-596") and every rank "held 100%", from
+    # one deal per table.
+    args = ["tournament", "--bot", "builtin:expert", "--bot", "builtin:greedy", "--bot",
+            "builtin:random", "--bot", "python3 bots/random_bot.py --seed 3", "--players", "2",
+            "--games", "2", "--seed", "3", "--out", str(tmp_path / "x"), "--no-progress"]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "100%" not in result.stdout.split("cross table")[0]  # no rank held 100%
+    assert "no 95% interval: 6 deals: a rating interval needs 10 or more" in result.stdout
+    data = standings_file(tmp_path / "x")
+    for row in data["standings"]:
+        assert row["rating_ci95"] == [None, None] and row["rank_held"] is None
+        assert row["no_interval"] == "6 deals: a rating interval needs 10 or more"
+    for pair in data["cross_table"]["pairs"]:
+        assert pair["score_ci95"] == [None, None] and pair["los"] is None
+        assert pair["no_interval"] == "1 deal set: an interval needs 5 or more"

@@ -20,8 +20,6 @@ from ..verdicts.ratings import Standings, standings
 from ..verdicts.sprt import SprtSpec, SprtTest
 from .schedule import Plan
 
-RESAMPLES = 500  # bootstrap resamples of the deals for the intervals and rank_held
-
 
 @dataclass(frozen=True, slots=True)
 class Report:
@@ -69,8 +67,8 @@ def compute_standings(results: Iterable[Mapping[str, Any]], bots: Sequence[str],
         faults.add(line["bots"], GameRecord.from_figures(line))
     cross = cross_table(games, bots, higher_is_better)
     pair = cross.get(bots[0], bots[1]) if len(bots) == 2 else None
-    return Report(standings(games, bots, higher_is_better=higher_is_better,
-                            resamples=RESAMPLES), cross, pair, sprt, faults,
+    return Report(standings(games, bots, higher_is_better=higher_is_better), cross, pair,
+                  sprt, faults,
                   len(lines) - len(ok), after)
 
 
