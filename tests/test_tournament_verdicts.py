@@ -149,3 +149,32 @@ def test_the_issues_four_bot_run_prints_no_point_as_an_interval(tmp_path: Path) 
     for pair in data["cross_table"]["pairs"]:
         assert pair["score_ci95"] == [None, None] and pair["los"] is None
         assert pair["no_interval"] == "1 deal set: an interval needs 5 or more"
+
+
+def test_an_sprt_stop_at_two_jobs_leaves_every_replay_whole(tmp_path: Path) -> None:
+    # Was: the games in flight at the stop were killed, their replays cut short: `meldref
+    # replay verify` exited 1 on the folder.
+    out = tmp_path / "J2"
+    data = tournament("--bot", "builtin:expert", "--bot", "builtin:greedy", "--games", "400",
+                      "--seed", "11", "--sprt", "100,250", "-j", "2", *SHORT, "--out", str(out))
+    assert data["stopped"] == "sprt"
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    replays = sorted((out / "replays").glob("*.jsonl"))
+    assert len(replays) == len(lines) < 400  # every replay has its result line
+    verified = runner.invoke(app, ["replay", "verify", str(out)])
+    assert verified.exit_code == 0, verified.output
+    # The games finished after the deciding deal set are recorded, not counted.
+    assert data["after_stop"] == len(lines) - 2 * data["sprt"]["deal_sets"]
+
+
+def test_a_stop_after_at_two_jobs_leaves_every_replay_whole_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "S2"
+    args = ["--bot", "builtin:expert", "--bot", "builtin:greedy", "--games", "12", "--seed",
+            "11", "-j", "2", *SHORT, "--out", str(out)]
+    first = tournament(*args, "--stop-after", "3")
+    assert first["stopped"] == "stop-after" and 3 <= first["played_now"] <= 3 + 4
+    assert len(list((out / "replays").glob("*.jsonl"))) == first["played_now"]
+    assert runner.invoke(app, ["replay", "verify", str(out)]).exit_code == 0
+    rest = tournament(*args)
+    assert rest["found_done"] == first["played_now"] and rest["missing"] == 0
+    assert runner.invoke(app, ["replay", "verify", str(out)]).exit_code == 0

@@ -232,18 +232,22 @@ def run_tournament(
     log = ResultsLog(folder)
     played = 0
     try:
-        for result in _play(config, todo, left, folder, keep_logs, run):
+        # On a stop no game is started, and the games in flight are finished and recorded
+        # (after an SPRT stop they are left out of the standings): a stop never leaves a
+        # replay cut short (it did at -j 2, failing `replay verify`).
+        for result in _play(config, todo, left, folder, keep_logs, run,
+                            lambda: stopped is not None):  # noqa: B023 (the latest, on purpose)
             results.append(result)
             log.append(result)
             played += 1
             if on_result is not None:
                 on_result(result, len(results), total)
+            if stopped is not None:
+                continue
             if watch is not None and watch.add(result):
                 stopped = "sprt"
-                break
-            if stop_after is not None and played >= stop_after:
+            elif stop_after is not None and played >= stop_after:
                 stopped = "stop-after"
-                break
     except KeyboardInterrupt:
         stopped = "interrupted"
     finally:
@@ -263,7 +267,8 @@ def _sprt_watch(config: TournamentConfig, names: list[str]) -> SprtWatch | None:
 
 
 def _play(config: TournamentConfig, todo: Iterable[GameJob], left: int, folder: Path,
-          keep_logs: bool, run: RunJob) -> Iterator[dict[str, Any]]:
+          keep_logs: bool, run: RunJob, stopping: Callable[[], bool]
+          ) -> Iterator[dict[str, Any]]:
     if not left:
         return
     if config.cluster is not None:
@@ -272,19 +277,26 @@ def _play(config: TournamentConfig, todo: Iterable[GameJob], left: int, folder: 
             raise ConfigError(missing)
         from .cluster import ClusterPool  # dask is an optional extra, loaded only for this
 
-        yield from ClusterPool(config, run, folder, keep_logs).play(todo)
+        # A cluster game's files are put in place only when its result is taken, so the
+        # games cancelled at a stop leave none behind.
+        for line in ClusterPool(config, run, folder, keep_logs).play(todo):
+            yield line
+            if stopping():
+                return
         return
     jobs, programs = min(config.jobs, left), _has_programs(config.plan)
     if jobs == 1 and not programs:
         # Built-in bots only: no process can outlive us, so no worker is needed.
         for job in todo:
+            if stopping():
+                return
             yield run(job, folder, keep_logs)
         return
     # Bot programs are played in worker processes even one game at a time: a worker dies with
     # the tournament process, also on kill -9 (after which nothing of ours runs), and stops its
     # bots on the way out; the tournament process could not stop them itself.
     pool = GamePool(jobs, run, folder, keep_logs)
-    yield from pool.play(todo)
+    yield from pool.play(todo, stopping)
 
 
 def cluster_missing() -> str | None:

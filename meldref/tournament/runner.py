@@ -28,6 +28,11 @@ from .schedule import BotEntry, GameJob, bot_entries, bot_seed, seating_of
 RecordHook = Callable[[dict[str, Any]], None]
 
 
+def replay_file(folder: Path, game_id: str) -> Path:
+    """Where a tournament game's replay goes."""
+    return folder / "replays" / f"{game_id}.jsonl"
+
+
 def safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.#-]+", "_", name)[:40] or "bot"
 
@@ -162,7 +167,7 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
     logs: list[Path | None] = [None] * len(job.bots)
     if folder is not None:
         logs = [log_path(folder, job.game_id, k, b) for k, b in enumerate(job.bots)]
-        replay = replay or folder / "replays" / f"{job.game_id}.jsonl"
+        replay = replay or replay_file(folder, job.game_id)
     line = {**job.to_json(), "replay": _rel(replay, folder)}
     seats: list[Seat] = []
     played = False  # a game the referee could not finish keeps no bot for the next one
