@@ -178,3 +178,16 @@ def test_a_stop_after_at_two_jobs_leaves_every_replay_whole_and_resumes(tmp_path
     rest = tournament(*args)
     assert rest["found_done"] == first["played_now"] and rest["missing"] == 0
     assert runner.invoke(app, ["replay", "verify", str(out)]).exit_code == 0
+
+
+def test_rank_by_margin_orders_the_standings_by_mean_margin(tmp_path: Path) -> None:
+    data = tournament("--bot", "builtin:expert", "--bot", "builtin:greedy", "--bot",
+                      "builtin:random", "--games", "4", *SHORT, "--seed", "3", "--rank-by",
+                      "margin", "--out", str(tmp_path / "m"))
+    margins = [row["margin"] for row in data["standings"]]
+    assert margins == sorted(margins, reverse=True) and data["ratings"]["rank_by"] == "margin"
+    assert standings_file(tmp_path / "m")["ratings"]["rank_by"] == "margin"
+    bad = runner.invoke(app, ["tournament", "--bot", "builtin:greedy", "--bot",
+                              "builtin:random", "--rank-by", "wins", "--out",
+                              str(tmp_path / "w")])
+    assert bad.exit_code == 2 and "places, margin" in bad.output

@@ -244,3 +244,32 @@ def test_few_deals_give_no_rating_interval_and_say_why(deals: int) -> None:
         assert r.rating_low is None and r.rating_high is None and r.rank_held is None
         assert r.no_interval == f"{deals} deal{'s' if deals > 1 else ''}: a rating interval " \
             "needs 10 or more"
+
+
+def test_rank_by_margin_ranks_by_the_fitted_mean_margin() -> None:
+    # Issue 21: standings by score margin as well as places (the margin separates bots in
+    # fewer games). Bot x wins every game by 1 point, y loses every game by 40: by places x
+    # and "z" (which wins half its games by 30) differ; by margin the fit is additive.
+    skill = {"x": 10.0, "y": -30.0, "z": 0.0}
+    rng = random.Random(4)
+    games = []
+    for d in range(30):
+        for seated in itertools.permutations(skill, 2):
+            noise = [rng.gauss(0, 5) for _ in seated]
+            points = [50 - skill[b] + e for b, e in zip(seated, noise, strict=True)]
+            places = (1, 2) if points[0] < points[1] else (2, 1)  # penalty points: low wins
+            games.append(GameResult(d, seated, places, tuple(points)))
+    result = standings(games, rank_by="margin")
+    rows = {r.bot: r for r in result.rows}
+    assert [r.bot for r in result.rows] == ["x", "z", "y"] and result.rank_by == "margin"
+    assert rows["z"].margin == 0.0  # the median bot: the scale's zero
+    for bot, value in skill.items():
+        row = rows[bot]
+        assert row.margin == pytest.approx(value, abs=3)
+        if bot != "z":
+            assert row.margin_low is not None and row.margin_high is not None
+            assert row.margin_low < value < row.margin_high
+    data = result.to_json()
+    assert data["rank_by"] == "margin" and data["standings"][0]["margin_ci95"][0] is not None
+    with pytest.raises(ValueError, match="places or margin"):
+        standings(games, rank_by="wins")  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..tournament.standings import Report
-from ..verdicts.elo import format_elo
+from ..verdicts.elo import format_elo, signed
 from ..verdicts.pairs import HeadToHead, SameDeals
 
 
@@ -58,14 +58,20 @@ def totals_table(rows: Sequence[Mapping[str, Any]]) -> Table:
 def standings_table(report: Report, title: str = "standings") -> Table:
     """Bots ranked by rating (Bradley-Terry on all games, Elo scale) with its 95% bootstrap
     interval and how often the bot held its rank, then its record and faults."""
-    table = Table(title=title, title_justify="left")
-    for column in ("#", "bot", "rating", "95% CI", "rank held", "games", "wins", "win %",
-                   "mean place", "mean score", "faults"):
+    by_margin = report.standings.rank_by == "margin"
+    table = Table(title=f"{title} (by mean score margin per game)" if by_margin else title,
+                  title_justify="left")
+    for column in ("#", "bot", "margin" if by_margin else "rating", "95% CI", "rank held",
+                   "games", "wins", "win %", "mean place", "mean score", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     faults = {row.name: row.fault_count for row in report.faults.rows()}
     for row in report.standings.rows:
         rating = "-" if row.rating is None else format_elo(row.rating)
         interval = _interval_text(row.rating_low, row.rating_high)
+        if by_margin:
+            rating = "-" if row.margin is None else signed(row.margin, 1)
+            interval = ("-" if row.margin_low is None or row.margin_high is None else
+                        f"{signed(row.margin_low, 1)}..{signed(row.margin_high, 1)}")
         held = "-" if row.rank_held is None else f"{100 * row.rank_held:.0f}%"
         table.add_row(str(row.rank), escape(row.bot), rating, interval, held, str(row.games),
                       f"{row.wins:g}", f"{100 * row.win_rate:.1f}", f"{row.mean_place:.2f}",

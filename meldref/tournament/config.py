@@ -10,6 +10,7 @@ seed = 1                   # leave out to draw one (kept in the private output f
 jobs = 2
 out = "runs/phase10-a"     # the output folder (default: tournaments/<game>-<fingerprint>)
 sprt = "0,10,0.05,0.05"    # two bots only: stop once H0 or H1 is accepted
+rank-by = "places"         # or "margin": standings by mean score margin (docs/verdicts.md)
 bot-folder = "contest"     # bot programs start in this folder (default: the current one)
 cluster = "tcp://10.0.0.1:8786"  # play on a dask cluster (or "local:N"); see cluster.py
 cluster-files = "auto"     # replays and logs: "shared" folder, back to the "client", or auto
@@ -158,6 +159,7 @@ class Sources(BaseModel):
     jobs: Annotated[int, Field(ge=1, le=MAX_JOBS)] | None = None
     out: str | None = None
     sprt: str | dict[str, float] | None = None
+    rank_by: Literal["places", "margin"] | None = Field(None, alias="rank-by")
     rules: dict[str, str | int | bool] = Field(default_factory=dict)
     limits: dict[str, Any] = Field(default_factory=dict)
     bot: list[BotItem] = Field(default_factory=list)
@@ -186,6 +188,7 @@ class TournamentConfig:
     drawn_from: str | None = None  # the seedless plan's fingerprint, once a seed was drawn
     bot_folder: Path | None = None  # absolute; bot programs start there (None: the cwd)
     cluster: ClusterSpec | None = None  # None: games in local worker processes (`jobs`)
+    rank_by: Literal["places", "margin"] = "places"  # how the standings order the bots
 
     @property
     def folder(self) -> Path:
@@ -282,7 +285,8 @@ def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> Tournamen
     bot_folder = _bot_folder(merged.get("bot_folder"), in_flags.bot_folder is not None)
     cluster = _cluster(merged, bot_folder, in_flags)
     return TournamentConfig(plan, merged.get("jobs", 1), out, limits, sprt, tuple(names),
-                            bot_folder=bot_folder, cluster=cluster)
+                            bot_folder=bot_folder, cluster=cluster,
+                            rank_by=merged.get("rank_by", "places"))
 
 
 def with_announced_names(config: TournamentConfig,

@@ -255,7 +255,8 @@ def run_tournament(
     info = find_game(config.plan.game)
     report = compute_standings(results, names, higher_is_better=info.higher_scores_win,
                                sprt=None if watch is None else watch.test,
-                               upto=None if watch is None else watch.stop)
+                               upto=None if watch is None else watch.stop,
+                               rank_by=config.rank_by)
     write_private_text(folder / "standings.json", json.dumps(report.to_json(), indent=2) + "\n")
     return TournamentRun(folder, total, already, played, stopped, report, results)
 

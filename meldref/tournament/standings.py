@@ -16,7 +16,7 @@ from typing import Any
 from ..protocol.records import GameRecord, Tally
 from ..verdicts.games import GameResult, read_games
 from ..verdicts.pairs import CrossTable, HeadToHead, SameDeals, cross_table
-from ..verdicts.ratings import Standings, standings
+from ..verdicts.ratings import RankBy, Standings, standings
 from ..verdicts.sprt import SprtSpec, SprtTest
 from .schedule import Plan
 
@@ -55,9 +55,10 @@ class Report:
 
 def compute_standings(results: Iterable[Mapping[str, Any]], bots: Sequence[str], *,
                       higher_is_better: bool = False, sprt: SprtTest | None = None,
-                      upto: int | None = None) -> Report:
+                      upto: int | None = None, rank_by: RankBy = "places") -> Report:
     """The report over `results` (result lines); only games of index <= `upto` when the SPRT
-    stopped the tournament there."""
+    stopped the tournament there; bots ranked by rating ("places") or by mean score margin
+    ("margin")."""
     lines = [r for r in results if upto is None or r.get("index", 0) <= upto]
     after = 0 if upto is None else sum(1 for r in results if r.get("index", 0) > upto)
     ok = [r for r in lines if r.get("status") == "ok"]
@@ -67,8 +68,8 @@ def compute_standings(results: Iterable[Mapping[str, Any]], bots: Sequence[str],
         faults.add(line["bots"], GameRecord.from_figures(line))
     cross = cross_table(games, bots, higher_is_better)
     pair = cross.get(bots[0], bots[1]) if len(bots) == 2 else None
-    return Report(standings(games, bots, higher_is_better=higher_is_better), cross, pair,
-                  sprt, faults,
+    return Report(standings(games, bots, higher_is_better=higher_is_better, rank_by=rank_by),
+                  cross, pair, sprt, faults,
                   len(lines) - len(ok), after)
 
 

@@ -43,10 +43,11 @@ confidence.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import choix
 import numpy as np
@@ -54,11 +55,13 @@ from numpy.typing import NDArray
 
 from .elo import DIGITS, elo_from_score, finite, t95
 from .games import GameResult
+from .margins import MarginFit
 
 ELO_PER_UNIT = 400 / math.log(10)  # Elo per unit of natural log-strength
 RESAMPLES = 2000  # draws for rank_held
 MIN_UNITS = 10  # deals below which the ratings get no interval
 FloatArray = NDArray[np.float64]
+RankBy = Literal["places", "margin"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,9 @@ class BotStanding:
     rating_high: float | None = None
     rank_held: float | None = None  # share of draws with this bot at its rank
     no_interval: str | None = None  # why the interval is missing or one-sided
+    margin: float | None = None  # mean score margin per game over the median bot
+    margin_low: float | None = None
+    margin_high: float | None = None
 
     @property
     def win_rate(self) -> float:
@@ -91,7 +97,9 @@ class BotStanding:
                 "mean_place": finite(self.mean_place), "mean_score": finite(self.mean_score),
                 "rating": opt(self.rating),
                 "rating_ci95": [opt(self.rating_low), opt(self.rating_high)],
-                "rank_held": opt(self.rank_held), "no_interval": self.no_interval}
+                "rank_held": opt(self.rank_held), "no_interval": self.no_interval,
+                "margin": opt(self.margin),
+                "margin_ci95": [opt(self.margin_low), opt(self.margin_high)]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +113,13 @@ class Standings:
     seed: int
     prior_draws: float
     anchor: str = "median"  # "median", or the name of the bot rated 0
+    rank_by: RankBy = "places"
 
     def to_json(self) -> dict[str, Any]:
         return {"standings": [r.to_json() for r in self.rows], "games": self.games,
                 "deals": self.deals, "resamples": self.resamples, "seed": self.seed,
                 "prior_draws": self.prior_draws, "anchor": self.anchor,
+                "rank_by": self.rank_by,
                 "min_deals_for_an_interval": MIN_UNITS,
                 "model": "bradley-terry on seat pairs, cluster-robust variance over deals, "
                          "student t"}
@@ -117,36 +127,72 @@ class Standings:
 
 def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
               higher_is_better: bool = False, resamples: int = RESAMPLES, seed: int = 1,
-              prior_draws: float = 1.0, anchor: str | None = None) -> Standings:
+              prior_draws: float = 1.0, anchor: str | None = None,
+              rank_by: RankBy = "places") -> Standings:
     """Rank every bot of `games` (and of `bots`, even without games).
 
     `higher_is_better` orders mean scores for bots ranked without a rating (Solitaire piles
     closed: True; penalty points: False). `resamples` draws from the ratings' normal
     approximation, from a generator seeded with `seed`, give `rank_held`. The scale's zero is
-    the median rated bot, or `anchor` (a bot's name) when given and rated.
+    the median rated bot, or `anchor` (a bot's name) when given and rated. `rank_by`
+    "places" ranks by rating (who placed above whom), "margin" by the mean score margin.
     """
     if resamples < 0 or prior_draws <= 0:
         raise ValueError("resamples must be >= 0 and prior_draws > 0")
-    data = _Tally.of(sorted(games, key=lambda g: g.key), bots)
+    if rank_by not in ("places", "margin"):
+        raise ValueError(f"rank_by: places or margin, not {rank_by!r}")
+    data = _Tally.of(sorted(games, key=lambda g: g.key), bots, higher_is_better)
     rated = data.rated()
     theta = _fit(data.wins_matrix(None), rated, prior_draws)
     if anchor is not None and anchor in data.names and rated[data.names.index(anchor)]:
         weights = np.zeros(len(data.names))
         weights[data.names.index(anchor)] = 1.0
     else:
-        anchor, weights = None, _median_weights(theta, rated)
-    point = (theta - np.nansum(weights * np.nan_to_num(theta))) * ELO_PER_UNIT
-    point[~rated] = np.nan
-    order, ranks = _order(point, *data.records(None), data.names, higher_is_better)
+        anchor, weights = None, median_weights(theta, rated)
+    point = _anchored(theta, weights, rated) * ELO_PER_UNIT
     fit = _Spread.of(data, rated, theta, prior_draws)
-    held = fit.rank_held(theta, resamples, seed) if fit.why is None else None
-    rows = tuple(_row(data, rank, i, point, weights, fit, held) for rank, i in
-                 zip(ranks, order, strict=True))
-    return Standings(rows, data.games, len(data.deals), resamples, seed, prior_draws,
-                     anchor or "median")
+    margins = MarginFit.of(data.pairs + data.pairs.transpose(0, 2, 1), data.margins, rated)
+    by_margin = rank_by == "margin"
+    margin_weights = weights if anchor else median_weights(margins.value, rated)
+    margin = _anchored(margins.value, margin_weights, rated)
+    order, ranks = _order(margin if by_margin else point, *data.records(None), data.names,
+                          higher_is_better)
+    held = None
+    if fit.why is None:
+        ranked, cov = (margins.value, margins.cov) if by_margin else (theta, fit.cov)
+        held = _rank_held(ranked, cov, fit.rated, resamples, seed)
+    rows = []
+    for rank, i in zip(ranks, order, strict=True):
+        value, low, high = _margin_cells(i, margin, margin_weights, margins, fit)
+        rows.append(dataclasses.replace(_row(data, rank, i, point, weights, fit, held),
+                                        margin=value, margin_low=low, margin_high=high))
+    return Standings(tuple(rows), data.games, len(data.deals), resamples, seed, prior_draws,
+                     anchor or "median", rank_by)
 
 
-def _median_weights(theta: FloatArray, rated: NDArray[np.bool_]) -> FloatArray:
+def _anchored(values: FloatArray, weights: FloatArray, rated: NDArray[np.bool_]
+              ) -> FloatArray:
+    out: FloatArray = values - float(np.sum(weights * np.nan_to_num(values)))
+    out[~rated] = np.nan
+    return out
+
+
+def _margin_cells(i: int, margin: FloatArray, weights: FloatArray, fit: MarginFit,
+                  spread: _Spread) -> tuple[float | None, float | None, float | None]:
+    """Bot i's margin and its 95% interval (None where the ratings have none)."""
+    if not math.isfinite(margin[i]):
+        return None, None, None
+    value = round(float(margin[i]), DIGITS)
+    c = -weights[fit.rated]
+    c[np.flatnonzero(fit.rated == i)] += 1.0
+    var = float(c @ fit.cov @ c)
+    if spread.why is not None or not var > 0:
+        return value, None, None
+    half = t95(spread.units) * math.sqrt(var)
+    return value, round(value - half, DIGITS), round(value + half, DIGITS)
+
+
+def median_weights(theta: FloatArray, rated: NDArray[np.bool_]) -> FloatArray:
     """Weights over bots whose weighted mean is the median rating: the middle bot (or the
     two middle ones, half each), shared among bots of equal rating, so no name picks it."""
     weights = np.zeros(len(theta))
@@ -258,24 +304,25 @@ class _Spread:
                 "never placed above another bot: only an upper bound (the rating is the "
                 "prior's)")
 
-    def rank_held(self, theta: FloatArray, draws: int, seed: int) -> FloatArray | None:
-        """Per bot, the share of draws from N(theta, cov) that keep its competition rank
-        among the rated bots (ties share the better rank)."""
-        if draws == 0 or len(self.rated) == 0:
-            return None
-        rng = np.random.default_rng(seed)
-        # Drawn in an order of the bots that no name decides (rating, then record): the
-        # same draws go to the same bots whatever they are called.
-        t = theta[self.rated]
-        perm = np.lexsort((self.won[self.rated], self.comparisons[self.rated].sum(axis=1),
-                           np.round(t, 9)))
-        sample = rng.multivariate_normal(t[perm], self.cov[np.ix_(perm, perm)], size=draws,
-                                         method="eigh", check_valid="ignore")
-        want = _competition_ranks(t[perm][None, :])
-        got = _competition_ranks(sample)
-        out = np.full(len(theta), np.nan)
-        out[self.rated[perm]] = (got == want).mean(axis=0)
-        return out
+
+def _rank_held(values: FloatArray, cov: FloatArray, rated: NDArray[np.intp], draws: int,
+               seed: int) -> FloatArray | None:
+    """Per bot, the share of draws from N(values, cov) (over the rated bots) that keep its
+    competition rank among them (ties share the better rank)."""
+    if draws == 0 or len(rated) == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    # Drawn in an order of the bots that no name decides (value, then variance): the same
+    # draws go to the same bots whatever they are called.
+    v = values[rated]
+    perm = np.lexsort((np.round(np.diag(cov), 12), np.round(v, 9)))
+    sample = rng.multivariate_normal(v[perm], cov[np.ix_(perm, perm)], size=draws,
+                                     method="eigh", check_valid="ignore")
+    want = _competition_ranks(v[perm][None, :])
+    got = _competition_ranks(sample)
+    out = np.full(len(values), np.nan)
+    out[rated[perm]] = (got == want).mean(axis=0)
+    return out
 
 
 def _competition_ranks(values: FloatArray) -> NDArray[np.intp]:
@@ -294,13 +341,15 @@ class _Tally:
     games: int
     per_bot: FloatArray  # (deals, 4, bots): games, wins, place sum, score sum
     pairs: FloatArray  # (deals, bots, bots): [d, i, j] = i's wins over j in deal d
+    margins: FloatArray  # (deals, bots, bots): [d, i, j] = i's summed score margin over j
 
     @staticmethod
-    def of(games: Sequence[GameResult], bots: Iterable[str]) -> _Tally:
+    def of(games: Sequence[GameResult], bots: Iterable[str], higher_is_better: bool) -> _Tally:
         names = tuple(sorted({*bots, *(b for g in games for b in g.bots)}))
         deals = tuple(sorted({g.unit for g in games}))
         per_bot = np.zeros((len(deals), 4, len(names)))
         pairs = np.zeros((len(deals), len(names), len(names)))
+        margins = np.zeros_like(pairs)
         bot_at = {n: i for i, n in enumerate(names)}
         deal_at = {d: i for i, d in enumerate(deals)}
         by_seats: dict[int, list[GameResult]] = {}
@@ -319,9 +368,12 @@ class _Tally:
             rated = np.array([g.rated for g in group], dtype=float)
             beats = ((place[:, :, None] < place[:, None, :])
                      + 0.5 * (place[:, :, None] == place[:, None, :]) - 0.5 * np.eye(k))
-            np.add.at(pairs, (d[:, None, None], seat[:, :, None], seat[:, None, :]),
-                      beats * rated[:, None, None])
-        return _Tally(names, deals, len(games), per_bot, pairs)
+            at = (d[:, None, None], seat[:, :, None], seat[:, None, :])
+            np.add.at(pairs, at, beats * rated[:, None, None])
+            better = score[:, :, None] - score[:, None, :]  # i's margin over j
+            np.add.at(margins, at, (better if higher_is_better else -better)
+                      * rated[:, None, None])
+        return _Tally(names, deals, len(games), per_bot, pairs, margins)
 
     def rated(self) -> NDArray[np.bool_]:
         total = self.pairs.sum(axis=0)
