@@ -25,6 +25,7 @@ SCRIPTS = [
     (["bench_startup.py", "--runs", "1"], "| meldref --help |"),
     (["bench_export.py", "--games", "5", "20", "--format", "jsonl"], "| 20 | 560 |"),
     (["bench_envs.py", "--steps", "300", "--only", "meldref"], "| meldref solitaire |"),
+    (["bench_coverage.py", "--quick", "--runs", "5"], "| 4 | 5 | rating | 100.0% |"),
 ]
 
 

@@ -190,14 +190,19 @@ def test_a_worker_killed_mid_game_loses_no_game(tmp_path: Path, bot_token: str) 
 
 
 def test_resume_plays_again_the_games_recorded_as_errors(tmp_path: Path) -> None:
+    from meldref.protocol.seats import BotSpec
     from meldref.tournament.run import finished_games
-    from meldref.tournament.schedule import GameJob
+    from meldref.tournament.schedule import BotEntry, Plan
 
-    jobs = [GameJob(i, f"g{i}", "phase10", None, i, i, ()) for i in range(3)]
-    lines = [{"game_id": "g0", "status": "ok"}, {"game_id": "g1", "status": "error"},
-             {"game_id": "g2", "status": "error"}, {"game_id": "g2", "status": "ok"},
-             {"game_id": "old", "status": "ok"}]
-    assert finished_games(lines, jobs) == [lines[0], lines[3]]
+    bots = tuple(BotEntry(n, BotSpec(f"builtin:{n}")) for n in ("greedy", "random"))
+    plan = Plan("phase10", bots, players=2, games=4, seed=1)  # the ids are the plan's
+    g = [plan.game_id(i) for i in range(3)]
+    lines = [{"index": 0, "game_id": g[0], "status": "ok"},
+             {"index": 1, "game_id": g[1], "status": "error"},
+             {"index": 2, "game_id": g[2], "status": "error"},
+             {"index": 2, "game_id": g[2], "status": "ok"},
+             {"index": 3, "game_id": "old", "status": "ok"}]
+    assert finished_games(lines, plan) == [lines[0], lines[3]]
 
 
 def test_a_game_that_kills_every_worker_is_recorded_as_an_error(tmp_path: Path) -> None:

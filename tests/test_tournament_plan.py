@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import random
 import re
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -13,7 +16,7 @@ from meldref.engine.phase10 import Phase10Rules
 from meldref.protocol.seats import BotSpec
 from meldref.tournament.config import ConfigError, build_config, parse_pairs, read_toml
 from meldref.tournament.run import failure_lines, read_results
-from meldref.tournament.schedule import BotEntry, Plan, bot_entries, default_name
+from meldref.tournament.schedule import BotEntry, Plan, bot_entries, deal_seed, default_name
 from meldref.tournament.standings import compute_standings
 from meldref.verdicts.seatings import balance, seatings
 from meldref.verdicts.sprt import SprtSpec
@@ -27,16 +30,20 @@ def test_every_balanced_seating_is_played_as_planned(players: int, per_deal: int
     bots = (A, B, C, D)[:players]
     plan = Plan("phase10", bots, players=players, games=2 * per_deal - 1, duplicate=True,
                 seed=10)
-    jobs = plan.jobs()
-    assert len(jobs) == 2 * per_deal  # rounded up to whole deal sets
+    jobs = list(plan.jobs())
+    assert len(jobs) == 2 * per_deal == plan.game_count()  # rounded up to whole deal sets
     by_deal: dict[int, list[tuple[int, ...]]] = {}
     for job in jobs:
         seating = len(by_deal.get(job.deal, []))
-        assert job.seed == 10 + job.deal and job.game_id.endswith(f"-s{seating:02d}")
+        assert job.seed == deal_seed(10, bots, job.deal)
+        assert job.game_id.endswith(f"-s{seating:02d}") and job.game_id == plan.game_id(
+            job.index)
         by_deal.setdefault(job.deal, []).append(tuple(bots.index(b) for b in job.bots))
     assert sorted(by_deal) == [0, 1]
     for rows in by_deal.values():
-        assert tuple(rows) == seatings(players)  # the planned seatings, in order
+        # The planned seatings, applied to the bots in an order drawn from the deal's seed.
+        first = rows[0]
+        assert tuple(tuple(first[i] for i in row) for row in seatings(players)) == tuple(rows)
         check = balance(rows)
         assert check.seats_balanced and check.neighbours_balanced
     if players == 3:
@@ -45,8 +52,78 @@ def test_every_balanced_seating_is_played_as_planned(players: int, per_deal: int
 
 def test_without_duplicate_every_game_is_a_new_deal() -> None:
     plan = Plan("phase10", (A, B), players=2, games=4, duplicate=False, seed=1)
-    assert [j.seed for j in plan.jobs()] == [1, 2, 3, 4]
+    assert [j.seed for j in plan.jobs()] == [deal_seed(1, (A, B), d) for d in range(4)]
     assert Counter(j.bots[0].name for j in plan.jobs()) == {"a": 2, "b": 2}
+
+
+def test_nearby_seeds_and_other_tables_share_no_deal() -> None:
+    # Was: deal d's seed was seed + d at every table: seeds 1000 and 1001 shared 198 of 200
+    # games, and every table of a tournament played the same cards.
+    bots = (A, B, C, D)
+    one, two = (Plan("phase10", bots, players=2, games=100, seed=s) for s in (1000, 1001))
+    seeds_one = [j.seed for j in one.jobs()]
+    assert not set(seeds_one) & {j.seed for j in two.jobs()}
+    per_table: dict[str, set[int]] = {}
+    for job in one.jobs():
+        per_table.setdefault(job.game_id[:3], set()).add(job.seed)
+    assert len(per_table) == 6 and all(len(s) == 50 for s in per_table.values())
+    assert len(set(seeds_one)) == 6 * 50  # each table its own deals: 300 units, not 50
+    assert all(0 <= s < 2 ** 48 for s in seeds_one)
+
+
+def _games(plan: Plan) -> list[tuple[str, int, tuple[str, ...]]]:
+    return sorted((j.game_id, j.seed, tuple(b.name for b in j.bots)) for j in plan.jobs())
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 8])
+def test_the_listed_order_of_the_bots_changes_no_game(players: int) -> None:
+    # Was: at 4 seats and more the seatings were applied to the listed order: only 2 of 24
+    # orders of four bots gave the same games.
+    bots = tuple(BotEntry(n, BotSpec("builtin:random")) for n in "abcdefghi"[:players + 1])
+    plan = Plan("fivecrowns", bots, players=players, games=len(seatings(players)), seed=4)
+    expected = _games(plan)
+    orders = [bots[::-1], bots[1:] + bots[:1], bots[2:] + bots[:2]]
+    orders += [tuple(random.Random(k).sample(bots, len(bots))) for k in range(3)]
+    for order in orders:
+        assert _games(dataclasses.replace(plan, bots=order)) == expected
+    # The standings from those games do not move either (places fixed by seed and seat).
+    def results(p: Plan) -> list[dict[str, object]]:
+        out = []
+        for job in p.jobs():
+            names = [b.name for b in job.bots]
+            luck = [random.Random(f"{job.seed}:{names[s]}:{s}").random() for s in range(players)]
+            ranked = sorted(range(players), key=luck.__getitem__)
+            places = [ranked.index(s) + 1 for s in range(players)]
+            out.append(_result(job.index, names, places, [10 * x for x in places],
+                               deal=job.deal) | {"seed": job.seed, "game_id": job.game_id})
+        return out
+    want = compute_standings(results(plan), [b.name for b in bots]).to_json()
+    for order in orders:
+        got = compute_standings(results(dataclasses.replace(plan, bots=order)),
+                                [b.name for b in order]).to_json()
+        assert got == want
+
+
+def test_gauntlet_tables_keep_the_head_whatever_the_order_of_the_rest() -> None:
+    plan = Plan("phase10", (A, B, C, D), players=3, games=6, format="gauntlet", seed=2)
+    assert _games(plan) == _games(dataclasses.replace(plan, bots=(A, D, B, C)))
+
+
+def test_a_million_game_plan_builds_no_job_until_asked() -> None:
+    # Was: the plan listed every job first: games = 1000000 took 152.8 s and 508 MB before
+    # the first game. Now the jobs are made as they are taken.
+    plan = Plan("phase10", (A, B, C), players=2, games=1_000_000, seed=1)
+    tracemalloc.start()
+    try:
+        jobs = plan.jobs()
+        first = [next(jobs) for _ in range(3)]
+        last = plan.job(plan.game_count() - 1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert plan.game_count() == 3_000_000 and peak < 1_000_000  # bytes: a few jobs' worth
+    assert [j.index for j in first] == [0, 1, 2] and last.index == 2_999_999
+    assert last.game_id == plan.game_id(last.index) == "t02-d499999-s01"
 
 
 def test_round_robin_and_gauntlet_tables() -> None:
@@ -62,6 +139,7 @@ def test_round_robin_and_gauntlet_tables() -> None:
 def test_game_ids_are_unique_and_fixed_by_the_plan() -> None:
     plan = Plan("phase10", (A, B, C), players=2, games=4)
     ids = [j.game_id for j in plan.jobs()]
+    assert ids == [plan.game_id(i) for i in range(plan.game_count())]
     assert len(set(ids)) == len(ids)
     assert ids == [j.game_id for j in Plan("phase10", (A, B, C), players=2, games=4).jobs()]
     assert plan.fingerprint() == Plan("phase10", (A, B, C), players=2, games=4).fingerprint()

@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 
 from meldref.cli.app import app
 from meldref.private import open_private, private_dir
+from meldref.protocol.seats import BotSpec
 from meldref.replay.files import ReplayWriter, verify
+from meldref.tournament.schedule import BotEntry, deal_seed
 
 SHORT = ["--rules", "phases-to-win=1", "--no-progress", "--json"]
 runner = CliRunner()
@@ -123,7 +125,9 @@ def test_no_seed_draws_one_kept_only_in_the_folder_and_reused_on_resume(tmp_path
     code, stdout, _ = invoke(*args)
     assert code == 0 and json.loads(stdout)["found_done"] == 2
     lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert sorted({r["seed"] for r in lines}) == [seed, seed + 1]  # one seed for both runs
+    table = [BotEntry(n, BotSpec(f"builtin:{n}")) for n in ("greedy", "random")]
+    # One seed for both runs: the deals of the drawn seed.
+    assert sorted({r["seed"] for r in lines}) == sorted(deal_seed(seed, table, d) for d in (0, 1))
     for r in lines:
         assert verify(out / r["replay"]).actions == r["actions"]
     other = tmp_path / "u"

@@ -25,7 +25,9 @@ from typer.testing import CliRunner
 
 from meldref.cli.app import app
 from meldref.protocol.process import descendants, kill_strays
+from meldref.protocol.seats import BotSpec
 from meldref.replay.files import verify
+from meldref.tournament.schedule import BotEntry, deal_seed
 
 SHORT = ["--rules", "phases-to-win=2"]
 TOURNAMENT = [PYTHON, "-m", "meldref.cli.app", "tournament"]
@@ -338,7 +340,11 @@ def test_flags_game_format_duplicate_seed_limits_logs(tmp_path: Path) -> None:
     assert code == 0
     lines = results(out)
     assert len(lines) == 4 and all(r["game"] == "fivecrowns" for r in lines)
-    assert sorted({r["seed"] for r in lines}) == [40, 41]
+    # Each table deals its own cards, from a hash of the seed, the table's bots and the deal.
+    tables = [("greedy", "random_bot"), ("random", "random_bot")]
+    assert sorted({r["seed"] for r in lines}) == sorted(
+        deal_seed(40, [BotEntry(n, BotSpec("builtin:x")) for n in t], d)
+        for t in tables for d in (0, 1))
     assert all("random_bot" in r["bots"] for r in lines)
     header = json.loads((out / lines[0]["replay"]).read_text().splitlines()[0])
     assert header["policy"]["move_time"] == 2 and header["policy"]["startup_time"] == 5

@@ -12,7 +12,7 @@ from scipy.optimize import brentq, minimize
 
 from meldref.verdicts.elo import NELO_SCALE, score_from_elo
 from meldref.verdicts.games import GameResult, deal_sets_of
-from meldref.verdicts.sprt import SprtSpec, SprtSpecError, SprtTest, llr
+from meldref.verdicts.sprt import Model, SprtSpec, SprtSpecError, SprtTest, llr
 
 # fastchess app/tests/sprt_test.cpp. Trinomial counts as (wins, losses, draws), pentanomial
 # as (LL, LD, WL, DD, WD, WW); WL and DD both score 1/2.
@@ -243,3 +243,20 @@ def test_single_games_keep_the_error_rate_the_normal_approximation_broke() -> No
     false_negative = 1 - _accept_h1_rate(spec, _tilted(games_at_zero, 150), RUNS, seed=4)
     assert _within_nominal(false_positive, spec.alpha), false_positive
     assert _within_nominal(false_negative, spec.beta), false_negative
+
+
+@pytest.mark.parametrize("counts", [
+    [3_000_000, 0, 0], [0, 0, 1_000_000], [1_000_000, 0, 1],
+    [0, 0, 1_000_000, 0, 0], [1_000_000, 0, 0, 0, 0], [0, 0, 0, 3, 1_000_000],
+    [0, 999_000, 1_000, 0, 0]])
+@pytest.mark.parametrize(("elo0", "elo1", "model"), [
+    (0, 5, "logistic"), (-3, 3, "logistic"), (0, 150, "logistic"), (0, 5, "normalized")])
+def test_the_llr_holds_at_a_million_deal_sets_with_empty_cells(
+        counts: list[int], elo0: float, elo1: float, model: Model) -> None:
+    # Was: the root finder's bracket kept 1e-9 of its width from each end, but a regularised
+    # empty cell (1e-3 among a million) puts the root closer than that: brentq raised.
+    value = llr(counts, elo0, elo1, model)
+    assert math.isfinite(value)
+    # The exact value scales with the counts (the empty cells aside): a wrong root would not.
+    assert abs(llr([c * 1.0001 for c in counts], elo0, elo1, model) - value * 1.0001) < (
+        1e-3 * abs(value) + 1e-2)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..verdicts.elo import format_elo
+from ..verdicts.elo import format_elo, signed
 from ..verdicts.pairs import HeadToHead, SameDeals
 
 if TYPE_CHECKING:  # a match prints no standings: their statistics (scipy) stay unimported
@@ -63,24 +63,54 @@ def standings_table(report: Report, title: str = "standings",
                     labels: Mapping[str, str] | None = None) -> Table:
     """Bots ranked by rating (Bradley-Terry on all games, Elo scale) with its 95% bootstrap
     interval and how often the bot held its rank, then its record and faults. With `labels`
-    (`fitted`), each bot is shown by its label and the heads take two lines."""
-    table = _compact(title)
-    for column in ("#", "bot", "rating", "95% CI", "rank held", "games", "wins", "win %",
-                   "mean place", "mean score", "faults"):
+    (`fitted`), each bot is shown by its label and the heads take two lines; with standings
+    ranked by margin (`--rank-by margin`) the margin takes the rating's place."""
+    by_margin = report.standings.rank_by == "margin"
+    table = _compact(f"{title} (by mean score margin per game)" if by_margin else title)
+    for column in ("#", "bot", "margin" if by_margin else "rating", "95% CI", "rank held",
+                   "games", "wins", "win %", "mean place", "mean score", "faults"):
         head = column if labels is None else column.replace(" ", "\n")
         table.add_column(head, justify="left" if column == "bot" else "right",
                          overflow="fold")
     faults = {row.name: row.fault_count for row in report.faults.rows()}
     for row in report.standings.rows:
         rating = "-" if row.rating is None else format_elo(row.rating)
-        interval = ("-" if row.rating_low is None or row.rating_high is None else
-                    f"{format_elo(row.rating_low)}..{format_elo(row.rating_high)}")
+        interval = _interval_text(row.rating_low, row.rating_high)
+        if by_margin:
+            rating = "-" if row.margin is None else signed(row.margin, 1)
+            interval = ("-" if row.margin_low is None or row.margin_high is None else
+                        f"{signed(row.margin_low, 1)}..{signed(row.margin_high, 1)}")
         held = "-" if row.rank_held is None else f"{100 * row.rank_held:.0f}%"
         name = row.bot if labels is None else labels[row.bot]
         table.add_row(str(row.rank), escape(name), rating, interval, held, str(row.games),
                       f"{row.wins:g}", f"{100 * row.win_rate:.1f}", f"{row.mean_place:.2f}",
                       f"{row.mean_score:.1f}", str(faults.get(row.bot, 0)))
     return table
+
+
+def _interval_text(low: float | None, high: float | None) -> str:
+    # One-sided bounds read as such; "-" where there is none (the note under the table says
+    # why, `interval_notes`).
+    if low is not None and high is not None:
+        return f"{format_elo(low)}..{format_elo(high)}"
+    if low is not None:
+        return f">= {format_elo(low)}"
+    if high is not None:
+        return f"<= {format_elo(high)}"
+    return "-"
+
+
+def interval_notes(report: Report) -> list[str]:
+    """Why intervals are missing or one-sided, once per reason, naming the bots."""
+    by_reason: dict[str, list[str]] = {}
+    for row in report.standings.rows:
+        if row.rating is not None and row.no_interval is not None:
+            by_reason.setdefault(row.no_interval, []).append(row.bot)
+    out = []
+    for why, bots in by_reason.items():
+        everyone = len(bots) == sum(r.rating is not None for r in report.standings.rows)
+        out.append(f"no 95% interval: {why}" if everyone else f"{', '.join(bots)}: {why}")
+    return out
 
 
 def cross_table(report: Report, labels: Mapping[str, str] | None = None) -> Table | None:
@@ -155,8 +185,10 @@ def _cell(pair: HeadToHead | SameDeals | None) -> str:
 
 
 def head_to_head_lines(report: Report) -> list[str]:
-    """Two bots: their record and figures, and the SPRT's state."""
-    out = [] if report.pair is None else report.pair.text().splitlines()
+    """Why rating intervals are missing (if they are); for two bots their record and
+    figures, and the SPRT's state."""
+    out = interval_notes(report)
+    out += [] if report.pair is None else report.pair.text().splitlines()
     if report.sprt is not None:
         out.append(report.sprt.text())
     if report.after_stop:

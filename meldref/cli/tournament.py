@@ -74,6 +74,9 @@ def tournament(
         "tournaments/<game>-<fingerprint>); rerun with the same folder to resume.")] = None,
     sprt: Annotated[str | None, typer.Option(
         help="Two bots: stop when the SPRT elo0,elo1[,alpha,beta] decides.")] = None,
+    rank_by: Annotated[str | None, typer.Option(
+        "--rank-by", help="Standings by rating from places (default) or by mean score "
+        "margin: places or margin.")] = None,
     move_time: MoveTimeOpt = None,
     startup_time: StartupTimeOpt = None,
     time_bank: TimeBankOpt = None,
@@ -143,6 +146,7 @@ def tournament(
         overrides = {
             "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
             "format": fmt, "duplicate": duplicate, "seed": seed, "sprt": sprt,
+            "rank-by": rank_by,
             "out": None if out_dir is None else str(out_dir), "cluster": cluster,
             "bot-folder": None if bot_folder is None else str(bot_folder),
             "upload-bots": upload_bots, "cluster-files": cluster_files,

@@ -134,7 +134,8 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
     script = Script(actions[:at])
     seats: list[Seat] = []
     try:
-        inner = make_seats(info, bots, int(header["seed"]), [None] * players,
+        inner = make_seats(info, bots, int(header["seed"]),
+                           str(header.get("game_id") or path.stem), [None] * players,
                            limits.process_limits())
         seats = [ScriptedSeat(s, script) for s in inner]
         position = replay.position() if "position" in header else None

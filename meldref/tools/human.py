@@ -318,7 +318,7 @@ def play_person(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seat: int,
     entries = [*bots[:seat], me, *bots[seat:]]
     seats: list[Seat] = []
     try:
-        others = make_seats(info, bots, seed, [None] * len(bots))
+        others = make_seats(info, bots, seed, "play", [None] * len(bots))
         seats = [*others[:seat], human, *others[seat:]]
         play_recorded(info, rules, entries, seats, seed, PERSON_POLICY, replay)
     finally:

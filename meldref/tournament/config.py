@@ -10,8 +10,9 @@ seed = 1                   # leave out to draw one (kept in the private output f
 jobs = 2
 out = "runs/phase10-a"     # the output folder (default: tournaments/<game>-<fingerprint>)
 sprt = "0,10,0.05,0.05"    # two bots only: stop once H0 or H1 is accepted
+rank-by = "places"         # or "margin": standings by mean score margin (docs/verdicts.md)
 bot-folder = "bots"        # bot programs start in this folder (default: the current one)
-# cluster = "tcp://10.0.0.1:8786"  # play on a dask cluster (or "local:N"); see cluster.py
+# cluster = "tls://10.0.0.1:8786"  # play on a dask cluster (or "local:N"); see cluster.py
 # cluster-files = "auto"   # replays and logs: "shared" folder, back to the "client", or auto
 # upload-bots = false      # send bot-folder to every worker (dask's upload), checked by hash
 
@@ -38,7 +39,7 @@ from __future__ import annotations
 import re
 import stat
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
@@ -159,6 +160,7 @@ class Sources(BaseModel):
     jobs: Annotated[int, Field(ge=1, le=MAX_JOBS)] | None = None
     out: str | None = None
     sprt: str | dict[str, float] | None = None
+    rank_by: Literal["places", "margin"] | None = Field(None, alias="rank-by")
     rules: dict[str, str | int | bool] = Field(default_factory=dict)
     limits: dict[str, Any] = Field(default_factory=dict)
     bot: list[BotItem] = Field(default_factory=list)
@@ -188,6 +190,7 @@ class TournamentConfig:
     drawn_from: str | None = None  # the seedless plan's fingerprint, once a seed was drawn
     bot_folder: Path | None = None  # absolute; bot programs start there (None: the cwd)
     cluster: ClusterSpec | None = None  # None: games in local worker processes (`jobs`)
+    rank_by: Literal["places", "margin"] = "places"  # how the standings order the bots
 
     @property
     def folder(self) -> Path:
@@ -201,9 +204,9 @@ class TournamentConfig:
     def process_limits(self) -> Limits:
         return self.limits.process_limits()
 
-    def schedule(self) -> list[GameJob]:
+    def schedule(self) -> Iterator[GameJob]:
         """Every game, as jobs carrying the rules, the policy and the bots' process limits and
-        folder."""
+        folder, made one at a time (`Plan.jobs`)."""
         cwd = None if self.bot_folder is None else str(self.bot_folder)
         return self.plan.jobs(self.policy, self.process_limits, cwd)
 
@@ -284,7 +287,8 @@ def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> Tournamen
     bot_folder = _bot_folder(merged.get("bot_folder"), in_flags.bot_folder is not None)
     cluster = _cluster(merged, bot_folder, in_flags)
     return TournamentConfig(plan, merged.get("jobs", 1), out, limits, sprt, tuple(names),
-                            bot_folder=bot_folder, cluster=cluster)
+                            bot_folder=bot_folder, cluster=cluster,
+                            rank_by=merged.get("rank_by", "places"))
 
 
 def with_announced_names(config: TournamentConfig,
@@ -415,7 +419,7 @@ def check_plan(plan: Plan, info: GameInfo) -> None:
                           f"(give more bots or --players {len(plan.bots)})")
     if plan.table_count() == 0:
         raise ConfigError("the schedule has no tables")
-    games = plan.table_count() * plan.games_per_table()
+    games = plan.game_count()
     if games > MAX_TOTAL_GAMES:
         raise ConfigError(f"the schedule has {games:,} games ({plan.table_count():,} tables of "
                           f"{plan.games_per_table():,}); at most {MAX_TOTAL_GAMES:,} in one "

@@ -36,6 +36,7 @@ from typing import Any, Final
 
 from ..protocol.process import kill_all_bots
 from .keeper import keep_bots_here
+from .runner import replay_file
 from .schedule import GameJob
 
 RunJob = Callable[[GameJob, Path, bool], dict[str, Any]]
@@ -52,17 +53,29 @@ class GamePool:
         self.restarts = 0  # pools replaced after a worker died
         self._pool: ProcessPoolExecutor | None = None
 
-    def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
+    def play(self, jobs: Iterable[GameJob],
+             stopping: Callable[[], bool] = lambda: False) -> Iterator[dict[str, Any]]:
         """Each job's result line, as games finish (in order of index among those finishing
-        together). Games are submitted a few at a time, so a stop leaves little to cancel."""
-        queue = deque(jobs)
+        together). Games are taken from `jobs` a few at a time, as workers free up. Once
+        `stopping()` says so, no game is started, and the games in flight are finished and
+        yielded: a stop never leaves a game's replay cut short."""
+        source = iter(jobs)
+        again: deque[GameJob] = deque()  # games whose worker died, to play first
         pending: dict[Future[dict[str, Any]], GameJob] = {}
         try:
-            while queue or pending:
-                while queue and len(pending) < 2 * self.workers:
-                    job = queue.popleft()
+            while True:
+                # After a worker died, the games lost with it are played again one at a
+                # time: a try is counted only against a game that broke a worker alone, never
+                # against the innocent ones that were in flight with it.
+                limit = 1 if again else 2 * self.workers
+                while len(pending) < limit and not stopping():
+                    job = again.popleft() if again else next(source, None)
+                    if job is None:
+                        break
                     pending[self._executor().submit(self.run, job, self.folder,
                                                     self.keep_logs)] = job
+                if not pending:
+                    break
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 lost = []
                 for future in sorted(finished, key=lambda f: pending[f].index):
@@ -77,15 +90,21 @@ class GamePool:
                     lost += pending.values()
                     pending.clear()
                     self._replace()
+                    alone = len(lost) == 1
                     for job in sorted(lost, key=lambda j: j.index, reverse=True):
-                        self.tries[job.game_id] += 1
+                        self.tries[job.game_id] += alone
                         if self.tries[job.game_id] >= MAX_TRIES:
                             yield job.error_line(f"its worker died {MAX_TRIES} times (killed, or "
                                               "out of memory?)")
                         else:
-                            queue.appendleft(job)
+                            again.appendleft(job)
         finally:
             self.close(wait=not pending)
+            for job in pending.values():
+                # Killed in flight (an interrupt): its replay is cut short, so it goes; the
+                # game has no result line, and a resume plays it again.
+                with contextlib.suppress(OSError):
+                    replay_file(self.folder, job.game_id).unlink(missing_ok=True)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -31,7 +31,7 @@ from ..private import folder_problem, open_private, private_dir, write_private_t
 from .config import ConfigError, TournamentConfig
 from .pool import GamePool, RunJob
 from .runner import run_job
-from .schedule import GameJob
+from .schedule import GameJob, Plan
 from .standings import Report, SprtWatch, compute_standings
 
 ProgressHook = Callable[[dict[str, Any], int, int], None]
@@ -142,16 +142,23 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def finished_games(lines: list[dict[str, Any]], jobs: list[GameJob]) -> list[dict[str, Any]]:
-    """The games of `jobs` finished by earlier runs: one line per game, in file order. A game
+def finished_games(lines: list[dict[str, Any]], plan: Plan) -> list[dict[str, Any]]:
+    """The games of `plan` finished by earlier runs: one line per game, in file order. A game
     whose line records the referee's own error (status "error": a worker that died, a bug) is
     not finished: it is played again, and its new line is the one that counts."""
-    known = {job.game_id for job in jobs}
     played: dict[str, dict[str, Any]] = {}
     for line in lines:
-        if line["game_id"] in known and line.get("status") == "ok":
+        if line.get("status") == "ok" and _in_plan(plan, line):
             played.setdefault(line["game_id"], line)
     return list(played.values())
+
+
+def _in_plan(plan: Plan, line: dict[str, Any]) -> bool:
+    # The plan's game at the line's index has the line's id (the schedule is not listed).
+    index = line.get("index")
+    if isinstance(index, bool) or not isinstance(index, int):
+        return False
+    return 0 <= index < plan.game_count() and plan.game_id(index) == line["game_id"]
 
 
 class ResultsLog:
@@ -209,33 +216,38 @@ def run_tournament(
     """
     config = settle_seed(config)
     folder = prepare_folder(config)
-    jobs = config.schedule()
-    results = finished_games(read_results(folder / "results.jsonl"), jobs)
+    total = config.plan.game_count()
+    results = finished_games(read_results(folder / "results.jsonl"), config.plan)
     done = {r["game_id"] for r in results}
-    todo = [job for job in jobs if job.game_id not in done]
+    todo: Iterable[GameJob] = (job for job in config.schedule() if job.game_id not in done)
+    left = total - len(done)
     already = len(results)
     if on_start is not None:
-        on_start(already, len(jobs))
+        on_start(already, total)
     names = [b.name for b in config.plan.bots]
-    watch = _sprt_watch(config, jobs, names)
+    watch = _sprt_watch(config, names)
     stopped: str | None = None
     if watch is not None and any([watch.add(r) for r in results]):
-        stopped, todo = "sprt", []  # decided by the games of an earlier run
+        stopped, todo, left = "sprt", (), 0  # decided by the games of an earlier run
     log = ResultsLog(folder)
     played = 0
     try:
-        for result in _play(config, todo, folder, keep_logs, run):
+        # On a stop no game is started, and the games in flight are finished and recorded
+        # (after an SPRT stop they are left out of the standings): a stop never leaves a
+        # replay cut short (it did at -j 2, failing `replay verify`).
+        for result in _play(config, todo, left, folder, keep_logs, run,
+                            lambda: stopped is not None):  # noqa: B023 (the latest, on purpose)
             results.append(result)
             log.append(result)
             played += 1
             if on_result is not None:
-                on_result(result, len(results), len(jobs))
+                on_result(result, len(results), total)
+            if stopped is not None:
+                continue
             if watch is not None and watch.add(result):
                 stopped = "sprt"
-                break
-            if stop_after is not None and played >= stop_after:
+            elif stop_after is not None and played >= stop_after:
                 stopped = "stop-after"
-                break
     except KeyboardInterrupt:
         stopped = "interrupted"
     finally:
@@ -243,21 +255,22 @@ def run_tournament(
     info = find_game(config.plan.game)
     report = compute_standings(results, names, higher_is_better=info.higher_scores_win,
                                sprt=None if watch is None else watch.test,
-                               upto=None if watch is None else watch.stop)
+                               upto=None if watch is None else watch.stop,
+                               rank_by=config.rank_by)
     write_private_text(folder / "standings.json", json.dumps(report.to_json(), indent=2) + "\n")
-    return TournamentRun(folder, len(jobs), already, played, stopped, report, results)
+    return TournamentRun(folder, total, already, played, stopped, report, results)
 
 
-def _sprt_watch(config: TournamentConfig, jobs: list[GameJob],
-                names: list[str]) -> SprtWatch | None:
+def _sprt_watch(config: TournamentConfig, names: list[str]) -> SprtWatch | None:
     if config.sprt is None or len(names) != 2:
         return None
-    return SprtWatch.of(config.sprt, jobs, names[0], names[1])
+    return SprtWatch.of(config.sprt, config.plan, names[0], names[1])
 
 
-def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs: bool,
-          run: RunJob) -> Iterator[dict[str, Any]]:
-    if not todo:
+def _play(config: TournamentConfig, todo: Iterable[GameJob], left: int, folder: Path,
+          keep_logs: bool, run: RunJob, stopping: Callable[[], bool]
+          ) -> Iterator[dict[str, Any]]:
+    if not left:
         return
     if config.cluster is not None:
         missing = cluster_missing()
@@ -265,19 +278,26 @@ def _play(config: TournamentConfig, todo: list[GameJob], folder: Path, keep_logs
             raise ConfigError(missing)
         from .cluster import ClusterPool  # dask is an optional extra, loaded only for this
 
-        yield from ClusterPool(config, run, folder, keep_logs).play(todo)
+        # A cluster game's files are put in place only when its result is taken, so the
+        # games cancelled at a stop leave none behind.
+        for line in ClusterPool(config, run, folder, keep_logs).play(todo):
+            yield line
+            if stopping():
+                return
         return
-    jobs, programs = min(config.jobs, len(todo)), _has_programs(todo)
+    jobs, programs = min(config.jobs, left), _has_programs(config.plan)
     if jobs == 1 and not programs:
         # Built-in bots only: no process can outlive us, so no worker is needed.
         for job in todo:
+            if stopping():
+                return
             yield run(job, folder, keep_logs)
         return
     # Bot programs are played in worker processes even one game at a time: a worker dies with
     # the tournament process, also on kill -9 (after which nothing of ours runs), and stops its
     # bots on the way out; the tournament process could not stop them itself.
     pool = GamePool(jobs, run, folder, keep_logs)
-    yield from pool.play(todo)
+    yield from pool.play(todo, stopping)
 
 
 def cluster_missing() -> str | None:
@@ -291,5 +311,5 @@ def cluster_missing() -> str | None:
     return None
 
 
-def _has_programs(todo: list[GameJob]) -> bool:
-    return any(b.spec.builtin is None for job in todo for b in job.bots)
+def _has_programs(plan: Plan) -> bool:
+    return any(b.spec.builtin is None for b in plan.bots)

@@ -23,14 +23,14 @@ from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
 from ..settings import in_table, limit_settings, parse_rules
 from .keeper import BotKeeper, kept_here
-from .schedule import BotEntry, GameJob, bot_entries
+from .schedule import BotEntry, GameJob, bot_entries, bot_seed, seating_of
 
 RecordHook = Callable[[dict[str, Any]], None]
 
 
-def bot_seed(game_seed: int, seat: int) -> int:
-    """The seed of a built-in bot: fixed by the game's seed and its seat."""
-    return game_seed * 16 + seat
+def replay_file(folder: Path, game_id: str) -> Path:
+    """Where a tournament game's replay goes."""
+    return folder / "replays" / f"{game_id}.jsonl"
 
 
 def safe_name(name: str) -> str:
@@ -50,10 +50,11 @@ def log_file(logs: Path, game_id: str, seat: int, bot: BotEntry) -> Path | None:
     return logs / game_id / f"seat{seat}-{safe_name(bot.name)}.stderr"
 
 
-def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
+def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int, game_id: str,
                logs: Sequence[Path | None], limits: Limits | None = None,
                cwd: str | None = None, keeper: BotKeeper | None = None) -> list[Seat]:
-    """Seats for `bots` in order (programs under `limits`, started in the folder `cwd`; lent
+    """Seats for `bots` in order (built-in bots seeded by `bot_seed` from the game's seed, the
+    seating its id names and the seat; programs under `limits`, started in the folder `cwd`; lent
     by `keeper` when given, so a program kept from an earlier game plays this one); closes
     (or gives back) the ones made so far if one cannot be made."""
     seats: list[Seat] = []
@@ -66,7 +67,8 @@ def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int,
             if keeper is not None and bot.spec.builtin is None:
                 seats.append(keeper.lend(bot.spec, info, limits or Limits(), log, cwd))
             else:
-                seats.append(seat_from_spec(bot.spec, info, seed=bot_seed(seed, k),
+                bot_rng = bot_seed(seed, seating_of(game_id), k)
+                seats.append(seat_from_spec(bot.spec, info, seed=bot_rng,
                                             limits=limits, log_path=log, cwd=cwd))
     except BaseException:
         release_seats(seats, keeper)
@@ -173,14 +175,15 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
     logs: list[Path | None] = [None] * len(job.bots)
     if folder is not None:
         logs = [log_path(folder, job.game_id, k, b) for k, b in enumerate(job.bots)]
-        replay = replay or folder / "replays" / f"{job.game_id}.jsonl"
+        replay = replay or replay_file(folder, job.game_id)
     elif logs_folder is not None:
         logs = [log_file(logs_folder, job.game_id, k, b) for k, b in enumerate(job.bots)]
     line = {**job.to_json(), "replay": _rel(replay, folder)}
     seats: list[Seat] = []
     played = False  # a game the referee could not finish keeps no bot for the next one
     try:
-        seats = make_seats(info, job.bots, job.seed, logs, job.limits, job.cwd, keeper)
+        seats = make_seats(info, job.bots, job.seed, job.game_id, logs, job.limits, job.cwd,
+                           keeper)
         record = play_recorded(info, job.rules, job.bots, seats, job.seed, job.policy, replay,
                                job.game_id, position=job.position)
         played = True

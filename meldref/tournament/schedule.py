@@ -3,6 +3,15 @@
 The list is a pure function of the configuration, and every game's id names its place in it
 (table, deal, seating), so an interrupted tournament resumes by playing the ids not yet in its
 results file, and two runs of one configuration play the same games.
+
+Nothing in it depends on the order the bots were listed in (but the gauntlet's head, listed
+first by definition): tables are the sets of bots in the order of their names, each table's
+deal d has its own seed, a hash of (seed, the table's bots, d), so nearby seeds share no deal
+and more tables mean more independent deals; and the seatings of deal d are the balanced
+design of `verdicts.seatings` applied to the table's bots in an order drawn from that deal's
+seed, so no bot holds one role of the design at every deal. The jobs are made one at a time
+as they are needed (`Plan.jobs` is an iterator, `Plan.job` makes any one by index): a plan of
+a million games costs no memory until they are played.
 """
 
 from __future__ import annotations
@@ -12,12 +21,14 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal
 
+from ..engine.cards import rng_for
 from ..engine.game import rules_to_json
 from ..engine.position import Position
 from ..protocol.referee import MatchPolicy
@@ -92,13 +103,10 @@ class Plan:
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def tables(self) -> list[tuple[BotEntry, ...]]:
-        """The groups of bots that sit down together."""
-        if self.players == 1:
-            return [(b,) for b in self.bots]
-        if self.format == "gauntlet":
-            head, rest = self.bots[0], self.bots[1:]
-            return [(head, *combo) for combo in itertools.combinations(rest, self.players - 1)]
-        return list(itertools.combinations(self.bots, self.players))
+        """The groups of bots that sit down together, each in the order of the bots' names
+        (the gauntlet's head first), listed in that order too: the listed order of the bots
+        changes neither."""
+        return list(self._iter_tables())
 
     def table_count(self) -> int:
         """How many tables `tables` makes, counted without making them."""
@@ -119,20 +127,58 @@ class Plan:
         m = len(self.seatings())
         return -(-self.games // m) * m
 
+    def game_count(self) -> int:
+        """Every game of the plan, counted without making them."""
+        return self.table_count() * self.games_per_table()
+
+    def deal_sets(self) -> int:
+        """The deal sets of the plan (a deal set: one deal in all its seatings at one table)."""
+        return self.game_count() // len(self.seatings())
+
     def jobs(self, policy: MatchPolicy | None = None, limits: Limits | None = None,
-             cwd: str | None = None) -> list[GameJob]:
-        """Every game of the tournament, in schedule order (table, deal, seating), refereed
-        under `policy` with bot programs under `limits`, started in the folder `cwd`."""
+             cwd: str | None = None, start: int = 0) -> Iterator[GameJob]:
+        """Every game of the tournament from index `start`, in schedule order (table, deal,
+        seating), refereed under `policy` with bot programs under `limits`, started in the
+        folder `cwd`; made one at a time, as the caller takes them."""
+        seed = self._seed()
+        rows = self.seatings()
+        per_table = self.games_per_table()
+        policy, limits = policy or MatchPolicy(), limits or Limits()
+        first_table, first_game = divmod(start, per_table) if per_table else (0, 0)
+        tables = itertools.islice(self._iter_tables(), first_table, None)
+        for t, table in enumerate(tables, first_table):
+            for g in range(first_game if t == first_table else 0, per_table):
+                job = self._job(t * per_table + g, t, g, table, seed, rows)
+                yield dataclasses.replace(job, policy=policy, limits=limits, cwd=cwd)
+
+    def job(self, index: int) -> GameJob:
+        """Game `index` of `jobs()` (without policy, limits or folder), made alone."""
+        if not 0 <= index < self.game_count():
+            raise IndexError(f"game {index}: the plan has {self.game_count()} games")
+        return next(self.jobs(start=index))
+
+    def game_id(self, index: int) -> str:
+        """The id of game `index` ("t03-d0012-s05": table, deal, seating), without the job."""
+        t, g = divmod(index, self.games_per_table())
+        deal, s = divmod(g, len(self.seatings())) if self.duplicate else (g, g % self.players)
+        return _game_id(t, deal, s)
+
+    def _seed(self) -> int:
         if self.seed is None:
             raise ValueError("the plan's seed is still to be drawn (tournament.settle_seed)")
-        out: list[GameJob] = []
-        rows = self.seatings()
-        for t, table in enumerate(self.tables()):
-            for g in range(self.games_per_table()):
-                job = self._job(len(out), t, g, table, self.seed, rows)
-                out.append(dataclasses.replace(job, policy=policy or MatchPolicy(),
-                                               limits=limits or Limits(), cwd=cwd))
-        return out
+        return self.seed
+
+    def _iter_tables(self) -> Iterator[tuple[BotEntry, ...]]:
+        # As `tables`, lazily: 30 bots at 7 seats are two million tables.
+        bots = sorted(self.bots, key=lambda b: b.name)
+        if self.players == 1:
+            yield from ((b,) for b in bots)
+        elif self.format == "gauntlet":
+            head = self.bots[0]
+            rest = [b for b in bots if b is not head]
+            yield from ((head, *c) for c in itertools.combinations(rest, self.players - 1))
+        else:
+            yield from itertools.combinations(bots, self.players)
 
     def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...], seed: int,
              rows: tuple[Seating, ...]) -> GameJob:
@@ -141,12 +187,48 @@ class Plan:
             # Deal d is played once per seating, so the luck of the cards and of the seat
             # order cancels over the deal set.
             deal, s = divmod(g, len(rows))
-            seats = tuple(table[i] for i in rows[s])
         else:  # each game a fresh deal; the seats still rotate
             deal, s = g, g % k
-            seats = table[s:] + table[:s]
-        game_id = f"t{t:02d}-d{deal:04d}-s{s:02d}"
-        return GameJob(index, game_id, self.game, self.rules, seed + deal, deal, seats)
+        cards = deal_seed(seed, table, deal)
+        # The design's roles go to the table's bots in an order drawn from the deal's seed
+        # (without duplicate deals, the first deal's, then rotated: each seat k-th of the
+        # time exactly): where a bot sits depends on the set of bots, not the listed order.
+        drawn = list(table)
+        rng_for(cards if self.duplicate else deal_seed(seed, table, 0), "seating").shuffle(drawn)
+        seats = tuple(drawn[i] for i in rows[s]) if self.duplicate else (*drawn[s:], *drawn[:s])
+        return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats)
+
+
+def _game_id(table: int, deal: int, seating: int) -> str:
+    return f"t{table:02d}-d{deal:04d}-s{seating:02d}"
+
+
+SEED_BITS = 48  # deal seeds below 2**48: exact in a JSON reader's doubles, as in the viewer's
+
+
+def deal_seed(seed: int, table: Sequence[BotEntry], deal: int) -> int:
+    """The seed of deal `deal` at `table`: a hash of the tournament's seed, the table's bots
+    (by name, in name order) and the deal, so two seeds, two tables or two deals share no
+    cards (with `seed + deal`, seeds 1000 and 1001 played 198 of 200 games alike). One-seat
+    tables (Solitaire) all play the same deals: bots that never meet are compared on them."""
+    names = "\x1f".join(sorted(b.name for b in table)) if len(table) > 1 else ""
+    text = f"{seed}:deal:{names}:{deal}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> (64 - SEED_BITS)
+
+
+def bot_seed(game_seed: int, seating: int, seat: int) -> int:
+    """The seed of a built-in bot in seat `seat` of the `seating`-th game dealt from
+    `game_seed` (0 for a game that is its own deal, as every match game): the three in
+    disjoint bit fields, so each game of a deal set, and each seat, draws its own choices.
+    Seeded by the deal and the seat alone, a bot against its own copy made the same choices
+    from each seat in both seatings of a deal: every deal set 1-1, whatever the bot."""
+    return (seating << 56) + game_seed * 16 + seat
+
+
+def seating_of(game_id: str) -> int:
+    """The seating of a game from its id ("t00-d0003-s05" -> 5; 0 for any other id)."""
+    found = re.fullmatch(r"t\d+-d\d+-s(\d+)", game_id)
+    return int(found.group(1)) if found else 0
 
 
 def bot_entries(specs: Sequence[BotSpec], names: Sequence[str | None] | None = None,

@@ -16,11 +16,9 @@ from typing import Any
 from ..protocol.records import GameRecord, Tally
 from ..verdicts.games import GameResult, read_games
 from ..verdicts.pairs import CrossTable, HeadToHead, SameDeals, cross_table
-from ..verdicts.ratings import Standings, standings
+from ..verdicts.ratings import RankBy, Standings, standings
 from ..verdicts.sprt import SprtSpec, SprtTest
-from .schedule import GameJob
-
-RESAMPLES = 500  # bootstrap resamples of the deals for the intervals and rank_held
+from .schedule import Plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +55,10 @@ class Report:
 
 def compute_standings(results: Iterable[Mapping[str, Any]], bots: Sequence[str], *,
                       higher_is_better: bool = False, sprt: SprtTest | None = None,
-                      upto: int | None = None) -> Report:
+                      upto: int | None = None, rank_by: RankBy = "places") -> Report:
     """The report over `results` (result lines); only games of index <= `upto` when the SPRT
-    stopped the tournament there."""
+    stopped the tournament there; bots ranked by rating ("places") or by mean score margin
+    ("margin")."""
     lines = [r for r in results if upto is None or r.get("index", 0) <= upto]
     after = 0 if upto is None else sum(1 for r in results if r.get("index", 0) > upto)
     ok = [r for r in lines if r.get("status") == "ok"]
@@ -69,8 +68,8 @@ def compute_standings(results: Iterable[Mapping[str, Any]], bots: Sequence[str],
         faults.add(line["bots"], GameRecord.from_figures(line))
     cross = cross_table(games, bots, higher_is_better)
     pair = cross.get(bots[0], bots[1]) if len(bots) == 2 else None
-    return Report(standings(games, bots, higher_is_better=higher_is_better,
-                            resamples=RESAMPLES), cross, pair, sprt, faults,
+    return Report(standings(games, bots, higher_is_better=higher_is_better, rank_by=rank_by),
+                  cross, pair, sprt, faults,
                   len(lines) - len(ok), after)
 
 
@@ -81,35 +80,37 @@ class SprtWatch:
 
     Results may arrive in any order (parallel games): a deal set waits for the ones before
     it. A deal set with a game the referee could not finish is not counted (as a deal cut
-    short); every run, whatever `-j`, counts the same ones in the same order."""
+    short); every run, whatever `-j`, counts the same ones in the same order. The two bots
+    share one table, so deal set f is the games f*m .. f*m + m-1 (m seatings): the groups are
+    counted, never listed."""
 
     test: SprtTest
     first: str
     second: str
-    groups: list[list[int]]  # game indexes of each deal set, in schedule order
+    deal_sets: int  # of the schedule
     done: dict[int, Mapping[str, Any]] = field(default_factory=dict)
     fed: int = 0  # deal sets fed so far
     stop: int | None = None
 
     @staticmethod
-    def of(spec: SprtSpec, jobs: Sequence[GameJob], first: str, second: str) -> SprtWatch:
-        groups: dict[tuple[str, int], list[int]] = {}
-        for job in jobs:
-            groups.setdefault((job.game_id.split("-")[0], job.deal), []).append(job.index)
-        ordered = sorted(groups.values(), key=lambda g: g[0])
-        seatings = max((len(g) for g in ordered), default=1)
-        return SprtWatch(SprtTest(spec, seatings), first, second, ordered)
+    def of(spec: SprtSpec, plan: Plan, first: str, second: str) -> SprtWatch:
+        return SprtWatch(SprtTest(spec, len(plan.seatings())), first, second, plan.deal_sets())
+
+    def _group(self, f: int) -> range:
+        m = self.test.seatings
+        return range(f * m, (f + 1) * m)
 
     def add(self, result: Mapping[str, Any]) -> bool:
         """Count `result`; True once the test has decided (then `stop` says where)."""
         if self.stop is not None:
             return True
         self.done[int(result["index"])] = result
-        while self.fed < len(self.groups) and all(i in self.done for i in
-                                                   self.groups[self.fed]):
-            group = self.groups[self.fed]
+        while self.fed < self.deal_sets and all(i in self.done for i in
+                                                 self._group(self.fed)):
+            group = self._group(self.fed)
             self.fed += 1
-            half_points = self._half_points([self.done[i] for i in group])
+            lines = [self.done.pop(i) for i in group]
+            half_points = self._half_points(lines)
             if half_points is None:
                 continue
             self.test.add(half_points)

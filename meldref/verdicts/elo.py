@@ -14,6 +14,16 @@ the normal one, the Elo error half the Elo width of that interval, and the norma
 score's distance from 1/2 in per-game standard deviations (Van den Bergh, "Comments on
 Normalized Elo"). Units of unequal size (a deal set cut short) are weighted by their games
 (the ratio estimator), which reduces to the same figures when the sizes agree.
+
+The 95% interval is not fastchess's normal one, which assumes the variance known: from n
+units it is Student's t, mean +- t(0.975, n-1) * s / sqrt(n) with s the sample deviation
+(n-1 in the denominator), exact for normal unit scores and close to 95% for these bounded
+ones from `MIN_UNITS` units (bench/bench_coverage.py measures it). At 3 deal sets it is 2.7x
+the normal one, which covered 76-79% at 5. Where the data cannot support an interval there is
+none (`Estimate.why_no_interval` says why, and every figure made from the interval is
+missing): fewer than `MIN_UNITS` units, or units that all scored alike (a 100% score, every
+deal set 1-1: no spread to measure the uncertainty by). `se` stays fastchess's (population
+variance), so the Elo and nElo point figures keep matching its reference values.
 """
 
 from __future__ import annotations
@@ -23,7 +33,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scipy.stats import t as student_t
+
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
+MIN_UNITS = 5  # independent units (deal sets) below which no interval is given
 NELO_SCALE = 800 / math.log(10)  # normalised Elo per unit of t-value (score sd per game)
 DIGITS = 6  # every figure in JSON is rounded to this many decimals
 
@@ -66,24 +79,61 @@ def format_elo(x: float) -> str:
     return signed(x, 0)
 
 
+def t95(units: float) -> float:
+    """The two-sided 95% quantile of Student's t for `units` independent units (n - 1
+    degrees of freedom); the normal one for infinitely many."""
+    if not math.isfinite(units):
+        return Z95
+    return float(student_t.ppf(0.975, units - 1))
+
+
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """A mean with its standard error; the 95% interval is the normal one."""
+    """A mean with its standard error (population variance over the units, as fastchess)
+    from `units` independent units; the 95% interval is Student's t on the sample variance,
+    or none, with the reason (`why_no_interval`)."""
 
     mean: float
     se: float
+    units: float = math.inf  # how many independent units (inf: a known variance)
+
+    @property
+    def why_no_interval(self) -> str | None:
+        """Why the data support no interval, in words for the user; None when they do."""
+        if not math.isfinite(self.mean):
+            return "no games"
+        if self.units < MIN_UNITS:
+            n = int(self.units)
+            return (f"{n} deal set{'s' if n != 1 else ''}: an interval needs {MIN_UNITS} "
+                    "or more")
+        if not self.se > 0:
+            return "every deal set scored the same: nothing to measure the uncertainty by"
+        return None
+
+    @property
+    def half_width(self) -> float:
+        """t(0.975, n-1) times the sample standard error; NaN without an interval."""
+        if self.why_no_interval is not None:
+            return math.nan
+        n = self.units
+        sample = self.se if not math.isfinite(n) else self.se * math.sqrt(n / (n - 1))
+        return t95(n) * sample
 
     @property
     def low(self) -> float:
-        return self.mean - Z95 * self.se
+        return self.mean - self.half_width
 
     @property
     def high(self) -> float:
-        return self.mean + Z95 * self.se
+        return self.mean + self.half_width
+
+    def negated(self) -> Estimate:
+        return Estimate(-self.mean, self.se, self.units)
 
     def to_json(self) -> dict[str, Any]:
         return {"mean": finite(self.mean), "se": finite(self.se),
-                "ci95": [finite(self.low), finite(self.high)]}
+                "ci95": [finite(self.low), finite(self.high)],
+                "no_interval": self.why_no_interval}
 
 
 def ratio_estimate(totals: Sequence[float], sizes: Sequence[float],
@@ -98,12 +148,13 @@ def ratio_estimate(totals: Sequence[float], sizes: Sequence[float],
     units = math.fsum(weights)
     games = math.fsum(w * g for w, g in zip(weights, sizes, strict=True))
     if units <= 0 or games <= 0:
-        return Estimate(math.nan, math.nan), 0.0
+        return Estimate(math.nan, math.nan, 0), 0.0
     mean = math.fsum(w * t for w, t in zip(weights, totals, strict=True)) / games
     per_unit = games / units
     spread = math.fsum(w * (t - mean * g) ** 2
                        for w, t, g in zip(weights, totals, sizes, strict=True))
-    return Estimate(mean, math.sqrt(spread / units) / per_unit / math.sqrt(units)), games
+    se = math.sqrt(spread / units) / per_unit / math.sqrt(units)
+    return Estimate(mean, se, units), games
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,11 +187,13 @@ class ScoreStats:
 
     @property
     def score_low(self) -> float:
-        return min(1.0, max(0.0, self.score.low))
+        low = self.score.low
+        return low if math.isnan(low) else min(1.0, max(0.0, low))
 
     @property
     def score_high(self) -> float:
-        return min(1.0, max(0.0, self.score.high))
+        high = self.score.high
+        return high if math.isnan(high) else min(1.0, max(0.0, high))
 
     @property
     def elo(self) -> float:
@@ -180,12 +233,11 @@ class ScoreStats:
 
     @property
     def los(self) -> float:
-        """P(first bot stronger): the normal approximation, as fastchess."""
+        """P(first bot stronger): the normal approximation, as fastchess; NaN where the data
+        support no interval (a "100%" from one deal set would be invented)."""
         mean, se = self.score.mean, self.score.se
-        if not math.isfinite(mean):
+        if self.score.why_no_interval is not None:
             return math.nan
-        if not se > 0:
-            return 0.5 if mean == 0.5 else float(mean > 0.5)
         return (1 - math.erf(-(mean - 0.5) / math.sqrt(2 * se * se))) / 2
 
     def to_json(self) -> dict[str, Any]:
@@ -196,13 +248,18 @@ class ScoreStats:
             "elo": finite(self.elo), "elo_ci95": [finite(self.elo_low), finite(self.elo_high)],
             "elo_error": finite(self.elo_error),
             "nelo": finite(self.nelo), "nelo_error": finite(self.nelo_error),
-            "los": finite(self.los),
+            "los": finite(self.los), "deal_sets": finite(self.score.units),
+            "no_interval": self.score.why_no_interval,
         }
 
     def text(self) -> str:
         """"score 54.1% (95% CI 51.0..57.2%), Elo +29 (+7..+50), nElo +41 +- 28, LOS 99.6%"."""
         if not self.games:
             return "no games"
+        why = self.score.why_no_interval
+        if why is not None:
+            return (f"score {100 * self.score.mean:.1f}%, Elo {format_elo(self.elo)}: no 95% "
+                    f"interval ({why})")
         return (f"score {100 * self.score.mean:.1f}% (95% CI {100 * self.score_low:.1f}.."
                 f"{100 * self.score_high:.1f}%), Elo {format_elo(self.elo)} "
                 f"({format_elo(self.elo_low)}..{format_elo(self.elo_high)}), "

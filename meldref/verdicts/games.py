@@ -6,9 +6,10 @@ table by its bots in alphabetical order (not by the schedule's table number, whi
 order bots were listed in), so the figures never depend on the order of games or of bots.
 
 The unit of evidence for two bots is the *deal set*: every game of one deal in which both sat.
-With duplicate deals that is one deal played in every seating of the schedule (at several
-tables, when the two bots share more than one: those games share their cards too, so they
-belong to one unit); without, a single game.
+A deal is named by its seed when the line has one (each table of a tournament deals its own
+cards, `tournament.schedule.deal_seed`), else by its number; with duplicate deals a deal set
+is one deal played in every seating of the schedule (at several tables, if they share their
+cards: those games belong to one unit); without, a single game.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ class ResultLineError(ValueError):
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """One finished game: its deal, the bots in seat order, their places (1 = best, equal
-    places share) and their scores in the game's own units."""
+    places share) and their scores in the game's own units; the deal's seed when known."""
 
     deal: int
     bots: tuple[str, ...]
     places: tuple[int, ...]
     scores: tuple[float, ...]
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if not (len(self.bots) == len(self.places) == len(self.scores) >= 1):
@@ -50,8 +52,11 @@ class GameResult:
             bots, places, scores = line["bots"], line["places"], line["scores"]
             if isinstance(deal, bool) or not isinstance(deal, int):
                 raise TypeError("deal")
+            seed = line.get("seed")
+            if isinstance(seed, bool) or not isinstance(seed, int):
+                seed = None
             return GameResult(deal, tuple(str(b) for b in bots), tuple(int(p) for p in places),
-                              tuple(float(s) for s in scores))
+                              tuple(float(s) for s in scores), seed)
         except (KeyError, TypeError, ValueError) as exc:
             name = line.get("game_id", "?")
             raise ResultLineError(f"result {name}: no usable {exc}") from None
@@ -62,9 +67,14 @@ class GameResult:
         return tuple(sorted(self.bots))
 
     @property
+    def unit(self) -> int:
+        """What names the deal: its seed, else its number (games of one unit share cards)."""
+        return self.deal if self.seed is None else self.seed
+
+    @property
     def key(self) -> GameKey:
         """The canonical order of games: by table, deal, then seating."""
-        return (self.table, self.deal, self.bots, self.places, self.scores)
+        return (self.table, self.unit, self.bots, self.places, self.scores)
 
     @property
     def rated(self) -> bool:
@@ -128,7 +138,7 @@ def pair_deal_sets(games: Iterable[GameResult], higher_is_better: bool
         for i, j in _seat_pairs(game):
             a, b = game.bots[i], game.bots[j]
             pa, pb = game.places[i], game.places[j]
-            cell = acc[(a, b)].setdefault(game.deal, [0, 0, 0, 0.0])
+            cell = acc[(a, b)].setdefault(game.unit, [0, 0, 0, 0.0])
             cell[0] += 1
             cell[1] += pa < pb
             cell[2] += pa == pb

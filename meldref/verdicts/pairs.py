@@ -14,13 +14,12 @@ paired by deal, with standard errors from the spread of the per-deal differences
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .elo import Z95, Estimate, ScoreStats, ratio_estimate, signed
+from .elo import Estimate, ScoreStats, ratio_estimate, signed
 from .games import DealSet, GameResult, margin, pair_deal_sets
 
 
@@ -107,12 +106,16 @@ class HeadToHead:
         m = self.margin
         return (f"{self.first} vs {self.second}: +{self.wins} ={self.draws} -{self.losses} "
                 f"({self.games} games; deal sets +{won} ={halved} -{lost})\n"
-                f"{self.stats.text()}; score margin {signed(m.mean, 1)} per game, standard "
-                f"error {_fixed(m.se)} (95% CI +- {_fixed(Z95 * m.se)})")
+                f"{self.stats.text()}; score margin {signed(m.mean, 1)} per game"
+                f"{_plus_minus(m, 1)}")
 
 
-def _fixed(x: float) -> str:
-    return f"{x:.1f}" if math.isfinite(x) else "n/a"
+def _plus_minus(x: Estimate, scale: float) -> str:
+    """", 95% CI +- 2.3" or " (no 95% interval: why)"."""
+    why = x.why_no_interval
+    if why is not None:
+        return f" (no 95% interval: {why})"
+    return f", 95% CI +- {scale * x.half_width:.1f}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +131,7 @@ class SameDeals:
 
     def flipped(self) -> SameDeals:
         return SameDeals(self.second, self.first, self.deals,
-                         Estimate(-self.win_rate.mean, self.win_rate.se),
-                         Estimate(-self.score.mean, self.score.se))
+                         self.win_rate.negated(), self.score.negated())
 
     def to_json(self) -> dict[str, Any]:
         return {"first": self.first, "second": self.second, "deals": self.deals,
@@ -139,8 +141,8 @@ class SameDeals:
     def text(self) -> str:
         w, s = self.win_rate, self.score
         return (f"{self.first} vs {self.second} on {self.deals} common deals: win rate "
-                f"{signed(100 * w.mean, 1)} +- {_fixed(100 * Z95 * w.se)} points, score "
-                f"{signed(s.mean, 2)} +- {_fixed(Z95 * s.se)}")
+                f"{signed(100 * w.mean, 1)} points{_plus_minus(w, 100)}, score "
+                f"{signed(s.mean, 2)}{_plus_minus(s, 1)}")
 
 
 def head_to_head(games: Iterable[GameResult], first: str, second: str,
@@ -202,7 +204,7 @@ def _same_deals(games: Iterable[GameResult], higher_is_better: bool
     played: dict[str, dict[int, list[float]]] = defaultdict(dict)
     for game in games:
         if len(game.bots) == 1:
-            cell = played[game.bots[0]].setdefault(game.deal, [0, 0, 0.0])
+            cell = played[game.bots[0]].setdefault(game.unit, [0, 0, 0.0])
             cell[0] += 1
             cell[1] += game.places[0] == 1
             cell[2] += game.scores[0]

@@ -144,13 +144,26 @@ def llr(counts: Sequence[float], elo0: float, elo1: float, model: Model = "logis
 def _secular(shifted: Sequence[float], probs: Sequence[float]) -> float:
     # The root x of sum p c / (1 + x c) = 0 with every 1 + x c > 0; it exists when the
     # shifted values take both signs (always here: 0 < expected score < 1 and every p > 0).
+    # f falls from +inf at `low` to -inf at `high`, but with a regularised empty cell (p of
+    # 1e-3 in a million deal sets) the root lies within 1e-9 of an end: the bracket is
+    # narrowed towards the ends until f changes sign across it (a fixed margin of 1e-9 of
+    # the interval made brentq raise there).
     low, high = -1 / max(shifted), -1 / min(shifted)
-    eps = 1e-9 * (high - low)
 
     def f(x: float) -> float:
         return math.fsum(p * c / (1 + x * c) for p, c in zip(probs, shifted, strict=True))
 
-    return float(brentq(f, low + eps, high - eps, xtol=1e-15, rtol=1e-14, maxiter=500))
+    width = high - low
+    a = b = math.nan
+    for power in range(3, 17):
+        eps = width * 10.0 ** -power
+        a, b = low + eps, high - eps
+        if f(a) > 0 > f(b):
+            break
+    else:
+        # Closer than float resolution to an end: that end is the root to our precision.
+        return a if f(a) <= 0 else b
+    return float(brentq(f, a, b, xtol=1e-15 * max(1.0, abs(width)), rtol=1e-14, maxiter=500))
 
 
 def _tilt(probs: Sequence[float], shifted: Sequence[float]) -> list[float]:

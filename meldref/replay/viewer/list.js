@@ -118,9 +118,17 @@
       bot.addEventListener("click", () => { $("bot").value = s.bot; render(); });
       const num = (v, digits) => el("td", "num", typeof v === "number" ? v.toFixed(digits) : v ?? "");
       // standings.json's own rank: bots with equal ratings share one (docs/standings.md).
-      const band = Array.isArray(s.rating_ci95) ? s.rating_ci95.map((v) => v.toFixed(1)).join(" to ") : "";
+      // An interval the data cannot support is not printed: the reason is (standings.json's
+      // no_interval), and a one-sided bound reads as one.
+      const [low, high] = Array.isArray(s.rating_ci95) ? s.rating_ci95 : [null, null];
+      const has = (v) => typeof v === "number";
+      const band = has(low) && has(high) ? `${low.toFixed(1)} to ${high.toFixed(1)}`
+        : has(low) ? `at least ${low.toFixed(1)}` : has(high) ? `at most ${high.toFixed(1)}` : "none";
+      const cell = el("td", "num", band);
+      if (s.no_interval) cell.title = s.no_interval;
+      if (s.no_interval && !has(low) && !has(high)) cell.textContent = `none: ${s.no_interval}`;
       tr.append(el("td", "num", s.rank ?? i + 1), bot, num(s.games, 0), num(s.wins, 1), num(s.win_rate * 100, 1),
-        num(s.mean_place, 2), num(s.mean_score, 1), num(s.rating, 1), el("td", "num", band),
+        num(s.mean_place, 2), num(s.mean_score, 1), num(s.rating, 1), cell,
         num(s.rank_held, 2), num(s.faults, 0));
       return tr;
     });

@@ -1,0 +1,180 @@
+"""How often the printed 95% intervals cover the truth, by table size and deal sets.
+
+    python bench/bench_coverage.py [--runs 300] [--deals 1,2,3,5,10,20,40] [--seats 2,4]
+                                   [--seed 1] [--quick]
+
+Simulated bots of known strength play duplicate deals through the schedule's balanced
+seatings (`verdicts.seatings`): in a game each seat gets the deal's luck for that seat (one
+normal draw per seat and deal, shared by every seating of the deal, as cards are) and every bot
+its strength plus a Gumbel draw; places follow the sums (Plackett-Luce when the luck is 0).
+- 2 seats: two bots of strengths 0 and 0.3 (about 130 Elo apart);
+- 4 seats: five bots (0, 0.2, 0.4, 0.6, 1.0) at every 4-seat table, each table its own deals.
+The truth is what the statistic estimates, measured once on a run of `--truth` deals per
+table: each pair's expected score (the pair's score interval) and the Bradley-Terry ratings
+on the standings' own scale (the median bot at zero: the rating intervals). For each number
+of deals per table, `--runs` tournaments are simulated and read by `verdicts` (cross table and
+standings, as `meldref tournament` prints them); a row gives, over every interval the
+standings print, how often it holds the truth ("coverage", target 93-97%), and how often the
+standings print no interval and say why instead ("warned"). One-sided bounds (a bot that
+never won) count as printed, covered when the truth is on their side.
+
+The script also runs against an older meldref (one without `no_interval`): there every
+interval counts as printed, which measures the old intervals the same way.
+
+Prints a markdown table (for docs/verdicts.md) and one JSON line per row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from meldref.verdicts.games import GameResult
+from meldref.verdicts.pairs import HeadToHead, cross_table
+from meldref.verdicts.ratings import standings
+from meldref.verdicts.seatings import seatings
+
+LUCK = 0.5  # sd of a seat's luck in a deal, in units of log-strength
+FIELDS = {2: {"a": 0.0, "b": 0.3}, 4: {"a": 0.0, "b": 0.2, "c": 0.4, "d": 0.6, "e": 1.0}}
+
+
+def simulate(seats: int, deals: int, rng: np.random.Generator) -> list[GameResult]:
+    """Every table of `seats` bots of the field, `deals` duplicate deals each."""
+    strength = FIELDS[seats]
+    rows = seatings(seats)
+    games = []
+    for t, table in enumerate(itertools.combinations(sorted(strength), seats)):
+        s = np.array([strength[b] for b in table])
+        for d in range(deals):
+            luck = rng.normal(0, LUCK, seats)  # per seat, shared by the deal's seatings
+            noise = rng.gumbel(size=(len(rows), seats))
+            for r, row in enumerate(rows):
+                seated = tuple(table[i] for i in row)
+                keys = s[list(row)] + luck + noise[r]
+                places = tuple(int(1 + (keys > k).sum()) for k in keys)
+                games.append(GameResult(t * 100_000 + d, seated, places,
+                                        tuple(10.0 * p for p in places)))
+    return games
+
+
+@dataclass
+class Tally:
+    printed: int = 0
+    covered: int = 0
+    warned: int = 0
+    widths: list[float] = field(default_factory=list)
+
+    def add(self, low: float | None, high: float | None, truth: float,
+            warned: bool) -> None:
+        if low is None and high is None:
+            self.warned += warned
+            return
+        self.printed += 1
+        self.covered += (low is None or low <= truth) and (high is None or truth <= high)
+        if low is not None and high is not None:
+            self.widths.append(high - low)
+
+    def row(self) -> dict[str, Any]:
+        total = self.printed + self.warned
+        return {"intervals": total,
+                "printed_pct": round(100 * self.printed / total, 1) if total else None,
+                "coverage_pct": round(100 * self.covered / self.printed, 1)
+                if self.printed else None,
+                "coverage_se": round(100 * math.sqrt(
+                    self.covered / self.printed * (1 - self.covered / self.printed)
+                    / self.printed), 1) if self.printed else None,
+                "warned_pct": round(100 * self.warned / total, 1) if total else None,
+                "median_width": round(float(np.median(self.widths)), 3)
+                if self.widths else None}
+
+
+def truths(seats: int, deals: int, seed: int) -> tuple[dict[tuple[str, str], float],
+                                                        dict[str, float]]:
+    """Each pair's expected score and each bot's rating (up to a constant), from a long run."""
+    games = simulate(seats, deals, np.random.default_rng(seed))
+    cross = cross_table(games)
+    scores = {}
+    for pair in cross.pairs:
+        assert isinstance(pair, HeadToHead)
+        scores[(pair.first, pair.second)] = pair.stats.score.mean
+    rows = standings(games, resamples=0).rows
+    return scores, {r.bot: float(r.rating or 0.0) for r in rows}
+
+
+def anchored(truth: dict[str, float], ratings: dict[str, float]) -> dict[str, float]:
+    """The true ratings on the run's own scale: its zero is its median bot(s) (the bots at
+    the middle of its estimated ratings), so the truth is taken relative to the same bots."""
+    order = sorted(ratings, key=lambda b: ratings[b])
+    n = len(order)
+    middle = [order[n // 2]] if n % 2 else [order[n // 2 - 1], order[n // 2]]
+    zero = sum(truth[b] for b in middle) / len(middle)
+    return {b: v - zero for b, v in truth.items()}
+
+
+def measure(seats: int, deals: int, runs: int, seed: int,
+            truth: tuple[dict[tuple[str, str], float], dict[str, float]]
+            ) -> dict[str, Tally]:
+    pair_truth, rating_truth = truth
+    rng = np.random.default_rng([seed, seats, deals])
+    out = {"score": Tally(), "rating": Tally()}
+    for _ in range(runs):
+        games = simulate(seats, deals, rng)
+        for pair in cross_table(games).pairs:
+            assert isinstance(pair, HeadToHead)
+            stats = pair.to_json()
+            low, high = stats["score_ci95"]
+            out["score"].add(low, high, pair_truth[(pair.first, pair.second)],
+                             stats.get("no_interval") is not None)
+        rows = standings(games).rows
+        ratings = {r.bot: float(r.rating or 0.0) for r in rows}
+        true = anchored(rating_truth, ratings)
+        for r in rows:
+            why = getattr(r, "no_interval", None)
+            if why is not None and "anchor" in why:
+                continue  # the scale's zero: 0 by definition, nothing to cover
+            out["rating"].add(r.rating_low, r.rating_high, true[r.bot], why is not None)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--deals", default="1,2,3,5,10,20,40")
+    parser.add_argument("--seats", default="2,4")
+    parser.add_argument("--truth", type=int, default=3000, help="deals per table for the truth")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="20 runs, deals 1,5, truth 300")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.runs, args.deals, args.truth = 20, "1,5", 300
+    table = ["| seats | deal sets per table | interval | printed | coverage (95% target) "
+             "| warned instead | median width |", "|---|---|---|---|---|---|---|"]
+    lines = []
+    for seats in (int(x) for x in args.seats.split(",")):
+        truth = truths(seats, args.truth, args.seed + 10_000)
+        for deals in (int(x) for x in args.deals.split(",")):
+            for name, tally in measure(seats, deals, args.runs, args.seed, truth).items():
+                row = {"seats": seats, "deals": deals, "interval": name, **tally.row()}
+                lines.append(json.dumps(row))
+                cov = ("-" if row["coverage_pct"] is None else
+                       f"{row['coverage_pct']:.1f}% +- {row['coverage_se']:.1f}")
+                width = row["median_width"]
+                shown = "-" if width is None else (
+                    f"{100 * width:.1f} pts" if name == "score" else f"{width:.0f} Elo")
+                table.append(f"| {seats} | {deals} | {name} | {row['printed_pct']}% | {cov} "
+                             f"| {row['warned_pct']}% | {shown} |")
+    print("\n".join(table))
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
