@@ -7,6 +7,11 @@ author's reference).
 - `process`: a bot program's process (`BotProcess`: its own process group, resource limits,
   network isolation, stderr to a capped log, quit, SIGTERM, SIGKILL, the sweep of what escaped)
   and `PipeTransport`, the conversation's transport over its pipes.
+- `guard`: the small process that starts a bot program and outlives it by nothing: the
+  subreaper of all it starts, its rlimits set between fork and exec, every process of the bot
+  killed when the bot or the referee dies (kill -9 included).
+- `sandbox`: `--sandbox`'s bubblewrap container for a bot program: namespaces, a uid of its
+  own, a fresh environment, the folders it may read, a private /tmp, cgroup limits.
 - `conversation`: the exchanges with one bot over any transport: handshake, requests, late and
   stray lines, silence, goodbye.
 - `errors`: `Fault` records and `BotError` > `BotTimeoutError`, `BotCrashedError`,

@@ -443,8 +443,12 @@ def named_fault(faults: Sequence[Fault]) -> str:
     if fatal is None:
         return ""
     why = f"{fatal.outcome}: {fatal.detail}"
-    wrong = [f for f in faults if not f.fatal and f.request_id is not None and (
-        f.outcome == "late" or "never sent" in f.detail)]
+    # An answer whose id is not the request's: "late" or "never sent" for an id that no
+    # deadline passed for (a late answer to a request that timed out is late, not wrong).
+    timed_out = {f.request_id for f in faults if f.outcome in ("timeout", "stalled")}
+    wrong = [f for f in faults if not f.fatal and f.request_id is not None
+             and f.request_id not in timed_out and (
+                 f.outcome == "late" or "never sent" in f.detail)]
     if wrong and fatal.outcome in ("timeout", "stalled"):
         asked = f"request {fatal.request_id}" if fatal.request_id is not None else "a request"
         return (f"wrong request id: answered {asked} with id {wrong[-1].request_id} "
