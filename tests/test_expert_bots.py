@@ -153,7 +153,13 @@ def test_a_view_rebuilt_from_its_json_gives_the_same_decisions(game: str) -> Non
 # a game begun from a position (`replay position`, `match --position`) goes on as it went.
 # The random bots draw from one generator through the game, as a random player would.
 STATELESS = [("solitaire", "greedy", 1), ("solitaire", "expert", 1),
-             ("fivecrowns", "greedy", 3), ("phase10", "greedy", 3)]
+             ("fivecrowns", "greedy", 3), ("phase10", "greedy", 3),
+             # Known (issue 19): the Phase 10 expert remembers what it saw through a hand
+             # (cards buried in the discard pile, what its rival took), which no position
+             # holds; a new expert on the position can discard otherwise. Strict: once it
+             # decides from the state alone this passes and the mark must go.
+             pytest.param("phase10", "expert", 2, marks=pytest.mark.xfail(
+                 strict=True, reason="the Phase 10 expert decides from its memory of the hand"))]
 
 
 @pytest.mark.parametrize(("game", "name", "players"), STATELESS)
