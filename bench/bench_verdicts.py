@@ -157,8 +157,13 @@ def table(rows: Sequence[Figure], half_width: float, margin_half_width: float) -
             f"| {f.game} | {100 * f.noise:.0f}% | {f.measure} | {f.schedule} | {f.statistic} "
             f"| {f.games} | {mean} | {f.var_per_game:.4g} | {f.games_for(h):,.0f} "
             f"| {f.games_for(abs(effects[key])):,.0f} "
-            f"| {f.var_per_game / plain[key].var_per_game:.2f} |")
+            f"| {_ratio(f.var_per_game, plain[key].var_per_game)} |")
     return "\n".join(lines)
+
+
+def _ratio(variance: float, plain: float) -> str:
+    # A small run can give the plain schedule no variance at all (every game alike).
+    return f"{variance / plain:.2f}" if plain else "-"
 
 
 def synthetic(games: int, seats: int = 4, bots: int = 6, seed: int = 1) -> list[GameResult]:

@@ -61,7 +61,7 @@ class GreedyBot:
     name = "greedy"
 
     def __init__(self, seed: int | str = 0) -> None:
-        self.rng = random.Random(f"phase10-greedy:{seed}")
+        self.seed = seed
 
     def act(self, view: Phase10View) -> Action:
         if view.decision == "draw":
@@ -117,10 +117,14 @@ class GreedyBot:
         wilds = hand.count(WILD)
         wrap = view.rules.run_wrap
         after = [missing_without_each(hand, PHASES[p], wrap) for p in view.phases_left]
+        # Ties are broken by a draw named by the seed and the turn, not by a generator run
+        # through the game: a bot begun on a position plays as one that played to it.
+        rng = random.Random(f"phase10-greedy:{self.seed}:{view.hand_number}:{view.tiebreak}:"
+                            f"{view.turn}")
 
         def cost(card: Card) -> tuple[int, int, float]:
             distance = min(max(0, m[card] - wilds) for m in after)
-            return (distance, -card_points(card), self.rng.random())
+            return (distance, -card_points(card), rng.random())
 
         return Discard(min(plain, key=cost))
 

@@ -54,7 +54,7 @@ DECISIONS = ("draw", "play", "discard", "place")
 
 # Keys whose values are lists (an empty list is `-`) and keys that stay text (never numbers,
 # never None): what the wire form of section 1 cannot say by itself.
-LIST_KEYS = frozenset({"hand", "phases_left", "victims", "completed", "cards"})
+LIST_KEYS = frozenset({"hand", "phases_left", "victims", "completed", "cards", "discarded"})
 TEXT_KEYS = frozenset({"needs", "natural", "wild_rank", "decision", "group"})
 TABLE_KEYS = frozenset({"table", "seats", "piles"})
 

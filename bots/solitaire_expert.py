@@ -13,7 +13,10 @@ How it chooses a move (the drawn card into a pile, a card of that pile out of pl
   otherwise, among the moves that shorten a distance the most (the drawn card straight out,
   and the most promising swaps), the bot takes the one after which its pile needs the fewest
   draws: distance x unseen cards / outs. Outs are memoised on the pile's cards, and a budget of
-  solver searches per decision bounds the time (deterministic, unlike a clock).
+  solver searches per decision bounds the time (deterministic, unlike a clock). The budget
+  counts the searches the decision needs as if nothing were memoised, and the view holds the
+  cards put out of play, so a decision depends on the view alone: a game begun from a
+  position goes on as the game went.
 """
 
 from __future__ import annotations
@@ -35,20 +38,33 @@ DECK_TYPES: Final = (*FIVECROWNS_SUITED, JOKER)
 
 
 class PileValuer:
-    """Distances of piles, memoised on the pile's cards (piles change one at a time)."""
+    """Distances of piles, memoised on the pile's cards (piles change one at a time).
+
+    The memos are pure (a pile's cards decide its distance), so they are kept from decision
+    to decision for speed; but `searches`, which the budget counts, is what a valuer new to
+    the decision would have searched, so a decision depends on the view alone and a bot
+    begun on a position plays as one that played the game to it."""
 
     def __init__(self, natural: str) -> None:
         self.natural: Natural = natural  # type: ignore[assignment]
         self.memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.useful_memo: dict[tuple[int, tuple[int, ...]], tuple[frozenset[Card], int]] = {}
+        self.new_decision()
+
+    def new_decision(self) -> None:
+        """Count searches afresh: nothing is known to this decision yet."""
         self.searches = 0
-        self.useful_memo: dict[tuple[int, tuple[int, ...]], frozenset[Card]] = {}
+        self.known: set[tuple[int, tuple[int, ...]]] = set()
+        self.useful_known: set[tuple[int, tuple[int, ...]]] = set()
 
     def distance(self, size: int, cards: Sequence[Card]) -> int:
         """How many cards the pile must still swap out, at fewest."""
-        key = (size, tuple(sorted(map(id, cards))))
+        key = _key(size, cards)
+        if key not in self.known:
+            self.known.add(key)
+            self.searches += 1
         hit = self.memo.get(key)
         if hit is None:
-            self.searches += 1
             hit = self.memo[key] = _distance(cards, fewest_left(cards, size, self.natural),
                                              size)
         return hit
@@ -62,25 +78,29 @@ class PileValuer:
             kept = list(cards)
             kept.remove(card)
             out[card] = _distance(kept, need, size)
-            self.memo[size, tuple(sorted(map(id, kept)))] = out[card]
+            self.memo[_key(size, kept)] = out[card]
+            self.known.add(_key(size, kept))
         return out
-
 
     def useful(self, size: int, cards: Sequence[Card]) -> frozenset[Card]:
         """The cards (of the whole deck) that would shorten the pile's distance if drawn."""
-        key = (size, tuple(sorted(map(id, cards))))
+        key = _key(size, cards)
+        if key in self.useful_known:
+            return self.useful_memo[key][0]
+        self.useful_known.add(key)
+        need = self.distance(size, cards)
         hit = self.useful_memo.get(key)
         if hit is not None:
-            return hit
-        need = self.distance(size, cards)
+            self.searches += hit[1]  # as a valuer new to the decision would search again
+            return hit[0]
         raw = fewest_left(cards, size, self.natural)
         found: set[Card] = set()
+        alike: dict[object, bool] = {}
         if need:
             naturals = [c for c in cards if not is_wild(c, size)]
             profile: dict[str, tuple[int, ...]] = {}
             for c in naturals:
                 profile[c.suit] = (*profile.get(c.suit, ()), c.rank)
-            alike: dict[object, bool] = {}
             for card in DECK_TYPES:
                 if is_wild(card, size):
                     kind: object = "wild"
@@ -97,8 +117,8 @@ class PileValuer:
                     alike[kind] = grown <= raw
                 if alike[kind]:
                     found.add(card)
-        hit = self.useful_memo[key] = frozenset(found)
-        return hit
+        self.useful_memo[key] = (frozenset(found), len(alike))
+        return self.useful_memo[key][0]
 
     def cost(self, size: int, cards: Sequence[Card], unseen: Counter[Card], total: int
              ) -> float:
@@ -108,6 +128,10 @@ class PileValuer:
             return 0.0
         outs = sum(unseen[c] for c in self.useful(size, cards))
         return need * total / outs if outs else need * DEAD_PILE
+
+
+def _key(size: int, cards: Sequence[Card]) -> tuple[int, tuple[int, ...]]:
+    return (size, tuple(sorted(map(id, cards))))
 
 
 def _promise(pile: Sequence[Card], kept: Card, thrown: Card, size: int) -> int:
@@ -147,49 +171,39 @@ def is_wild(card: Card, size: int) -> bool:
 
 
 def unseen_cards(view: SolitaireView) -> Counter[Card]:
-    """The cards still in the draw pile below its top, as a multiset (order unknown)."""
+    """The cards still in the draw pile below its top, as a multiset (order unknown): the deck
+    less every pile, the top and the cards put out of play."""
     left: Counter[Card] = Counter({c: DECKS for c in FIVECROWNS_SUITED})
     left[JOKER] = JOKERS
     for pile in view.piles:
         left.subtract(pile)
     if view.draw_top is not None:
         left[view.draw_top] -= 1
-    left = +left
-    # Cards out of play are not in the view one by one: what is missing is their count only.
-    return left
+    left.subtract(view.discarded)
+    return +left
 
 
 class SolitaireExpertBot:
-    """Searches every pile choice, counting the draws each pile still needs (module docstring)."""
+    """Searches every pile choice, counting the draws each pile still needs (module docstring).
+    It decides from the view alone (`PileValuer`): its memos only save time."""
 
     name = "expert"
 
     def __init__(self, seed: int | str = 0) -> None:
         self.seed = seed  # it plays the same way every time: no draw of its own
         self.valuer: PileValuer | None = None
-        self.out_of_play: Counter[Card] = Counter()
-        self.last: tuple[int, Place] | None = None
 
     def act(self, view: SolitaireView) -> Place:
         if self.valuer is None or self.valuer.natural != view.natural or view.moves == 0:
-            self.valuer = PileValuer(view.natural)
-            self.out_of_play = Counter()
-        if self.last is not None and self.last[0] + 1 == view.moves:
-            self.out_of_play[self.last[1].card] += 1
-        move = self._choose(view)
-        self.last = (view.moves, move)
-        return move
-
-    def _unseen(self, view: SolitaireView) -> Counter[Card]:
-        left = unseen_cards(view)
-        left.subtract(self.out_of_play)
-        return +left
+            self.valuer = PileValuer(view.natural)  # a new game: the old memos are dead weight
+        self.valuer.new_decision()
+        return self._choose(view)
 
     def _choose(self, view: SolitaireView) -> Place:
         top = view.draw_top
         assert top is not None and self.valuer is not None
         valuer = self.valuer
-        unseen = self._unseen(view)
+        unseen = unseen_cards(view)
         total = max(1, sum(unseen.values()))
         moves: list[tuple[int, int, str, Card, int]] = []  # -gain, after, text, card, size
         for size in view.open_piles():

@@ -124,12 +124,13 @@ class Fields:
         rest = bool(words) and words[-1].lower() == SHUFFLED
         return [self._card(key, t) for t in (words[:-1] if rest else words)], rest
 
-    def tables(self, key: str, label: str) -> list[Fields]:
-        """An array of tables (`[[seat]]`), each read as "<label> <i>: "."""
+    def tables(self, key: str, label: str, first: int = 0) -> list[Fields]:
+        """An array of tables (`[[seat]]`), each read as "<label> <i>: ", counted from
+        `first` as the game counts them (seats from 0, table groups from 1)."""
         value = self.value(key, [])
         if not isinstance(value, list):
             raise self.fail(key, "a list of tables ([[...]] in TOML)")
-        return [Fields(v, f"{label} {i}: ") for i, v in enumerate(value)]
+        return [Fields(v, f"{label} {i}: ") for i, v in enumerate(value, start=first)]
 
     def done(self) -> None:
         """`PositionError` for a key no reader took (a typo, or a key of another game)."""

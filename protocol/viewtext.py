@@ -154,8 +154,8 @@ def solitaire_lines(view: SolitaireView) -> list[str]:
         f"view seat {view.seat} to_move {_maybe(view.to_move)} decision "
         f"{encode_text(view.decision)} natural {encode_text(view.natural)} draw_top "
         f"{'none' if view.draw_top is None else view.draw_top.text} draw_pile_size "
-        f"{view.draw_pile_size} out_of_play {view.out_of_play} moves {view.moves} piles_closed "
-        f"{sum(closed)}"
+        f"{view.draw_pile_size} out_of_play {view.out_of_play} discarded "
+        f"{_cards(view.discarded)} moves {view.moves} piles_closed {sum(closed)}"
     )
     return [head, *map(_pile, PILE_SIZES, closed, view.piles)]
 

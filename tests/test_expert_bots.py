@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,8 +28,11 @@ from meldref.engine.game import GameInfo, find_game
 from meldref.engine.phase10.actions import Discard
 from meldref.engine.phase10.view import Phase10View
 from meldref.engine.play import play_inprocess
+from meldref.engine.position import position_of, read_position
 from meldref.engine.solitaire import SolitaireView
+from meldref.replay.files import load_replay
 from meldref.settings import parse_rules
+from meldref.tools.positions import position_toml
 
 GAMES = {"phase10": Phase10ExpertBot, "fivecrowns": FiveCrownsExpertBot,
          "solitaire": SolitaireExpertBot}
@@ -124,8 +129,9 @@ def test_the_phase10_expert_notices_what_its_rival_takes() -> None:
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_experts_decide_from_the_view_alone(game: str) -> None:
-    """A view rebuilt from its JSON (all a protocol bot gets) yields the same decisions."""
+def test_a_view_rebuilt_from_its_json_gives_the_same_decisions(game: str) -> None:
+    """A view rebuilt from its JSON (all a protocol bot gets) yields the same decisions, for
+    two bots of the same history."""
     info = find_game(game)
     rules = info.rules()
     state = info.new_game(rules, 1 if game == "solitaire" else 2, 13)
@@ -140,6 +146,57 @@ def test_experts_decide_from_the_view_alone(game: str) -> None:
         action = direct.act(view)
         assert str(action) == str(rebuilt.act(rebuild(game, view.to_json(), rules)))
         state.apply(action)
+
+
+# The built-in bots that decide from the state they are given: at every point of a game, a new
+# bot on the position written there (as a file holds it) plays what the game's bot played, so
+# a game begun from a position (`replay position`, `match --position`) goes on as it went.
+# The random bots draw from one generator through the game, as a random player would.
+STATELESS = [("solitaire", "greedy", 1), ("solitaire", "expert", 1),
+             ("fivecrowns", "greedy", 3), ("phase10", "greedy", 3),
+             # Known (issue 19): the Phase 10 expert remembers what it saw through a hand
+             # (cards buried in the discard pile, what its rival took), which no position
+             # holds; a new expert on the position can discard otherwise. Strict: once it
+             # decides from the state alone this passes and the mark must go.
+             pytest.param("phase10", "expert", 2, marks=pytest.mark.xfail(
+                 strict=True, reason="the Phase 10 expert decides from its memory of the hand"))]
+
+
+@pytest.mark.parametrize(("game", "name", "players"), STATELESS)
+def test_a_new_bot_on_the_position_decides_as_the_games_bot(game: str, name: str,
+                                                            players: int) -> None:
+    info = find_game(game)
+    rules = info.rules()
+    for seed in (79, 5) if game == "solitaire" else (79,):
+        state = info.new_game(rules, players, seed)
+        bots = [builtin_bot(game, name, seed * 10 + s) for s in range(players)]
+        for point in range(150):
+            if (seat := state.to_move) is None:
+                break
+            text = position_toml(position_of(state), rules)
+            data = tomllib.loads(text)
+            data.pop("rules", None)
+            fresh = read_position(info, rules, data).start()
+            action = str(bots[seat].act(state.observation(seat)))
+            new_bot = builtin_bot(game, name, seed * 10 + seat)
+            assert str(new_bot.act(fresh.observation(seat))) == action, (seed, point)
+            state.apply(state.parse_action(action))
+
+
+def test_a_solitaire_game_from_a_position_goes_on_as_it_went(tmp_path: Path) -> None:
+    """Issue 19: match, replay position --at 3, match --position played alike for 10 actions,
+    then `place 11 QD` against `place 11 4C`."""
+    first, position, again = tmp_path / "game.jsonl", tmp_path / "at3.toml", tmp_path / "on.jsonl"
+    for args in (["match", "solitaire", "--bot", "builtin:expert", "--seed", "79",
+                  "--replay", str(first)],
+                 ["replay", "position", str(first), "--at", "3", "-o", str(position)],
+                 ["match", "--position", str(position), "--bot", "builtin:expert",
+                  "--replay", str(again)]):
+        result = runner.invoke(app, args, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    played = [str(r["action"]) for _, r in load_replay(first).actions()]
+    replayed = [str(r["action"]) for _, r in load_replay(again).actions()]
+    assert len(played) > 13 and replayed == played[3:]
 
 
 def rebuild(game: str, data: dict[str, Any], rules: Any) -> Any:

@@ -4,7 +4,11 @@ The digests below were recorded before the speed work of issue 13 (commit 7f033e
 referee and wire format); any change that makes a game or a line differ shows up here. A
 change meant to alter behaviour updates them in the same commit and says why. Phase 10's were
 updated once, for issue 15's three new rule options: their `rule` lines and the settled rules
-in the records are new; with them left out, the digests are the ones recorded before.
+in the records are new; with them left out, the digests are the ones recorded before. Issue 19
+changed two things on purpose: Phase 10's greedy bot breaks ties between discards by a draw
+named by its seed and the turn (it drew from one generator through the game, so a game begun
+from a position went on otherwise), and Solitaire views carry the cards put out of play
+(`discarded`), so every Solitaire game's view lines differ (its actions do not).
 """
 
 from __future__ import annotations
@@ -30,21 +34,21 @@ EXPECTED: dict[Case, str] = {
     ('phase10', 3, 'random', 1, ''): 'ff212b48ba2fe53c',
     ('phase10', 3, 'random', 2, ''): '069809fbc659f98b',
     ('phase10', 3, 'random', 3, 'any-order=yes skip-victim=next'): 'c7c3714bc4c7d0a5',
-    ('phase10', 3, 'greedy', 1, ''): 'feacb2506ccc2d51',
-    ('phase10', 3, 'greedy', 2, ''): '07486609cd36e330',
-    ('phase10', 3, 'greedy', 3, 'any-order=yes skip-victim=next'): '7ed74f9f7370a007',
+    ('phase10', 3, 'greedy', 1, ''): '10160bbea07c9fd2',
+    ('phase10', 3, 'greedy', 2, ''): '234246e1400aa541',
+    ('phase10', 3, 'greedy', 3, 'any-order=yes skip-victim=next'): '5fdd782ce4edc470',
     ('fivecrowns', 3, 'random', 1, ''): '70c7e44188557c62',
     ('fivecrowns', 3, 'random', 2, ''): '21cfc67870e2b71e',
     ('fivecrowns', 3, 'random', 3, 'natural=group'): '96dcb46e38c98606',
     ('fivecrowns', 3, 'greedy', 1, ''): '764fa6f0b26c2794',
     ('fivecrowns', 3, 'greedy', 2, ''): '930d85a40db27953',
     ('fivecrowns', 3, 'greedy', 3, 'natural=group'): '61842a2e53c29798',
-    ('solitaire', 1, 'random', 1, ''): '1413045da4acf67d',
-    ('solitaire', 1, 'random', 2, ''): 'cc81d4b6ba4522f2',
-    ('solitaire', 1, 'random', 3, 'natural=group'): '3cdb5ba37d9bccfe',
-    ('solitaire', 1, 'greedy', 1, ''): '92698533b4ff72c6',
-    ('solitaire', 1, 'greedy', 2, ''): 'b9ecc3025ca1f5c5',
-    ('solitaire', 1, 'greedy', 3, 'natural=group'): '33598c80adedd8e8',
+    ('solitaire', 1, 'random', 1, ''): '52f57784bd4955ac',
+    ('solitaire', 1, 'random', 2, ''): 'bfb17f07d1e195de',
+    ('solitaire', 1, 'random', 3, 'natural=group'): '4401dcb8ce8a2f6b',
+    ('solitaire', 1, 'greedy', 1, ''): 'fbaed896d1c6f786',
+    ('solitaire', 1, 'greedy', 2, ''): '26f37810391bc436',
+    ('solitaire', 1, 'greedy', 3, 'natural=group'): '172954365288c0b0',
 }
 TIMES = ("elapsed", "wall_time")  # the only things in a record that depend on the clock
 

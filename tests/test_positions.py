@@ -283,3 +283,74 @@ def test_expected_actions_match_by_what_they_do() -> None:
     state = fc().start()
     assert same_action(state, "discard 7c book:ks,kd,kh,x", "discard 7C book:KS,KD,KH,X=K")
     assert not same_action(state, "discard 7C book:KS,KD,KH,X", "discard X")
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 19: checks the reader lacked
+
+
+def test_table_entries_are_numbered_from_1_as_group_ids_are() -> None:
+    for read, table in ((p10, {"owner": 1, "group": "set:G1,G1,Y1"}),
+                        (fc, {"seat": 0, "group": "book:3H,4H,5H"})):
+        with pytest.raises(PositionError) as caught:
+            read(table=[table])
+        assert str(caught.value).startswith("table group 1: ")
+    seats = seat(0, laid=2, completed=[1, 2], hand="W Y12 S")
+    table = [{"owner": 0, "group": "set:R7,B7,G7"}, {"owner": 0, "group": "run:Y3,G4,B5,R6"},
+             {"owner": 1, "group": "set:G1,G1,Y1"}]
+    with pytest.raises(PositionError, match=r"^table group 3: owner = 1: seat 1 has not laid"):
+        p10(seat=seats, table=table, draw_pile="shuffled")
+
+
+def test_a_five_crowns_position_past_the_turn_cap_is_refused_once_a_seat_is_out() -> None:
+    # Three seats, turn-cap 50: 150 turns before anyone goes out, then one last turn each.
+    # Seat 1 went out, seat 2 had its last turn, seat 0 is on its own: turn 152 at most.
+    out = {"went_out": 1, "to_move": 0, "decision": "draw", "discard_pile": "7C 9H",
+           "seat": [FC["seat"][0], {"hand": "", "score": 0}, {"hand": "9C", "score": 30}],
+           "table": [{"seat": 1, "group": "book:KS,KD,KH,X"},
+                     {"seat": 2, "group": "run:10C,JC,QC"}]}
+    assert fc(**out, turn=152).start().snapshot()["turns"] == 152
+    for turn in (153, 500):
+        with pytest.raises(PositionError, match=f"turn = {turn}: turn-cap=50: "):
+            fc(**out, turn=turn)
+    # The going-out turn and seat 2's last turn came before this one.
+    with pytest.raises(PositionError, match="turn = 2: seat 1 went out"):
+        fc(**out, turn=2)
+    assert fc(**out, turn=3).start().snapshot()["turns"] == 3
+
+
+P10_THREE = {
+    "game": "phase10", "seed": 3, "hand_number": 2, "dealer": 2, "to_move": 0,
+    "decision": "draw", "turn": 7, "discard_pile": "G9", "draw_pile": "shuffled",
+    "seat": [{"hand": "R7 B7 W Y3 G3 B3 R10 G11 Y12 S", "completed": [1]},
+             {"hand": "R1 R2 R3 R4 B5 B6 G9 Y9 B12 S"},
+             {"hand": "G1 G2 G3 G4 G5 G6 G7 G8 Y10 Y11"}],
+}
+
+
+def three(skips: list[int], turn: int = 7, **options: Any) -> Position:
+    data = json.loads(json.dumps(P10_THREE))
+    for s, count in enumerate(skips):
+        data["seat"][s]["skips"] = count
+    data["turn"] = turn
+    info = find_game("phase10")
+    return read_position(info, info.rules(**options), data)
+
+
+def test_skips_pending_only_as_a_game_leaves_them() -> None:
+    # Seat 0 to move, after seats 1 and 2 played. A Skip pending against a seat was discarded
+    # after its last turn, by a seat that played since: seat 2 may have skipped seat 1, but
+    # nobody played after seat 2 to skip it.
+    assert three([0, 1, 0]).start().snapshot()["skips"] == [0, 1, 0]
+    for skips in ([0, 1, 1], [0, 0, 1]):
+        with pytest.raises(PositionError, match="seat 2: skips = 1: no seat played after it"):
+            three(skips)
+    # skip-repeat=unlimited: Skips pile up over turns, one seat's skipped turn using one.
+    assert three([0, 2, 1], skip_repeat="unlimited").start().snapshot()["skips"] == [0, 2, 1]
+    with pytest.raises(PositionError, match="3 Skips pending, but 2 turns were played"):
+        three([0, 2, 1], turn=3, skip_repeat="unlimited")
+    # The next player is skipped at once: between two turns no Skip is pending.
+    with pytest.raises(PositionError, match="seat 1: skips = 1: skip-victim=next"):
+        three([0, 1, 0], skip_victim="next")
+    with pytest.raises(PositionError, match="seat 1: skips = 1: with two players"):
+        p10(seat=seat(1, skips=1))

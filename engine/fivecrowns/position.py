@@ -77,10 +77,7 @@ def read(fields: Fields, asked: FiveCrownsRules) -> dict[str, JSON]:
     table = _read_table(fields, round_, rules, went_out, had_last_turn)
     _check_hands(hands, table, size, playing, went_out, had_last_turn, to_move,
                  decision == "discard")
-    turn = fields.whole("turn", 1, low=1)
-    if went_out is None and rules.turn_cap is not None and turn > rules.turn_cap * len(playing):
-        raise fields.fail("turn", f"turn-cap={rules.turn_cap}: at most "
-                          f"{rules.turn_cap * len(playing)} turns before someone goes out")
+    turn = _read_turn(fields, rules, len(playing), went_out, sum(had_last_turn))
     discard = list(reversed(fields.cards("discard_pile")))
     named, rest_wanted = fields.draw_pile("draw_pile")
     zones: list[tuple[str, Sequence[Card]]] = [(f"seat {s} hand", h) for s, h in enumerate(hands)]
@@ -144,11 +141,34 @@ def _last_turns(order: list[int], went_out: int | None, to_move: int, n: int) ->
     return done
 
 
+def _read_turn(fields: Fields, rules: FiveCrownsRules, playing: int, went_out: int | None,
+               last_turns: int) -> int:
+    """This turn of the round: within the turn cap, and once a seat is out after its going-out
+    turn and the last turns had since (the cap stops counting then: last turns always come)."""
+    earliest = 1 if went_out is None else last_turns + 2
+    turn = fields.whole("turn", earliest, low=1)
+    if turn < earliest:
+        raise fields.fail("turn", f"seat {went_out} went out in an earlier turn and "
+                          f"{last_turns} last turn{'s' if last_turns != 1 else ''} followed: "
+                          f"this is turn {earliest} or later")
+    if rules.turn_cap is None:
+        return turn
+    cap = rules.turn_cap * playing
+    if went_out is None and turn > cap:
+        raise fields.fail("turn", f"turn-cap={rules.turn_cap}: at most {cap} turns before "
+                          "someone goes out")
+    if went_out is not None and turn > cap + last_turns + 1:
+        raise fields.fail("turn", f"turn-cap={rules.turn_cap}: at most {cap} turns before "
+                          f"someone goes out, then one last turn each: {cap + last_turns + 1} "
+                          "by this one")
+    return turn
+
+
 def _read_table(fields: Fields, round_: int, rules: FiveCrownsRules, went_out: int | None,
                 had_last_turn: list[bool]) -> list[tuple[int, Meld]]:
     melds = fivecrowns_melds(wild_rank(round_))
     table = []
-    for f in fields.tables("table", "table group"):
+    for f in fields.tables("table", "table group", first=1):
         seat = f.whole("seat", high=len(had_last_turn) - 1)
         if seat != went_out and not had_last_turn[seat]:
             raise f.fail("seat", "groups are laid by the seat that went out and on last turns "

@@ -90,6 +90,7 @@ def read(fields: Fields, rules: Phase10Rules) -> dict[str, JSON]:
         _check_seat(hand, seat, seat.number in playing)
     _check_tied(hand, seats)
     turn = fields.whole("turn", 1, low=1, high=rules.turn_cap)
+    _check_skips(hand, seats, playing, turn)
     laid_this_turn = fields.flag("laid_this_turn", False)
     if laid_this_turn and not (hand.drawn and seats[to_move].laid is not None):
         raise fields.fail("laid_this_turn", "only the seat to move, once it has laid its "
@@ -156,7 +157,7 @@ def _read_seat(number: int, f: Fields) -> _Seat:
 def _read_table(fields: Fields, rules: Phase10Rules, seats: list[_Seat],
                 playing: Sequence[int]) -> list[tuple[int, Meld]]:
     table = []
-    for f in fields.tables("table", "table group"):
+    for f in fields.tables("table", "table group", first=1):
         owner = f.whole("owner", high=len(seats) - 1)
         text = f.value("group")
         if not isinstance(text, str):
@@ -234,14 +235,17 @@ def _done_at_deal(hand: _Hand, seat: _Seat) -> list[int]:
             raise PositionError(f"{seat.where}laid = {laid}: tie-break hands are played on "
                                 f"phase {rules.final_phase}")
         return done
+    again = not rules.completes(len(done)) and laid == rules.final_phase
+    if again and done[-1] != laid:
+        # Laid again, completing nothing (win=last-phase-and-out); under any-order the final
+        # phase need not be one of those completed.
+        return done
     if laid not in done:
         raise PositionError(f"{seat.where}laid = {laid} is not in completed: a phase is "
                             "completed as soon as it is laid")
-    if done[-1] != laid:  # laid again: the last phase, made before (win=last-phase-and-out)
-        if not (len(done) >= rules.target and laid == rules.final_phase):
-            raise PositionError(f"{seat.where}laid = {laid}: the phase laid this hand is the "
-                                "last one completed")
-        return done
+    if done[-1] != laid:
+        raise PositionError(f"{seat.where}laid = {laid}: the phase laid this hand is the "
+                            "last one completed")
     before = done[:-1]
     expected = hand_phase(hand, before)
     if expected is not None and laid != expected:
@@ -268,10 +272,14 @@ def _check_completed(hand: _Hand, seat: _Seat, done: Sequence[int]) -> None:
         shape = "the first phases of the sequence, in order"
     if not ok:
         raise PositionError(f"{seat.where}completed = {_listed(seat.completed)}: {shape}")
+    if len(seat.completed) > rules.target:
+        raise PositionError(f"{seat.where}completed = {_listed(seat.completed)}: a seat "
+                            f"completes {_phases(rules.target)} at most "
+                            "(laying the last phase again completes nothing)")
     if hand.tied is None and not rules.fixed_hands and len(done) >= rules.target and (
             rules.win == "last-phase"):
         raise PositionError(f"{seat.where}completed {_listed(done)} before this hand: the game "
-                            f"ended when it completed phase {rules.final_phase}")
+                            f"ended when it completed {_goal(rules)}")
 
 
 def _check_tied(hand: _Hand, seats: list[_Seat]) -> None:
@@ -284,8 +292,8 @@ def _check_tied(hand: _Hand, seats: list[_Seat]) -> None:
                             f"{sorted(scores)}")
     short = [s for s in hand.tied if len(seats[s].completed) < rules.target]
     if short and not rules.fixed_hands:
-        raise PositionError(f"tiebreak: seat {short[0]} has not completed phase "
-                            f"{rules.final_phase}, so it is not tied for the win")
+        raise PositionError(f"tiebreak: seat {short[0]} has not completed {_goal(rules)}, "
+                            "so it is not tied for the win")
 
 
 def _check_groups(hand: _Hand, seat: _Seat) -> None:
@@ -315,6 +323,46 @@ def _check_cards(hand: _Hand, seat: _Seat) -> None:
                             "(skip-repeat=once-per-orbit)")
 
 
+def _check_skips(hand: _Hand, seats: list[_Seat], playing: Sequence[int], turn: int) -> None:
+    """Skips pending as play leaves them between turns. A Skip is pending against a seat from
+    the discard that names it to that seat's next turn, so it was discarded after the seat's
+    last turn by a seat that played since, one Skip a turn; the next player, and with two
+    players the only other one, is skipped at once."""
+    pending = [s for s in seats if s.skips]
+    if not pending:
+        return
+    first, rules = pending[0], hand.rules
+    if rules.skip_victim == "next" or len(playing) == 2:
+        why = "skip-victim=next" if rules.skip_victim == "next" else "with two players"
+        raise PositionError(f"{first.where}skips = {first.skips}: {why} a Skip's victim is the "
+                            "next player, skipped at once, so none is pending between turns")
+    total = sum(s.skips for s in pending)
+    if total > turn - 1:
+        raise PositionError(f"{total} Skip{'s' if total != 1 else ''} pending, but {turn - 1} "
+                            f"turn{'s' if turn != 2 else ''} were played in this hand before "
+                            "this one (each discards one Skip at most)")
+    if rules.skip_repeat != "once-per-orbit":
+        return  # Skips pile up; each skipped turn of their victim uses one
+    n = len(seats)
+    after = [t for t in ((hand.to_move + k) % n for k in range(1, n)) if t in playing]
+    waiting = 0  # Skips pending against the seats looked at, latest first
+    for later, t in enumerate(reversed(after)):  # `later`: the seats that played after t
+        if seats[t].skips:
+            waiting += 1
+            if waiting > later:
+                raise PositionError(f"seat {t}: skips = 1: {_played_after(later, waiting)} "
+                                    f"before seat {hand.to_move}'s turn (only a seat that "
+                                    "played after a seat's last turn can have skipped it "
+                                    "since; one Skip a turn, skip-repeat=once-per-orbit)")
+
+
+def _played_after(later: int, waiting: int) -> str:
+    if not later:
+        return "no seat played after it"
+    return (f"only {later} seat{'s' if later != 1 else ''} played after it, for {waiting} "
+            "Skips pending against it and the seats after it")
+
+
 def _check_can_draw(draw: list[Card], discard: list[Card]) -> None:
     if draw:
         return
@@ -329,6 +377,15 @@ def _check_can_draw(draw: list[Card], discard: list[Card]) -> None:
 
 def _listed(phases: Sequence[int]) -> str:
     return ", ".join(map(str, phases)) or "none"
+
+
+def _phases(count: int) -> str:
+    return f"{count} phase{'s' if count != 1 else ''}"
+
+
+def _goal(rules: Phase10Rules) -> str:
+    """What ends the game, in words: "phase 10", or under any-order "3 phases"."""
+    return _phases(rules.target) if rules.any_order else f"phase {rules.final_phase}"
 
 
 # ----------------------------------------------------------------------------------------------

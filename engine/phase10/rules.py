@@ -163,8 +163,18 @@ class Phase10Rules:
 
     @property
     def final_phase(self) -> int:
-        """The phase that takes the place of phase 10: end of game and tie-break hands."""
-        return self.sequence[self.target - 1]
+        """The phase that takes the place of phase 10: the one tie-break hands are played on,
+        and the one laid again under win=last-phase-and-out.
+
+        In order it is the last phase a seat reaches: the `target`-th of the sequence. With
+        any-order every phase of the sequence stays in play however few end the game, so it is
+        the sequence's last (seeds 002/003: the tied players replay phase 10)."""
+        return self.sequence[-1] if self.any_order else self.sequence[self.target - 1]
+
+    def completes(self, completed: int) -> bool:
+        """Whether a lay-down by a seat that completed `completed` phases completes one: not
+        once the target is reached (win=last-phase-and-out lays the last phase again)."""
+        return completed < self.target
 
     @property
     def melds(self) -> MeldRules:
@@ -187,8 +197,8 @@ class Phase10Rules:
             return self.final_phase
         if self.fixed_hands:
             return self.sequence[hand_number - 1]
-        if completed >= self.target:
-            # win=last-phase-and-out: every phase made, not yet out: the last phase again.
+        if not self.completes(completed):
+            # win=last-phase-and-out: the target reached, not yet out: the last phase again.
             return self.final_phase
         if self.any_order:
             return None

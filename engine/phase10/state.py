@@ -257,7 +257,7 @@ class Phase10State(DrawDiscardState):
             "phase": phase, "groups": [format_meld(m) for m in melds], "group_ids": ids,
         })]
         if self.tied is None:
-            if phase not in self.completed[seat]:  # not the last phase laid again (`win`)
+            if self.rules.completes(len(self.completed[seat])):
                 self.completed = _put(self.completed, seat, (*self.completed[seat], phase))
         elif self.rules.tiebreak == "first-to-lay" and seat in self.tied:
             self._end_hand(None, "tiebreak-lay", events)

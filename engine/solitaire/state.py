@@ -79,6 +79,7 @@ class SolitaireState(CardGameState):
             to_move=self.to_move,
             decision=self.decision,
             seat=seat,
+            discarded=tuple(self.out_of_play),
         )
 
     def legal_actions(self) -> list[Place]:

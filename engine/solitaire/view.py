@@ -20,7 +20,9 @@ from .rules import PILE_SIZES
 
 @dataclass(frozen=True, slots=True)
 class SolitaireView:
-    """Everything the player may know: every pile (face up) and the draw pile's top only."""
+    """Everything the player may know: every pile (face up), the draw pile's top only, and
+    the cards it put out of play (`discarded`: it saw each go, so a view holds the player's
+    whole knowledge and a bot needs no memory of the game to decide)."""
 
     natural: Natural
     piles: tuple[tuple[Card, ...], ...]  # in the order of PILE_SIZES
@@ -32,6 +34,7 @@ class SolitaireView:
     to_move: int | None
     decision: str
     seat: int = 0
+    discarded: tuple[Card, ...] = ()  # the cards out of play, first first
 
     def pile(self, size: int) -> tuple[Card, ...]:
         return self.piles[PILE_SIZES.index(size)]
@@ -67,6 +70,7 @@ class SolitaireView:
             "draw_top": None if self.draw_top is None else self.draw_top.text,
             "draw_pile_size": self.draw_pile_size,
             "out_of_play": self.out_of_play,
+            "discarded": [c.text for c in self.discarded],
             "moves": self.moves,
             "piles_closed": sum(self.closed),
             "piles": piles,
@@ -87,6 +91,7 @@ class SolitaireView:
             to_move=data["to_move"],
             decision=data["decision"],
             seat=data["seat"],
+            discarded=tuple(Card.parse(c) for c in data["discarded"]),
         )
 
 
