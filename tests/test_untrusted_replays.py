@@ -236,3 +236,35 @@ def test_verifying_a_big_replay_takes_bounded_memory(tmp_path: Path) -> None:
 def test_verifying_a_42_mb_replay_stays_under_100_mb(tmp_path: Path) -> None:
     size, rss_kb = _big_replay_rss(tmp_path, 42)
     assert size > 42_000_000 and rss_kb < 100_000, (size, rss_kb)
+
+
+# ----------------------------------------------------------------------------------------------
+# Paths and nesting from configurations and positions
+
+CONFIG = ('game = "phase10"\nplayers = 2\ngames = 1\n[[bot]]\ncmd = "builtin:greedy"\n'
+          '[[bot]]\ncmd = "builtin:random"\n')
+
+
+@pytest.mark.parametrize("key", ["out", "bot-folder"])
+@pytest.mark.parametrize(("what", "value"), [
+    ("a NUL byte", "x\\u0000y"), ("a 3,000-level path", "/".join(["a"] * 3000))],
+    ids=["nul", "3000-levels"])
+def test_a_path_the_system_cannot_take_in_a_configuration_exits_2(
+        tmp_path: Path, key: str, what: str, value: str) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(f'{key} = "{tmp_path}/{value}"\n' + CONFIG)
+    result = runner.invoke(app, ["tournament", str(path), "--no-progress"])
+    assert result.exit_code == 2, (what, result.output[-300:])  # was: a traceback, exit 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert key in result.stderr and len(result.stderr) < 500, result.stderr
+
+
+def test_a_position_file_nested_3000_deep_exits_2(tmp_path: Path) -> None:
+    replay = tmp_path / "g.jsonl"
+    match_replay(replay, "builtin:greedy", "builtin:random")
+    written = runner.invoke(app, ["replay", "position", str(replay), "--at", "3"])
+    path = tmp_path / "deep.toml"
+    path.write_text(written.stdout + "deep = " + "[" * 3000 + "]" * 3000 + "\n")
+    result = runner.invoke(app, ["match", "--position", str(path), "--players", "2"])
+    assert result.exit_code == 2, result.output[-300:]  # was: RecursionError, exit 1
+    assert "nested too deeply" in result.stderr
