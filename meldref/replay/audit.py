@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..engine.game import GameState, Outcome
-from ..protocol.referee import forfeit_outcome, forfeits_decide, rank
+from ..protocol.referee import NOTES_PER_KIND, forfeit_outcome, forfeits_decide, rank
 from .files import (
     Replay,
     ReplayError,
@@ -46,8 +46,10 @@ from .files import (
 # "timeout" and "stalled" also come from the handshake, before the first action.
 DECISION_FAULTS: Final = frozenset({"illegal", "timeout", "stalled"})
 # How far past its deadline an answer may be measured (the referee reads the line a moment
-# after it came, on a loaded machine); beyond that the answer would have been a timeout.
-LATE_SLACK: Final = 1.0
+# after it came, on a loaded machine: half the deadline and 5 s more is far more than that);
+# beyond that the answer would have been a timeout. The check is for numbers made up.
+LATE_FACTOR: Final = 1.5
+LATE_SLACK: Final = 5.0
 _WITHIN = re.compile(r"^no (answer|`ready`) within (\d+) ms")
 
 
@@ -115,6 +117,7 @@ class _Audit:
     chosen: int = 0  # actions the bots chose (not the referee)
     started: bool = False
     names: list[str] | None = None  # the start record's
+    noted: list[dict[str, int]] = field(default_factory=list)  # per seat, faults by outcome
 
     @property
     def players(self) -> int:
@@ -164,7 +167,7 @@ class _Audit:
         clock = self.clocks[seat]
         if not isinstance(elapsed, (int, float)):
             return
-        if self.timed[seat] and elapsed > clock.deadline() * 1.1 + LATE_SLACK:
+        if self.timed[seat] and elapsed > clock.deadline() * LATE_FACTOR + LATE_SLACK:
             raise ReplayError(line, f"seat {seat} answered in {elapsed:g} s, past its deadline "
                                     f"of {clock.deadline():g} s (that is a timeout)")
         clock.charge(float(elapsed))
@@ -181,6 +184,11 @@ class _Audit:
         if outcome in ("timeout", "stalled") and self.timed[seat]:
             self._check_allowance(line, seat, str(record.get("detail", "")))
         self.clocks[seat].fault()
+        self.noted[seat][outcome] = self.noted[seat].get(outcome, 0) + 1
+        if self.noted[seat][outcome] >= NOTES_PER_KIND and self.policy.get("increment"):
+            # The referee records no more of these one by one: each it leaves out may have
+            # added the increment to the bank, so the bound of the bank is lost.
+            self.timed[seat] = False
         if record.get("fatal"):
             if self.status[seat] != "ok":
                 raise ReplayError(line, f"a second fatal fault of seat {seat}")
@@ -267,6 +275,7 @@ def verify(path: str | os.PathLike[str]) -> Verified:
                      ).startswith("builtin:") for s in range(players)]
     policy = header.get("policy") if isinstance(header.get("policy"), dict) else {}
     audit = _Audit(replay, replay.new_state(), dict(policy or {}), timed, ["ok"] * players)
+    audit.noted = [{} for _ in range(players)]
     audit.clocks = [_Clock(audit.policy, float(audit.policy.get("time_bank", 5.0)))
                     for _ in range(players)]
     result: dict[str, Any] | None = None
