@@ -240,3 +240,22 @@ def test_stats_with_verify_counts_only_what_verified(genuine: dict[str, Records]
     data = json.loads(done.stdout)
     assert data["games"] == 1 and len(data["unreadable"]) == 1
     assert data["wins_by_seat"] == [{"seat": winner, "wins": 1}]
+
+
+def test_fault_records_past_the_referees_limit_are_refused(genuine: dict[str, Records],
+                                                          tmp_path: Path) -> None:
+    # The referee records at most NOTES_PER_KIND of one kind per seat, then one summary: a
+    # file with more is not its, and verify would otherwise keep them all.
+    records = json.loads(json.dumps(genuine["normal"]))
+    note = {"type": "fault", "seat": 0, "outcome": "late", "detail": "x" * 900,
+            "request": 1, "fatal": False}
+    records[2:2] = [dict(note) for _ in range(21)]
+    result(records)["faults"] = [21, 0]
+    path = tmp_path / "noted.jsonl"
+    path.write_bytes(chained(records))
+    with pytest.raises(ReplayError, match="more than 20 late faults of seat 0"):
+        verify(path)
+    records[2:3] = []  # twenty: as the referee may write
+    result(records)["faults"] = [20, 0]
+    path.write_bytes(chained(records))
+    assert verify(path).faults == 20

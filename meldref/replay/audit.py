@@ -184,17 +184,25 @@ class _Audit:
         if outcome in ("timeout", "stalled") and self.timed[seat]:
             self._check_allowance(line, seat, str(record.get("detail", "")))
         self.clocks[seat].fault()
-        self.noted[seat][outcome] = self.noted[seat].get(outcome, 0) + 1
-        if self.noted[seat][outcome] >= NOTES_PER_KIND and self.policy.get("increment"):
-            # The referee records no more of these one by one: each it leaves out may have
-            # added the increment to the bank, so the bound of the bank is lost.
-            self.timed[seat] = False
+        if not record.get("fatal") and not record.get("suppressed"):
+            self._note(line, seat, outcome)
         if record.get("fatal"):
             if self.status[seat] != "ok":
                 raise ReplayError(line, f"a second fatal fault of seat {seat}")
             self.status[seat] = self.on_failure
             self.out_order.append((seat, self.actions))
         self.faults.append(record)
+
+    def _note(self, line: int, seat: int, outcome: str) -> None:
+        seen = self.noted[seat][outcome] = self.noted[seat].get(outcome, 0) + 1
+        if seen > NOTES_PER_KIND:  # also what keeps the faults kept here few
+            raise ReplayError(line, f"more than {NOTES_PER_KIND} {outcome} faults of seat "
+                                    f"{seat} recorded one by one (the referee counts the rest "
+                                    "in one)")
+        if seen == NOTES_PER_KIND and self.policy.get("increment"):
+            # The referee records no more of these one by one: each it leaves out may have
+            # added the increment to the bank, so the bound of the bank is lost.
+            self.timed[seat] = False
 
     def _check_allowance(self, line: int, seat: int, detail: str) -> None:
         found = _WITHIN.match(detail)
