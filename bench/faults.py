@@ -34,7 +34,7 @@ from typing import Any
 
 from meldref.bots import builtin_bot
 from meldref.engine.game import find_game
-from meldref.protocol.errors import SeatStartError
+from meldref.protocol.errors import OUTCOMES, SeatStartError
 from meldref.protocol.process import BotCommand
 from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import (
@@ -409,6 +409,124 @@ def orphan_crash() -> Seen:
 
 
 # ----------------------------------------------------------------------------------------------
+# Files received from others (issue 20)
+
+
+def _a_replay(folder: Path, *bots: str) -> tuple[Path, list[dict[str, Any]]]:
+    path = folder / "game.jsonl"
+    bot_args = [a for b in bots for a in ("--bot", b)]
+    subprocess.run([PY, "-m", "meldref", "match", "--seed", "3", "--rules", "phases-to-win=1",
+                    "--players", str(len(bots)), *bot_args, "--replay", str(path)], cwd=ROOT,
+                   capture_output=True, check=True)
+    return path, [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _rewritten(path: Path, records: list[dict[str, Any]]) -> Path:
+    """`records` written as a replay with its chain recomputed, as anyone could."""
+    from meldref.replay.files import ReplayWriter
+
+    header = {k: v for k, v in records[0].items()
+              if k not in ("type", "format", "version", "meldref", "sum")}
+    with ReplayWriter(path, header) as writer:
+        for record in records[1:]:
+            writer.write(record)
+    return path
+
+
+def untrusted_resume() -> Seen:
+    """`replay resume` of a replay whose header names a command that would create a file."""
+    with tempfile.TemporaryDirectory() as folder:
+        marker = Path(folder) / "ran"
+        path, records = _a_replay(Path(folder), f"{PY} bots/random_bot.py", "builtin:greedy")
+        records[0]["seats"][0]["spec"] = f"sh -c 'touch {marker}; exec {PY} bots/random_bot.py'"
+        _rewritten(path, records)
+        seen = command_exit(["replay", "resume", str(path), "--at", "3", "--replay",
+                             str(Path(folder) / "r.jsonl")])
+        return Seen("ran the command" if marker.exists() else seen.outcome, seen.seconds)
+
+
+def forged_result(folder: Path) -> list[str]:
+    path, records = _a_replay(folder, "builtin:greedy", "builtin:random")
+    outcome = records[-1]["outcome"]
+    outcome["termination"] = "forfeit"  # once: every check skipped
+    outcome["places"], outcome["winners"] = outcome["places"][::-1], [1 - outcome["winners"][0]]
+    return [str(_rewritten(path, records))]
+
+
+def escaped_names() -> Seen:
+    """`replay show` of a replay whose bot names hold terminal escapes."""
+    with tempfile.TemporaryDirectory() as folder:
+        path, records = _a_replay(Path(folder), "builtin:greedy", "builtin:random")
+        for seat in records[0]["seats"]:
+            seat["name"] = "evil\x1b[2J\x1b]0;pwned\x07"
+        _rewritten(path, records)
+        began = time.monotonic()
+        done = subprocess.run([PY, "-m", "meldref", "replay", "show", str(path)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120, check=False)
+        raw = "\x1b" in done.stdout + done.stderr or "\x07" in done.stdout + done.stderr
+        return Seen("printed raw" if raw else "escaped", time.monotonic() - began)
+
+
+RSS_SCRIPT = """
+import sys
+from meldref.replay.files import verify
+verify(sys.argv[1])
+print(next(line for line in open("/proc/self/status") if line.startswith("VmHWM:")).split()[1])
+"""
+
+
+def big_replay() -> Seen:
+    """`replay verify` of a 42 MB replay (a 6-seat game whose actions carry an extra key of
+    many small objects, as a later writer may add): under 100 MB of RSS, and its time."""
+    with tempfile.TemporaryDirectory() as folder:
+        path, records = _a_replay(Path(folder), *["builtin:random"] * 6)
+        del path
+        per_line = 42_000_000 // sum(1 for r in records if r["type"] == "action")
+        note = [{"k": i} for i in range(per_line // 9)]
+        big = _rewritten(Path(folder) / "big.jsonl",
+                         [{**r, "note": note} if r["type"] == "action" else r for r in records])
+        began = time.monotonic()
+        done = subprocess.run([PY, "-c", RSS_SCRIPT, str(big)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=600, check=True)
+        took = time.monotonic() - began
+        mb = int(done.stdout) / 1024
+        return Seen("under 100 MB" if mb < 100 else f"{mb:.0f} MB", took)
+
+
+def standings_signal() -> Seen:
+    """A signal while a tournament computes its standings (held there by the test hook): time
+    from the signal to the exit."""
+    from meldref.tournament.run import PAUSE_ENV
+
+    with tempfile.TemporaryDirectory() as folder:
+        marker, out = Path(folder) / "standings", Path(folder) / "t"
+        proc = subprocess.Popen([PY, "-m", "meldref", "tournament", "--bot", "builtin:greedy",
+                                 "--bot", "builtin:random", "--games", "2", *SHORT, "--out",
+                                 str(out), "--no-progress"], cwd=ROOT,
+                                env={**os.environ, PAUSE_ENV: str(marker)},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        until(marker.exists, 120)
+        began = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+        took = time.monotonic() - began
+        half = (out / "standings.json").exists() or "Traceback" in stderr
+        return Seen("standings half written" if half else f"exit {proc.returncode}", took)
+
+
+def nul_in_out(folder: Path) -> list[str]:
+    path = folder / "t.toml"
+    path.write_text('out = "runs/x\\u0000y"\nbots = ["builtin:greedy", "builtin:random"]\n')
+    return [str(path)]
+
+
+def deep_position(folder: Path) -> list[str]:
+    path = folder / "p.toml"
+    path.write_text('game = "phase10"\ndeep = ' + "[" * 3000 + "]" * 3000 + "\n")
+    return [str(path)]
+
+
+# ----------------------------------------------------------------------------------------------
 # The table
 
 
@@ -419,59 +537,177 @@ class Row:
     fault: str
     expected: str
     measure: Callable[[], Seen] = field(repr=False)
+    does: str = ""  # what the referee does, in the README's words
+    tested_by: str = ""  # the test of the row: FILE.py::NAME under tests/
 
 
 HOG = {"BAD_BOT_HOG_MB": "512"}
 ROWS: tuple[Row, ...] = (
-    Row("crashes (exits)", "crashed", lambda: bad_game("crash")),
-    Row("killed by a signal (SIGSEGV)", "crashed", lambda: bad_game("segv")),
-    Row("exits, a child holding its output open", "crashed", orphan_crash),
-    Row("answers after the deadline", "timeout", lambda: bad_game("slow", at_deadline=True)),
+    Row("crashes (exits)", "crashed", lambda: bad_game("crash"),
+        does='records the exit code, stops the group; forfeit or autoplay',
+        tested_by='test_protocol_failures.py::test_crash_mid_game'),
+    Row("killed by a signal (SIGSEGV)", "crashed", lambda: bad_game("segv"),
+        does='records the signal; as above',
+        tested_by='test_protocol_failures.py::test_crash_mid_game'),
+    Row("exits, a child holding its output open", "crashed", orphan_crash,
+        does=("wakes on the bot's exit (a pidfd; else a check every 50 ms), reads what it "
+             'wrote before, stops the group with the child'),
+        tested_by=('test_crash_detection.py::test_a_match_ends_the_crashed_seat_long_before'
+                  '_its_deadline')),
+    Row("answers after the deadline", "timeout", lambda: bad_game("slow", at_deadline=True),
+        does='pings; a line within the ping grace shows it alive; the late answer is noted `late`',
+        tested_by=('test_protocol_failures.py::test_slow_bot_times_out_and_its_late_answer_'
+                  'is_recognised')),
     Row("silent and idle (hung, deadlocked)", "stalled",
-        lambda: bad_game("silent", at_deadline=True)),
+        lambda: bad_game("silent", at_deadline=True),
+        does='pings, waits the ping grace (1 s), stops it (quit, SIGTERM, SIGKILL)',
+        tested_by='test_protocol_failures.py::test_silent_bot_is_stalled'),
     Row("silent and computing (an endless loop)", "stalled",
-        lambda: bad_game("spin", at_deadline=True)),
-    Row("stops reading its input", "stalled", lambda: bad_game("no_read", at_deadline=True)),
-    Row("never flushes its output", "stalled", lambda: bad_game("no_flush", at_deadline=True)),
-    Row("closes its output, keeps running", "closed", lambda: bad_game("close_stdout")),
-    Row("illegal actions", "illegal", lambda: bad_game("illegal")),
-    Row("lines that are not protocol", "malformed", lambda: bad_game("garbage")),
-    Row("floods (over 100 unasked lines)", "malformed", lambda: bad_game("flood")),
-    Row("answers an old request", "late", late_answers),
+        lambda: bad_game("spin", at_deadline=True),
+        does='waits while it uses the CPU, up to the busy grace (10 s)',
+        tested_by=('test_protocol_failures.py::test_bot_computing_for_ever_is_stalled_after'
+                  '_the_busy_grace')),
+    Row("stops reading its input", "stalled", lambda: bad_game("no_read", at_deadline=True),
+        does='writes never block (lines queue up to 8 MiB, then `closed`)',
+        tested_by=('test_protocol_failures.py::test_bot_that_stops_reading_or_never_flushes'
+                  '_is_stalled')),
+    Row("never flushes its output", "stalled", lambda: bad_game("no_flush", at_deadline=True),
+        does='as a silent bot (section 2 of the spec says why)',
+        tested_by=('test_protocol_failures.py::test_bot_that_stops_reading_or_never_flushes'
+                  '_is_stalled')),
+    Row("closes its output, keeps running", "closed", lambda: bad_game("close_stdout"),
+        does='waits 0.5 s for an exit (a crash), then stops it',
+        tested_by='test_protocol_failures.py::test_closed_stdout'),
+    Row("illegal actions", "illegal", lambda: bad_game("illegal"),
+        does='sends `error` with the reason, retries twice, then the seat is out',
+        tested_by='test_protocol_failures.py::test_illegal_actions_get_reasons_then_forfeit'),
+    Row("lines that are not protocol", "malformed", lambda: bad_game("garbage"),
+        does='as illegal actions',
+        tested_by='test_protocol_failures.py::test_garbage_is_malformed_and_retried_then_forfeits'),
+    Row("floods (over 100 unasked lines)", "malformed", lambda: bad_game("flood"),
+        does='judged at once, no retry; 20 notes kept per outcome',
+        tested_by=('test_protocol_hostile.py::test_a_flooding_bot_is_judged_at_once_with_fe'
+                  'w_records')),
+    Row("answers an old request", "late", late_answers,
+        does='noted, never judged as an action; the game goes on',
+        tested_by=('test_protocol_failures.py::test_a_second_answer_to_an_old_request_is_la'
+                  'te_never_illegal')),
     Row("over its memory cap (`--memory-mb`)", "crashed",
-        lambda: bad_game("hog", HOG, Limits(memory_mb=256))),
+        lambda: bad_game("hog", HOG, Limits(memory_mb=256)),
+        does='its allocation fails and it dies',
+        tested_by='test_protocol_hostile.py::test_memory_cap_makes_a_hog_crash'),
     Row("over its CPU-time cap (`--cpu-seconds`)", "crashed",
-        lambda: bad_game("spin", limits=Limits(cpu_seconds=1))),
+        lambda: bad_game("spin", limits=Limits(cpu_seconds=1)),
+        does='the kernel kills it at the cap',
+        tested_by='test_isolation.py::test_a_cpu_cap_ends_a_bot_that_computes_past_it'),
     Row("hung, ignoring quit and SIGTERM, with a child", "stalled",
-        lambda: bad_game("fork_child", at_deadline=True)),
-    Row("leaves children outside its group", "(none)", lambda: stopping("escape")),
+        lambda: bad_game("fork_child", at_deadline=True),
+        does='SIGKILL to its whole group after the graces',
+        tested_by='test_protocol_failures.py::test_child_ignoring_sigterm_is_killed_with_its_group'),
+    Row("leaves children outside its group", "(none)", lambda: stopping("escape"),
+        does='kills its descendants and every process with its token',
+        tested_by='test_protocol_hostile.py::test_children_that_escape_the_group_are_killed'),
     Row("cannot start (exits at once, no such file)", "crashed",
-        lambda: start_failure("exit_at_start")),
-    Row("never says ready", "stalled", lambda: start_failure("silent_start")),
+        lambda: start_failure("exit_at_start"),
+        does='stops before any game with the seat, command, reason and stderr; exit 2',
+        tested_by='test_protocol_failures.py::test_connect_all_names_the_seat_that_cannot_start'),
+    Row("never says ready", "stalled", lambda: start_failure("silent_start"),
+        does='as above, after the start-up time',
+        tested_by='test_protocol_failures.py::test_connect_all_names_the_seat_that_cannot_start'),
     Row("SIGINT, SIGTERM or SIGHUP to a match", "exit 130",
-        lambda: signalled("match", [signal.SIGTERM])),
+        lambda: signalled("match", [signal.SIGTERM]),
+        does='stops every bot (quit, SIGTERM, SIGKILL), keeps what was played',
+        tested_by='test_shutdown.py::test_a_signalled_match_leaves_no_bot'),
     Row("a second signal while bots are stopped", "exit 130",
-        lambda: signalled("match", [signal.SIGINT, signal.SIGINT])),
+        lambda: signalled("match", [signal.SIGINT, signal.SIGINT]),
+        does='SIGKILLs at once',
+        tested_by='test_shutdown.py::test_a_signalled_match_leaves_no_bot'),
     Row("SIGTERM to a tournament", "exit 130",
-        lambda: signalled("tournament", [signal.SIGTERM])),
-    Row("kill -9 of a match", "nothing left", lambda: killed("match")),
-    Row("kill -9 of a tournament", "nothing left", lambda: killed("tournament")),
-    Row("a worker killed mid-game (the OOM killer)", "replayed", worker_killed),
+        lambda: signalled("tournament", [signal.SIGTERM]),
+        does='workers kill their bots and exit; rerun to resume',
+        tested_by=('test_shutdown.py::test_a_tournament_stopped_by_sigterm_leaves_nothing_a'
+                  'nd_resumes')),
+    Row("kill -9 of a match", "nothing left", lambda: killed("match"),
+        does='the kernel kills its bots (parent-death signal)',
+        tested_by='test_shutdown.py::test_a_match_killed_with_sigkill_leaves_no_bot'),
+    Row("kill -9 of a tournament", "nothing left", lambda: killed("tournament"),
+        does='workers and their bots die with it; rerun to resume',
+        tested_by='test_shutdown.py::test_a_tournament_killed_with_sigkill_leaves_nothing'),
+    Row("a worker killed mid-game (the OOM killer)", "replayed", worker_killed,
+        does='its games are played again on a new worker, each counted once',
+        tested_by='test_shutdown.py::test_a_worker_killed_mid_game_loses_no_game'),
     Row("a game that kills every worker it runs on", "exit 1",
         lambda: command_exit(["tournament", "--bot", f"{PY} {KILLER_BOT}", "--bot",
                               "builtin:random", "--games", "1", "--no-duplicate", "-j", "2",
-                              *SHORT, "--no-progress", "--out"], lambda f: [str(f / "t")])),
+                              *SHORT, "--no-progress", "--out"], lambda f: [str(f / "t")]),
+        does="tried 3 times, then recorded as the referee's error; the rest play",
+        tested_by='test_shutdown.py::test_a_game_that_kills_every_worker_is_recorded_as_an_error'),
     Row("a cluster worker killed mid-game", "replayed",
-        lambda: worker_killed(["--cluster", "local:2"])),
+        lambda: worker_killed(["--cluster", "local:2"]),
+        does='dask moves its games; each is counted once',
+        tested_by='test_cluster.py::test_a_killed_worker_loses_no_game_and_leaves_no_bot'),
     Row("a replay file with wrong content", "exit 1",
-        lambda: command_exit(["replay", "verify"], bad_replay)),
+        lambda: command_exit(["replay", "verify"], bad_replay),
+        does='names the file, line and reason; no traceback',
+        tested_by='test_untrusted_files.py::test_any_content_with_a_valid_chain_is_a_clear_error'),
     Row("a bad file in a folder of replays", "exit 1",
-        lambda: command_exit(["replay", "stats"], folder_with_a_bad_replay)),
+        lambda: command_exit(["replay", "stats"], folder_with_a_bad_replay),
+        does='`replay stats` reports it and counts the rest',
+        tested_by=('test_untrusted_files.py::test_a_bad_file_among_good_ones_is_reported_an'
+                  'd_the_rest_counted')),
     Row("a configuration file that is not UTF-8", "exit 2",
-        lambda: command_exit(["tournament"], bad_config)),
-    Row("a FIFO given as a replay", "exit 2", lambda: command_exit(["replay", "show"], fifo)),
+        lambda: command_exit(["tournament"], bad_config),
+        does='names the file and the problem before any game',
+        tested_by=('test_untrusted_files.py::test_a_config_that_is_not_utf8_or_too_deep_exi'
+                  'ts_2_naming_the_file')),
+    Row("a FIFO given as a replay", "exit 2", lambda: command_exit(["replay", "show"], fifo),
+        does='refused without opening it for reading',
+        tested_by='test_cli_conventions.py::test_a_fifo_is_refused_without_waiting_for_a_writer'),
     Row("a device as an output path", "exit 2",
-        lambda: command_exit(["match", "--replay", "/dev/null", "--games", "1", *SHORT])),
+        lambda: command_exit(["match", "--replay", "/dev/null", "--games", "1", *SHORT]),
+        does='refused before anything is written; the device untouched',
+        tested_by=('test_untrusted_files.py::test_an_output_path_that_is_a_device_or_fifo_i'
+                  's_refused_untouched')),
+    Row("a replay naming a bot program, resumed without `--bot`", "exit 2", untrusted_resume,
+        does=("refuses, naming the seats' commands; runs nothing (`--trust-replay-bots` "
+              "prints them, then runs them)"),
+        tested_by=("test_untrusted_replays.py::test_resume_never_runs_the_commands_of_the_"
+                   "replays_header")),
+    Row("a replay with forged results (its chain recomputed)", "exit 1",
+        lambda: command_exit(["replay", "verify"], forged_result),
+        does=("re-derives places, winners, scores, statuses and the ending from the seed, "
+              "the actions and the fault records; names the line"),
+        tested_by="test_replay_forgery.py::test_a_forged_claim_fails_verify"),
+    Row("a damaged replay given to `replay html`", "exit 1",
+        lambda: command_exit(["replay", "html"], bad_replay),
+        does="the same code from verify, show, stats, position, html and resume",
+        tested_by="test_untrusted_replays.py::test_a_damaged_replay_exits_1_from_every_command"),
+    Row("a FIFO given to `replay html`", "exit 2",
+        lambda: command_exit(["replay", "html"], fifo),
+        does="refused without opening it, as by every replay command (/dev/zero, links too)",
+        tested_by=("test_untrusted_replays.py::test_a_path_that_is_not_a_replay_file_exits_2_"
+                   "from_every_command")),
+    Row("bot names with terminal escapes in a replay", "escaped", escaped_names,
+        does="control characters shown as `\\x1b`... by verify, show and stats",
+        tested_by=("test_untrusted_replays.py::test_names_from_a_replay_are_shown_with_"
+                   "control_characters_escaped")),
+    Row("a 42 MB replay", "under 100 MB", big_replay,
+        does="read and verified one line at a time (was 1.1 GB)",
+        tested_by=("test_untrusted_replays.py::test_verifying_a_big_replay_takes_bounded_"
+                   "memory")),
+    Row("a signal while a tournament computes its standings", "exit 130", standings_signal,
+        does="standings.json whole or not at all; the games kept; the rerun command printed",
+        tested_by=("test_standings_signal.py::test_a_signal_during_the_standings_exits_130_"
+                   "and_writes_them_whole_or_not_at_all")),
+    Row("a NUL byte or a 3,000-level path in a configuration's `out`", "exit 2",
+        lambda: command_exit(["tournament"], nul_in_out),
+        does="names the key, the path shortened; nothing played",
+        tested_by=("test_untrusted_replays.py::test_a_path_the_system_cannot_take_in_a_"
+                   "configuration_exits_2")),
+    Row("a position file nested 3,000 deep", "exit 2",
+        lambda: command_exit(["match", "--position"], deep_position),
+        does="says it is nested too deeply; nothing played",
+        tested_by="test_untrusted_replays.py::test_a_position_file_nested_3000_deep_exits_2"),
 )
 
 # Rows of issues 20 and 23 (the guard, the sandbox) not yet in the README's table, which
@@ -492,6 +728,12 @@ NEW_ROWS: tuple[Row, ...] = (
 )
 
 
+def _classified(outcome: str) -> str:
+    """A fault's outcome as the README writes it: a recorded outcome in backquotes, an exit
+    code or a state in words."""
+    return f"`{outcome}`" if outcome in OUTCOMES else outcome
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", default=None,
@@ -509,8 +751,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             print(json.dumps({"fault": row.fault, "expected": row.expected,
                               "seen": seen.outcome, "seconds": round(seen.seconds, 3)}))
-        elif args.markdown:
-            print(f"| {row.fault} | {seen.outcome} | {seen.seconds:.2f} s |")
+        elif args.markdown:  # the README's table, whole: its rows are this file's
+            print(f"| {row.fault} | {_classified(seen.outcome)} | {row.does} | "
+                  f"{seen.seconds:.2f} s | {row.tested_by} |")
         else:
             mark = "" if ok else f"   <-- expected {row.expected}"
             print(f"{row.fault:45} {seen.outcome:22} {seen.seconds:7.2f} s{mark}", flush=True)

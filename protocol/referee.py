@@ -371,35 +371,53 @@ class _Referee:
     # -- ending ----------------------------------------------------------------------------
 
     def forfeits_decide(self) -> bool:
-        """True once forfeits leave at most one seat playing (no one left to play against)."""
-        if self.policy.on_failure != "forfeit" or "forfeit" not in self.status:
-            return False
-        playing = sum(1 for st in self.status if st == "ok")
-        return playing <= 1 if len(self.seats) > 1 else playing == 0
+        return forfeits_decide(self.status, self.policy.on_failure)
 
     def forfeit_outcome(self) -> Outcome:
-        n = len(self.seats)
-        playing = sum(1 for s in range(n) if self.active(s))
-        # A lone seat (Solitaire) that forfeits has lost to the game: place 2, as a lost game.
-        last = playing + 1 if n > 1 else 2
-        places = tuple(1 if self.active(s) else last for s in range(n))
-        return Outcome(Termination.FORFEIT, places, tuple(self.state.scores))
+        return forfeit_outcome(self.status, self.state.scores)
 
     def rank(self, outcome: Outcome) -> Outcome:
-        """Forfeited seats share the last place; the others keep their order."""
-        out = [s for s in range(len(self.seats)) if self.status[s] == "forfeit"]
-        detail = dict(outcome.detail)
-        detail["forfeited"] = out
-        detail["autoplayed"] = [s for s, st in enumerate(self.status) if st == "autoplay"]
-        if not out or len(out) == len(self.seats):
-            return dataclasses.replace(outcome, detail=detail)
-        kept = [s for s in range(len(self.seats)) if s not in out]
-        places = list(outcome.places)
-        for s in kept:  # competition ranking among the seats still in
-            places[s] = 1 + sum(1 for t in kept if outcome.places[t] < outcome.places[s])
-        for s in out:
-            places[s] = len(kept) + 1
-        return dataclasses.replace(outcome, places=tuple(places), detail=detail)
+        return rank(outcome, self.status)
+
+
+# The referee's endings as functions of the seats' statuses: `replay verify` derives a replay's
+# result with these same three from the statuses its fault records give.
+
+
+def forfeits_decide(status: Sequence[str], on_failure: str) -> bool:
+    """True once forfeits leave at most one seat playing (no one left to play against)."""
+    if on_failure != "forfeit" or "forfeit" not in status:
+        return False
+    playing = sum(1 for st in status if st == "ok")
+    return playing <= 1 if len(status) > 1 else playing == 0
+
+
+def forfeit_outcome(status: Sequence[str], scores: Sequence[int]) -> Outcome:
+    """The game the forfeits ended: the seats still playing first, the others after."""
+    n = len(status)
+    playing = sum(1 for st in status if st == "ok")
+    # A lone seat (Solitaire) that forfeits has lost to the game: place 2, as a lost game.
+    last = playing + 1 if n > 1 else 2
+    places = tuple(1 if st == "ok" else last for st in status)
+    return Outcome(Termination.FORFEIT, places, tuple(scores))
+
+
+def rank(outcome: Outcome, status: Sequence[str]) -> Outcome:
+    """Forfeited seats share the last place; the others keep their order."""
+    n = len(status)
+    out = [s for s in range(n) if status[s] == "forfeit"]
+    detail = dict(outcome.detail)
+    detail["forfeited"] = out
+    detail["autoplayed"] = [s for s, st in enumerate(status) if st == "autoplay"]
+    if not out or len(out) == n:
+        return dataclasses.replace(outcome, detail=detail)
+    kept = [s for s in range(n) if s not in out]
+    places = list(outcome.places)
+    for s in kept:  # competition ranking among the seats still in
+        places[s] = 1 + sum(1 for t in kept if outcome.places[t] < outcome.places[s])
+    for s in out:
+        places[s] = len(kept) + 1
+    return dataclasses.replace(outcome, places=tuple(places), detail=detail)
 
 
 def play_game(

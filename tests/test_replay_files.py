@@ -196,7 +196,9 @@ def test_resume_a_truncated_game_with_its_own_bots(replays: dict[str, Path],
                                                    tmp_path: Path) -> None:
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(replays["clean"].read_bytes().splitlines(keepends=True)[:50]))
-    result = runner.invoke(app, ["replay", "resume", str(cut), "--at", "45"])
+    # Its own bots: a program among them runs only when the user trusts the file.
+    result = runner.invoke(app, ["replay", "resume", str(cut), "--at", "45",
+                                 "--trust-replay-bots"])
     assert result.exit_code == 0, result.output
     verify(tmp_path / "cut-resumed-at-45.jsonl")
 
@@ -219,8 +221,8 @@ def test_stats_with_verify_and_resume_limits(replays: dict[str, Path], tmp_path:
     data = json.loads(result.stdout)
     assert data["games"] == 1 and len(data["unreadable"]) == 1
     result = runner.invoke(app, ["replay", "resume", str(replays["clean"]), "--at", "5",
-                                 "--move-time", "3", "--startup-time", "4", "--replay",
-                                 str(tmp_path / "r.jsonl")])
+                                 "--trust-replay-bots", "--move-time", "3", "--startup-time",
+                                 "4", "--replay", str(tmp_path / "r.jsonl")])
     assert result.exit_code == 0
     policy = load_replay(tmp_path / "r.jsonl").header["policy"]
     assert policy["move_time"] == 3 and policy["startup_time"] == 4

@@ -219,16 +219,17 @@ def test_replay_html_of_a_folder_writes_a_page_per_game_and_an_index(
     assert '"back":"index.html"' in out.joinpath("faults.html").read_text()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["missing.jsonl"], "no such file or folder"),
-    (["PHASE10", "--seat", "4"], "--seat 4: the game has seats 0..3"),
-    (["PHASE10", "--seat", "-1"], "--seat -1: the game has seats 0..3"),
-    (["NOT_A_REPLAY"], "not a meldref replay"),
-    (["EMPTY_FOLDER"], "no replay files found"),
-    (["FOLDER", "--seat", "3"], "--seat 3:"),
+@pytest.mark.parametrize(("args", "message", "code"), [
+    (["missing.jsonl"], "no such file", 2),
+    (["PHASE10", "--seat", "4"], "--seat 4: the game has seats 0..3", 2),
+    (["PHASE10", "--seat", "-1"], "--seat -1: the game has seats 0..3", 2),
+    (["NOT_A_REPLAY"], "not a meldref replay", 1),  # a file that fails its check: as verify
+    (["EMPTY_FOLDER"], "no replay files found", 2),
+    (["FOLDER", "--seat", "3"], "--seat 3:", 2),
 ])
 def test_replay_html_refuses_what_it_cannot_show(replays: dict[str, Path], tmp_path: Path,
-                                                 args: list[str], message: str) -> None:
+                                                 args: list[str], message: str,
+                                                 code: int) -> None:
     other = tmp_path / "notes.jsonl"
     other.write_text('{"hello": 1}\n')
     (tmp_path / "empty").mkdir()
@@ -237,7 +238,7 @@ def test_replay_html_refuses_what_it_cannot_show(replays: dict[str, Path], tmp_p
     out = tmp_path / "out"
     result = runner.invoke(app, ["replay", "html", *[given.get(a, a) for a in args],
                                  "-o", str(out)])
-    assert result.exit_code == 2, result.output
+    assert result.exit_code == code, result.output
     assert message in result.output and "Traceback" not in result.output
     assert not out.exists()  # nothing written
 

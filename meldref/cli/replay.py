@@ -7,14 +7,16 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape
 
 from ..protocol.seats import BotSpec
+from ..replay.words import printable
 from .common import (
     EXIT_FAILED,
+    EXIT_USAGE,
     BotOpt,
     MoveTimeOpt,
     StartupTimeOpt,
@@ -28,6 +30,23 @@ from .common import (
 
 replay_app = typer.Typer(no_args_is_help=True, add_completion=False,
                          help="Show, verify, count and resume replays; write positions.")
+
+def replay_exit_code(exc: Exception) -> int:
+    """The exit code for a replay that cannot be used, the same from every command that reads
+    one: 2 (usage) for a path that is not a replay file to read (missing, a folder, a FIFO or
+    a device, unreadable), 1 (a check failed) for a file whose content does not check out
+    (damaged, forged, cut where a whole game is needed)."""
+    from ..replay.files import ReplayError
+
+    return EXIT_FAILED if isinstance(exc, ReplayError) else EXIT_USAGE
+
+
+def _unusable(path: Path, exc: Exception) -> NoReturn:
+    from ..replay.files import ReplayPathError
+
+    message = str(exc) if isinstance(exc, ReplayPathError) else f"{path}: {exc}"
+    fail(printable(message), replay_exit_code(exc))
+
 
 def _files(paths: list[Path]) -> list[Path]:
     """The replay files under `paths`; exit 2 if a path cannot be read as replays or none is
@@ -58,12 +77,12 @@ def replay_show(
 
     try:
         telling = tell(check_replay_file(path), seat, hand)
-    except (ShowError, ReplayPathError) as exc:
+    except ShowError as exc:
         fail(str(exc))
-    except (ReplayError, OSError) as exc:
-        fail(f"{path}: {exc}", EXIT_FAILED)
-    for line in telling.lines:
-        out.print(line, markup=False, highlight=False, soft_wrap=True)
+    except (ReplayError, ReplayPathError) as exc:
+        _unusable(path, exc)
+    for line in telling.lines:  # names and details from the file: no escape sequence passes
+        out.print(printable(line), markup=False, highlight=False, soft_wrap=True)
     if telling.problem and "truncated" not in telling.problem:
         raise typer.Exit(EXIT_FAILED)
 
@@ -72,26 +91,23 @@ def replay_show(
 def replay_verify(
     paths: Annotated[list[Path], typer.Argument(help="Replay files (or folders of them).")],
 ) -> None:
-    """Re-simulate replays from their seed and actions; exit 1 naming the first bad line."""
-    from ..replay.files import ReplayError, verify
+    """Re-simulate replays from their seed and actions and check every claim of their results;
+    exit 1 naming the first bad line (2 for a path that is not a replay file)."""
+    from ..replay.files import ReplayError, ReplayPathError, verify
 
-    bad = 0
+    code = 0
     for path in _files(paths):
         try:
             done = verify(path)
-        except ReplayError as exc:
-            bad += 1
-            err.print(f"[red]FAIL[/red] {escape(f'{path}: {exc}')}")
-            continue
-        except OSError as exc:
-            bad += 1
-            err.print(f"[red]FAIL[/red] {escape(f'{path}: {exc.strerror or exc}')}")
+        except (ReplayError, ReplayPathError) as exc:
+            code = max(code, replay_exit_code(exc))
+            err.print(f"[red]FAIL[/red] {escape(printable(f'{path}: {exc}'))}")
             continue
         winners = ", ".join(done.winners) or "none (the deck won)"
-        out.print(f"ok {path}: {done.actions} actions, {done.faults} faults, winner {winners}",
-                  markup=False)
-    if bad:
-        raise typer.Exit(EXIT_FAILED)
+        out.print(printable(f"ok {path}: {done.actions} actions, {done.faults} faults, winner "
+                            f"{winners}"), markup=False)
+    if code:
+        raise typer.Exit(code)
 
 
 @replay_app.command("stats")
@@ -121,13 +137,15 @@ def replay_stats(
             table.add_column(column)
         for row in data["bots"]:
             faults = " ".join(f"{k}:{v}" for k, v in row["faults_by_outcome"].items()) or "-"
-            table.add_row(escape(row["bot"]), str(row["games"]), f"{row['wins']:g}",
+            table.add_row(escape(printable(row["bot"])), str(row["games"]), f"{row['wins']:g}",
                           _or_dash(row["mean_score"]), faults)
         out.print(table)
     for problem in data["unreadable"]:  # on stderr with --json too: the rest was counted
-        err.print(f"unreadable: {problem}", markup=False)
+        err.print(printable(f"unreadable: {problem}"), markup=False)
     for name in data["truncated"]:
-        err.print(f"truncated: {name}", markup=False)
+        err.print(printable(f"truncated: {name}"), markup=False)
+    if stats.unusable_paths:
+        raise typer.Exit(EXIT_USAGE)
     if stats.games == 0 or stats.unreadable:
         raise typer.Exit(EXIT_FAILED)
 
@@ -150,9 +168,15 @@ def replay_resume(
         "<name>-resumed-at-N.jsonl).")] = None,
     move_time: MoveTimeOpt = None,
     startup_time: StartupTimeOpt = None,
+    trust_replay_bots: Annotated[bool, typer.Option(
+        "--trust-replay-bots", help="Without --bot, run the bot commands the replay's header "
+        "names (printed first). A replay from someone else can name any program: give --bot "
+        "instead.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Continue a recorded game from action --at with the given bots (default: its own)."""
+    """Continue a recorded game from action --at with the given bots. Without --bot, only a
+    game of built-in bots continues with its own; a replay's bot commands run only with
+    --trust-replay-bots."""
     from ..replay.files import ReplayError, ReplayPathError, check_replay_file
     from ..replay.resume import resume
     from ..tournament.match import check_output_file, game_summary
@@ -167,11 +191,13 @@ def replay_resume(
     except ValueError as exc:
         fail(str(exc))
     try:
-        done = resume(check_replay_file(path), at, specs, replay, limits)
-    except ReplayPathError as exc:
-        fail(str(exc))
-    except (ReplayError, ValueError, OSError) as exc:
-        fail(f"{path}: {exc}")
+        done = resume(check_replay_file(path), at, specs, replay, limits,
+                      trust_replay_bots=trust_replay_bots,
+                      announce=lambda line: err.print(printable(line), markup=False))
+    except (ReplayError, ReplayPathError) as exc:
+        _unusable(path, exc)
+    except (ValueError, OSError) as exc:
+        fail(printable(f"{path}: {exc}"))
     if as_json:
         summary = {**game_summary(done.line), "resumed_from": str(path), "at": at,
                    "diverged_at": done.diverged_at}
@@ -205,10 +231,10 @@ def replay_position(
     refuse_overwriting_inputs({"PATH": path}, {"--output": output})
     try:
         text = position_at(check_replay_file(path), at, expect)
-    except (ReplayPathError, PositionFileError) as exc:
-        fail(str(exc))
-    except (ReplayError, OSError) as exc:
-        fail(f"{path}: {exc}", EXIT_FAILED)
+    except PositionFileError as exc:
+        fail(printable(str(exc)))
+    except (ReplayError, ReplayPathError) as exc:
+        _unusable(path, exc)
     if output is None:
         sys.stdout.write(text)
         return
@@ -231,6 +257,7 @@ def replay_html(
     ] = None,
 ) -> None:
     """Write a replay as one self-contained HTML page (a folder: a page per game and an index)."""
+    from ..replay.files import ReplayError, ReplayPathError
     from ..replay.html import ViewerError
     from ..replay.index import write_pages
 
@@ -239,7 +266,9 @@ def replay_html(
         with _page_progress(path.is_dir()) as on_page:
             written = write_pages(path, output, seat, on_page)
     except ViewerError as exc:
-        fail(str(exc))
+        fail(printable(str(exc)))
+    except (ReplayError, ReplayPathError) as exc:
+        _unusable(path, exc)
     except OSError as exc:
         fail(f"cannot write the pages: {exc.strerror or exc}")
     if written.index is not None:
@@ -247,7 +276,7 @@ def replay_html(
     else:
         out.print(f"page: {written.pages[0]}", markup=False)
     for problem in written.problems:
-        err.print(f"warning: {problem}", markup=False)
+        err.print(printable(f"warning: {problem}"), markup=False)
     if written.problems:
         raise typer.Exit(EXIT_FAILED)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -124,6 +125,7 @@ def tournament(
     from ..tournament.config import with_announced_names
     from ..tournament.match import preflight
     from ..tournament.run import (
+        StandingsInterrupted,
         check_folder,
         cluster_missing,
         prepare_folder,
@@ -181,6 +183,8 @@ def tournament(
         run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
     except ConfigError as exc:
         fail(str(exc))
+    except StandingsInterrupted as exc:
+        fail(f"{exc}: {shlex.join(['meldref', *sys.argv[1:]])}", EXIT_INTERRUPTED)
     _print_tournament(run, cfg, as_json)
     if run.stopped == "interrupted":
         err.print(f"interrupted: {run.missing} games missing; rerun the same command to resume")

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from .. import __version__
 from ..engine.game import (
@@ -26,6 +26,7 @@ from ..engine.game import (
     IllegalActionError,
     InvalidActionError,
     RuleOptionError,
+    Termination,
     UnknownGameError,
     find_game,
     rules_from_json,
@@ -34,6 +35,9 @@ from ..engine.position import Position, PositionError, read_position
 from ..private import open_private, private_dir
 from ..protocol.records import event_record
 from . import schema
+
+if TYPE_CHECKING:
+    from .audit import Verified
 
 FORMAT = "meldref-replay"
 FORMAT_VERSION = 1
@@ -211,8 +215,16 @@ MAX_LINE: Final = 4 << 20
 
 def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each line as a dict, checking its sum chain and its record's shape (`schema`), read
-    one line at a time; `ReplayError` at the first bad line."""
-    with check_replay_file(Path(path)).open("rb") as f:
+    one line at a time; `ReplayError` at the first bad line, `ReplayPathError` if the file
+    cannot be read (permissions, an I/O error: a problem of the path, not of its content)."""
+    try:
+        yield from _read_lines(check_replay_file(Path(path)))
+    except OSError as exc:
+        raise ReplayPathError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open("rb") as f:
         previous = ""
         number = 0
         while raw := f.readline(MAX_LINE + 1):
@@ -269,13 +281,16 @@ def load_replay(path: str | os.PathLike[str]) -> Replay:
         _, header = next(lines)
     except StopIteration:
         raise ReplayError(1, "empty file (no header)") from None
-    _check_header(header)
+    check_header(header)
     replay = Replay(Path(path), header)
-    replay.records.extend(lines)
+    for number, record in lines:
+        if record["type"] == "result":
+            check_result_shape(header, number, record)
+        replay.records.append((number, record))
     return replay
 
 
-def _check_header(header: dict[str, Any]) -> None:
+def check_header(header: dict[str, Any]) -> None:
     if header.get("type") != "header" or header.get("format") != FORMAT:
         raise ReplayError(1, f"not a meldref replay header (format {FORMAT!r} expected)")
     if header.get("version") != FORMAT_VERSION:
@@ -288,6 +303,28 @@ def _check_header(header: dict[str, Any]) -> None:
         find_game(str(header["game"]))
     except UnknownGameError as exc:
         raise ReplayError(1, str(exc)) from None
+    seats = header.get("seats") or []
+    if seats and [s["seat"] for s in seats] != list(range(int(header["players"]))):
+        raise ReplayError(1, f"altered: the header's seats are {[s['seat'] for s in seats]}, "
+                             f"not one per each of the {header['players']} players in order")
+
+
+def check_result_shape(header: dict[str, Any], line: int, result: dict[str, Any]) -> None:
+    """`ReplayError` unless the result speaks of the header's seats: one place, score and
+    status per seat, winners among them, a termination the games know. (What it claims is
+    checked by `verify`; this is what any reader needs to count it.)"""
+    players = int(header["players"])
+    outcome = result["outcome"]
+    for key, value in (("places", outcome["places"]), ("scores", outcome["scores"]),
+                       ("status", result.get("status")), ("faults", result.get("faults"))):
+        if value is not None and len(value) != players:
+            raise ReplayError(line, f"altered: the result's {key} name {len(value)} seats, the "
+                                    f"game has {players}")
+    if any(seat >= players for seat in outcome.get("winners", [])):
+        raise ReplayError(line, f"altered: a winner that is not one of the {players} seats")
+    if outcome["termination"] not in {t.value for t in Termination}:
+        raise ReplayError(line, f"altered: termination {outcome['termination']!r} is none of "
+                                f"{', '.join(t.value for t in Termination)}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -330,12 +367,12 @@ def simulate(
         if stop_after is not None and applied >= stop_after:
             break
         if record["type"] == "start":
-            _check_start(replay, state, line, record)
+            check_start(replay, state, line, record)
         if record["type"] != "action":
             continue
         if before is not None:
             before(record, state)
-        step = _apply_record(state, line, record, applied)
+        step = apply_record(state, line, record, applied)
         applied += 1
         if on_step is not None:
             on_step(step, state)
@@ -348,7 +385,7 @@ def opening_events(state: GameState) -> list[Event]:
     return list(opening()) if callable(opening) else []
 
 
-def _check_start(replay: Replay, state: GameState, line: int, record: dict[str, Any]) -> None:
+def check_start(replay: Replay, state: GameState, line: int, record: dict[str, Any]) -> None:
     for key in ("game", "seed", "players", "rules"):
         if key in record and record[key] != replay.header.get(key):
             raise ReplayError(line, f"start record {key} {record[key]!r} differs from the "
@@ -372,7 +409,7 @@ def _same_events(line: int, what: str, stored: Any, events: list[Event]) -> None
                                     f"re-simulated one in {', '.join(keys)}")
 
 
-def _apply_record(state: GameState, line: int, record: dict[str, Any], applied: int) -> Step:
+def apply_record(state: GameState, line: int, record: dict[str, Any], applied: int) -> Step:
     if record.get("n", applied) != applied:
         raise ReplayError(line, f"action number {record.get('n')!r}, expected {applied}")
     if state.to_move is None:
@@ -406,53 +443,9 @@ def _apply_text(state: GameState, line: int, text: str) -> list[Event]:
         raise ReplayError(line, f"{text!r} is illegal here: {exc}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class Verified:
-    """What a successful `verify` found."""
-
-    actions: int
-    faults: int
-    result: dict[str, Any]
-    names: list[str] = field(default_factory=list)  # per seat, the bot's name in results
-
-    @property
-    def winners(self) -> list[str]:
-        """The winners by name ("seat k (name)"); none in a lost Solitaire game."""
-        seats = (self.result.get("outcome") or {}).get("winners") or []
-        return [f"seat {s} ({self.names[s]})" if isinstance(s, int) and s < len(self.names)
-                else f"seat {s}" for s in seats]
-
-
 def verify(path: str | os.PathLike[str]) -> Verified:
-    """Check every line and re-simulate the game; `ReplayError` naming the first bad line."""
-    replay = load_replay(path)
-    result_lines = [n for n, r in replay.records if r["type"] == "result"]
-    if result_lines and result_lines[0] != replay.records[-1][0]:
-        raise ReplayError(result_lines[0] + 1, "lines after the result")
-    state = simulate(replay)
-    last = replay.records[-1][0] if replay.records else 1
-    if not result_lines:
-        raise ReplayError(last + 1, "truncated: no result line (the game did not finish)")
-    _check_result(state, result_lines[0], replay.records[-1][1], len(replay.actions()))
-    return Verified(len(replay.actions()), len(replay.faults()), replay.records[-1][1],
-                    replay.seat_names())
+    """Check every line and every claim of a replay (`audit.verify`); `ReplayError` naming
+    the first bad line."""
+    from .audit import verify as audit  # the audit builds on this module
 
-
-def _check_result(state: GameState, line: int, result: dict[str, Any], actions: int) -> None:
-    if "actions" in result and result["actions"] != actions:
-        raise ReplayError(line, f"the result counts {result['actions']} actions, the replay "
-                                f"holds {actions}")
-    stored = result.get("outcome", result)
-    if stored.get("termination") == "forfeit":
-        return  # the referee ended a game the rules had not: nothing to compare with
-    outcome = state.outcome
-    if outcome is None:
-        raise ReplayError(line, "a result, but the re-simulated game is not over")
-    expected = outcome.to_json()
-    # Forfeited seats are moved to the last places by the referee; the rest is the game's.
-    keys = ("termination", "scores") if "forfeit" in result.get("status", ()) else (
-        "termination", "places", "scores")
-    for key in keys:
-        if stored.get(key) != expected[key]:
-            raise ReplayError(line, f"result {key} {stored.get(key)!r}, re-simulated "
-                                    f"{expected[key]!r}")
+    return audit(path)

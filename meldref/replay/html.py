@@ -423,7 +423,7 @@ def replay_page(path: Path, seat: int | None = None, back: str | None = None,
                 ) -> tuple[str, str | None]:
     """The page of the replay at `path` and what was wrong with the file (None: nothing);
     a replay that goes bad part way is shown up to there. `ViewerError` for a bad seat,
-    `ReplayError` or `OSError` for a file that is no replay."""
+    `ReplayError` for a file that is no replay, `ReplayPathError` for a path not to read."""
     replay, problem = lenient_replay(path)
     data = game_data(replay, seat, problem)
     return viewer_page(data, back), data["problem"]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..private import private_dir, write_private_text
-from .files import ReplayError, replay_files
+from .files import ReplayError, ReplayPathError, check_replay_file, replay_files
 from .html import ViewerError, asset, fill, replay_page, script_json
 
 TAIL_BYTES = 1 << 16  # a result line is a few hundred bytes; this leaves room for long names
@@ -152,12 +152,11 @@ def write_pages(path: Path, out: Path | None = None, seat: int | None = None,
     `ViewerError` before anything is written if the input cannot be shown at all."""
     if path.is_dir():
         return _write_folder(path, out or path / "viewer", seat, on_page)
-    if not path.exists():
-        raise ViewerError(f"{path}: no such file or folder")
+    check_replay_file(path)  # a FIFO or device would hang the reading
     target = out or path.with_suffix(".html")
     if target.is_dir():
         target = target / path.with_suffix(".html").name
-    html, problem = _page(path, seat)
+    html, problem = replay_page(path, seat)
     private_dir(target.parent, tighten=False)
     write_private_text(target, html)
     return Written([target], None, [f"{path}: {problem}"] if _bad(problem) else [])
@@ -165,15 +164,6 @@ def write_pages(path: Path, out: Path | None = None, seat: int | None = None,
 
 def _bad(problem: str | None) -> bool:
     return problem is not None and "truncated" not in problem
-
-
-def _page(path: Path, seat: int | None, back: str | None = None) -> tuple[str, str | None]:
-    try:
-        return replay_page(path, seat, back)
-    except ReplayError as exc:
-        raise ViewerError(f"{path}: {exc}") from None
-    except OSError as exc:
-        raise ViewerError(f"{path}: {exc.strerror or exc}") from None
 
 
 def _check_seat(replays: Iterable[Path], seat: int) -> None:
@@ -203,9 +193,9 @@ def _write_folder(folder: Path, out: Path, seat: int | None,
         target = out / Path(key).with_suffix(".html")
         back = Path(os.path.relpath(out / "index.html", target.parent)).as_posix()
         try:
-            html, problem = _page(replay, seat, back)
-        except ViewerError as exc:
-            written.problems.append(str(exc))
+            html, problem = replay_page(replay, seat, back)
+        except (ReplayError, ReplayPathError) as exc:  # the rest of the folder is shown
+            written.problems.append(f"{replay}: {exc}")
             tell(replay, done, len(replays))
             continue
         if _bad(problem):

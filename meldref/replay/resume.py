@@ -10,7 +10,7 @@ any other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,13 +107,41 @@ class Resumed:
     diverged_at: int | None
 
 
+class UntrustedBotsError(ValueError):
+    """A replay whose header names bot programs, resumed without `--bot`: a replay is data
+    from whoever wrote it, and its commands run only when the user says so."""
+
+
+def recorded_bots(header: Mapping[str, Any], trust: bool,
+                  announce: Callable[[str], None] | None = None) -> list[BotSpec]:
+    """The bots the replay's header names, one per seat. Built-in bots are data (the name of
+    one of ours); a program is a command line that anyone who wrote the file chose, so it is
+    refused (`UntrustedBotsError`) unless `trust`, and then `announce`d before it runs."""
+    specs = [BotSpec.parse(str(s.get("spec") or "builtin:greedy"))
+             for s in header.get("seats") or []]
+    programs = [(seat, str(spec)) for seat, spec in enumerate(specs) if spec.builtin is None]
+    if programs and not trust:
+        named = "; ".join(f"seat {seat}: {command!r}" for seat, command in programs)
+        raise UntrustedBotsError(
+            f"the replay names bot programs ({named}); give a --bot for every seat (the "
+            "same command if you trust it), or --trust-replay-bots to run the replay's own")
+    for seat, command in programs:
+        if announce is not None:
+            announce(f"running the replay's command for seat {seat}: {command}")
+    return specs
+
+
 def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
-           limits: LimitSettings) -> Resumed:
-    """Replay `at` actions of the game in `path`, then let `specs` (default: its seats) play on.
+           limits: LimitSettings, *, trust_replay_bots: bool = False,
+           announce: Callable[[str], None] | None = None) -> Resumed:
+    """Replay `at` actions of the game in `path`, then let `specs` play on; without `specs`,
+    the replay's own bots (`recorded_bots`: programs only with `trust_replay_bots`).
 
     `ReplayError` / `ValueError` when the replay or the arguments do not allow it.
     """
-    replay, _problem = lenient_replay(path)  # a truncated game may be resumed: that is the point
+    replay, problem = lenient_replay(path)  # a truncated game may be resumed: that is the point
+    if problem is not None and "truncated" not in problem:
+        raise ReplayError(0, problem)  # damaged: what follows the damage cannot be trusted
     actions = [str(r["action"]) for _, r in replay.actions()]
     if not 0 <= at <= len(actions):
         raise ValueError(f"--at {at}: the replay holds actions 0..{len(actions)}")
@@ -121,8 +149,7 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
     header = replay.header
     players = int(header["players"])
     if not specs:
-        specs = [BotSpec.parse(str(s.get("spec") or "builtin:greedy"))
-                 for s in header.get("seats") or []]
+        specs = recorded_bots(header, trust_replay_bots, announce)
     if len(specs) != players:
         raise ValueError(f"the game has {players} seats; give {players} --bot (or none to "
                          f"reuse the recorded ones), not {len(specs)}")
@@ -150,4 +177,5 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
     return Resumed(line, target, bots, script.diverged_at())
 
 
-__all__ = ["ReplayError", "Resumed", "ScriptedSeat", "resume"]
+__all__ = ["ReplayError", "Resumed", "ScriptedSeat", "UntrustedBotsError", "recorded_bots",
+           "resume"]

@@ -10,7 +10,8 @@ from typing import Any
 
 from ..protocol.errors import Fault
 from ..protocol.records import GameRecord, Tally
-from .files import Replay, ReplayError, verify
+from .audit import Verified, verify
+from .files import Replay, ReplayError, ReplayPathError
 from .show import lenient_replay
 
 
@@ -22,23 +23,32 @@ class Stats:
     finished: int = 0
     unreadable: list[str] = field(default_factory=list)
     truncated: list[str] = field(default_factory=list)
+    unusable_paths: int = 0  # of the unreadable: files that could not be read at all
     actions: int = 0
     decisions: int = 0
     hands: int = 0
     tally: Tally = field(default_factory=Tally)
 
     def add(self, replay: Replay) -> None:
+        """Count a replay as read (its result as the file claims it)."""
+        self.add_game(replay.path, replay.seat_names(), len(replay.actions()),
+                      replay.faults(), replay.result)
+
+    def add_verified(self, path: Path, done: Verified) -> None:
+        """Count a verified replay: its result as `verify` re-derived it."""
+        self.add_game(path, done.names, done.actions, done.fault_records, done.result)
+
+    def add_game(self, path: Path, names: list[str], actions: int,
+                 fault_records: Iterable[dict[str, Any]], result: dict[str, Any] | None) -> None:
         self.games += 1
-        names = replay.seat_names()
-        self.actions += len(replay.actions())
+        self.actions += actions
         faults: list[list[Fault]] = [[] for _ in names]
-        for fault in replay.faults():
+        for fault in fault_records:
             seat = fault.get("seat")
             if isinstance(seat, int) and 0 <= seat < len(names):
                 faults[seat].append(Fault.from_json(fault))
-        result = replay.result
         if result is None:
-            self.truncated.append(str(replay.path))
+            self.truncated.append(str(path))
             self.tally.add_faults(names, faults)
             return
         self.finished += 1
@@ -62,15 +72,21 @@ class Stats:
 
 
 def gather_stats(files: Iterable[Path], check: bool = False) -> Stats:
-    """Figures over the replay `files` (with `check`, each one is verified first)."""
+    """Figures over the replay `files` (with `check`, only those that verify, with the
+    result verify re-derived: a forged one is listed as unreadable, not counted)."""
     stats = Stats()
     for path in files:
         try:
             if check:
-                verify(path)
+                stats.add_verified(path, verify(path))
+                continue
             replay, problem = lenient_replay(path)
-        except (ReplayError, OSError) as exc:
+        except ReplayError as exc:
             stats.unreadable.append(f"{path}: {exc}")
+            continue
+        except ReplayPathError as exc:  # a path, not a content, problem: exit 2 as elsewhere
+            stats.unreadable.append(str(exc))
+            stats.unusable_paths += 1
             continue
         if problem is not None and "truncated" not in problem:
             stats.unreadable.append(f"{path}: {problem}")

@@ -18,6 +18,16 @@ from ..engine.cards import (
 )
 
 
+def printable(text: str) -> str:
+    """`text` with every character a terminal could act on (escape sequences, carriage
+    returns, bidirectional overrides: whatever `str.isprintable` refuses) written as its
+    Python escape, so a name or detail from a file cannot rewrite the screen."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
 def seat_name(names: Sequence[str], seat: Any) -> str:
     if isinstance(seat, int) and 0 <= seat < len(names):
         return f"seat {seat} ({names[seat]})"

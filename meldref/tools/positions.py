@@ -83,6 +83,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PositionFileError(f"{path}: not TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses per level: a file nested thousands deep
+        raise PositionFileError(f"{path}: not TOML a position can hold: nested too deeply"
+                                ) from None
 
 
 def position_files(folder: Path) -> list[Path]:

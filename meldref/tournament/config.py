@@ -36,6 +36,7 @@ came from (`players` in the file, `--players` on the command line), then merged:
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 import tomllib
@@ -283,7 +284,7 @@ def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> Tournamen
                 duplicate=merged.get("duplicate", True), seed=merged.get("seed"), rules=rules)
     check_plan(plan, info)
     sprt = _sprt(merged.get("sprt"), len(bots))
-    out = Path(merged["out"]) if merged.get("out") else None
+    out = _path(merged["out"], "--out" if in_flags.out else "out") if merged.get("out") else None
     bot_folder = _bot_folder(merged.get("bot_folder"), in_flags.bot_folder is not None)
     cluster = _cluster(merged, bot_folder, in_flags)
     return TournamentConfig(plan, merged.get("jobs", 1), out, limits, sprt, tuple(names),
@@ -348,11 +349,28 @@ def _limits(in_file: Mapping[str, Any], in_flags: Mapping[str, Any]) -> LimitSet
     return limits
 
 
+def _path(text: str, key: str) -> Path:
+    """A path from the configuration or a flag, if the system can take it: no NUL byte (a C
+    string ends there), not too long for a name or a path (ENAMETOOLONG); `ConfigError`
+    naming the key, the path shortened."""
+    shown = text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
+    if "\0" in text:
+        raise ConfigError(f"{key} {shown!r}: a path cannot hold a NUL byte")
+    path = Path(text).expanduser()
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # made later (out), or said missing by the caller (bot-folder)
+    except OSError as exc:  # ENAMETOOLONG, ELOOP, EACCES...
+        raise ConfigError(f"{key} {shown!r}: {exc.strerror or exc}") from None
+    return path
+
+
 def _bot_folder(text: str | None, from_flag: bool) -> Path | None:
     """The bot folder, absolute (workers and bots have other working folders)."""
     if not text:
         return None
-    folder = Path(text).expanduser().resolve()
+    folder = _path(text, "--bot-folder" if from_flag else "bot-folder").resolve()
     if not folder.is_dir():
         raise ConfigError(f"{'--bot-folder' if from_flag else 'bot-folder'} {text}: not a "
                           "folder")

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -232,33 +234,77 @@ def run_tournament(
     log = ResultsLog(folder)
     played = 0
     try:
-        # On a stop no game is started, and the games in flight are finished and recorded
-        # (after an SPRT stop they are left out of the standings): a stop never leaves a
-        # replay cut short (it did at -j 2, failing `replay verify`).
-        for result in _play(config, todo, left, folder, keep_logs, run,
-                            lambda: stopped is not None):  # noqa: B023 (the latest, on purpose)
-            results.append(result)
-            log.append(result)
-            played += 1
-            if on_result is not None:
-                on_result(result, len(results), total)
-            if stopped is not None:
-                continue
-            if watch is not None and watch.add(result):
-                stopped = "sprt"
-            elif stop_after is not None and played >= stop_after:
-                stopped = "stop-after"
-    except KeyboardInterrupt:
-        stopped = "interrupted"
-    finally:
-        log.close()
+        try:
+            # On a stop no game is started, and the games in flight are finished and recorded
+            # (after an SPRT stop they are left out of the standings): a stop never leaves a
+            # replay cut short (it did at -j 2, failing `replay verify`).
+            for result in _play(config, todo, left, folder, keep_logs, run,
+                                lambda: stopped is not None):  # noqa: B023 (the latest)
+                results.append(result)
+                log.append(result)
+                played += 1
+                if on_result is not None:
+                    on_result(result, len(results), total)
+                if stopped is not None:
+                    continue
+                if watch is not None and watch.add(result):
+                    stopped = "sprt"
+                elif stop_after is not None and played >= stop_after:
+                    stopped = "stop-after"
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+        finally:
+            log.close()
+        report = _write_standings(config, results, names, watch)
+    except KeyboardInterrupt:  # a (second) signal after the games: the results are all kept
+        with contextlib.suppress(OSError):
+            (folder / "standings.json").unlink()  # of other results: none rather than stale
+        raise StandingsInterrupted(
+            f"interrupted while computing the standings: {folder / 'standings.json'} not "
+            f"written ({len(results)} of {total} games kept in {folder / 'results.jsonl'});"
+            " rerun the same command to compute them") from None
+    return TournamentRun(folder, total, already, played, stopped, report, results)
+
+
+class StandingsInterrupted(Exception):
+    """A signal while the standings were computed or written: the games are kept, the
+    standings file is not there (never half written); a rerun computes it."""
+
+
+# Tests only: a file the standings phase creates, then waits (up to a minute) for a signal, so
+# a test can signal a real tournament in that phase however fast its games are.
+PAUSE_ENV = "MELDREF_TEST_PAUSE_STANDINGS"
+
+
+def _write_standings(config: TournamentConfig, results: list[dict[str, Any]], names: list[str],
+                     watch: SprtWatch | None) -> Report:
+    pause = os.environ.get(PAUSE_ENV)
+    if pause:
+        Path(pause).touch()
+        time.sleep(60)
     info = find_game(config.plan.game)
     report = compute_standings(results, names, higher_is_better=info.higher_scores_win,
                                sprt=None if watch is None else watch.test,
                                upto=None if watch is None else watch.stop,
                                rank_by=config.rank_by)
-    write_private_text(folder / "standings.json", json.dumps(report.to_json(), indent=2) + "\n")
-    return TournamentRun(folder, total, already, played, stopped, report, results)
+    write_whole(config.folder / "standings.json", json.dumps(report.to_json(), indent=2) + "\n")
+    return report
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write `path` whole or not at all: into a temporary file beside it, synced, then renamed
+    over it (a rename is atomic), so a reader or a kill -9 sees the old file or the new one."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open_private(temp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
 
 
 def _sprt_watch(config: TournamentConfig, names: list[str]) -> SprtWatch | None:

@@ -1,0 +1,72 @@
+"""A signal while a tournament computes its standings (issue 20: a traceback and exit 1, no
+standings.json and no message, or death by the signal): exit 130, every game kept, the
+standings written whole or not at all, and the command to rerun printed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support import ROOT
+
+from meldref.tournament.run import PAUSE_ENV, write_whole
+
+
+def _tournament(out: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "meldref", "tournament", "--bot", "builtin:greedy", "--bot",
+         "builtin:random", "--games", "2", "--seed", "1", "--rules", "phases-to-win=1",
+         "--out", str(out), "--no-progress"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
+    for _ in range(1200):  # the state, not the time, is what is waited for
+        if path.exists() or process.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert path.exists(), process.communicate()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_the_standings_exits_130_and_writes_them_whole_or_not_at_all(
+        tmp_path: Path, signum: int) -> None:
+    out, marker = tmp_path / "t", tmp_path / "standings-phase"
+    process = _tournament(out, {PAUSE_ENV: str(marker)})
+    _wait_for(marker, process)  # every game played, the standings begun
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, (process.returncode, stderr[-800:])
+    assert "Traceback" not in stderr
+    said = " ".join(stderr.split())
+    assert "interrupted while computing the standings" in said
+    assert "rerun the same command" in said and "meldref tournament --bot builtin:greedy" in said
+    assert not (out / "standings.json").exists()
+    assert [p.name for p in out.iterdir() if p.name.endswith(".tmp")] == []
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2  # the games are kept
+    again = _tournament(out)  # the rerun the message names
+    _, stderr = again.communicate(timeout=300)
+    assert again.returncode == 0, stderr[-800:]
+    standings = json.loads((out / "standings.json").read_text())
+    assert {row["bot"] for row in standings["standings"]} == {"greedy", "random"}
+
+
+def test_write_whole_leaves_the_old_file_if_interrupted(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "standings.json"
+    write_whole(path, "old\n")
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_whole(path, "new\n")
+    assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == [path.name]
