@@ -40,12 +40,11 @@ class SolitaireSearchBot(ClockedBot):
         self.greedy = SolitaireGreedyBot(seed)
 
     def act(self, view: SolitaireView) -> Place:
-        prior = self.expert.act(view)  # it keeps its own memory of the cards put out of play
+        prior = self.expert.act(view)
         candidates = self._candidates(view, prior)
         if len(candidates) < 2:
             return prior
-        left = unseen_cards(view)
-        left.subtract(self.expert.out_of_play)
+        left = unseen_cards(view)  # the view holds the cards put out of play (`discarded`)
         return choose(candidates, lambda rng: self._guess(view, +left, rng),
                       lambda world, move: self._value(world, move), self.budget(), self.rng)
 
@@ -75,7 +74,7 @@ class SolitaireSearchBot(ClockedBot):
             "piles": [[c.text for c in pile] for pile in view.piles],
             "closed": list(view.closed),
             "draw_pile": [c.text for c in below] + [view.draw_top.text],
-            "out_of_play": [c.text for c in self.expert.out_of_play.elements()],
+            "out_of_play": [c.text for c in view.discarded],
             "moves": view.moves, "outcome": None,
         }
 
