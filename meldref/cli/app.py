@@ -19,6 +19,7 @@ from .. import __version__
 from ..protocol.wire import PROTOCOL_VERSION
 from ..replay.files import FORMAT_VERSION
 from .bot import bot_app
+from .contest import contest_app
 from .match import match
 from .play import play
 from .replay import replay_app
@@ -50,6 +51,7 @@ app.command()(tournament)
 app.add_typer(replay_app, name="replay")
 app.command()(play)
 app.add_typer(bot_app, name="bot")
+app.add_typer(contest_app, name="contest")
 
 
 def main() -> None:

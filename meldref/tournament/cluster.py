@@ -56,7 +56,6 @@ import threading
 import time
 import uuid
 import zlib
-from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -72,7 +71,7 @@ from .botfolder import BotFolderError, digest, pack, unpack
 from .config import ConfigError, TournamentConfig
 from .keeper import BotKeeper, lending_from
 from .match import preflight
-from .pool import MAX_TRIES, RunJob
+from .pool import MAX_TRIES, JobFeed, RunJob
 from .schedule import BotEntry, GameJob
 
 CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
@@ -461,24 +460,25 @@ class ClusterPool:
         """Each job's result line as games finish; a few games per worker thread are in
         flight at once, so a stop leaves little to cancel. A game id is yielded once."""
         assert self.client is not None
-        queue = deque(jobs)
+        queue = JobFeed(jobs)
         pending: dict[distributed.Future[GameOutcome], GameJob] = {}
         finished = distributed.as_completed(loop=self.client.loop)
         seen: set[str] = set()
         window, looked = 0, 0.0
         try:
-            while queue or pending:
+            while True:
                 if time.monotonic() - looked > WINDOW_REFRESH:
                     window = 2 * max(1, sum(self.client.nthreads().values()))
                     looked = time.monotonic()
-                while queue and len(pending) < window:
-                    job = queue.popleft()
+                while len(pending) < window and (job := queue.take()) is not None:
                     future = self.client.submit(
                         play_task, self.run, job, self.setup, self.keep_logs, pure=False,
                         key=f"meldref-{job.game_id}-{uuid.uuid4().hex[:8]}",
                         priority=-job.index)
                     pending[future] = job
                     finished.add(future)
+                if not pending:
+                    break
                 future = next(finished)
                 job = pending.pop(future)
                 line = self._take(future, job, job.game_id in seen)

@@ -54,15 +54,17 @@ class GamePool:
 
     def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
         """Each job's result line, as games finish (in order of index among those finishing
-        together). Games are submitted a few at a time, so a stop leaves little to cancel."""
-        queue = deque(jobs)
+        together). Games are submitted a few at a time, so a stop leaves little to cancel;
+        `jobs` is read as games are submitted (a contest makes its next deal set then)."""
+        queue = JobFeed(jobs)
         pending: dict[Future[dict[str, Any]], GameJob] = {}
         try:
-            while queue or pending:
-                while queue and len(pending) < 2 * self.workers:
-                    job = queue.popleft()
+            while True:
+                while len(pending) < 2 * self.workers and (job := queue.take()) is not None:
                     pending[self._executor().submit(self.run, job, self.folder,
                                                     self.keep_logs)] = job
+                if not pending:
+                    break
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 lost = []
                 for future in sorted(finished, key=lambda f: pending[f].index):
@@ -83,7 +85,7 @@ class GamePool:
                             yield job.error_line(f"its worker died {MAX_TRIES} times (killed, or "
                                               "out of memory?)")
                         else:
-                            queue.appendleft(job)
+                            queue.again(job)
         finally:
             self.close(wait=not pending)
 
@@ -107,6 +109,23 @@ class GamePool:
         if not wait:
             stop_workers()
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+class JobFeed:
+    """Jobs taken one at a time from an iterable, which may make each as it is asked for;
+    jobs to play again (their worker died) come first."""
+
+    def __init__(self, jobs: Iterable[GameJob]) -> None:
+        self._source = iter(jobs)
+        self._again: deque[GameJob] = deque()
+
+    def take(self) -> GameJob | None:
+        if self._again:
+            return self._again.popleft()
+        return next(self._source, None)
+
+    def again(self, job: GameJob) -> None:
+        self._again.appendleft(job)
 
 
 def _result(future: Future[dict[str, Any]], job: GameJob) -> dict[str, Any]:
