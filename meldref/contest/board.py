@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ratings import Rating, ranked
+from .ranking import Rating, ranked
 from .store import ContestStore, is_running
 
 

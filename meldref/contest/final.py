@@ -19,7 +19,7 @@ from typing import Any
 from ..tournament.standings import Report, compute_standings
 from ..verdicts.seatings import seatings
 from .ladder.run import Budget, Event, Ladder, feed, game_pool
-from .ratings import ranked
+from .ranking import ranked
 from .settings import ContestError
 from .store import ContestStore, RunLock
 

@@ -26,25 +26,10 @@ import numpy as np
 
 from ..verdicts.games import GameResult
 from ..verdicts.ratings import _fit as fit_wins  # the verdicts' fit, shared (see docstring)
+from .ranking import Rating
 
 RESAMPLES: Final = 200
 PRIOR_DRAWS: Final = 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class Rating:
-    """A version's rating with its 95% interval (None: not rated yet) and its games."""
-
-    rating: float | None
-    low: float | None
-    high: float | None
-    games: int
-
-    @property
-    def width(self) -> float:
-        if self.low is None or self.high is None:
-            return float("inf")
-        return self.high - self.low
 
 
 @dataclass(slots=True)
@@ -136,9 +121,3 @@ class LadderRatings:
 
 def _opt(x: float) -> float | None:
     return None if not np.isfinite(x) else round(float(x), 1)
-
-
-def ranked(ratings: Mapping[str, Rating]) -> list[str]:
-    """Names best first: rated by rating, then the unrated by games played, then name."""
-    return sorted(ratings, key=lambda n: (ratings[n].rating is None,
-                                          -(ratings[n].rating or 0.0), -ratings[n].games, n))

@@ -86,8 +86,8 @@ def submit(store: ContestStore, sub: Submission) -> tuple[Version, Report]:
             failed = [c for c in report.checks if c.status == "fail"]
             first = failed[0] if failed else None
             why = f"{first.name}: {first.detail}" if first else "the check failed"
-            raise SubmissionRefused(f"{sub.name}: refused, the check failed ({why}); nothing "
-                                    "was added", report)
+            raise SubmissionRefused(f"{sub.name}: refused, the check failed ({why}){_tail(staging)}"
+                                    "; nothing was added", report)
         shutil.rmtree(staging / ".check-logs", ignore_errors=True)
         return store.join(sub.name, sub.command, staging), report
     finally:
@@ -102,6 +102,16 @@ def check(store: ContestStore, command: str, folder: Path) -> Report:
                      policy.move_time, folder / ".check-logs", None, policy.first_move_time,
                      settings.process_limits(), policy.time_bank, rules=settings.parsed_rules(),
                      seat_counts=[settings.players])
+
+
+def _tail(staging: Path) -> str:
+    """The end of the check's stderr logs (they go with the refused copy)."""
+    lines = []
+    for log in sorted((staging / ".check-logs").glob("*.stderr")):
+        text = log.read_bytes()[-300:].decode("utf-8", "replace").strip()
+        if text:
+            lines.append(f"{log.stem}: {' / '.join(text.splitlines()[-2:])}")
+    return f"; its stderr ends: {'; '.join(lines)}" if lines else ""
 
 
 def _copy(source: Path, target: Path) -> None:

@@ -28,7 +28,8 @@ from ...tournament.runner import run_job
 from ...tournament.schedule import BotEntry, GameJob
 from ...verdicts.seatings import seatings
 from ..matchmaking import Candidate, next_table
-from ..ratings import LadderRatings, Rating, ranked
+from ..ranking import Rating, ranked
+from ..ratings import LadderRatings
 from ..settings import RECENT_GAMES, ContestError
 from ..store import ContestStore, DealKind, GameRow, Repair, RunLock, Version
 from ..submit import runnable
@@ -124,7 +125,7 @@ class Ladder:
             failed = [s for s in recent if s["failed"]]
             if len(failed) >= limit:
                 kinds = sorted({o for s in failed for o in s["outcomes"]})
-                reason = (f"suspended: {len(failed)} of its last {len(recent)} games failed "
+                reason = (f"{len(failed)} of its last {len(recent)} games failed "
                           f"({', '.join(kinds)}; first {failed[-1]['game_id']}, last "
                           f"{failed[0]['game_id']})")
                 self.store.set_state(vid, "suspended", reason)
