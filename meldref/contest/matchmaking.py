@@ -8,12 +8,11 @@ How the choice is made (docs/contest.md says it for organisers):
    at once, whatever that place is.
 2. **Where the ranking is least certain.** Otherwise, for every two versions next to each
    other in the ranking, the overlap of their 95% intervals as a share of the narrower one:
-   1 when one interval holds the other, 0 when they are apart. The pair with the largest
-   overlap plays (its deal set is what most likely changes the order), ties to the pair with
-   fewer deal sets in flight, then fewer played; the rest of a table of k seats is filled
-   with the pair's nearest neighbours in the ranking, which are the next-least-certain.
-   Deal sets already in flight count as if played, so parallel jobs do not all pile onto
-   one pair.
+   1 when one interval holds the other, 0 when they are apart, divided by 1 + the pair's
+   deal sets in flight (evidence on its way), so parallel jobs do not all pile onto one
+   pair. The pair with the largest share plays (its deal set is what most likely changes the
+   order), ties to the pair with fewer deal sets played; the rest of a table of k seats is
+   filled with the pair's nearest neighbours in the ranking, the next-least-certain.
 Versions that are not in play (superseded, retired, suspended) are not candidates.
 
 Why: a round robin spends most of its games on pairs whose order is already sure (the top
@@ -87,9 +86,10 @@ def overlap(a: Candidate, b: Candidate) -> float:
 def uncertain_pair(ranking: Sequence[Candidate]) -> int:
     """The place i of the neighbouring pair (i, i + 1) whose order is least certain."""
 
-    def key(i: int) -> tuple[float, int, int]:
+    def key(i: int) -> tuple[float, int]:
         a, b = ranking[i], ranking[i + 1]
-        return (-overlap(a, b), a.pending + b.pending, a.deal_sets + b.deal_sets)
+        # A deal set in flight is evidence on its way: the pair's claim shrinks with each.
+        return (-overlap(a, b) / (1 + a.pending + b.pending), a.deal_sets + b.deal_sets)
 
     return min(range(len(ranking) - 1), key=key)
 
