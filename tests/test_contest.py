@@ -184,6 +184,20 @@ def test_the_neighbours_whose_intervals_overlap_most_play() -> None:
     assert next_table(ranking, seats=3, placement=2) == (2, 3, 1)
 
 
+def test_the_bootstraps_doubt_about_an_order_decides_where_it_is_given() -> None:
+    # Every interval overlaps its neighbour's, but the resamples are sure of 0 above 1 and
+    # of 2 above 3: the pair in doubt, 1 and 2, plays.
+    ranking = ladder_of([(0, 100), (-10, 90), (-20, 80), (-30, 70)])
+    assert next_table(ranking, 2, 2, doubt=[0.01, 0.4, 0.02]) == (1, 2)
+    ladder = LadderRatings()
+    for _ in range(30):
+        ladder.add_deal_set([{"status": "ok", "deal": 0, "bots": ["a", "b"], "places": [1, 2],
+                              "scores": [0, 1]}])
+    ladder.fit(["a", "b"], resamples=50)
+    assert ladder.doubt(["a", "b"]) == [0.0] and ladder.doubt(["b", "a"]) == [1.0]
+    assert ladder.doubt(["a", "new"]) == [1.0]  # not fitted yet: nothing is sure
+
+
 def test_deal_sets_in_flight_spread_the_games() -> None:
     ranking = ladder_of([(100, 150), (90, 140), (40, 60), (35, 55)])
     busy = [Candidate(0, 100, 150, 10, 3), Candidate(1, 90, 140, 10, 3), *ranking[2:]]

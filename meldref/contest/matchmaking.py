@@ -7,8 +7,12 @@ How the choice is made (docs/contest.md says it for organisers):
    few deal sets see the top, the middle and the bottom, and its rating lands near its place
    at once, whatever that place is.
 2. **Where the ranking is least certain.** Otherwise, for every two versions next to each
-   other in the ranking, the overlap of their 95% intervals as a share of the narrower one:
-   1 when one interval holds the other, 0 when they are apart, divided by 1 + the pair's
+   other in the ranking, the doubt about their order: the share of the bootstrap's resamples
+   that rank them the other way round (1/2: nothing tells them apart; 0: sure). Their 95%
+   intervals overlap exactly when that doubt is not small; the doubt is read on the
+   difference itself, where the intervals each carry the uncertainty of the whole scale's
+   anchor (mean 0), which cancels between neighbours. (Without the resamples, the overlap of
+   the intervals as a share of the narrower one stands in.) It is divided by 1 + the pair's
    deal sets in flight (evidence on its way), so parallel jobs do not all pile onto one
    pair. The pair with the largest share plays (its deal set is what most likely changes the
    order), ties to the pair with fewer deal sets played; the rest of a table of k seats is
@@ -43,9 +47,12 @@ class Candidate:
         return self.done + self.pending
 
 
-def next_table(ranking: Sequence[Candidate], seats: int, placement: int) -> tuple[int, ...] | None:
+def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
+               doubt: Sequence[float] | None = None) -> tuple[int, ...] | None:
     """The versions (ids) of the next deal set's table, or None with fewer than `seats`
-    versions in play. `ranking` is best first."""
+    versions in play. `ranking` is best first; `doubt[i]`, when given, is the bootstrap's
+    share of resamples that order `ranking[i]` and `ranking[i + 1]` the other way round
+    (`ratings.LadderRatings.doubt`), else the overlap of their intervals stands for it."""
     if len(ranking) < seats:
         return None
     newcomers = [c for c in ranking if c.deal_sets < placement]
@@ -56,7 +63,7 @@ def next_table(ranking: Sequence[Candidate], seats: int, placement: int) -> tupl
     if unrated:  # a version that played only against versions now out of play
         new = min(unrated, key=lambda c: (c.deal_sets, c.key))
         return (new.key, *spread(ranking, new, seats - 1))
-    at = uncertain_pair(ranking)
+    at = uncertain_pair(ranking, doubt)
     return tuple(ranking[i].key for i in around(at, len(ranking), seats))
 
 
@@ -83,13 +90,14 @@ def overlap(a: Candidate, b: Candidate) -> float:
     return max(0.0, shared / narrow)
 
 
-def uncertain_pair(ranking: Sequence[Candidate]) -> int:
+def uncertain_pair(ranking: Sequence[Candidate], doubt: Sequence[float] | None = None) -> int:
     """The place i of the neighbouring pair (i, i + 1) whose order is least certain."""
 
     def key(i: int) -> tuple[float, int]:
         a, b = ranking[i], ranking[i + 1]
+        unsure = doubt[i] if doubt is not None else overlap(a, b)
         # A deal set in flight is evidence on its way: the pair's claim shrinks with each.
-        return (-overlap(a, b) / (1 + a.pending + b.pending), a.deal_sets + b.deal_sets)
+        return (-unsure / (1 + a.pending + b.pending), a.deal_sets + b.deal_sets)
 
     return min(range(len(ranking) - 1), key=key)
 

@@ -18,6 +18,7 @@ only in how the sums are kept:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -46,6 +47,7 @@ class LadderRatings:
     _w: list[float] = field(default_factory=list)
     games: dict[str, int] = field(default_factory=dict)
     _last: dict[str, float] = field(default_factory=dict)  # the previous fit: a warm start
+    _samples: Any = None  # the last fit's resamples (resamples x names)
 
     def _at(self, name: str) -> int:
         if name not in self.index:
@@ -107,6 +109,7 @@ class LadderRatings:
             again = np.bincount(cell, weights=w * weight, minlength=n * n).astype(float).reshape(
                 n, n)
             samples[r] = fit_wins(again, rated, PRIOR_DRAWS, point)
+        self._samples = samples
         for name in in_play:
             k = self.index.get(name)
             if k is None or not rated[k]:
@@ -117,6 +120,21 @@ class LadderRatings:
                                self.games.get(name, 0))
             self._last[name] = float(point[k])
         return out
+
+    def order_held(self, order: Sequence[str]) -> float:
+        """The share of the last fit's resamples that rank `order` so, best first (the
+        confidence that these bots stand in this order)."""
+        if self._samples is None or not len(self._samples) or any(
+                self.index.get(n, len(self.names)) >= self._samples.shape[1] for n in order):
+            return 0.0  # not fitted yet: nothing is sure
+        cols = self._samples[:, [self.index[n] for n in order]]
+        return float(np.mean(np.all(cols[:, :-1] > cols[:, 1:], axis=1)))
+
+    def doubt(self, order: Sequence[str]) -> list[float]:
+        """For each two neighbours of `order` (best first), the share of the last fit's
+        resamples that put them the other way round: 0 when their order is sure, 1/2 when
+        nothing tells them apart (1 for a bot not fitted yet)."""
+        return [1.0 - self.order_held([a, b]) for a, b in itertools.pairwise(order)]
 
 
 def _opt(x: float) -> float | None:

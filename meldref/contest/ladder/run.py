@@ -95,7 +95,8 @@ class Ladder:
             r = rows[vid]
             candidates.append(Candidate(vid, r.low, r.high, done, pending))
         settings = self.store.settings
-        return next_table(candidates, settings.players, settings.placement)
+        doubt = self.ratings.doubt([versions[vid].label for vid in order])
+        return next_table(candidates, settings.players, settings.placement, doubt)
 
     def new_deal_set(self) -> int | None:
         table = self.next_table()
