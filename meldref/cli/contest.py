@@ -95,8 +95,7 @@ def init(
     except (ValueError, UnknownGameError, RuleOptionError) as exc:
         fail(str(exc))
     store.close()
-    shown = ", ".join(f"{k}={v}" for k, v in settings.to_json().items() if k != "seed")
-    out.print(f"contest {folder}: {shown}", markup=False)
+    out.print(f"contest {folder}: {settings.summary()}", markup=False)
 
 
 @contest_app.command("submit")
@@ -156,9 +155,16 @@ def run(
     _open(folder).close()
     stop_on_signals()
 
+    waiting = False
+
     def on_event(kind: str, data: dict[str, Any]) -> None:
+        nonlocal waiting
         if kind == "suspended":
             err.print(f"{data['version']}: {data['reason']}", markup=False)
+        elif kind == "waiting" and not waiting:
+            err.print(f"waiting for submissions: {data['in_play']} versions in play, a table "
+                      "needs more (Ctrl-C to stop)", markup=False)
+        waiting = kind == "waiting"
 
     try:
         result = play_ladder(folder, jobs, cluster, games, hours, on_event, wait)

@@ -67,18 +67,28 @@ class ContestSettings:
         return parse_rules(self.info.rules_type, self.rules)
 
     def limit_settings(self) -> LimitSettings:
-        """The limits every ladder and final game is played under. The sandbox is stored with
-        them (`self.sandbox`); it reaches the process limits in `process_limits`."""
+        """The limits every ladder and final game is played under, and every submission
+        checked under, with the contest's sandbox setting: this is where the limits are
+        built, the one place the sandbox reaches them."""
+        # At merge with h23's `LimitSettings.sandbox`, this line becomes:
+        #     return limit_settings({**self.limits, "sandbox": self.sandbox})
         return limit_settings(dict(self.limits))
 
     def policy(self) -> MatchPolicy:
         return self.limit_settings().policy()
 
     def process_limits(self) -> Limits:
-        """Every bot program's process limits. The sandbox setting is passed here, where the
-        limits are built: one line to wire it to `LimitSettings.sandbox` once that exists."""
-        settings = self.limit_settings()
-        return settings.process_limits()
+        """Every bot program's process limits (the sandbox among them, see above)."""
+        return self.limit_settings().process_limits()
+
+    def summary(self) -> str:
+        """The settings in a line: the rules and limits that differ from the defaults."""
+        defaults = rules_to_json(self.info.rules())
+        rules = {k: v for k, v in self.rules.items() if defaults.get(k) != v}
+        return (f"{self.game}, {self.players} seats, rules {_shown(rules)}, limits "
+                f"{_shown(self.limits)}, sandbox {'on' if self.sandbox else 'off'}, "
+                f"placement {self.placement} deal sets, suspended after {self.suspend_after} "
+                "failing games")
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "players": self.players, "rules": dict(self.rules),

@@ -53,6 +53,10 @@ CREATE TABLE deal_sets (
     id INTEGER PRIMARY KEY, kind TEXT NOT NULL, final INTEGER, seed INTEGER NOT NULL,
     versions TEXT NOT NULL, created REAL NOT NULL, finished REAL,
     state TEXT NOT NULL CHECK (state IN ('open', 'done', 'discarded')));
+CREATE TABLE tables (
+    deal_set INTEGER NOT NULL REFERENCES deal_sets(id), version INTEGER NOT NULL,
+    PRIMARY KEY (deal_set, version));
+CREATE INDEX tables_by_version ON tables (version);
 CREATE TABLE games (
     id INTEGER PRIMARY KEY, deal_set INTEGER NOT NULL REFERENCES deal_sets(id),
     seating INTEGER NOT NULL, game_id TEXT NOT NULL UNIQUE, versions TEXT NOT NULL,
@@ -68,6 +72,7 @@ CREATE INDEX seats_by_version ON seats (version, game);
 CREATE TABLE ratings (
     at INTEGER NOT NULL, version INTEGER NOT NULL, rating REAL, low REAL, high REAL,
     games INTEGER NOT NULL, PRIMARY KEY (at, version));
+CREATE INDEX ratings_by_version ON ratings (version, at);
 CREATE TABLE finals (
     id INTEGER PRIMARY KEY, top INTEGER NOT NULL, deal_sets INTEGER NOT NULL,
     versions TEXT NOT NULL, created REAL NOT NULL, standings TEXT);
@@ -267,6 +272,8 @@ class ContestStore:
             assert ds is not None
             db.execute("UPDATE deal_sets SET seed = ? WHERE id = ?",
                        (deal_seed(self.settings.seed, ds), ds))
+            db.executemany("INSERT OR IGNORE INTO tables VALUES (?, ?)",
+                           [(ds, v) for v in table])
             db.executemany(
                 "INSERT INTO games (deal_set, seating, game_id, versions, state) "
                 "VALUES (?, ?, ?, ?, 'queued')",
@@ -397,15 +404,22 @@ class ContestStore:
             out.setdefault(ds, []).append(json.loads(result))
         return list(out.items())
 
-    def deal_sets_of(self, vid: int) -> tuple[int, int]:
-        """Deal sets of a version: (done, open) in the ladder."""
-        done = opened = 0
-        for state, versions in self.db.execute("SELECT state, versions FROM deal_sets WHERE "
-                                               "kind != 'final' AND state != 'discarded'"):
-            if vid in json.loads(versions):
-                done += state == "done"
-                opened += state == "open"
-        return done, opened
+    def deal_set_lines(self, ds: int) -> list[dict[str, Any]]:
+        """The result lines of one deal set's finished games."""
+        return [json.loads(r[0]) for r in self.db.execute(
+            "SELECT result FROM games WHERE deal_set = ? AND state = 'done' ORDER BY seating",
+            (ds,))]
+
+    def deal_set_counts(self) -> dict[int, tuple[int, int]]:
+        """Per version: its ladder deal sets done, and open (queued or in flight)."""
+        out: dict[int, list[int]] = {}
+        for vid, state, count in self.db.execute(
+                "SELECT t.version, d.state, COUNT(*) FROM tables t JOIN deal_sets d ON d.id = "
+                "t.deal_set WHERE d.kind != 'final' AND d.state != 'discarded' "
+                "GROUP BY t.version, d.state"):
+            cell = out.setdefault(int(vid), [0, 0])
+            cell[0 if state == "done" else 1] += int(count)
+        return {vid: (c[0], c[1]) for vid, c in out.items()}
 
     def counts(self) -> dict[str, int]:
         rows = self.db.execute("SELECT state, COUNT(*) FROM games GROUP BY state").fetchall()

@@ -89,9 +89,10 @@ class Ladder:
         labels = {v.label: vid for vid, v in versions.items()}
         rows = {vid: self.current.get(vid) or Rating(None, None, None, 0) for vid in versions}
         order = [labels[name] for name in ranked({versions[v].label: r for v, r in rows.items()})]
+        counts = self.store.deal_set_counts()
         candidates = []
         for vid in order:
-            done, pending = self.store.deal_sets_of(vid)
+            done, pending = counts.get(vid, (0, 0))
             r = rows[vid]
             candidates.append(Candidate(vid, r.low, r.high, done, pending))
         settings = self.store.settings
@@ -102,16 +103,14 @@ class Ladder:
         table = self.next_table()
         if table is None:
             return None
-        placing = any(sum(self.store.deal_sets_of(v)) < self.store.settings.placement
-                      for v in table)
+        counts = self.store.deal_set_counts()
+        placing = any(sum(counts.get(v, (0, 0))) < self.store.settings.placement for v in table)
         kind: DealKind = "placement" if placing else "ladder"
         return self.store.add_deal_set(kind, table, seatings(len(table)))
 
     def finished(self, ds: int) -> None:
         """A deal set complete: its games into the ratings, a refresh, suspensions."""
-        for number, lines in self.store.done_deal_sets():
-            if number == ds:
-                self.ratings.add_deal_set(lines)
+        self.ratings.add_deal_set(self.store.deal_set_lines(ds))
         self.refresh()
         self.on_event("deal-set", {"deal_set": ds})
 
