@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ def test_a_later_init_with_other_settings_is_refused_naming_the_setting(tmp_path
     with pytest.raises(ContestError, match=r"rules is \{.*phases-to-win=1.*\}, not \{.*"
                        r"phases-to-win=2.*fixed at init"):
         ContestStore.create(tmp_path / "c", settings(rules={"phases-to-win": 2}))
-    with pytest.raises(ContestError, match="limits is {}, not {move-time=2.0}"):
+    with pytest.raises(ContestError, match=re.escape("limits is {}, not {move-time=2.0}")):
         ContestStore.create(tmp_path / "c", settings(limits={"move-time": 2.0}))
     same = ContestStore.create(tmp_path / "c", settings(seed=99))  # the seed is drawn anew
     assert same.settings.seed == 7
@@ -241,3 +242,42 @@ def test_bot_check_plays_the_contests_rules_at_its_table_size(tmp_path: Path) ->
     assert report.passed, report.to_json()
     assert (tmp_path / "phase10-3.stderr").exists()
     assert not list(itertools.islice(tmp_path.glob("phase10.stderr"), 1))
+
+
+# ----------------------------------------------------------------------------------------------
+# Pages
+
+
+def test_a_contest_without_games_is_served(tmp_path: Path) -> None:
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from meldref.contest.serve.server import ContestServer
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    staged_version(store, "alpha")
+    store.close()
+    server = ContestServer(tmp_path / "c", port=0, quiet=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with urllib.request.urlopen(server.url) as page:
+            text = page.read().decode()
+        assert "http-equiv='refresh'" in text and "/bot/alpha" in text
+        with urllib.request.urlopen(server.url + "bot/alpha") as page:
+            assert "not rated yet" in page.read().decode()
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(server.url + "bot/nobody")
+        assert missing.value.code == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_rating_history_is_an_svg_plot_with_its_band() -> None:
+    from meldref.contest.serve.pages import history_svg
+
+    svg = history_svg({"v1": [(1, 0.0, -50.0, 50.0), (2, 10.0, -30.0, 45.0)],
+                       "v2": [(2, -5.0, -60.0, 40.0)]})
+    assert svg.startswith("<svg") and svg.count("<polyline") == 2
+    assert svg.count("<polygon") == 2 and ">v1<" in svg and ">v2<" in svg
