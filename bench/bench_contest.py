@@ -6,6 +6,7 @@ cost per game.
                                   [--resamples 100]
                                   [--refresh-bots 200] [--refresh-games 200000]
                                   [--run-games 24] [--skip-run]
+                                  [--only matchmaking|refresh|run]
 
 1. Matchmaking (synthetic outcomes, two seats): `--bots` bots of known Elo, `--spacing`
    apart; every game a Bradley-Terry draw from the true ratings; every pairing a deal set of
@@ -340,22 +341,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--refresh-games", type=int, default=200_000)
     parser.add_argument("--run-games", type=int, default=24)
     parser.add_argument("--skip-run", action="store_true")
+    parser.add_argument("--only", choices=("matchmaking", "refresh", "run"),
+                        help="Measure this part alone.")
     args = parser.parse_args(argv)
-    rows = matchmaking(args.bots, args.seeds, args.spacing, args.batch, args.resamples)
-    print("| figure | bots | round robin | adaptive | adaptive / round robin |")
-    print("|---|---|---|---|---|")
-    for row in rows:
-        print(f"| {row['figure']} | {row['bots']} | {row['round_robin']:g} | "
-              f"{row['adaptive']:g} | {row['ratio']:.2f} |")
+    rows = []
+    if args.only in (None, "matchmaking"):
+        rows = matchmaking(args.bots, args.seeds, args.spacing, args.batch, args.resamples)
+        print("| figure | bots | round robin | adaptive | adaptive / round robin |")
+        print("|---|---|---|---|---|")
+        for row in rows:
+            print(f"| {row['figure']} | {row['bots']} | {row['round_robin']:g} | "
+                  f"{row['adaptive']:g} | {row['ratio']:.2f} |")
     out = list(rows)
-    for row in refresh(args.refresh_bots, args.refresh_games):
+    for row in refresh(args.refresh_bots, args.refresh_games) if args.only in (
+            None, "refresh") else []:
         print(f"\nrefresh at {row['bots']} bots, {row['games']:,} games: first fit "
               f"{row['first_fit_s']} s, after a deal set {row['after_a_deal_set_s']} s "
               f"(adding all the games {row['add_all_s']} s); on {row['baseline_games']:,} "
               f"games the ladder fit takes {row['ladder_over_verdicts']:.2f} x the verdicts' "
               "standings")
         out.append(row)
-    if not args.skip_run:
+    if not args.skip_run and args.only in (None, "run"):
         for row in run_speed(args.run_games):
             print(f"\ncontest run: {row['games']} games in {row['seconds']} s, "
                   f"{row['games_per_s']} games/s; database {row['db_ms_per_game']} ms and "
