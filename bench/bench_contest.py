@@ -3,15 +3,18 @@ ladder's rating refresh at 200 bots and 200,000 games, and `contest run`'s speed
 cost per game.
 
     python bench/bench_contest.py [--bots 8] [--seeds 5] [--spacing 40] [--batch 4]
+                                  [--field even|contenders|both]
                                   [--resamples 100]
                                   [--refresh-bots 200] [--refresh-games 200000]
                                   [--run-games 24] [--skip-run]
                                   [--only matchmaking|refresh|run]
 
-1. Matchmaking (synthetic outcomes, two seats): `--bots` bots of known Elo, `--spacing`
-   apart; every game a Bradley-Terry draw from the true ratings; every pairing a deal set of
-   2 games (both seatings). The ladder's own fit (`contest.ratings`, `--resamples` bootstrap
-   resamples) is refreshed every `--batch` deal sets (as `-j` parallel games see it) and:
+1. Matchmaking (synthetic outcomes, two seats): `--bots` bots of known Elo (`--field`: even,
+   `--spacing` apart; or contenders, three at the top `--spacing` apart and a tail 2.5 x
+   `--spacing` apart below them: `field_of`); every game a Bradley-Terry draw from the true
+   ratings; every pairing a deal set of 2 games (both seatings). The ladder's own fit
+   (`contest.ratings`, `--resamples` bootstrap resamples) is refreshed every `--batch` deal
+   sets (as `-j` parallel games see it) and:
    - **top 3**: games until the fitted top 3 are the true top 3 in order in 95% of the
      bootstrap resamples (`LadderRatings.order_held`);
    - **placement**: after a ladder of the other bots has played 20 deal sets per bot, a new
@@ -180,10 +183,23 @@ def games_to_place(seed: int, truth: dict[str, float], how: str, batch: int,
     return placed_since if placed_since is not None else horizon
 
 
+def field_of(kind: str, bots: int, spacing: float) -> dict[str, float]:
+    """True Elo: `even`, every bot `spacing` above the next; `contenders`, three bots
+    `spacing` apart at the top and the others 2.5 x `spacing` apart below them (a field of a
+    few contenders and a tail)."""
+    if kind == "even":
+        return {f"b{k:02d}": spacing * (bots - k) for k in range(bots)}
+    top = {f"b{k:02d}": -spacing * k for k in range(min(3, bots))}
+    tail = {f"b{k:02d}": -spacing * 2 - 2.5 * spacing * (k - 2) for k in range(3, bots)}
+    return {**top, **tail}
+
+
 def matchmaking(bots: int, seeds: int, spacing: float, batch: int,
-                resamples: int) -> list[dict[str, Any]]:
-    truth = {f"b{k:02d}": spacing * (bots - k) for k in range(bots)}
-    placed_truth = {**truth, "new": spacing * (bots / 2 + 0.5)}
+                resamples: int, field: str = "even") -> list[dict[str, Any]]:
+    truth = field_of(field, bots, spacing)
+    ranks = sorted(truth.values(), reverse=True)
+    middle = len(ranks) // 2
+    placed_truth = {**truth, "new": (ranks[middle - 1] + ranks[middle]) / 2}
     cap = 400 * bots
     rows = []
     for figure, run in (
@@ -196,7 +212,7 @@ def matchmaking(bots: int, seeds: int, spacing: float, batch: int,
         medians = {}
         for how in ("round robin", "adaptive"):
             medians[how] = statistics.median(run(seed, how) for seed in range(1, seeds + 1))
-        rows.append({"figure": figure, "bots": bots, "seeds": seeds,
+        rows.append({"figure": figure, "field": field, "bots": bots, "seeds": seeds,
                      "round_robin": medians["round robin"], "adaptive": medians["adaptive"],
                      "ratio": round(medians["adaptive"] / medians["round robin"], 3)})
     return rows
@@ -336,6 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--resamples", type=int, default=100)
     parser.add_argument("--spacing", type=float, default=40.0)
+    parser.add_argument("--field", choices=("even", "contenders", "both"), default="both")
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--refresh-bots", type=int, default=200)
     parser.add_argument("--refresh-games", type=int, default=200_000)
@@ -346,12 +363,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = []
     if args.only in (None, "matchmaking"):
-        rows = matchmaking(args.bots, args.seeds, args.spacing, args.batch, args.resamples)
-        print("| figure | bots | round robin | adaptive | adaptive / round robin |")
-        print("|---|---|---|---|---|")
+        fields = ("even", "contenders") if args.field == "both" else (args.field,)
+        rows = [row for field in fields for row in matchmaking(
+            args.bots, args.seeds, args.spacing, args.batch, args.resamples, field)]
+        print("| figure | field | bots | round robin | adaptive | adaptive / round robin |")
+        print("|---|---|---|---|---|---|")
         for row in rows:
-            print(f"| {row['figure']} | {row['bots']} | {row['round_robin']:g} | "
-                  f"{row['adaptive']:g} | {row['ratio']:.2f} |")
+            print(f"| {row['figure']} | {row['field']} | {row['bots']} | "
+                  f"{row['round_robin']:g} | {row['adaptive']:g} | {row['ratio']:.2f} |")
     out = list(rows)
     for row in refresh(args.refresh_bots, args.refresh_games) if args.only in (
             None, "refresh") else []:
