@@ -62,7 +62,8 @@ from meldref.verdicts.games import GameResult  # noqa: E402
 from meldref.verdicts.ratings import standings  # noqa: E402
 
 RESAMPLES = 200
-Chooser = Callable[[dict[str, Rating], dict[str, int]], tuple[str, str]]
+# (ratings, deal sets played, deal sets chosen since the last refit) -> the next pair
+Chooser = Callable[[dict[str, Rating], dict[str, int], dict[str, int]], tuple[str, str]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -90,7 +91,8 @@ class Round:
     def restart(self, names: Sequence[str]) -> None:
         self.names, self.queue = list(names), []
 
-    def __call__(self, fitted: dict[str, Rating], played: dict[str, int]) -> tuple[str, str]:
+    def __call__(self, fitted: dict[str, Rating], played: dict[str, int],
+                 pending: dict[str, int]) -> tuple[str, str]:
         if not self.queue:
             self.queue = list(itertools.combinations(self.names, 2))
             self.rng.shuffle(self.queue)
@@ -98,11 +100,14 @@ class Round:
 
 
 def adaptive(names: Sequence[str], ratings: LadderRatings, placement: int = 6) -> Chooser:
-    def choose(fitted: dict[str, Rating], played: dict[str, int]) -> tuple[str, str]:
+    def choose(fitted: dict[str, Rating], played: dict[str, int],
+               pending: dict[str, int]) -> tuple[str, str]:
         order = ranked({n: fitted.get(n, Rating(None, None, None, 0)) for n in names})
         key = {n: k for k, n in enumerate(names)}
+        # Deal sets chosen since the last refit are in flight, as in a run with -j.
         ranking = [Candidate(key[n], fitted[n].low if n in fitted else None,
-                             fitted[n].high if n in fitted else None, played.get(n, 0), 0)
+                             fitted[n].high if n in fitted else None,
+                             played.get(n, 0) - pending.get(n, 0), pending.get(n, 0))
                    for n in order]
         table = next_table(ranking, 2, placement, ratings.doubt(order))
         assert table is not None
@@ -121,12 +126,14 @@ class Sim:
         self.games = 0
 
     def step(self, choose: Chooser, names: Sequence[str], fit: bool = True) -> None:
+        pending: dict[str, int] = {}
         for _ in range(self.batch):
-            a, b = choose(self.fitted, self.played)
+            a, b = choose(self.fitted, self.played, pending)
             self.ratings.add_deal_set(play_deal_set(self.rng, self.truth, a, b))
             self.games += 2
             for n in (a, b):
                 self.played[n] = self.played.get(n, 0) + 1
+                pending[n] = pending.get(n, 0) + 1
         if fit:
             self.fitted = self.ratings.fit(list(names), self.resamples, seed=self.games)
 

@@ -191,11 +191,13 @@ def test_the_bootstraps_doubt_about_an_order_decides_where_it_is_given() -> None
     ranking = ladder_of([(0, 100), (-10, 90), (-20, 80), (-30, 70)])
     assert next_table(ranking, 2, 2, doubt=[0.01, 0.4, 0.02]) == (1, 2)
     ladder = LadderRatings()
-    for _ in range(30):
-        ladder.add_deal_set([{"status": "ok", "deal": 0, "bots": ["a", "b"], "places": [1, 2],
-                              "scores": [0, 1]}])
-    ladder.fit(["a", "b"], resamples=50)
-    assert ladder.doubt(["a", "b"]) == [0.0] and ladder.doubt(["b", "a"]) == [1.0]
+    for k in range(30):
+        won = k % 3 != 0  # a wins two deal sets in three
+        ladder.add_deal_set([{"status": "ok", "deal": 0, "bots": ["a", "b"],
+                              "places": [1, 2] if won else [2, 1], "scores": [0, 1]}])
+    ladder.fit(["a", "b"], resamples=100)
+    (a_over_b,), (b_over_a,) = ladder.doubt(["a", "b"]), ladder.doubt(["b", "a"])
+    assert 0 < a_over_b < 0.05 and b_over_a == pytest.approx(1 - a_over_b)
     assert ladder.doubt(["a", "new"]) == [1.0]  # not fitted yet: nothing is sure
 
 

@@ -7,8 +7,9 @@ How the choice is made (docs/contest.md says it for organisers):
    few deal sets see the top, the middle and the bottom, and its rating lands near its place
    at once, whatever that place is.
 2. **Where the ranking is least certain.** Otherwise, for every two versions next to each
-   other in the ranking, the doubt about their order: the share of the bootstrap's resamples
-   that rank them the other way round (1/2: nothing tells them apart; 0: sure). Their 95%
+   other in the ranking, the doubt about their order: how likely the rating bootstrap makes
+   it that they stand the other way round (the resamples' mean and spread of their rating
+   difference, read as a normal law; 1/2: nothing tells them apart; 0: sure). Their 95%
    intervals overlap exactly when that doubt is not small; the doubt is read on the
    difference itself, where the intervals each carry the uncertainty of the whole scale's
    anchor (mean 0), which cancels between neighbours. (Without the resamples, the overlap of
@@ -50,8 +51,8 @@ class Candidate:
 def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
                doubt: Sequence[float] | None = None) -> tuple[int, ...] | None:
     """The versions (ids) of the next deal set's table, or None with fewer than `seats`
-    versions in play. `ranking` is best first; `doubt[i]`, when given, is the bootstrap's
-    share of resamples that order `ranking[i]` and `ranking[i + 1]` the other way round
+    versions in play. `ranking` is best first; `doubt[i]`, when given, is how likely the
+    bootstrap makes it that `ranking[i]` and `ranking[i + 1]` stand the other way round
     (`ratings.LadderRatings.doubt`), else the overlap of their intervals stands for it."""
     if len(ranking) < seats:
         return None

@@ -21,6 +21,7 @@ things differ, all in how the figures are computed, none in what they are:
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -135,17 +136,40 @@ class LadderRatings:
     def order_held(self, order: Sequence[str]) -> float:
         """The share of the last fit's resamples that rank `order` so, best first (the
         confidence that these bots stand in this order)."""
-        if self._samples is None or not len(self._samples) or any(
-                self.index.get(n, len(self.names)) >= self._samples.shape[1] for n in order):
+        cols = self._columns(order)
+        if cols is None:
             return 0.0  # not fitted yet: nothing is sure
-        cols = self._samples[:, [self.index[n] for n in order]]
         return float(np.mean(np.all(cols[:, :-1] > cols[:, 1:], axis=1)))
 
     def doubt(self, order: Sequence[str]) -> list[float]:
-        """For each two neighbours of `order` (best first), the share of the last fit's
-        resamples that put them the other way round: 0 when their order is sure, 1/2 when
-        nothing tells them apart (1 for a bot not fitted yet)."""
-        return [1.0 - self.order_held([a, b]) for a, b in itertools.pairwise(order)]
+        """For each two neighbours of `order` (best first), how likely the last fit's
+        resamples make it that they stand the other way round: P(difference < 0) under a
+        normal law with the resamples' mean and spread of their rating difference. 0 when
+        their order is sure, 1/2 when nothing tells them apart, 1 for a bot not fitted yet.
+        Read from the spread rather than counted (the share of resamples that flip): a count
+        of 200 resamples says 0 for every pair past 99.5%, and cannot tell the pairs still
+        short of sure from those long past it."""
+        out = []
+        for a, b in itertools.pairwise(order):
+            cols = self._columns([a, b])
+            if cols is None:
+                out.append(1.0)
+                continue
+            diff = cols[:, 0] - cols[:, 1]
+            diff = diff[np.isfinite(diff)]
+            spread = float(np.std(diff)) if len(diff) > 1 else 0.0
+            if spread == 0.0:
+                out.append(0.5 if not len(diff) or float(np.mean(diff)) == 0 else
+                           float(np.mean(diff) < 0))
+                continue
+            out.append(0.5 * math.erfc(float(np.mean(diff)) / spread / math.sqrt(2)))
+        return out
+
+    def _columns(self, names: Sequence[str]) -> Any:
+        if self._samples is None or not len(self._samples) or any(
+                self.index.get(n, len(self.names)) >= self._samples.shape[1] for n in names):
+            return None
+        return self._samples[:, [self.index[n] for n in names]]
 
 
 def newton_fit(wins: FloatArray, start: FloatArray, prior_draws: float = PRIOR_DRAWS,
