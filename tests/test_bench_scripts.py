@@ -26,6 +26,10 @@ SCRIPTS = [
     (["bench_export.py", "--games", "5", "20", "--format", "jsonl"], "| 20 | 560 |"),
     (["bench_envs.py", "--steps", "300", "--only", "meldref"], "| meldref solitaire |"),
     (["bench_coverage.py", "--quick", "--runs", "5"], "| 4 | 5 | rating | 100.0% |"),
+    (["bench_contest.py", "--bots", "4", "--seeds", "1", "--field", "contenders", "--batch",
+      "8", "--resamples", "20", "--refresh-bots", "10", "--refresh-games", "600",
+      "--run-games", "2"],
+     "| games until the top 3 are ordered with 95% confidence | contenders | 4 |"),
 ]
 
 

@@ -164,11 +164,13 @@ def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.
               move_time: float = 1.0, log_dir: Path | None = None,
               progress: Callable[[Check], None] | None = None,
               first_move_time: float = 5.0, limits: Limits | None = None,
-              time_bank: float = 0.0, position: PositionFile | None = None) -> Report:
+              time_bank: float = 0.0, position: PositionFile | None = None,
+              rules: Any = None, seat_counts: Sequence[int] = ()) -> Report:
     """Run the whole checklist against the program `command`, every process of it under the
     resource limits of `limits` (as a match would run it). With a `position`, its game is
     checked from there instead of from a deal: the bot's answer in it, then the game played
-    on to its end."""
+    on to its end. The games are played under `rules` (default: the game's) at each of
+    `seat_counts` (default: the game's smallest table), as a contest plays them."""
     report = Report(command)
     limits = limits or Limits()
 
@@ -198,8 +200,10 @@ def check_bot(command: str, games: Sequence[str] = (), startup_time: float = 10.
     with tempfile.TemporaryDirectory(prefix="meldref-check-") as scratch:
         # The game checks read the bot's stderr (its exceptions): a log even without --logs.
         for game in wanted:
-            _game_checks(command, game, startup_time, (move_time, first_move_time, time_bank),
-                         log_dir or Path(scratch), add, limits)
+            for players in seat_counts or (None,):
+                _game_checks(command, game, startup_time,
+                             (move_time, first_move_time, time_bank), log_dir or Path(scratch),
+                             add, limits, rules, players)
     return report
 
 
@@ -331,20 +335,23 @@ def _end_of_input(command: BotCommand, game: str, startup: float, add: Add,
 
 
 def _game_checks(command: str, game: str, startup: float, times: tuple[float, float, float],
-                 log_dir: Path | None, add: Add, limits: Limits) -> None:
+                 log_dir: Path | None, add: Add, limits: Limits, rules: Any = None,
+                 players: int | None = None) -> None:
     try:
         info = find_game(game)
     except UnknownGameError as exc:
         add(f"{game}: a full game", FAIL, f"this meldref cannot play {game}: {exc}")
         return
     policy = _strict(startup, times)
-    players = info.min_players  # the smallest table: the bot's own decisions come often
-    log = (log_dir / f"{game}.stderr") if log_dir else None
+    name = game if players is None else f"{game}-{players}"
+    # The smallest table by default: the bot's own decisions come often.
+    players = players or info.min_players
+    log = (log_dir / f"{name}.stderr") if log_dir else None
     seat = seat_from_spec(command, info, limits=limits, log_path=log)
     others = [seat_from_spec(OPPONENT, info, seed=k) for k in range(1, players)]
     try:
         for n in (1, 2):
-            if not _one_game(info, seat, others, policy, n, add):
+            if not _one_game(info, seat, others, policy, n, add, rules):
                 return
     finally:
         seat.close()  # its stderr is all in the log once it stopped
@@ -403,7 +410,7 @@ def _position_checks(command: str, loaded: PositionFile, startup: float,
 
 
 def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n: int,
-              add: Add) -> bool:
+              add: Add, rules: Any = None) -> bool:
     asked: Counter[str] = Counter()
     times: list[float] = []
 
@@ -415,7 +422,8 @@ def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n:
 
     label = f"{info.name}: {'a full game' if n == 1 else 'a second game, same process'}"
     try:
-        record = play_game(info, info.rules(), [seat, *others], 1000 + n, policy, on_record)
+        record = play_game(info, info.rules() if rules is None else rules, [seat, *others],
+                           1000 + n, policy, on_record)
     except Exception as exc:  # the referee must not stop; if it does, say so
         add(label, FAIL, f"the referee failed: {exc!r}")
         return False

@@ -1,0 +1,303 @@
+"""`meldref contest`: a contest that runs for weeks (init, submit, run, status, retire, final,
+serve); the work is done in `meldref.contest`."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from .common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    CpuOpt,
+    FileSizeOpt,
+    FreshBotsOpt,
+    HintsOpt,
+    IncrementOpt,
+    MaxBankOpt,
+    MemoryOpt,
+    MoveTimeOpt,
+    NoNetworkOpt,
+    OnFailureOpt,
+    ProcessesOpt,
+    RulesOpt,
+    StartupTimeOpt,
+    TimeBankOpt,
+    err,
+    fail,
+    limit_flags,
+    out,
+    stop_on_signals,
+)
+
+contest_app = typer.Typer(no_args_is_help=True, help="Run a contest for weeks: submissions, a "
+                          "standing ladder, a live leaderboard, a final.")
+DirArg = Annotated[Path, typer.Argument(help="The contest folder.")]
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, max=256,
+                                      help="Games played at once (processes).")]
+ClusterOpt = Annotated[str | None, typer.Option(
+    help="Play on a dask cluster: local:N or tcp://HOST:PORT (the contest folder at the same "
+    "path on every worker).")]
+
+
+@contest_app.command("init")
+def init(
+    folder: DirArg,
+    game: Annotated[str, typer.Option(help="The game: phase10, fivecrowns.")] = "phase10",
+    players: Annotated[int | None, typer.Option("--players", "-n",
+                                                help="Seats per table.")] = None,
+    rules: RulesOpt = None,
+    sandbox: Annotated[bool, typer.Option(
+        "--sandbox/--no-sandbox", help="Run every bot program in the sandbox (default on; "
+        "off only with --no-sandbox).")] = True,
+    placement: Annotated[int, typer.Option(
+        help="Deal sets a new version plays against opponents spread over the ranking.")] = 6,
+    suspend_after: Annotated[int, typer.Option(
+        help="Failing games (crash, time-out, illegal...) among a version's last 10 that "
+        "suspend it.")] = 3,
+    move_time: MoveTimeOpt = None,
+    startup_time: StartupTimeOpt = None,
+    time_bank: TimeBankOpt = None,
+    increment: IncrementOpt = None,
+    max_bank: MaxBankOpt = None,
+    on_failure: OnFailureOpt = None,
+    hints: HintsOpt = None,
+    memory_mb: MemoryOpt = None,
+    max_processes: ProcessesOpt = None,
+    file_size_mb: FileSizeOpt = None,
+    cpu_seconds: CpuOpt = None,
+    no_network: NoNetworkOpt = None,
+    fresh_bots: FreshBotsOpt = None,
+) -> None:
+    """Make a contest folder; its settings are fixed from now on."""
+    from ..contest.settings import ContestSettings
+    from ..contest.store import ContestStore
+    from ..engine.game import RuleOptionError, UnknownGameError
+    from ..tournament.config import parse_pairs
+
+    limits = limit_flags(move_time, startup_time, time_bank=time_bank, increment=increment,
+                         max_bank=max_bank, on_failure=on_failure, hints=hints,
+                         memory_mb=memory_mb, max_processes=max_processes,
+                         file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
+                         no_network=no_network, fresh_bots=fresh_bots)
+    try:
+        settings = ContestSettings.checked(game, players, parse_pairs(rules or []), limits,
+                                           sandbox, placement, suspend_after,
+                                           secrets.randbits(48))
+        store = ContestStore.create(folder, settings)
+    except (ValueError, UnknownGameError, RuleOptionError) as exc:
+        fail(str(exc))
+    store.close()
+    out.print(f"contest {folder}: {settings.summary()}", markup=False)
+
+
+@contest_app.command("submit")
+def submit(
+    folder: DirArg,
+    path: Annotated[Path, typer.Argument(help="The bot program: a folder or a single file.")],
+    name: Annotated[str, typer.Option(help="The bot's name (its versions are numbered).")],
+    cmd: Annotated[str | None, typer.Option(
+        help='How to start it, run in its folder ("python3 main.py"); default for a file: '
+        "by its suffix (python3 bot.py), else ./bot.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
+) -> None:
+    """Copy a bot program into the contest, check it, and add it as a new version."""
+    from ..contest.submit import Submission, SubmissionRefused
+    from ..contest.submit import submit as do_submit
+
+    store = _open(folder)
+    try:
+        version, _ = do_submit(store, Submission.of(path, name, cmd))
+    except SubmissionRefused as exc:
+        if as_json:
+            sys.stdout.write(json.dumps({"accepted": False, "error": str(exc),
+                                         "check": exc.report.to_json()}, indent=2) + "\n")
+        else:
+            for check in exc.report.checks:
+                out.print(f"{check.status.upper():4} {check.name}: {check.detail}",
+                          markup=False)
+        fail(str(exc), EXIT_FAILED)
+    except ValueError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    if as_json:
+        sys.stdout.write(json.dumps({"accepted": True, "bot": version.bot,
+                                     "version": version.number}) + "\n")
+    else:
+        out.print(f"{version.label} joins the ladder ({version.folder})", markup=False)
+
+
+@contest_app.command("run")
+def run(
+    folder: DirArg,
+    jobs: JobsOpt = 1,
+    cluster: ClusterOpt = None,
+    games: Annotated[int | None, typer.Option(
+        "--games", "-g", min=1, help="Stop after this many games (whole deal sets).")] = None,
+    hours: Annotated[float | None, typer.Option(
+        min=0.0, help="Stop making deal sets after this many hours.")] = None,
+    wait: Annotated[bool, typer.Option(
+        "--wait/--no-wait", help="With too few versions in play, wait for submissions "
+        "(default) or stop.")] = True,
+) -> None:
+    """Play the ladder until stopped (Ctrl-C, SIGTERM) or the games or hours are done;
+    rerun to continue."""
+    from ..contest.ladder.run import play_ladder
+
+    _open(folder).close()
+    stop_on_signals()
+
+    waiting = False
+
+    def on_event(kind: str, data: dict[str, Any]) -> None:
+        nonlocal waiting
+        if kind == "suspended":
+            err.print(f"{data['version']}: {data['reason']}", markup=False)
+        elif kind == "waiting" and not waiting:
+            err.print(f"waiting for submissions: {data['in_play']} versions in play, a table "
+                      "needs more (Ctrl-C to stop)", markup=False)
+        waiting = kind == "waiting"
+
+    try:
+        result = play_ladder(folder, jobs, cluster, games, hours, on_event, wait)
+    except ValueError as exc:
+        fail(str(exc))
+    for line in result.repair.lines():
+        err.print(line, markup=False)
+    out.print(f"{result.played} games played, {result.deal_sets} deal sets finished in "
+              f"{result.seconds:.1f} s ({result.stopped})", markup=False)
+    if result.stopped == "interrupted":
+        err.print("interrupted: the games in flight were discarded; rerun to continue")
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+@contest_app.command("status")
+def status(folder: DirArg,
+           as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False
+           ) -> None:
+    """The leaderboard: rank, bot, version, rating with its 95% interval, games, faults;
+    what is running and what is queued."""
+    from ..contest.board import leaderboard
+
+    store = _open(folder)
+    try:
+        board = leaderboard(store)
+    finally:
+        store.close()
+    if as_json:
+        sys.stdout.write(json.dumps(board, indent=2) + "\n")
+        return
+    table = Table(title=f"{board['game']} ladder", title_justify="left")
+    for column in ("#", "bot", "version", "rating", "95% CI", "games", "faults"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in board["leaderboard"]:
+        table.add_row(str(row["rank"]), escape(row["bot"]), f"v{row['version']}",
+                      *_rating(row), str(row["games"]), str(row["faults"]))
+    out.print(table)
+    for row in board["out_of_play"]:
+        out.print(f"{row['label']}: {row['state']} ({row['reason']})", markup=False)
+    running = ", ".join(f"{g['game_id']} ({' / '.join(g['bots'])})" for g in board["running"])
+    out.print(f"run: {'playing' if board['run'] else 'stopped'}; running: {running or 'none'}; "
+              f"queued: {board['queued']}; played: {board['played']}", markup=False)
+
+
+def _rating(row: dict[str, Any]) -> tuple[str, str]:
+    low, high = row["rating_ci95"]
+    if row["rating"] is None:
+        return "-", "-"
+    return f"{row['rating']:+.0f}", "-" if low is None else f"{low:+.0f}..{high:+.0f}"
+
+
+@contest_app.command("retire")
+def retire(folder: DirArg,
+           name: Annotated[str, typer.Argument(help="The bot whose version in play retires.")]
+           ) -> None:
+    """Stop scheduling a bot's version in play; it keeps its record."""
+    store = _open(folder)
+    try:
+        found = [v for v in store.in_play() if v.bot == name]
+        if not found:
+            fail(f"{name}: no version of this bot is in play")
+        store.set_state(found[0].id, "retired", "retired by the organiser")
+        store.drop_deal_sets_of(found[0].id)
+    finally:
+        store.close()
+    out.print(f"{found[0].label} retired", markup=False)
+
+
+@contest_app.command("final")
+def final(
+    folder: DirArg,
+    top: Annotated[int, typer.Option(min=2, help="The top K versions of the ladder.")],
+    deal_sets: Annotated[int, typer.Option(min=1, help="Deal sets per table.")] = 2,
+    jobs: JobsOpt = 1,
+    cluster: ClusterOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """A closing round robin of the top K versions on fresh deal sets; its standings beside
+    the ladder's. Rerun to resume it."""
+    from ..contest.final import play_final
+    from .report import standings_table
+
+    _open(folder).close()
+    stop_on_signals()
+    try:
+        result = play_final(folder, top, deal_sets, jobs, cluster)
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
+    else:
+        out.print(standings_table(result.report, "final"))
+        for row in result.ladder:
+            out.print(f"ladder #{row['ladder_rank']}: {row['bot']} ({row['rating']})",
+                      markup=False)
+    if result.stopped == "interrupted":
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+@contest_app.command("serve")
+def serve(
+    folder: DirArg,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: any free one).")] = 8766,
+) -> None:
+    """The leaderboard as a self-refreshing web page, a page per bot, every game in the
+    viewer."""
+    from ..contest.serve.server import ContestServer
+
+    _open(folder).close()
+    server = ContestServer(folder, host, port)
+    out.print(f"serving {folder} at {server.url} (Ctrl-C to stop)", markup=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def _open(folder: Path) -> Any:
+    """The contest's store, checked on open (mended where no run holds it); exit 2 if none."""
+    from ..contest.store import ContestStore, RunLock
+
+    try:
+        store = ContestStore.open(folder)
+    except ValueError as exc:
+        fail(str(exc))
+    lock = RunLock(folder)
+    if lock.try_take():
+        try:
+            for line in store.repair().lines():
+                err.print(line, markup=False)
+        finally:
+            lock.release()
+    return store

@@ -1,0 +1,100 @@
+"""`contest final`: the closing round robin of the ladder's top K versions, on fresh deal sets.
+
+Every table of K choose `players` versions plays M deal sets, each in every balanced seating,
+on deals the ladder never played (each deal set's seed comes from its own new number). The
+standings are the tournament's (`tournament.standings.compute_standings`, bootstrap intervals,
+cross table), published beside the ladder's ranks of the same versions. The final is played
+with the ladder stopped (it takes the run lock) and resumes like the ladder: rerun the same
+command and the games not played yet are played.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..tournament.standings import Report, compute_standings
+from ..verdicts.seatings import seatings
+from .ladder.run import Budget, Event, Ladder, feed, game_pool
+from .ranking import ranked
+from .settings import ContestError
+from .store import ContestStore, RunLock
+
+
+@dataclass(frozen=True, slots=True)
+class FinalResult:
+    """The final's standings, and each finalist's ladder rank and rating."""
+
+    report: Report
+    ladder: list[dict[str, Any]]
+    stopped: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"final": self.report.to_json(), "ladder": self.ladder, "stopped": self.stopped}
+
+
+def play_final(folder: Path, top: int, deal_sets: int = 2, jobs: int = 1,
+               cluster: str | None = None, on_event: Event | None = None) -> FinalResult:
+    """Play (or resume) the final of the top `top` versions in play; its standings."""
+    store = ContestStore.open(folder)
+    lock = RunLock(folder)
+    if not lock.try_take():
+        store.close()
+        raise ContestError(f"{folder}: the ladder is running (pid {lock.holder()}): stop it "
+                           "before the final")
+    stopped: str | None = None
+    try:
+        store.repair()
+        ladder = Ladder(store, on_event)
+        final, finalists = _open_or_new(store, ladder, top, deal_sets)
+        try:
+            pool = game_pool(store, jobs, cluster)
+            for line in pool.play(feed(store, ladder, Budget(), final=final)):
+                store.record(int(line["index"]), line)
+                if on_event is not None:
+                    on_event("game", line)
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+        finally:
+            store.discard_in_flight()
+        labels = {v.id: v.label for v in store.versions()}
+        names = [labels[v] for v in finalists]
+        report = compute_standings(store.final_lines(final), names,
+                                   higher_is_better=store.settings.info.higher_scores_win)
+        board = [{"bot": labels[vid], "ladder_rank": rank + 1,
+                  "rating": ladder.current[vid].rating}
+                 for rank, vid in enumerate(finalists)]
+        result = FinalResult(report, board, stopped)
+        if stopped is None and not store.queued_games("final", final):
+            store.save_final(final, {**result.to_json(), "finished": time.time()})
+        return result
+    finally:
+        store.close()
+        lock.release()
+
+
+def _open_or_new(store: ContestStore, ladder: Ladder, top: int, deal_sets: int
+                 ) -> tuple[int, list[int]]:
+    """The unfinished final (resumed), or a new one of the top versions in play."""
+    found = store.open_final()
+    if found is not None:
+        return found
+    seats = store.settings.players
+    if top < seats:
+        raise ContestError(f"--top {top}: at least the table's {seats} seats")
+    if deal_sets < 1:
+        raise ContestError(f"--deal-sets {deal_sets}: at least 1")
+    in_play = {v.label: v.id for v in store.in_play()}
+    order = ranked({label: ladder.current[vid] for label, vid in in_play.items()})
+    if len(order) < top:
+        raise ContestError(f"--top {top}: only {len(order)} versions are in play")
+    finalists = [in_play[label] for label in order[:top]]
+    final = store.add_final(top, deal_sets, finalists)
+    rows = seatings(seats)
+    for table in itertools.combinations(finalists, seats):
+        for _ in range(deal_sets):
+            store.add_deal_set("final", table, rows, final=final)
+    return final, finalists

@@ -1,0 +1,1 @@
+"""The standing ladder: `run.play_ladder` plays it, `run.Ladder` keeps its ratings."""

@@ -1,0 +1,249 @@
+"""`contest run`: the ladder, played deal set by deal set until stopped, on the tournament's
+machinery (`tournament.pool.GamePool`, or `tournament.cluster.ClusterPool` with a cluster;
+`tournament.runner.run_job` plays each game, so replays, logs and result lines are a
+tournament's).
+
+The pool asks for its next game when it has room; the feed then gives the queued games of
+open deal sets (a rerun finishes those first), or makes the next deal set by matchmaking on
+the ratings as they stand (refreshed after every finished deal set). Submissions, retirements
+and suspensions made meanwhile, by this process or another, are seen at the next deal set.
+
+Stopping: `--games N` and `--hours H` stop making deal sets (every deal set begun is played
+out); Ctrl-C or SIGTERM stops at once: the games in flight are discarded (their rows queued
+again, their replays removed), and a rerun plays them. A kill -9 leaves the same to the check
+on open (`store.repair`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from ...protocol.seats import BotSpec
+from ...tournament.pool import GamePool
+from ...tournament.runner import run_job
+from ...tournament.schedule import BotEntry, GameJob
+from ...verdicts.seatings import seatings
+from ..matchmaking import Candidate, next_table
+from ..ranking import Rating, ranked
+from ..ratings import LadderRatings
+from ..settings import RECENT_GAMES, ContestError
+from ..store import ContestStore, DealKind, GameRow, Repair, RunLock, Version
+from ..submit import runnable
+
+IDLE_POLL: Final = 1.0  # seconds between looks for submissions when too few are in play
+Event = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(slots=True)
+class LadderRun:
+    """What a run did."""
+
+    played: int = 0
+    deal_sets: int = 0
+    stopped: str = "done"  # "games", "hours", "interrupted", "done"
+    repair: Repair = field(default_factory=Repair)
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class Budget:
+    """When to stop making deal sets: after `games` games given out, or at `deadline`."""
+
+    games: int | None = None
+    deadline: float | None = None
+    given: int = 0
+
+    def spent(self) -> str | None:
+        if self.games is not None and self.given >= self.games:
+            return "games"
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return "hours"
+        return None
+
+
+class Ladder:
+    """The ladder of one contest: its ratings, kept up to date, and its next games."""
+
+    def __init__(self, store: ContestStore, on_event: Event | None = None) -> None:
+        self.store, self.on_event = store, on_event or (lambda kind, data: None)
+        self.ratings = LadderRatings()
+        self.current: dict[int, Rating] = {}
+        for _, lines in store.done_deal_sets():
+            self.ratings.add_deal_set(lines)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Fit the versions in play and keep a snapshot (the leaderboard's and the history)."""
+        versions = self.store.in_play()
+        fitted = self.ratings.fit([v.label for v in versions])
+        self.current = {v.id: fitted[v.label] for v in versions}
+        self.store.save_ratings([(vid, r.rating, r.low, r.high, r.games)
+                                 for vid, r in self.current.items()])
+
+    def next_table(self) -> tuple[int, ...] | None:
+        versions = {v.id: v for v in self.store.in_play()}
+        labels = {v.label: vid for vid, v in versions.items()}
+        rows = {vid: self.current.get(vid) or Rating(None, None, None, 0) for vid in versions}
+        order = [labels[name] for name in ranked({versions[v].label: r for v, r in rows.items()})]
+        counts = self.store.deal_set_counts()
+        candidates = []
+        for vid in order:
+            done, pending = counts.get(vid, (0, 0))
+            r = rows[vid]
+            candidates.append(Candidate(vid, r.low, r.high, done, pending))
+        settings = self.store.settings
+        doubt = self.ratings.doubt([versions[vid].label for vid in order])
+        return next_table(candidates, settings.players, settings.placement, doubt)
+
+    def new_deal_set(self) -> int | None:
+        table = self.next_table()
+        if table is None:
+            return None
+        counts = self.store.deal_set_counts()
+        placing = any(sum(counts.get(v, (0, 0))) < self.store.settings.placement for v in table)
+        kind: DealKind = "placement" if placing else "ladder"
+        return self.store.add_deal_set(kind, table, seatings(len(table)))
+
+    def finished(self, ds: int) -> None:
+        """A deal set complete: its games into the ratings, a refresh, suspensions."""
+        self.ratings.add_deal_set(self.store.deal_set_lines(ds))
+        self.refresh()
+        self.on_event("deal-set", {"deal_set": ds})
+
+    def check_suspension(self, versions: set[int]) -> None:
+        """A version with `suspend_after` failing games among its last ones is suspended."""
+        limit = self.store.settings.suspend_after
+        for vid in versions:
+            version = self.store.version(vid)
+            if not version.in_play:
+                continue
+            recent = self.store.recent_seats(vid, RECENT_GAMES)
+            failed = [s for s in recent if s["failed"]]
+            if len(failed) >= limit:
+                kinds = sorted({o for s in failed for o in s["outcomes"]})
+                reason = (f"{len(failed)} of its last {len(recent)} games failed "
+                          f"({', '.join(kinds)}; first {failed[-1]['game_id']}, last "
+                          f"{failed[0]['game_id']})")
+                self.store.set_state(vid, "suspended", reason)
+                self.store.drop_deal_sets_of(vid)
+                self.on_event("suspended", {"version": version.label, "reason": reason})
+
+
+def job_of(store: ContestStore, row: GameRow, versions: dict[int, Version]) -> GameJob:
+    """The game of a row, as a tournament worker plays it."""
+    settings = store.settings
+    bots = tuple(BotEntry(versions[v].label,
+                          BotSpec(runnable(versions[v].command, store.folder / versions[v].folder)))
+                 for v in row.versions)
+    return GameJob(row.id, row.game_id, settings.game, settings.parsed_rules(), row.seed,
+                   row.deal_set, bots, settings.policy(), settings.process_limits())
+
+
+def feed(store: ContestStore, ladder: Ladder, budget: Budget, final: int | None = None
+         ) -> Iterator[GameJob]:
+    """The games to play: queued ones of open deal sets first, then new deal sets (ladder
+    only: a final plays what it queued), until the budget is spent or nothing can be made."""
+    given: set[int] = set()
+    while True:
+        kind = "final" if final is not None else "ladder"
+        queued = [g for g in store.queued_games(kind, final) if g.id not in given]
+        if not queued:
+            if final is not None or budget.spent() or ladder.new_deal_set() is None:
+                return
+            continue
+        versions = {v.id: v for v in store.versions()}
+        row = queued[0]
+        given.add(row.id)
+        budget.given += 1
+        store.mark_running(row.id)
+        yield job_of(store, row, versions)
+
+
+def play_ladder(folder: Path, jobs: int = 1, cluster: str | None = None,
+                games: int | None = None, hours: float | None = None,
+                on_event: Event | None = None, wait: bool = True) -> LadderRun:
+    """Play the ladder of the contest in `folder` until the budget is spent or a signal
+    stops it (KeyboardInterrupt: the games in flight are discarded). `wait`: with fewer
+    versions in play than seats, wait for submissions (else stop)."""
+    store = ContestStore.open(folder)
+    lock = RunLock(folder)
+    if not lock.try_take():
+        store.close()
+        raise ContestError(f"{folder}: a run is already playing this contest (pid "
+                           f"{lock.holder()})")
+    began = time.monotonic()
+    out = LadderRun(repair=store.repair())
+    events = on_event or (lambda kind, data: None)
+    try:
+        ladder = Ladder(store, events)
+        budget = Budget(games, None if hours is None else began + hours * 3600)
+        while True:
+            pool = game_pool(store, jobs, cluster)
+            for line in pool.play(feed(store, ladder, budget)):
+                _take(store, ladder, line, out)
+                events("game", line)
+            stop = budget.spent()
+            if stop is not None:
+                out.stopped = stop
+                break
+            if not wait:
+                break
+            events("waiting", {"in_play": len(store.in_play())})
+            time.sleep(IDLE_POLL)
+    except KeyboardInterrupt:
+        out.stopped = "interrupted"
+    finally:
+        store.discard_in_flight()
+        out.seconds = time.monotonic() - began
+        store.close()
+        lock.release()
+    return out
+
+
+def _take(store: ContestStore, ladder: Ladder, line: dict[str, Any], out: LadderRun) -> None:
+    gid = int(line["index"])
+    ds, complete = store.record(gid, line)
+    out.played += 1
+    versions = {v for v in store.db.execute("SELECT s.version FROM seats s WHERE s.game = ?",
+                                            (gid,)).fetchall()}
+    ladder.check_suspension({int(v[0]) for v in versions})
+    if complete:
+        out.deal_sets += 1
+        ladder.finished(ds)
+
+
+def game_pool(store: ContestStore, jobs: int, cluster: str | None) -> Any:
+    if cluster is None:
+        return GamePool(jobs, run_job, store.folder, False)
+    return cluster_pool(store, cluster)
+
+
+def cluster_pool(store: ContestStore, address: str) -> Any:
+    """A `ClusterPool` for the contest: every worker is checked (meldref, and the versions in
+    play started through their handshake, by their absolute paths: the contest folder must be
+    at the same path on every worker, a shared filesystem) as a tournament's are."""
+    from ...tournament.config import ClusterSpec, ClusterTarget, ConfigError, TournamentConfig
+    from ...tournament.run import cluster_missing
+    from ...tournament.schedule import Plan
+
+    missing = cluster_missing()
+    if missing:
+        raise ContestError(missing)
+    from ...tournament.cluster import ClusterPool
+
+    settings = store.settings
+    bots = tuple(BotEntry(v.label, BotSpec(runnable(v.command, store.folder / v.folder)))
+                 for v in store.in_play())
+    try:
+        target = ClusterTarget.parse(address)
+        plan = Plan(settings.game, bots, settings.players, 1, seed=settings.seed,
+                    rules=settings.parsed_rules())
+        config = TournamentConfig(plan, limits=settings.limit_settings(),
+                                  cluster=ClusterSpec(target))
+        return ClusterPool(config, run_job, store.folder.resolve(), False)
+    except (ValueError, ConfigError) as exc:
+        raise ContestError(f"--cluster {address}: {exc}") from None

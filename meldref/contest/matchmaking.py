@@ -1,0 +1,120 @@
+"""Which table the ladder plays next: every choice is a whole deal set, in balanced seatings.
+
+How the choice is made (docs/contest.md says it for organisers):
+1. **Placement.** A version with fewer than `placement` deal sets (done or in flight) plays
+   first. Its opponents are spread over the current ranking: its b-th placement deal set
+   seats it with the versions found at evenly spaced places of the ranking, shifted by b, so a
+   few deal sets see the top, the middle and the bottom, and its rating lands near its place
+   at once, whatever that place is.
+2. **Where the ranking is least certain.** Otherwise, for every two versions next to each
+   other in the ranking, the doubt about their order: how likely the rating bootstrap makes
+   it that they stand the other way round (the resamples' mean and spread of their rating
+   difference, read as a normal law; 1/2: nothing tells them apart; 0: sure). Their 95%
+   intervals overlap exactly when that doubt is not small; the doubt is read on the
+   difference itself, where the intervals each carry the uncertainty of the whole scale's
+   anchor (mean 0), which cancels between neighbours. (Without the resamples, the overlap of
+   the intervals as a share of the narrower one stands in.) It is divided by 1 + the pair's
+   deal sets in flight (evidence on its way), so parallel jobs do not all pile onto one
+   pair. The pair with the largest share plays (its deal set is what most likely changes the
+   order), ties to the pair with fewer deal sets played; the rest of a table of k seats is
+   filled with the pair's nearest neighbours in the ranking, the next-least-certain.
+Versions that are not in play (superseded, retired, suspended) are not candidates.
+
+Why: a round robin spends most of its games on pairs whose order is already sure (the top
+against the bottom); a deal set between two versions whose intervals overlap is the one whose
+outcome can still reorder them, and a ranking is known once each neighbouring pair is.
+`bench/bench_contest.py` measures the games this saves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A version in play as matchmaking sees it: its place in the ranking (0 = top), its
+    95% interval (None: not rated), and its deal sets done and in flight."""
+
+    key: int  # the version's id
+    low: float | None
+    high: float | None
+    done: int
+    pending: int
+
+    @property
+    def deal_sets(self) -> int:
+        return self.done + self.pending
+
+
+def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
+               doubt: Sequence[float] | None = None) -> tuple[int, ...] | None:
+    """The versions (ids) of the next deal set's table, or None with fewer than `seats`
+    versions in play. `ranking` is best first; `doubt[i]`, when given, is how likely the
+    bootstrap makes it that `ranking[i]` and `ranking[i + 1]` stand the other way round
+    (`ratings.LadderRatings.doubt`), else the overlap of their intervals stands for it."""
+    if len(ranking) < seats:
+        return None
+    newcomers = [c for c in ranking if c.deal_sets < placement]
+    if newcomers:
+        new = min(newcomers, key=lambda c: (c.deal_sets, c.key))
+        return (new.key, *spread(ranking, new, seats - 1))
+    unrated = [c for c in ranking if c.low is None or c.high is None]
+    if unrated:  # a version that played only against versions now out of play
+        new = min(unrated, key=lambda c: (c.deal_sets, c.key))
+        return (new.key, *spread(ranking, new, seats - 1))
+    at = uncertain_pair(ranking, doubt)
+    return tuple(ranking[i].key for i in around(at, len(ranking), seats))
+
+
+def spread(ranking: Sequence[Candidate], new: Candidate, count: int) -> list[int]:
+    """`count` opponents at evenly spaced places of the ranking (the new version left out),
+    shifted by the deal sets it has had, so its next placement deal set sees other places."""
+    others = [c for c in ranking if c.key != new.key]
+    n, step = len(others), len(others) / count
+    shift = (new.deal_sets * 0.618034) % 1.0  # golden-ratio steps: every place, evenly, soon
+    picked: list[int] = []
+    for s in range(count):
+        k = int((s + shift) * step) % n
+        while others[k].key in picked:
+            k = (k + 1) % n
+        picked.append(others[k].key)
+    return picked
+
+
+def overlap(a: Candidate, b: Candidate) -> float:
+    """How much two intervals overlap, as a share of the narrower (0: apart, 1: nested)."""
+    assert a.low is not None and a.high is not None and b.low is not None and b.high is not None
+    shared = min(a.high, b.high) - max(a.low, b.low)
+    narrow = max(min(a.high - a.low, b.high - b.low), 1e-9)
+    return max(0.0, shared / narrow)
+
+
+def uncertain_pair(ranking: Sequence[Candidate], doubt: Sequence[float] | None = None) -> int:
+    """The place i of the neighbouring pair (i, i + 1) whose order is least certain."""
+
+    def key(i: int) -> tuple[float, int]:
+        a, b = ranking[i], ranking[i + 1]
+        unsure = doubt[i] if doubt is not None else overlap(a, b)
+        # A deal set in flight is evidence on its way: the pair's claim shrinks with each.
+        return (-unsure / (1 + a.pending + b.pending), a.deal_sets + b.deal_sets)
+
+    return min(range(len(ranking) - 1), key=key)
+
+
+def around(i: int, n: int, seats: int) -> list[int]:
+    """Places i and i + 1, then their nearest neighbours (above, below, ...) up to `seats`."""
+    picked = [i, i + 1]
+    up, down = i - 1, i + 2
+    while len(picked) < seats:
+        if up >= 0 and (len(picked) % 2 == 0 or down >= n):
+            picked.append(up)
+            up -= 1
+        elif down < n:
+            picked.append(down)
+            down += 1
+        else:
+            picked.append(up)
+            up -= 1
+    return picked

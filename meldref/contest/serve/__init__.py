@@ -1,0 +1,1 @@
+"""`contest serve`: the leaderboard, the bots' pages (`pages`) and the viewer (`server`)."""

@@ -1,0 +1,187 @@
+"""The contest's pages, made from the database on every request: the leaderboard (refreshing
+itself while the contest runs) with the last final beside it, and a page per bot with its
+versions, its rating history as an inline SVG plot, its recent games (each a link into the
+viewer) and its faults with the end of the bot's stderr. No script, no library: the pages
+need nothing from anywhere (the server's Content-Security-Policy forbids it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import quote
+
+from ..board import leaderboard
+from ..store import ContestStore
+
+REFRESH_SECONDS: Final = 10
+RECENT: Final = 20
+STDERR_TAIL: Final = 600  # bytes of a failed game's stderr shown
+STYLE: Final = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{padding:.25em .7em;border-bottom:1px solid #ddd;text-align:right}
+td.l,th.l{text-align:left} pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}
+.out{color:#777} h1,h2{font-weight:600}
+"""
+
+
+def _page(title: str, body: str, refresh: bool = False) -> str:
+    meta = f"<meta http-equiv='refresh' content='{REFRESH_SECONDS}'>" if refresh else ""
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{meta}"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>{escape(title)}</h1>{body}</body></html>")
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (1,),
+           cls: str = "") -> str:
+    th = "".join(f"<th class='{'l' if i in left else ''}'>{escape(h)}</th>"
+                 for i, h in enumerate(head))
+    body = "".join("<tr>" + "".join(f"<td class='{'l' if i in left else ''}'>{c}</td>"
+                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table class='{cls}'><tr>{th}</tr>{body}</table>"
+
+
+def _rating(row: dict[str, Any]) -> tuple[str, str]:
+    low, high = row["rating_ci95"]
+    if row["rating"] is None:
+        return "-", "-"
+    return f"{row['rating']:+.0f}", "-" if low is None else f"{low:+.0f} .. {high:+.0f}"
+
+
+def bot_link(bot: str) -> str:
+    return f"<a href='/bot/{quote(bot)}'>{escape(bot)}</a>"
+
+
+def leaderboard_page(store: ContestStore) -> str:
+    """The leaderboard, what runs and waits, the versions out of play, the last final."""
+    board = leaderboard(store)
+    rows = [[str(r["rank"]), bot_link(r["bot"]), f"v{r['version']}", *_rating(r),
+             str(r["games"]), str(r["faults"])] for r in board["leaderboard"]]
+    body = _table(["#", "bot", "version", "rating", "95% interval", "games", "faults"], rows,
+                  cls="board")
+    running = ", ".join(escape(g["game_id"]) for g in board["running"]) or "none"
+    body += (f"<p id='state'>run: {'playing' if board['run'] else 'stopped'} &middot; "
+             f"played: {board['played']} &middot; running: {running} &middot; queued: "
+             f"{board['queued']}</p>")
+    if board["out_of_play"]:
+        body += "<h2>Out of play</h2>" + _table(
+            ["bot", "version", "state", "why", "games", "faults"],
+            [[bot_link(r["bot"]), f"v{r['version']}", escape(r["state"]),
+              escape(r["reason"] or ""), str(r["games"]), str(r["faults"])]
+             for r in board["out_of_play"]], left=(0, 2, 3), cls="out")
+    if board["final"]:
+        body += final_section(board["final"])
+    return _page(f"{store.folder.resolve().name}: {board['game']} ladder", body, refresh=True)
+
+
+def final_section(final: dict[str, Any]) -> str:
+    """The final's standings beside the ladder's ranks of the same versions."""
+    ladder = {r["bot"]: r for r in final["ladder"]}
+    rows = []
+    for row in final["final"]["standings"]:
+        low, high = row["rating_ci95"]
+        place = ladder.get(row["bot"], {})
+        rows.append([str(row["rank"]), escape(row["bot"]),
+                     "-" if row["rating"] is None else f"{row['rating']:+.0f}",
+                     "-" if low is None else f"{low:+.0f} .. {high:+.0f}", str(row["games"]),
+                     str(place.get("ladder_rank", "-"))])
+    return "<h2>Final</h2>" + _table(["#", "bot", "rating", "95% interval", "games",
+                                      "ladder #"], rows, cls="final")
+
+
+def bot_page(store: ContestStore, bot: str) -> str | None:
+    """A bot's page; None for a bot the contest does not know."""
+    versions = store.versions(bot)
+    if not versions:
+        return None
+    board = {r["label"]: r for r in leaderboard(store)["leaderboard"]}
+    rows = []
+    for v in versions:
+        games, faults = store.version_record(v.id)
+        rank = board.get(v.label, {}).get("rank", "-")
+        rows.append([f"v{v.number}", escape(v.state), str(rank), str(games), str(faults),
+                     escape(v.reason or ""), f"<code>{escape(v.command)}</code>"])
+    body = "<h2>Versions</h2>" + _table(["version", "state", "rank", "games", "faults", "note",
+                                         "command"], rows, left=(0, 1, 5, 6))
+    body += "<h2>Rating history</h2>" + history_svg(
+        {f"v{v.number}": store.rating_history(v.id) for v in versions})
+    recent = [s for v in versions for s in store.recent_seats(v.id, RECENT)]
+    recent.sort(key=lambda s: s["game_id"], reverse=True)
+    body += "<h2>Recent games</h2>" + _table(
+        ["game", "seats", "place", "score", "faults"],
+        [[_game_link(s), escape(" / ".join(s["result"].get("bots") or [])),
+          str(s["place"] if s["place"] is not None else "-"),
+          "-" if s["score"] is None else f"{s['score']:g}", escape(", ".join(s["outcomes"]))]
+         for s in recent[:RECENT]], left=(0, 1, 4))
+    failed = [s for s in recent if s["failed"]]
+    body += "<h2>Faults</h2>" + ("".join(_fault(store.folder, s) for s in failed[:10])
+                                 or "<p>none</p>")
+    return _page(f"{bot}", "<p><a href='/'>leaderboard</a></p>" + body)
+
+
+def _game_link(seat: dict[str, Any]) -> str:
+    replay = seat["result"].get("replay")
+    if not replay:
+        return escape(seat["game_id"])
+    return f"<a href='/view/{quote(replay)}'>{escape(seat['game_id'])}</a>"
+
+
+def _fault(folder: Path, seat: dict[str, Any]) -> str:
+    detail = "; ".join(f"{f.get('outcome')}: {f.get('detail')}"
+                       for fs in (seat["result"].get("faults") or []) for f in fs)
+    tail = ""
+    if seat["log"]:
+        path = folder / seat["log"]
+        try:
+            data = path.read_bytes()[-STDERR_TAIL:].decode("utf-8", "replace")
+            tail = f"<pre class='stderr'>{escape(data) or '(stderr empty)'}</pre>"
+        except OSError:
+            tail = "<p>(its stderr log is gone)</p>"
+    return (f"<h3>{_game_link(seat)}: {escape(', '.join(seat['outcomes']))}</h3>"
+            f"<p>{escape(detail or seat['result'].get('error') or '')}</p>{tail}")
+
+
+def history_svg(series: dict[str, list[tuple[int, float, float, float]]],
+                width: int = 640, height: int = 220) -> str:
+    """Each version's rating (line) and 95% interval (band) against the ladder's deal sets
+    done, as an inline SVG."""
+    points = [p for s in series.values() for p in s]
+    if not points:
+        return "<p>not rated yet</p>"
+    x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
+    y0 = min(p[2] if p[2] is not None else p[1] for p in points)
+    y1 = max(p[3] if p[3] is not None else p[1] for p in points)
+    x1, y1 = max(x1, x0 + 1), max(y1, y0 + 1)
+    pad = 36
+
+    def sx(x: float) -> float:
+        return pad + (x - x0) / (x1 - x0) * (width - 2 * pad)
+
+    def sy(y: float) -> float:
+        return height - pad - (y - y0) / (y1 - y0) * (height - 2 * pad)
+
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+             f"role='img' class='history'><rect width='100%' height='100%' fill='#fff'/>",
+             f"<text x='4' y='{sy(y1):.0f}' font-size='11'>{y1:+.0f}</text>",
+             f"<text x='4' y='{sy(y0):.0f}' font-size='11'>{y0:+.0f}</text>",
+             f"<text x='{width - pad}' y='{height - 8}' font-size='11' text-anchor='end'>"
+             f"deal sets {x1}</text>"]
+    for k, (label, rows) in enumerate(series.items()):
+        if not rows:
+            continue
+        colour = colours[k % len(colours)]
+        band = [(r[0], r[2]) for r in rows if r[2] is not None]
+        top = [(r[0], r[3]) for r in rows if r[3] is not None]
+        if band and top:
+            outline = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in [*band, *reversed(top)])
+            parts.append(f"<polygon points='{outline}' fill='{colour}' fill-opacity='0.15'/>")
+        line = " ".join(f"{sx(r[0]):.1f},{sy(r[1]):.1f}" for r in rows)
+        parts.append(f"<polyline points='{line}' fill='none' stroke='{colour}' "
+                     f"stroke-width='2'><title>{escape(label)}</title></polyline>")
+        last = rows[-1]
+        parts.append(f"<text x='{sx(last[0]) + 3:.1f}' y='{sy(last[1]):.1f}' font-size='11' "
+                     f"fill='{colour}'>{escape(label)}</text>")
+    return "".join(parts) + "</svg>"

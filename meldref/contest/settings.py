@@ -1,0 +1,120 @@
+"""What a contest fixes at `init`: the game, its seats and rules, the limits every bot plays
+under, the sandbox, the thresholds of placement and suspension, and the secret seed.
+
+They are fixed because the ladder's ratings compare games: a game played under other rules or
+other clocks would not be the same contest. `init` on a folder that holds a contest with other
+settings is refused, naming the first setting that differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..engine.game import GameInfo, find_game, rules_to_json
+from ..protocol.referee import MatchPolicy
+from ..protocol.seats import Limits
+from ..settings import LimitSettings, limit_settings, parse_rules
+
+PLACEMENT_DEAL_SETS: Final = 6  # a new version's first deal sets, spread over the ranking
+SUSPEND_AFTER: Final = 3  # failing games among a version's last RECENT_GAMES: suspended
+RECENT_GAMES: Final = 10
+
+
+class ContestError(ValueError):
+    """Something a contest command cannot do, in the words the organiser should read."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContestSettings:
+    """A contest's settings, as `init` fixed them (rules and limits by their public names)."""
+
+    game: str
+    players: int
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    limits: Mapping[str, Any] = field(default_factory=dict)
+    sandbox: bool = True  # off only with an explicit `init --no-sandbox`
+    placement: int = PLACEMENT_DEAL_SETS
+    suspend_after: int = SUSPEND_AFTER
+    seed: int = 0  # of every deal: kept in the owner-only database, never on a command line
+
+    @staticmethod
+    def checked(game: str, players: int | None, rules: Mapping[str, Any],
+                limits: Mapping[str, Any], sandbox: bool, placement: int, suspend_after: int,
+                seed: int) -> ContestSettings:
+        """Settings from `init`'s flags, every value checked now (`ContestError`, or the
+        `SettingsError` of a wrong rule or limit)."""
+        info = find_game(game)
+        seats = players or info.default_players
+        if seats < 2:
+            raise ContestError(f"--players {seats}: a ladder compares bots, at least 2 seats")
+        parsed = parse_rules(info.rules_type, rules)
+        info.check_setup(parsed, seats)
+        given = limit_settings(limits).given()
+        if placement < 1 or suspend_after < 1:
+            raise ContestError("--placement and --suspend-after: at least 1")
+        out = ContestSettings(info.name, seats, rules_to_json(parsed), given, sandbox,
+                              placement, suspend_after, seed)
+        out.limit_settings().policy()  # values that do not fit together fail now
+        return out
+
+    @property
+    def info(self) -> GameInfo:
+        return find_game(self.game)
+
+    def parsed_rules(self) -> Any:
+        return parse_rules(self.info.rules_type, self.rules)
+
+    def limit_settings(self) -> LimitSettings:
+        """The limits every ladder and final game is played under, and every submission
+        checked under, with the contest's sandbox setting: this is where the limits are
+        built, the one place the sandbox reaches them."""
+        # At merge with h23's `LimitSettings.sandbox`, this line becomes:
+        #     return limit_settings({**self.limits, "sandbox": self.sandbox})
+        return limit_settings(dict(self.limits))
+
+    def policy(self) -> MatchPolicy:
+        return self.limit_settings().policy()
+
+    def process_limits(self) -> Limits:
+        """Every bot program's process limits (the sandbox among them, see above)."""
+        return self.limit_settings().process_limits()
+
+    def summary(self) -> str:
+        """The settings in a line: the rules and limits that differ from the defaults."""
+        defaults = rules_to_json(self.info.rules())
+        rules = {k: v for k, v in self.rules.items() if defaults.get(k) != v}
+        return (f"{self.game}, {self.players} seats, rules {_shown(rules)}, limits "
+                f"{_shown(self.limits)}, sandbox {'on' if self.sandbox else 'off'}, "
+                f"placement {self.placement} deal sets, suspended after {self.suspend_after} "
+                "failing games")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "players": self.players, "rules": dict(self.rules),
+                "limits": dict(self.limits), "sandbox": self.sandbox,
+                "placement": self.placement, "suspend_after": self.suspend_after,
+                "seed": self.seed}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> ContestSettings:
+        return ContestSettings(str(data["game"]), int(data["players"]), dict(data["rules"]),
+                               dict(data["limits"]), bool(data["sandbox"]),
+                               int(data["placement"]), int(data["suspend_after"]),
+                               int(data["seed"]))
+
+    def differs(self, other: ContestSettings) -> str | None:
+        """The first setting (as `init` names it) in which `other` differs, with both
+        values; None if they agree (the seed is drawn, never compared)."""
+        mine, theirs = self.to_json(), other.to_json()
+        for key in ("game", "players", "rules", "limits", "sandbox", "placement",
+                    "suspend_after"):
+            if mine[key] != theirs[key]:
+                return f"{key.replace('_', '-')} is {_shown(mine[key])}, not {_shown(theirs[key])}"
+        return None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}={v}" for k, v in sorted(value.items())) + "}"
+    return str(value)

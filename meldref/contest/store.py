@@ -1,0 +1,567 @@
+"""The contest folder's database (`contest.db`, SQLite in WAL mode) and the files it names.
+
+The folder holds:
+- `contest.db`: settings, bots, versions, deal sets, games with their result lines, ratings;
+- `bots/<name>/v<n>/`: each version's program, copied in at `submit`;
+- `replays/<game id>.jsonl`, `logs/<game id>/...`: as a tournament's;
+- `run.lock`: held (flock) by the one `contest run` playing the ladder.
+
+Why it agrees with its replay folder after a `kill -9` at any moment: a game's row is marked
+"running" (committed) before its replay is written, and "done" with its result line in one
+transaction after the replay is closed. So a replay without a done row is a game that was in
+flight; opening the contest with no run holding the lock (`repair`) deletes such replays and
+queues their games again, and a done row whose replay has gone is queued again too. The games
+in flight are all a kill can lose. `submit`, `status` and `serve` read and write while `run`
+writes: WAL lets readers read during a write, and every writer waits for the others
+(`busy_timeout`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final, Literal
+
+from ..private import folder_problem, open_private, private_dir
+from .settings import ContestError, ContestSettings
+
+SCHEMA_VERSION: Final = 1
+DB_NAME: Final = "contest.db"
+BUSY_MS: Final = 30_000
+STAGING: Final = ".staging"  # bots/.staging/<id>: a submission being checked
+STAGING_AGE: Final = 6 * 3600.0  # a check abandoned this long ago was killed
+VersionState = Literal["active", "superseded", "retired", "suspended"]
+DealKind = Literal["placement", "ladder", "final"]
+
+SCHEMA: Final = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE versions (
+    id INTEGER PRIMARY KEY, bot TEXT NOT NULL, number INTEGER NOT NULL,
+    command TEXT NOT NULL, folder TEXT NOT NULL, submitted REAL NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('active', 'superseded', 'retired', 'suspended')),
+    reason TEXT, UNIQUE (bot, number));
+CREATE TABLE deal_sets (
+    id INTEGER PRIMARY KEY, kind TEXT NOT NULL, final INTEGER, seed INTEGER NOT NULL,
+    versions TEXT NOT NULL, created REAL NOT NULL, finished REAL,
+    state TEXT NOT NULL CHECK (state IN ('open', 'done', 'discarded')));
+CREATE TABLE tables (
+    deal_set INTEGER NOT NULL REFERENCES deal_sets(id), version INTEGER NOT NULL,
+    PRIMARY KEY (deal_set, version));
+CREATE INDEX tables_by_version ON tables (version);
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY, deal_set INTEGER NOT NULL REFERENCES deal_sets(id),
+    seating INTEGER NOT NULL, game_id TEXT NOT NULL UNIQUE, versions TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'error', 'dropped')),
+    result TEXT, finished REAL);
+CREATE INDEX games_by_state ON games (state);
+CREATE INDEX games_by_deal_set ON games (deal_set);
+CREATE TABLE seats (
+    game INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL,
+    version INTEGER NOT NULL REFERENCES versions(id), place INTEGER, score REAL,
+    failed INTEGER NOT NULL, outcomes TEXT, log TEXT, PRIMARY KEY (game, seat));
+CREATE INDEX seats_by_version ON seats (version, game);
+CREATE TABLE ratings (
+    at INTEGER NOT NULL, version INTEGER NOT NULL, rating REAL, low REAL, high REAL,
+    games INTEGER NOT NULL, PRIMARY KEY (at, version));
+CREATE INDEX ratings_by_version ON ratings (version, at);
+CREATE TABLE finals (
+    id INTEGER PRIMARY KEY, top INTEGER NOT NULL, deal_sets INTEGER NOT NULL,
+    versions TEXT NOT NULL, created REAL NOT NULL, standings TEXT);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One submitted version of a bot: its number under the bot's name, how it starts, its
+    folder in the contest (relative), and whether it is still scheduled."""
+
+    id: int
+    bot: str
+    number: int
+    command: str
+    folder: str
+    submitted: float
+    state: VersionState
+    reason: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How results and pages name it: `alice v2`."""
+        return f"{self.bot} v{self.number}"
+
+    @property
+    def in_play(self) -> bool:
+        return self.state == "active"
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A game of a deal set: its id (`ds000012-s03`), seats (version ids) and state."""
+
+    id: int
+    deal_set: int
+    seating: int
+    game_id: str
+    versions: tuple[int, ...]
+    state: str
+    seed: int
+    kind: str
+
+
+@dataclass(slots=True)
+class Repair:
+    """What the check on open found and mended (empty: the folder agreed)."""
+
+    requeued: list[str] = field(default_factory=list)  # games in flight, played again
+    removed: list[str] = field(default_factory=list)  # replays of games not done
+    lost: list[str] = field(default_factory=list)  # done games whose replay was gone
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.requeued:
+            out.append(f"{len(self.requeued)} games in flight when a run stopped are queued "
+                       f"again: {', '.join(self.requeued[:5])}")
+        if self.removed:
+            out.append(f"{len(self.removed)} replays of unfinished games removed")
+        if self.lost:
+            out.append(f"{len(self.lost)} finished games had lost their replay and are queued "
+                       f"again: {', '.join(self.lost[:5])}")
+        return out
+
+
+def game_id(deal_set: int, seating: int) -> str:
+    return f"ds{deal_set:06d}-s{seating:02d}"
+
+
+def deal_seed(contest_seed: int, deal_set: int) -> int:
+    """The seed of a deal set's deal, derived from the contest's secret seed."""
+    digest = hashlib.sha256(f"{contest_seed}:deal-set:{deal_set}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+class ContestStore:
+    """The database of one contest folder. Open it with `create` or `open`; close it."""
+
+    def __init__(self, folder: Path, db: sqlite3.Connection, settings: ContestSettings) -> None:
+        self.folder, self.db, self.settings = folder, db, settings
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @staticmethod
+    def create(folder: Path, settings: ContestSettings) -> ContestStore:
+        """A new contest in `folder` (made owner-only); `ContestError` if it holds one
+        already with other settings (naming the first), the same contest if it agrees."""
+        if (folder / DB_NAME).exists():
+            store = ContestStore.open(folder)
+            differs = store.settings.differs(settings)
+            if differs is not None:
+                store.close()
+                raise ContestError(f"{folder} holds a contest whose {differs}: settings are "
+                                   "fixed at init (start another contest to change them)")
+            return store
+        problem = folder_problem(folder, create=True)
+        if problem:
+            raise ContestError(problem)
+        for inner in ("bots", "replays", "logs"):
+            private_dir(folder / inner)
+        db = _connect(folder / DB_NAME)
+        with db:
+            db.executescript(SCHEMA)
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("schema_version", str(SCHEMA_VERSION)),
+                ("settings", json.dumps(settings.to_json())),
+                ("created", repr(time.time()))])
+        return ContestStore(folder, db, settings)
+
+    @staticmethod
+    def open(folder: Path) -> ContestStore:
+        """The contest in `folder`; `ContestError` if there is none, or one of another schema."""
+        path = folder / DB_NAME
+        if not path.is_file():
+            raise ContestError(f"{folder}: no contest here (make one with `meldref contest "
+                               "init`)")
+        try:
+            db = _connect(path)
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise ContestError(f"{path}: not a contest database ({exc})") from None
+        if meta.get("schema_version") != str(SCHEMA_VERSION):
+            db.close()
+            raise ContestError(f"{path}: schema version {meta.get('schema_version')}, this "
+                               f"meldref reads {SCHEMA_VERSION}")
+        return ContestStore(folder, db, ContestSettings.from_json(json.loads(meta["settings"])))
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken at once (BEGIN IMMEDIATE: no upgrade deadlock)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- versions ------------------------------------------------------------------------------
+
+    def versions(self, bot: str | None = None) -> list[Version]:
+        query = "SELECT * FROM versions" + (" WHERE bot = ?" if bot else "") + " ORDER BY id"
+        return [Version(*row) for row in self.db.execute(query, (bot,) if bot else ())]
+
+    def version(self, vid: int) -> Version:
+        row = self.db.execute("SELECT * FROM versions WHERE id = ?", (vid,)).fetchone()
+        return Version(*row)
+
+    def in_play(self) -> list[Version]:
+        return [v for v in self.versions() if v.in_play]
+
+    def join(self, bot: str, command: str, staged: Path) -> Version:
+        """The program checked in `staged` joins the ladder as the bot's next version, moved
+        to `bots/<bot>/v<n>`; the bot's earlier active version is superseded (it keeps its
+        record). Number, folder and row are settled in one transaction: two submissions at
+        once get two numbers."""
+        with self.write() as db:
+            row = db.execute("SELECT MAX(number) FROM versions WHERE bot = ?", (bot,))
+            number = int(row.fetchone()[0] or 0) + 1
+            folder = Path("bots") / bot / f"v{number}"
+            private_dir(self.folder / "bots" / bot)
+            staged.rename(self.folder / folder)
+            try:
+                return self._insert(db, bot, number, command, str(folder))
+            except BaseException:
+                (self.folder / folder).rename(staged)
+                raise
+
+    def _insert(self, db: sqlite3.Connection, bot: str, number: int, command: str,
+                folder: str) -> Version:
+        db.execute("UPDATE versions SET state = 'superseded', reason = ? WHERE bot = ? "
+                   "AND state = 'active'", (f"superseded by v{number}", bot))
+        cur = db.execute("INSERT INTO versions (bot, number, command, folder, submitted, "
+                         "state) VALUES (?, ?, ?, ?, ?, 'active')",
+                         (bot, number, command, folder, time.time()))
+        assert cur.lastrowid is not None
+        return self.version(cur.lastrowid)
+
+    def set_state(self, vid: int, state: VersionState, reason: str) -> None:
+        with self.write() as db:
+            db.execute("UPDATE versions SET state = ?, reason = ? WHERE id = ?",
+                       (state, reason, vid))
+
+    # -- deal sets and games -------------------------------------------------------------------
+
+    def add_deal_set(self, kind: DealKind, table: Sequence[int],
+                     seatings: Sequence[Sequence[int]], final: int | None = None) -> int:
+        """A deal set of `table` (version ids) played in every seating, queued."""
+        with self.write() as db:
+            cur = db.execute("INSERT INTO deal_sets (kind, final, seed, versions, created, "
+                             "state) VALUES (?, ?, 0, ?, ?, 'open')",
+                             (kind, final, json.dumps(list(table)), time.time()))
+            ds = cur.lastrowid
+            assert ds is not None
+            db.execute("UPDATE deal_sets SET seed = ? WHERE id = ?",
+                       (deal_seed(self.settings.seed, ds), ds))
+            db.executemany("INSERT OR IGNORE INTO tables VALUES (?, ?)",
+                           [(ds, v) for v in table])
+            db.executemany(
+                "INSERT INTO games (deal_set, seating, game_id, versions, state) "
+                "VALUES (?, ?, ?, ?, 'queued')",
+                [(ds, s, game_id(ds, s), json.dumps([table[i] for i in row]))
+                 for s, row in enumerate(seatings)])
+        return ds
+
+    def queued_games(self, kind: str | None = None, final: int | None = None) -> list[GameRow]:
+        """Queued games of open deal sets, oldest deal set first."""
+        query = ("SELECT g.id, g.deal_set, g.seating, g.game_id, g.versions, g.state, d.seed, "
+                 "d.kind FROM games g JOIN deal_sets d ON d.id = g.deal_set "
+                 "WHERE g.state = 'queued' AND d.state = 'open'")
+        args: list[Any] = []
+        if kind is not None:
+            query += " AND d.kind " + ("= ?" if kind == "final" else "!= ?")
+            args.append("final")
+        if final is not None:
+            query += " AND d.final = ?"
+            args.append(final)
+        rows = self.db.execute(query + " ORDER BY g.deal_set, g.seating", args).fetchall()
+        return [GameRow(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], r[6], r[7])
+                for r in rows]
+
+    def mark_running(self, gid: int) -> None:
+        with self.write() as db:
+            db.execute("UPDATE games SET state = 'running' WHERE id = ?", (gid,))
+
+    def record(self, gid: int, line: dict[str, Any]) -> tuple[int, bool]:
+        """Store a game's result line (its seats' places, scores and faults); the deal set
+        and whether it is now complete (then marked done, or discarded if a game failed)."""
+        ok = line.get("status") == "ok"
+        row = self.db.execute("SELECT deal_set, versions FROM games WHERE id = ?",
+                              (gid,)).fetchone()
+        ds, versions = int(row[0]), json.loads(row[1])
+        with self.write() as db:
+            db.execute("UPDATE games SET state = ?, result = ?, finished = ? WHERE id = ?",
+                       ("done" if ok else "error", json.dumps(line, separators=(",", ":")),
+                        time.time(), gid))
+            db.executemany("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           _seat_rows(gid, versions, line))
+            left = db.execute("SELECT COUNT(*) FROM games WHERE deal_set = ? AND state IN "
+                              "('queued', 'running')", (ds,)).fetchone()[0]
+            complete = False
+            if not left:
+                failed = db.execute("SELECT COUNT(*) FROM games WHERE deal_set = ? AND state "
+                                    "!= 'done'", (ds,)).fetchone()[0]
+                db.execute("UPDATE deal_sets SET state = ?, finished = ? WHERE id = ? AND "
+                           "state = 'open'", ("discarded" if failed else "done", time.time(), ds))
+                complete = not failed
+        return ds, complete
+
+    def drop_deal_sets_of(self, vid: int) -> None:
+        """A version out of play: its open ladder deal sets stop (games queued are dropped,
+        the deal set discarded; its finished games keep their record)."""
+        with self.write() as db:
+            for (ds, versions) in db.execute("SELECT id, versions FROM deal_sets WHERE state = "
+                                             "'open' AND kind != 'final'").fetchall():
+                if vid in json.loads(versions):
+                    db.execute("UPDATE games SET state = 'dropped' WHERE deal_set = ? AND "
+                               "state = 'queued'", (ds,))
+                    db.execute("UPDATE deal_sets SET state = 'discarded' WHERE id = ?", (ds,))
+
+    def discard_in_flight(self) -> list[str]:
+        """Games marked running go back to the queue, their replays and logs removed: a
+        stopped run's games in flight, or a killed one's (`repair`)."""
+        rows = self.db.execute("SELECT id, game_id FROM games WHERE state = 'running'").fetchall()
+        for _, gid in rows:
+            self._remove_files(gid)
+        with self.write() as db:
+            db.executemany("UPDATE games SET state = 'queued' WHERE id = ?",
+                           [(r[0],) for r in rows])
+        return [r[1] for r in rows]
+
+    def _remove_files(self, gid: str) -> None:
+        (self.folder / "replays" / f"{gid}.jsonl").unlink(missing_ok=True)
+        shutil.rmtree(self.folder / "logs" / gid, ignore_errors=True)
+
+    def repair(self) -> Repair:
+        """Make the database and the replay folder agree (see the module docstring). Call
+        only while holding the run lock: a live run's games in flight are not debris."""
+        report = Repair(self.discard_in_flight())
+        done = {r[0] for r in self.db.execute("SELECT game_id FROM games WHERE state = 'done'")}
+        replays = self.folder / "replays"
+        on_disk = {p.stem for p in replays.glob("*.jsonl")} if replays.is_dir() else set()
+        for gid in sorted(on_disk - done):
+            self._remove_files(gid)
+            report.removed.append(gid)
+        lost = sorted(done - on_disk)
+        if lost:
+            with self.write() as db:
+                for gid in lost:
+                    ds = db.execute("SELECT deal_set FROM games WHERE game_id = ?",
+                                    (gid,)).fetchone()[0]
+                    db.execute("UPDATE games SET state = 'queued', result = NULL WHERE "
+                               "game_id = ?", (gid,))
+                    db.execute("DELETE FROM seats WHERE game = (SELECT id FROM games WHERE "
+                               "game_id = ?)", (gid,))
+                    db.execute("UPDATE deal_sets SET state = 'open', finished = NULL WHERE "
+                               "id = ? AND state = 'done'", (ds,))
+            report.lost = lost
+        self._sweep_programs()
+        return report
+
+    def _sweep_programs(self) -> None:
+        """Program folders no version row names (a submit killed between moving its folder
+        in and committing), and checks abandoned by a killed submit, are removed. Inside a
+        write transaction: a submit still committing is waited for."""
+        with self.write() as db:
+            known = {r[0] for r in db.execute("SELECT folder FROM versions")}
+            for path in (self.folder / "bots").glob("*/v*"):
+                if path.is_dir() and str(path.relative_to(self.folder)) not in known:
+                    shutil.rmtree(path, ignore_errors=True)
+            for path in (self.folder / "bots" / STAGING).glob("*"):
+                if time.time() - path.stat().st_mtime > STAGING_AGE:
+                    shutil.rmtree(path, ignore_errors=True)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def done_deal_sets(self, kind: str = "ladder") -> list[tuple[int, list[dict[str, Any]]]]:
+        """Finished deal sets (ladder: placement and ladder; or "final") with their games'
+        result lines, in deal-set order."""
+        where = "d.kind != 'final'" if kind == "ladder" else "d.kind = 'final'"
+        rows = self.db.execute(
+            "SELECT d.id, g.result FROM deal_sets d JOIN games g ON g.deal_set = d.id "
+            f"WHERE d.state = 'done' AND {where} ORDER BY d.id, g.seating").fetchall()
+        out: dict[int, list[dict[str, Any]]] = {}
+        for ds, result in rows:
+            out.setdefault(ds, []).append(json.loads(result))
+        return list(out.items())
+
+    def deal_set_lines(self, ds: int) -> list[dict[str, Any]]:
+        """The result lines of one deal set's finished games."""
+        return [json.loads(r[0]) for r in self.db.execute(
+            "SELECT result FROM games WHERE deal_set = ? AND state = 'done' ORDER BY seating",
+            (ds,))]
+
+    def deal_set_counts(self) -> dict[int, tuple[int, int]]:
+        """Per version: its ladder deal sets done, and open (queued or in flight)."""
+        out: dict[int, list[int]] = {}
+        for vid, state, count in self.db.execute(
+                "SELECT t.version, d.state, COUNT(*) FROM tables t JOIN deal_sets d ON d.id = "
+                "t.deal_set WHERE d.kind != 'final' AND d.state != 'discarded' "
+                "GROUP BY t.version, d.state"):
+            cell = out.setdefault(int(vid), [0, 0])
+            cell[0 if state == "done" else 1] += int(count)
+        return {vid: (c[0], c[1]) for vid, c in out.items()}
+
+    def counts(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT state, COUNT(*) FROM games GROUP BY state").fetchall()
+        return {str(k): int(v) for k, v in rows}
+
+    def running(self) -> list[tuple[str, list[int]]]:
+        return [(r[0], json.loads(r[1])) for r in self.db.execute(
+            "SELECT game_id, versions FROM games WHERE state = 'running' ORDER BY id")]
+
+    def version_record(self, vid: int) -> tuple[int, int]:
+        """Games a version finished, and those it failed in (a fault on its seat)."""
+        row = self.db.execute("SELECT COUNT(*), COALESCE(SUM(failed), 0) FROM seats s JOIN "
+                              "games g ON g.id = s.game JOIN deal_sets d ON d.id = g.deal_set "
+                              "WHERE s.version = ? AND d.kind != 'final'", (vid,)).fetchone()
+        return int(row[0]), int(row[1])
+
+    def recent_seats(self, vid: int, limit: int) -> list[dict[str, Any]]:
+        """The version's last `limit` ladder games: game id, failed, outcomes, log."""
+        rows = self.db.execute(
+            "SELECT g.game_id, s.failed, s.outcomes, s.log, s.place, s.score, g.result "
+            "FROM seats s JOIN games g ON g.id = s.game WHERE s.version = ? "
+            "ORDER BY g.finished DESC LIMIT ?", (vid, limit)).fetchall()
+        return [{"game_id": r[0], "failed": bool(r[1]), "outcomes": json.loads(r[2] or "[]"),
+                 "log": r[3], "place": r[4], "score": r[5], "result": json.loads(r[6])}
+                for r in rows]
+
+    def save_ratings(self, rows: Sequence[tuple[int, float | None, float | None, float | None,
+                                                int]]) -> int:
+        """A snapshot of the ladder's ratings (version, rating, low, high, games); its
+        number (the ladder deal sets done when it was taken)."""
+        at = self.db.execute("SELECT COUNT(*) FROM deal_sets WHERE state = 'done' AND kind != "
+                             "'final'").fetchone()[0]
+        with self.write() as db:
+            db.execute("DELETE FROM ratings WHERE at = ?", (at,))
+            db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?)",
+                           [(at, *row) for row in rows])
+        return int(at)
+
+    def latest_ratings(self) -> dict[int, tuple[float | None, float | None, float | None, int]]:
+        at = self.db.execute("SELECT MAX(at) FROM ratings").fetchone()[0]
+        if at is None:
+            return {}
+        return {r[0]: (r[1], r[2], r[3], r[4]) for r in self.db.execute(
+            "SELECT version, rating, low, high, games FROM ratings WHERE at = ?", (at,))}
+
+    def rating_history(self, vid: int) -> list[tuple[int, float, float, float]]:
+        return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(
+            "SELECT at, rating, low, high FROM ratings WHERE version = ? AND rating IS NOT NULL "
+            "ORDER BY at", (vid,))]
+
+    def add_final(self, top: int, deal_sets: int, versions: Sequence[int]) -> int:
+        with self.write() as db:
+            cur = db.execute("INSERT INTO finals (top, deal_sets, versions, created) VALUES "
+                             "(?, ?, ?, ?)", (top, deal_sets, json.dumps(list(versions)),
+                                              time.time()))
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def open_final(self) -> tuple[int, list[int]] | None:
+        row = self.db.execute("SELECT id, versions FROM finals WHERE standings IS NULL ORDER BY "
+                              "id DESC LIMIT 1").fetchone()
+        return None if row is None else (int(row[0]), json.loads(row[1]))
+
+    def final_lines(self, final: int) -> list[dict[str, Any]]:
+        return [json.loads(r[0]) for r in self.db.execute(
+            "SELECT g.result FROM games g JOIN deal_sets d ON d.id = g.deal_set WHERE "
+            "d.final = ? AND g.state = 'done' ORDER BY g.id", (final,))]
+
+    def save_final(self, final: int, standings: dict[str, Any]) -> None:
+        with self.write() as db:
+            db.execute("UPDATE finals SET standings = ? WHERE id = ?",
+                       (json.dumps(standings), final))
+
+    def last_final(self) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT standings FROM finals WHERE standings IS NOT NULL ORDER BY "
+                              "id DESC LIMIT 1").fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    fresh = not path.exists()
+    if fresh:
+        open_private(path, "a").close()  # owner-only: the database holds the seed
+    db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None,
+                         check_same_thread=False)
+    db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a commit survives a kill -9
+    db.execute("PRAGMA foreign_keys = ON")
+    return db
+
+
+def _seat_rows(gid: int, versions: Sequence[int], line: dict[str, Any]) -> list[tuple[Any, ...]]:
+    ok = line.get("status") == "ok"
+    faults = line.get("faults") or [[] for _ in versions]
+    logs = line.get("logs") or [None] * len(versions)
+    rows = []
+    for seat, vid in enumerate(versions):
+        outcomes = sorted({str(f.get("outcome")) for f in faults[seat]}) if ok else ["error"]
+        place = line["places"][seat] if ok else None
+        score = line["scores"][seat] if ok else None
+        rows.append((gid, seat, vid, place, score, int(bool(outcomes)), json.dumps(outcomes),
+                     logs[seat] if seat < len(logs) else None))
+    return rows
+
+
+class RunLock:
+    """The lock of the one `contest run` (an flock on `run.lock`: the kernel drops it when
+    the process dies, also on kill -9)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "run.lock"
+        self._file: IO[str] | None = None
+
+    def try_take(self) -> bool:
+        handle = open_private(self.path, "a")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            return False
+        handle.truncate(0)
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self._file = handle
+        return True
+
+    def holder(self) -> str:
+        with contextlib.suppress(OSError):
+            return self.path.read_text().strip() or "?"
+        return "?"
+
+    def release(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def is_running(folder: Path) -> bool:
+    """Whether a `contest run` holds the folder's lock now."""
+    lock = RunLock(folder)
+    if lock.try_take():
+        lock.release()
+        return False
+    return True

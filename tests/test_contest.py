@@ -1,0 +1,285 @@
+"""The contest's parts on their own: settings fixed at init, the database's check on open,
+the ladder's ratings against the verdicts', matchmaking, the lazy job feed of the pools, and
+bot check under a contest's rules and table size. (The whole story with real processes is
+tests/test_contest_e2e.py.)"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import PYTHON, RANDOM_BOT_PATH
+
+from meldref.contest.matchmaking import Candidate, next_table, overlap
+from meldref.contest.ratings import LadderRatings
+from meldref.contest.settings import ContestError, ContestSettings
+from meldref.contest.store import ContestStore, RunLock, game_id
+from meldref.tools.botcheck import check_bot
+from meldref.tournament.pool import GamePool
+from meldref.tournament.schedule import GameJob
+from meldref.verdicts.games import GameResult
+from meldref.verdicts.ratings import standings
+from meldref.verdicts.seatings import seatings
+
+
+def settings(**changes: Any) -> ContestSettings:
+    values: dict[str, Any] = {"game": "phase10", "players": 2, "rules": {"phases-to-win": 1},
+                              "limits": {}, "sandbox": True, "placement": 2,
+                              "suspend_after": 3, "seed": 7}
+    values.update(changes)
+    return ContestSettings.checked(**values)
+
+
+# ----------------------------------------------------------------------------------------------
+# Settings
+
+
+def test_the_sandbox_is_on_unless_init_says_no() -> None:
+    assert settings().sandbox is True
+    assert settings(sandbox=False).sandbox is False
+
+
+def test_a_later_init_with_other_settings_is_refused_naming_the_setting(tmp_path: Path) -> None:
+    ContestStore.create(tmp_path / "c", settings()).close()
+    with pytest.raises(ContestError, match=r"rules is \{.*phases-to-win=1.*\}, not \{.*"
+                       r"phases-to-win=2.*fixed at init"):
+        ContestStore.create(tmp_path / "c", settings(rules={"phases-to-win": 2}))
+    with pytest.raises(ContestError, match=re.escape("limits is {}, not {move-time=2.0}")):
+        ContestStore.create(tmp_path / "c", settings(limits={"move-time": 2.0}))
+    same = ContestStore.create(tmp_path / "c", settings(seed=99))  # the seed is drawn anew
+    assert same.settings.seed == 7
+    same.close()
+
+
+def test_a_one_seat_ladder_is_refused() -> None:
+    with pytest.raises(ContestError, match="at least 2 seats"):
+        settings(game="solitaire", players=1, rules={})
+
+
+# ----------------------------------------------------------------------------------------------
+# The database and the replay folder
+
+
+def staged_version(store: ContestStore, name: str) -> int:
+    staged = store.folder / "bots" / ".staging" / name
+    staged.mkdir(parents=True)
+    (staged / "bot.py").write_text("")
+    return store.join(name, "python3 bot.py", staged).id
+
+
+def test_repair_after_a_kill_requeues_games_in_flight_and_removes_their_replays(
+        tmp_path: Path) -> None:
+    store = ContestStore.create(tmp_path / "c", settings())
+    a, b = staged_version(store, "a"), staged_version(store, "b")
+    ds = store.add_deal_set("ladder", (a, b), seatings(2))
+    first, second = store.queued_games()
+    replays = store.folder / "replays"
+    # Game 1 finished (replay, then its row); game 2 was in flight (row running, replay begun).
+    store.mark_running(first.id)
+    (replays / f"{first.game_id}.jsonl").write_text("{}\n")
+    line = {"status": "ok", "index": first.id, "game_id": first.game_id, "deal": ds,
+            "bots": ["a v1", "b v1"], "places": [1, 2], "scores": [0, 50], "faults": [[], []]}
+    store.record(first.id, line)
+    store.mark_running(second.id)
+    (replays / f"{second.game_id}.jsonl").write_text("{}\n")
+    (store.folder / "bots" / "a" / "v2").mkdir()  # a submit killed before its commit
+    store.close()
+
+    store = ContestStore.open(tmp_path / "c")
+    repair = store.repair()
+    assert repair.requeued == [second.game_id] and not repair.lost
+    assert not (replays / f"{second.game_id}.jsonl").exists()
+    assert (replays / f"{first.game_id}.jsonl").exists()
+    assert [g.game_id for g in store.queued_games()] == [second.game_id]
+    assert not (store.folder / "bots" / "a" / "v2").exists()
+    assert (store.folder / "bots" / "a" / "v1").is_dir()
+    # A finished game whose replay has gone is played again.
+    (replays / f"{first.game_id}.jsonl").unlink()
+    assert store.repair().lost == [first.game_id]
+    assert [g.game_id for g in store.queued_games()] == [first.game_id, second.game_id]
+    store.close()
+
+
+def test_one_run_at_a_time(tmp_path: Path) -> None:
+    ContestStore.create(tmp_path / "c", settings()).close()
+    first, second = RunLock(tmp_path / "c"), RunLock(tmp_path / "c")
+    assert first.try_take() and not second.try_take()
+    first.release()
+    assert second.try_take()
+    second.release()
+
+
+def test_versions_are_numbered_per_name_and_supersede(tmp_path: Path) -> None:
+    store = ContestStore.create(tmp_path / "c", settings())
+    staged_version(store, "a")
+    staged = store.folder / "bots" / ".staging" / "again"
+    staged.mkdir()
+    second = store.join("a", "python3 bot.py", staged)
+    assert (second.number, second.folder) == (2, "bots/a/v2")
+    assert [(v.label, v.state) for v in store.versions()] == [
+        ("a v1", "superseded"), ("a v2", "active")]
+    assert game_id(12, 3) == "ds000012-s03"
+    store.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# Ratings
+
+
+def test_the_ladder_fit_is_the_verdicts_fit() -> None:
+    rng = random.Random(5)
+    names = [f"bot{k}" for k in range(5)]
+    strength = {n: k for k, n in enumerate(names)}
+    ladder, games = LadderRatings(), []
+    for deal in range(40):
+        table = rng.sample(names, 3)
+        lines = []
+        for row in seatings(3):
+            seated = tuple(table[i] for i in row)
+            noisy = sorted(seated, key=lambda n: -strength[n] - rng.gauss(0, 2))
+            places = tuple(noisy.index(n) + 1 for n in seated)
+            games.append(GameResult(deal, seated, places, tuple(float(p) for p in places)))
+            lines.append({"status": "ok", "deal": deal, "bots": list(seated),
+                          "places": list(places), "scores": list(places)})
+        ladder.add_deal_set(lines)
+    fitted = ladder.fit(names, resamples=50)
+    verdicts = {row.bot: row.rating for row in standings(games, names, resamples=0).rows}
+    for name in names:
+        assert fitted[name].rating == pytest.approx(verdicts[name], abs=0.1)
+        low, high = fitted[name].low, fitted[name].high
+        assert low is not None and high is not None and low <= fitted[name].rating <= high
+    # Versions out of play are left out of the fit: the others are rated among themselves.
+    three = ladder.fit(names[:3], resamples=0)
+    assert set(three) == set(names[:3])
+
+
+# ----------------------------------------------------------------------------------------------
+# Matchmaking
+
+
+def ladder_of(intervals: list[tuple[float, float]], done: int = 10) -> list[Candidate]:
+    return [Candidate(k, lo, hi, done, 0) for k, (lo, hi) in enumerate(intervals)]
+
+
+def test_a_new_version_meets_the_top_the_middle_and_the_bottom() -> None:
+    ranking = ladder_of([(100 - 20 * k, 110 - 20 * k) for k in range(9)])
+    met = set()
+    for placed in range(6):
+        new = Candidate(99, None, None, placed, 0)
+        table = next_table([*ranking, new], seats=2, placement=6)
+        assert table is not None and table[0] == 99
+        met.add(table[1])
+    assert min(met) <= 2 and max(met) >= 6 and len(met) >= 4
+
+
+def test_the_neighbours_whose_intervals_overlap_most_play() -> None:
+    # 0 and 1 apart, 1 and 2 overlapping a little, 2 and 3 nested: 2 and 3 play.
+    ranking = ladder_of([(200, 220), (100, 150), (60, 105), (70, 90)])
+    assert overlap(ranking[2], ranking[3]) == 1.0 and overlap(ranking[0], ranking[1]) == 0.0
+    assert next_table(ranking, seats=2, placement=2) == (2, 3)
+    assert next_table(ranking, seats=3, placement=2) == (2, 3, 1)
+
+
+def test_the_bootstraps_doubt_about_an_order_decides_where_it_is_given() -> None:
+    # Every interval overlaps its neighbour's, but the resamples are sure of 0 above 1 and
+    # of 2 above 3: the pair in doubt, 1 and 2, plays.
+    ranking = ladder_of([(0, 100), (-10, 90), (-20, 80), (-30, 70)])
+    assert next_table(ranking, 2, 2, doubt=[0.01, 0.4, 0.02]) == (1, 2)
+    ladder = LadderRatings()
+    for k in range(30):
+        won = k % 3 != 0  # a wins two deal sets in three
+        ladder.add_deal_set([{"status": "ok", "deal": 0, "bots": ["a", "b"],
+                              "places": [1, 2] if won else [2, 1], "scores": [0, 1]}])
+    ladder.fit(["a", "b"], resamples=100)
+    (a_over_b,), (b_over_a,) = ladder.doubt(["a", "b"]), ladder.doubt(["b", "a"])
+    assert 0 < a_over_b < 0.05 and b_over_a == pytest.approx(1 - a_over_b)
+    assert ladder.doubt(["a", "new"]) == [1.0]  # not fitted yet: nothing is sure
+
+
+def test_deal_sets_in_flight_spread_the_games() -> None:
+    ranking = ladder_of([(100, 150), (90, 140), (40, 60), (35, 55)])
+    busy = [Candidate(0, 100, 150, 10, 3), Candidate(1, 90, 140, 10, 3), *ranking[2:]]
+    assert next_table(ranking, 2, 2) == (0, 1)
+    assert next_table(busy, 2, 2) == (2, 3)
+
+
+def test_too_few_versions_in_play_make_no_table() -> None:
+    assert next_table(ladder_of([(0, 1)]), seats=2, placement=2) is None
+
+
+# ----------------------------------------------------------------------------------------------
+# What the contest changed in the tournament's machinery
+
+
+def counting_jobs(taken: list[int], count: int) -> Any:
+    for k in range(count):
+        taken.append(k)
+        yield GameJob(k, f"g{k}", "phase10", None, k, k, ())
+
+
+def echo(job: GameJob, folder: Path, keep_logs: bool) -> dict[str, Any]:
+    return {"index": job.index, "game_id": job.game_id, "status": "ok"}
+
+
+def test_the_pool_takes_each_job_only_when_it_has_room(tmp_path: Path) -> None:
+    taken: list[int] = []
+    pool = GamePool(1, echo, tmp_path, False)
+    results = pool.play(counting_jobs(taken, 20))
+    first = next(results)
+    assert first["index"] == 0 and len(taken) <= 3  # 2 in flight per worker, then one more
+    assert [r["index"] for r in results] == list(range(1, 20))
+
+
+def test_bot_check_plays_the_contests_rules_at_its_table_size(tmp_path: Path) -> None:
+    from meldref.engine.game import find_game
+
+    rules = find_game("phase10").rules_type(phases_to_win=1)
+    report = check_bot(shlex.join([PYTHON, str(RANDOM_BOT_PATH)]), ["phase10"], log_dir=tmp_path,
+                       rules=rules, seat_counts=[3])
+    assert report.passed, report.to_json()
+    assert (tmp_path / "phase10-3.stderr").exists()
+    assert not list(itertools.islice(tmp_path.glob("phase10.stderr"), 1))
+
+
+# ----------------------------------------------------------------------------------------------
+# Pages
+
+
+def test_a_contest_without_games_is_served(tmp_path: Path) -> None:
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from meldref.contest.serve.server import ContestServer
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    staged_version(store, "alpha")
+    store.close()
+    server = ContestServer(tmp_path / "c", port=0, quiet=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with urllib.request.urlopen(server.url) as page:
+            text = page.read().decode()
+        assert "http-equiv='refresh'" in text and "/bot/alpha" in text
+        with urllib.request.urlopen(server.url + "bot/alpha") as page:
+            assert "not rated yet" in page.read().decode()
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(server.url + "bot/nobody")
+        assert missing.value.code == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_rating_history_is_an_svg_plot_with_its_band() -> None:
+    from meldref.contest.serve.pages import history_svg
+
+    svg = history_svg({"v1": [(1, 0.0, -50.0, 50.0), (2, 10.0, -30.0, 45.0)],
+                       "v2": [(2, -5.0, -60.0, 40.0)]})
+    assert svg.startswith("<svg") and svg.count("<polyline") == 2
+    assert svg.count("<polygon") == 2 and ">v1<" in svg and ">v2<" in svg
