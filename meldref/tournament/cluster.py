@@ -69,6 +69,7 @@ import threading
 import time
 import uuid
 import zlib
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
