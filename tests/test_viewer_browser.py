@@ -377,3 +377,84 @@ def test_a_300_action_page_at_14_seats_is_small_and_opens_quickly(
         print(f"\n[viewer] 300 actions at 14 seats: {size} bytes, opened in {seconds:.3f} s "
               f"(table drawn {ready:.0f} ms after the navigation started; "
               "python bench/bench_viewer.py measures it properly)")
+
+
+# ----------------------------------------------------------------------------------------------
+# Nothing cut or pushed off screen, at 4, 9 and 14 seats
+
+# At sampled steps (the first, every hand's first and last, evenly spaced ones, the last): every
+# seat's panel inside the viewport, and no text cut (an element that clips its content while
+# its content is wider or taller than it) or sticking out of its seat's panel.
+LAYOUT_PROBLEMS = """(samples) => {
+  const v = window.meldrefViewer, count = v.count(), problems = [];
+  const steps = new Set([0, count - 1]);
+  for (let k = 1; k < samples; k++) steps.add(Math.floor(k * (count - 1) / samples));
+  for (let i = 0; i < count; i++) {
+    if (v.step(i).k !== "a") { steps.add(i); if (i) steps.add(i - 1); }
+  }
+  const W = window.innerWidth, H = window.innerHeight;
+  const inside = (r, b) => r.left >= b.left - 1 && r.right <= b.right + 1
+    && r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
+  const name = (e) => e.tagName.toLowerCase()
+    + (e.className ? "." + String(e.className).split(" ").join(".") : "")
+    + (e.id ? "#" + e.id : "");
+  for (const i of [...steps].sort((a, b) => a - b)) {
+    v.go(i);
+    for (const p of document.querySelectorAll("#seats .seat, #piles .pile")) {
+      const r = p.getBoundingClientRect();
+      if (!inside(r, {left: 0, top: 0, right: W, bottom: H}))
+        problems.push([i, "off screen", name(p) + "[" + (p.dataset.seat ?? p.dataset.pile) + "]",
+                       [r.left, r.top, r.right, r.bottom].map(Math.round).join(",")]);
+      for (const e of p.querySelectorAll("*")) {
+        if (e.closest("svg") && e.tagName !== "svg") continue;
+        const er = e.getBoundingClientRect();
+        if (er.width && !inside(er, r))
+          problems.push([i, "out of its seat", name(e), e.textContent]);
+      }
+    }
+    for (const e of document.querySelectorAll("#main *, #top *")) {
+      const style = getComputedStyle(e);
+      if (style.display === "none" || ["auto", "scroll"].includes(style.overflowX)
+          || ["auto", "scroll"].includes(style.overflowY)) continue;
+      const clips = style.overflowX !== "visible" || style.overflowY !== "visible"
+        || style.textOverflow !== "clip";
+      if (clips && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+          && e.textContent.trim())
+        problems.push([i, "cut", name(e), e.textContent]);
+    }
+  }
+  return problems;
+}"""
+
+
+@pytest.fixture(scope="module")
+def fourteen(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return games.fivecrowns_fourteen(tmp_path_factory.mktemp("fourteen"))
+
+
+@pytest.mark.parametrize("game", ["phase10", "fivecrowns", "fourteen", "solitaire"])
+def test_no_seat_is_off_screen_and_no_text_is_cut(
+        tab: Tab, replays: dict[str, Path], fourteen: Path, tmp_path: Path, game: str) -> None:
+    source = fourteen if game == "fourteen" else replays[game]
+    page = tmp_path / f"{game}.html"
+    page.write_text(replay_page(source)[0])
+    tab.open(page.as_uri())
+    problems = tab.page.evaluate(LAYOUT_PROBLEMS, 40)
+    assert problems[:12] == [], f"{len(problems)} problems"
+
+
+def test_the_result_says_why_the_game_ended_in_words(tab: Tab, pages: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    tab.open(pages["phase10"].as_uri() + "#end")
+    result = tab.page.locator("#result").text_content() or ""
+    assert result.startswith("Winner: seat ") and "normal" not in result  # no bare code
+    assert tab.page.locator("#step-label .result-line").text_content() == \
+        tab.page.locator("#result h2").text_content()
+    places = tab.page.locator("#seats .badge.place").all_text_contents()
+    assert len(places) == 4 and "1st" in places
+    page = tmp_path / "forfeit.html"
+    page.write_text(replay_page(games.forfeited(tmp_path))[0])
+    tab.open(page.as_uri() + "#end")
+    why = tab.page.locator("#result .why").text_content() or ""
+    assert why.startswith("Ended by forfeit: every other seat was out")
+    assert "(forfeit)" not in (tab.page.locator("#result").text_content() or "")

@@ -21,6 +21,7 @@
   const SUIT_NAME = { "*": "stars", H: "hearts", C: "clubs", S: "spades", D: "diamonds" };
   const COLOUR_NAME = { R: "red", B: "blue", Y: "yellow", G: "green" };
   const RANK_TEXT = { 11: "J", 12: "Q", 13: "K" };
+  const BANNER_LINE = 150; // characters of a line the banner above the seats shows
   let index = 0;
   let perspective = D.seat; // null: every hand shown
   let timer = null;
@@ -205,14 +206,19 @@
     const prev = index > 0 ? frame(index - 1) : null;
     const notes = [];
     if (D.problem) notes.push(el("div", "warnbox", "This replay could not be read to its end: " + D.problem));
-    if (index === COUNT - 1) notes.push(resultBox());
     $("notes").replaceChildren(...notes);
-    $("strip").replaceWith(SOLITAIRE ? solitaireStrip(f, s) : strip(f, s));
-    if (SOLITAIRE) {
-      const node = piles(f, s);
-      $("piles").replaceWith(node);
-      fitHands([node]);
-    } else updateSeats(f, s, prev);
+    if (f.h !== drawnHand) scale = 1; // a new hand starts at full size, then shrinks to fit
+    drawnHand = f.h;
+    drawTable(f, s, prev);
+    // Every seat on screen: the cards shrink until the table needs no scrolling.
+    const table = $("table");
+    while (table.scrollHeight > table.clientHeight + 1 && scale > 0.45) {
+      scale *= 0.88;
+      layout();
+      buildTable();
+      $("notes").replaceChildren(...notes);
+      drawTable(f, s, prev);
+    }
     renderNow(s);
     $("scrubber").value = String(index);
     $("counter").textContent = "step " + (index + 1) + " / " + COUNT + (s.n !== undefined ? " \u00b7 action #" + s.n : "");
@@ -224,6 +230,18 @@
       keepInView($("log"), items[index]);
     }
     saveHash();
+  }
+
+  let scale = 1; // of the cards, below what the width allows, so that every seat fits the height
+  let drawnHand;
+
+  function drawTable(f, s, prev) {
+    $("strip").replaceWith(SOLITAIRE ? solitaireStrip(f, s) : strip(f, s));
+    if (SOLITAIRE) {
+      const node = piles(f, s);
+      $("piles").replaceWith(node);
+      fitHands([node]);
+    } else updateSeats(f, s, prev);
   }
 
   function keepInView(list, item) {
@@ -263,8 +281,17 @@
     const b = el("div", "banner");
     b.id = "step-label";
     b.append(el("div", null, headline(s)));
-    for (const line of (s.L || []).slice(s.k === "a" ? 1 : 0, 6)) b.append(el("div", "sub", lineText(line)));
+    // Long lines (a hand's end at many seats) would push the seats down: they are in the panel
+    // at the right, in full, and the banner says so.
+    let held = 0;
+    for (const line of (s.L || []).slice(s.k === "a" ? 1 : 0)) {
+      const text = lineText(line);
+      if (text.length <= BANNER_LINE && b.children.length < 4) b.append(el("div", "sub", text));
+      else held += 1;
+    }
+    if (held) b.append(el("div", "sub more", "+ " + held + (held === 1 ? " line" : " lines") + " in the panel at the right"));
     for (const f of s.F || []) b.append(el("div", "sub fault", "\u26a0 " + faultText(f)));
+    if (index === COUNT - 1) b.append(el("div", "sub result-line", resultTitle()));
     return b;
   }
 
@@ -346,6 +373,7 @@
       drawn: acted && s.dr ? s.dr : null,
       groups: f.tb.filter((g) => g[0] === i).map((g) => [g[1], g[2], before !== null && !before.has(g[1])]),
       wild: f.wr || null,
+      place: index === COUNT - 1 && D.result ? ((D.result.outcome || {}).places || [])[i] : null,
     };
   }
 
@@ -370,6 +398,7 @@
     for (const outcome of m.faults) top.append(el("span", "badge bad fault-mark", outcome));
     if (m.status) top.append(el("span", "badge bad", m.status));
     if (m.auto) top.append(el("span", "badge auto", "referee"));
+    if (m.place) top.append(el("span", "badge place" + (m.place === 1 ? " first" : ""), ordinal(m.place)));
     if (m.points !== null && m.points !== undefined) {
       top.append(el("span", "pts" + (m.points === 0 ? " zero" : ""), "+" + m.points));
     }
@@ -383,7 +412,7 @@
     if (m.lastTurn) sub.append(el("span", "badge", "last turn \u2714"));
     if (m.think) {
       const [n, last, mean, max, faults] = m.think;
-      const think = el("span", "think", "think " + ms(last) + " \u00b7 max " + ms(max));
+      const think = el("span", "think", "think " + ms(last) + " / " + ms(max));
       think.title = "think time: last " + ms(last) + ", mean " + ms(mean) + ", max " + ms(max) + " over " + n +
         " decisions" + (faults ? "; " + faults + " faults" : "");
       sub.append(think);
@@ -518,11 +547,9 @@
       return box;
     }
     const o = D.result.outcome || {};
-    const winners = (o.winners || []).map(seatName).join(", ");
-    let title;
-    if (SOLITAIRE) title = o.won ? "Won: every pile closed" : "Lost to the deck: " + (o.piles_closed || 0) + " piles closed";
-    else title = winners ? "Winner: " + winners : "No winner";
-    box.append(el("h2", null, title + " (" + (o.termination || "?") + ")"));
+    box.append(el("h2", null, resultTitle()));
+    const why = ENDED[o.termination];
+    if (why) box.append(el("div", "why", why));
     if (SOLITAIRE) return box;
     const t = el("table");
     const head = el("tr");
@@ -540,6 +567,29 @@
     return box;
   }
 
+  // Why the game ended, in words (the replay's `termination`).
+  const ENDED = {
+    normal: null, // the rules ended it: the title says how
+    "turn-cap": "Stopped at the turn cap: a hand went on longer than the rules allow, so the " +
+      "referee ended the game where it stood (the turn-cap rule option).",
+    forfeit: "Ended by forfeit: every other seat was out of the game (a timeout, a crash or " +
+      "too many illegal actions), so the referee stopped it.",
+  };
+
+  function resultTitle() {
+    if (!D.result) return "No result: the replay ends before the game did";
+    const o = D.result.outcome || {};
+    const winners = (o.winners || []).map(seatName).join(", ");
+    if (SOLITAIRE) return o.won ? "Won: every pile closed" : "Lost to the deck: " + (o.piles_closed || 0) + " of 11 piles closed";
+    return winners ? (o.winners.length > 1 ? "Winners: " : "Winner: ") + winners : "No winner";
+  }
+
+  function ordinal(n) {
+    const tens = n % 100, last = n % 10;
+    const suffix = tens >= 11 && tens <= 13 ? "th" : last === 1 ? "st" : last === 2 ? "nd" : last === 3 ? "rd" : "th";
+    return n + suffix;
+  }
+
   // -- the side panel and the move list ---------------------------------------------------------
 
   function renderNow(s) {
@@ -552,6 +602,7 @@
       meta += s.au ? " \u00b7 played by the referee" : " \u00b7 thought " + ms(s.t);
       parts.push(el("div", "meta", meta));
     }
+    if (index === COUNT - 1) parts.unshift(resultBox()); // the result first: the list scrolls
     now.replaceChildren(...parts);
   }
 
@@ -667,11 +718,13 @@
   function layout() {
     const table = $("table");
     const width = table.clientWidth - 28;
-    let cols = N <= 1 ? 1 : N <= 4 ? 2 : N <= 9 ? 3 : 4;
+    let cols = N <= 1 ? 1 : N <= 4 ? 2 : N <= 9 ? 3 : N <= 12 ? 4 : 5;
+    if (width < 1000) cols = Math.min(cols, 4);
     if (width < 900) cols = Math.min(cols, 2);
     if (width < 520) cols = 1;
     const panel = (width - (cols - 1) * 10) / cols;
-    const cw = SOLITAIRE ? Math.max(30, Math.min(46, width / 26)) : Math.max(28, Math.min(54, panel / (N > 9 ? 8.6 : 7.4)));
+    const wide = SOLITAIRE ? Math.max(30, Math.min(46, width / 26)) : Math.max(28, Math.min(54, panel / (N > 9 ? 8.6 : 7.4)));
+    const cw = Math.max(16, wide * scale);
     document.documentElement.style.setProperty("--cols", cols);
     document.documentElement.style.setProperty("--cw", cw.toFixed(1) + "px");
     const groupScale = SOLITAIRE ? 0.92 : N > 9 ? 0.9 : N > 6 ? 0.8 : 0.78;
