@@ -1,9 +1,12 @@
 /* meldref replay viewer: draws the table of one recorded game at any step.
  *
- * The data (JSON in #meldref-data) is built by meldref/replay_html.py: `steps` say what happened
+ * The data (JSON in #meldref-data) is built by meldref/replay/html.py: `steps` say what happened
  * (in words, with faults and think times), `frames` hold the table after each step (the first
- * whole, then only what changed, as flat `key` / `key.i` entries). Every text from the replay
- * (bot names, fault details) is put in the page as text, never as markup. */
+ * whole, then only what changed, as flat `key` / `key.i` entries), `logs` the end of each bot's
+ * stderr log when a tournament kept one (replay/botlogs.py). Every text from the replay (bot
+ * names, fault details, logs) is put in the page as text, never as markup. The page can save
+ * itself (the download link) and show another page written by `meldref replay html`, opened
+ * from disk: that page's data is read and drawn by this script, its own script never runs. */
 "use strict";
 // The page as it came, before anything is drawn: what the download link saves.
 const SOURCE = "<!doctype html>\n" + document.documentElement.outerHTML;
