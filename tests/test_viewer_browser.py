@@ -379,3 +379,200 @@ def test_a_300_action_page_at_14_seats_is_small_and_opens_quickly(
         print(f"\n[viewer] 300 actions at 14 seats: {size} bytes, opened in {seconds:.3f} s "
               f"(table drawn {ready:.0f} ms after the navigation started; "
               "python bench/bench_viewer.py measures it properly)")
+
+
+# ----------------------------------------------------------------------------------------------
+# Nothing cut or pushed off screen, at 4, 9 and 14 seats
+
+# At sampled steps (the first, every hand's first and last, evenly spaced ones, the last): every
+# seat's panel inside the viewport, and no text cut (an element that clips its content while
+# its content is wider or taller than it) or sticking out of its seat's panel.
+LAYOUT_PROBLEMS = """(samples) => {
+  const v = window.meldrefViewer, count = v.count(), problems = [];
+  const steps = new Set([0, count - 1]);
+  for (let k = 1; k < samples; k++) steps.add(Math.floor(k * (count - 1) / samples));
+  for (let i = 0; i < count; i++) {
+    if (v.step(i).k !== "a") { steps.add(i); if (i) steps.add(i - 1); }
+  }
+  const W = window.innerWidth, H = window.innerHeight;
+  const inside = (r, b) => r.left >= b.left - 1 && r.right <= b.right + 1
+    && r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
+  const name = (e) => e.tagName.toLowerCase()
+    + (e.className ? "." + String(e.className).split(" ").join(".") : "")
+    + (e.id ? "#" + e.id : "");
+  for (const i of [...steps].sort((a, b) => a - b)) {
+    v.go(i);
+    for (const p of document.querySelectorAll("#seats .seat, #piles .pile")) {
+      const r = p.getBoundingClientRect();
+      if (!inside(r, {left: 0, top: 0, right: W, bottom: H}))
+        problems.push([i, "off screen", name(p) + "[" + (p.dataset.seat ?? p.dataset.pile) + "]",
+                       [r.left, r.top, r.right, r.bottom].map(Math.round).join(",")]);
+      for (const e of p.querySelectorAll("*")) {
+        if (e.closest("svg") && e.tagName !== "svg") continue;
+        const er = e.getBoundingClientRect();
+        if (er.width && !inside(er, r))
+          problems.push([i, "out of its seat", name(e), e.textContent]);
+      }
+    }
+    for (const e of document.querySelectorAll("#main *, #top *")) {
+      const style = getComputedStyle(e);
+      if (style.display === "none" || ["auto", "scroll"].includes(style.overflowX)
+          || ["auto", "scroll"].includes(style.overflowY)) continue;
+      const clips = style.overflowX !== "visible" || style.overflowY !== "visible"
+        || style.textOverflow !== "clip";
+      if (clips && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+          && e.textContent.trim())
+        problems.push([i, "cut", name(e), e.textContent]);
+    }
+  }
+  return problems;
+}"""
+
+
+@pytest.fixture(scope="module")
+def fourteen(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return games.fivecrowns_fourteen(tmp_path_factory.mktemp("fourteen"))
+
+
+@pytest.mark.parametrize("game", ["phase10", "fivecrowns", "fourteen", "solitaire"])
+def test_no_seat_is_off_screen_and_no_text_is_cut(
+        tab: Tab, replays: dict[str, Path], fourteen: Path, tmp_path: Path, game: str) -> None:
+    source = fourteen if game == "fourteen" else replays[game]
+    page = tmp_path / f"{game}.html"
+    page.write_text(replay_page(source)[0])
+    tab.open(page.as_uri())
+    problems = tab.page.evaluate(LAYOUT_PROBLEMS, 40)
+    assert problems[:12] == [], f"{len(problems)} problems"
+
+
+def test_the_result_says_why_the_game_ended_in_words(tab: Tab, pages: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    tab.open(pages["phase10"].as_uri() + "#end")
+    result = tab.page.locator("#result").text_content() or ""
+    assert result.startswith("Winner: seat ") and "normal" not in result  # no bare code
+    assert tab.page.locator("#step-label .result-line").text_content() == \
+        tab.page.locator("#result h2").text_content()
+    places = tab.page.locator("#seats .badge.place").all_text_contents()
+    assert len(places) == 4 and "1st" in places
+    page = tmp_path / "forfeit.html"
+    page.write_text(replay_page(games.forfeited(tmp_path))[0])
+    tab.open(page.as_uri() + "#end")
+    why = tab.page.locator("#result .why").text_content() or ""
+    assert why.startswith("Ended by forfeit: every other seat was out")
+    assert "(forfeit)" not in (tab.page.locator("#result").text_content() or "")
+
+
+# ----------------------------------------------------------------------------------------------
+# The score chart, the bots' stderr, downloading the page and opening another one from disk
+
+
+def test_the_score_chart_draws_each_seats_total_and_goes_to_a_step(
+        tab: Tab, pages: dict[str, Path], replays: dict[str, Path]) -> None:
+    facts = games.expected(replays["phase10"])
+    tab.open(pages["phase10"].as_uri())
+    tab.page.click("#tabs [data-tab=chart]")
+    assert tab.page.locator("#chart").is_visible() and not tab.page.locator("#log").is_visible()
+    totals = tab.page.locator("#chart svg[data-key=sc] polyline")
+    last = max(facts.kinds)
+    assert [int(totals.nth(k).get_attribute("data-last") or -1)
+            for k in range(totals.count())] == facts.scores(last)
+    phases = tab.page.locator("#chart svg[data-key=ph] polyline")
+    assert phases.count() == 4
+    box = tab.page.locator("#chart svg[data-key=sc]").bounding_box()
+    assert box is not None
+    tab.page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    index = tab.page.evaluate("window.meldrefViewer.index()")
+    count = tab.page.evaluate("window.meldrefViewer.count()")
+    assert 0.4 * count < index < 0.75 * count  # about where the click was
+    marker = float(tab.page.locator("#chart svg[data-key=sc] line.now").get_attribute("x1") or 0)
+    tab.page.keyboard.press("Home")
+    assert float(tab.page.locator("#chart svg[data-key=sc] line.now").get_attribute("x1")
+                 or 0) < marker
+
+
+def tournament_layout(source: Path, folder: Path) -> tuple[Path, str]:
+    """`source` as a tournament keeps it (replays/<id>.jsonl) with stderr logs for seats 0
+    and 1 under logs/<id>/ and, for seat 2, a link to a file outside that must not be read."""
+    game_id = str(json.loads(source.read_text().splitlines()[0])["game_id"])
+    (folder / "replays").mkdir(parents=True)
+    replay = folder / "replays" / f"{game_id}.jsonl"
+    replay.write_bytes(source.read_bytes())
+    logs = folder / "logs" / game_id
+    logs.mkdir(parents=True)
+    (logs / "seat0-greedy_0.stderr").write_text("seat 0 starts\nthinking \x1b[31mhard\n")
+    (logs / "seat1-random_1.stderr").write_text("seat 1 holds R7 R8\n")
+    secret = folder / "secret.txt"
+    secret.write_text("not a log")
+    (logs / "seat2-greedy_2.stderr").symlink_to(secret)
+    return replay, game_id
+
+
+def test_each_bots_stderr_is_shown_beside_the_game(tab: Tab, replays: dict[str, Path],
+                                                   tmp_path: Path) -> None:
+    replay, game_id = tournament_layout(replays["phase10-short"], tmp_path / "run")
+    page = tmp_path / "full.html"
+    page.write_text(replay_page(replay)[0])
+    tab.open(page.as_uri())
+    assert not tab.page.locator("#logs").is_visible()
+    tab.page.click("#tabs [data-tab=logs]")
+    shown = {int(pre.get_attribute("data-seat") or -1): pre.text_content()
+             for pre in tab.page.locator("#logs pre").all()}
+    assert shown == {0: "seat 0 starts\nthinking [31mhard\n", 1: "seat 1 holds R7 R8\n"}
+    assert f"logs/{game_id}/seat0-greedy_0.stderr" in (tab.page.locator("#logs").text_content()
+                                                       or "")
+    assert "not the lines of one step" in (tab.page.locator("#logs .note").text_content() or "")
+    assert "not a log" not in page.read_text()
+    # A seat's page carries its own bot's stderr only (another bot's can name its cards).
+    seat = tmp_path / "seat0.html"
+    seat.write_text(replay_page(replay, 0)[0])
+    assert "seat 1 holds" not in seat.read_text() and "seat 0 starts" in seat.read_text()
+    # A game without logs has no stderr tab.
+    tab.open((tmp_path / "full.html").as_uri())
+    page.write_text(replay_page(replays["phase10-short"])[0])
+    tab.page.reload()
+    tab.page.wait_for_selector("html[data-ready='1']", timeout=HANG_GUARD_MS)
+    assert tab.page.locator("#tabs [data-tab=logs]").is_hidden()
+
+
+def test_the_download_link_saves_a_page_that_opens_the_same_game(
+        tab: Tab, pages: dict[str, Path], tmp_path: Path) -> None:
+    tab.open(pages["fivecrowns"].as_uri() + "#step=30")
+    with tab.page.expect_download() as info:
+        tab.page.click("#download")
+    assert info.value.suggested_filename == "fivecrowns-9.html"
+    saved = tmp_path / "saved.html"
+    info.value.save_as(saved)
+    count = tab.page.evaluate("window.meldrefViewer.count()")
+    data = tab.page.evaluate("window.meldrefViewer.data")
+    other = Tab(tab.page.context)
+    try:
+        other.open(saved.as_uri())
+        assert other.page.evaluate("window.meldrefViewer.count()") == count
+        assert other.page.evaluate("window.meldrefViewer.data") == data
+        assert other.page.locator("#seats .seat").count() == 9
+        assert all(url.startswith("file://") for url in other.requests)
+    finally:
+        other.close()
+
+
+def test_a_page_opened_from_disk_replaces_the_game_shown(tab: Tab, pages: dict[str, Path],
+                                                          replays: dict[str, Path]) -> None:
+    tab.open(pages["phase10"].as_uri() + "#step=20")
+    tab.page.set_input_files("#open-file", str(pages["fivecrowns"]))
+    tab.page.wait_for_selector("html[data-game='fivecrowns']", timeout=HANG_GUARD_MS)
+    assert tab.page.evaluate("window.meldrefViewer.data.id") == "fivecrowns-9"
+    assert tab.page.locator("#seats .seat").count() == 9
+    assert tab.page.evaluate("window.meldrefViewer.index()") == 0
+    assert "Five Crowns" in tab.page.title()
+    tab.page.keyboard.press("ArrowRight")  # one step: the first game's keys are gone
+    assert tab.page.evaluate("window.meldrefViewer.index()") == 1
+    tab.page.click("#tabs [data-tab=chart]")
+    assert tab.page.locator("#chart svg[data-key=sc] polyline").count() == 9
+    with tab.page.expect_download() as info:  # the download saves the page now shown
+        tab.page.click("#download")
+    assert info.value.suggested_filename == "fivecrowns-9.html"
+    # A replay file is not a page: the page says how to make one, and keeps its game.
+    tab.page.set_input_files("#open-file", str(replays["solitaire"]))
+    tab.page.wait_for_selector("#opened:not([hidden])", timeout=HANG_GUARD_MS)
+    assert "meldref replay html" in (tab.page.locator("#opened").text_content() or "")
+    assert tab.page.evaluate("window.meldrefViewer.data.id") == "fivecrowns-9"

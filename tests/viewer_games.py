@@ -61,6 +61,14 @@ def with_faults(folder: Path) -> Path:
                 {"move-time": 0.25, "first-move-time": 0.25, "time-bank": 0.0})
 
 
+def forfeited(folder: Path) -> Path:
+    """Phase 10 at 2 seats where seat 1 times out at its first decision: the game ends by
+    forfeit."""
+    return play(folder, "forfeit", "phase10", ["builtin:greedy", f"{BAD_BOT} slow"],
+                {"phases-to-win": "1"}, 7,
+                {"move-time": 0.25, "first-move-time": 0.25, "time-bank": 0.0})
+
+
 def renamed(source: Path, target: Path, names: Mapping[int, str]) -> Path:
     """A copy of a replay whose seats carry other names (sums recomputed, so it verifies)."""
     replay = load_replay(source)

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from ..engine.game import Event, GameState, RuleOptionError, rules_to_json
 from ..engine.phase10.rules import PHASES, describe_phase
+from .botlogs import bot_logs
 from .files import Replay, ReplayError, Step, opening_events, simulate
 from .show import lenient_replay
 from .words import describe_event, sorted_hand
@@ -426,4 +427,5 @@ def replay_page(path: Path, seat: int | None = None, back: str | None = None,
     `ReplayError` for a file that is no replay, `ReplayPathError` for a path not to read."""
     replay, problem = lenient_replay(path)
     data = game_data(replay, seat, problem)
+    data["logs"] = bot_logs(path, data["id"], data["players"], seat)
     return viewer_page(data, back), data["problem"]

@@ -1,12 +1,19 @@
 /* meldref replay viewer: draws the table of one recorded game at any step.
  *
- * The data (JSON in #meldref-data) is built by meldref/replay_html.py: `steps` say what happened
+ * The data (JSON in #meldref-data) is built by meldref/replay/html.py: `steps` say what happened
  * (in words, with faults and think times), `frames` hold the table after each step (the first
- * whole, then only what changed, as flat `key` / `key.i` entries). Every text from the replay
- * (bot names, fault details) is put in the page as text, never as markup. */
+ * whole, then only what changed, as flat `key` / `key.i` entries), `logs` the end of each bot's
+ * stderr log when a tournament kept one (replay/botlogs.py). Every text from the replay (bot
+ * names, fault details, logs) is put in the page as text, never as markup. The page can save
+ * itself (the download link) and show another page written by `meldref replay html`, opened
+ * from disk: that page's data is read and drawn by this script, its own script never runs. */
 "use strict";
-(function () {
-  const D = JSON.parse(document.getElementById("meldref-data").textContent);
+// The page as it came, before anything is drawn: what the download link saves.
+const SOURCE = "<!doctype html>\n" + document.documentElement.outerHTML;
+
+/* Draws the game `D` and answers the page's controls until `signal` aborts (another game is
+ * opened in the page). */
+function viewer(D, signal, fromStart) {
   const $ = (id) => document.getElementById(id);
   const STEPS = D.steps;
   const COUNT = STEPS.length;
@@ -21,6 +28,8 @@
   const SUIT_NAME = { "*": "stars", H: "hearts", C: "clubs", S: "spades", D: "diamonds" };
   const COLOUR_NAME = { R: "red", B: "blue", Y: "yellow", G: "green" };
   const RANK_TEXT = { 11: "J", 12: "Q", 13: "K" };
+  const BANNER_LINE = 150; // characters of a line the banner above the seats shows
+  const on = (target, type, fn) => target.addEventListener(type, fn, { signal });
   let index = 0;
   let perspective = D.seat; // null: every hand shown
   let timer = null;
@@ -205,15 +214,21 @@
     const prev = index > 0 ? frame(index - 1) : null;
     const notes = [];
     if (D.problem) notes.push(el("div", "warnbox", "This replay could not be read to its end: " + D.problem));
-    if (index === COUNT - 1) notes.push(resultBox());
     $("notes").replaceChildren(...notes);
-    $("strip").replaceWith(SOLITAIRE ? solitaireStrip(f, s) : strip(f, s));
-    if (SOLITAIRE) {
-      const node = piles(f, s);
-      $("piles").replaceWith(node);
-      fitHands([node]);
-    } else updateSeats(f, s, prev);
+    if (f.h !== drawnHand) scale = 1; // a new hand starts at full size, then shrinks to fit
+    drawnHand = f.h;
+    drawTable(f, s, prev);
+    // Every seat on screen: the cards shrink until the table needs no scrolling.
+    const table = $("table");
+    while (table.scrollHeight > table.clientHeight + 1 && scale > 0.45) {
+      scale *= 0.88;
+      layout();
+      buildTable();
+      $("notes").replaceChildren(...notes);
+      drawTable(f, s, prev);
+    }
     renderNow(s);
+    markChart();
     $("scrubber").value = String(index);
     $("counter").textContent = "step " + (index + 1) + " / " + COUNT + (s.n !== undefined ? " \u00b7 action #" + s.n : "");
     const items = $("log").children;
@@ -224,6 +239,18 @@
       keepInView($("log"), items[index]);
     }
     saveHash();
+  }
+
+  let scale = 1; // of the cards, below what the width allows, so that every seat fits the height
+  let drawnHand;
+
+  function drawTable(f, s, prev) {
+    $("strip").replaceWith(SOLITAIRE ? solitaireStrip(f, s) : strip(f, s));
+    if (SOLITAIRE) {
+      const node = piles(f, s);
+      $("piles").replaceWith(node);
+      fitHands([node]);
+    } else updateSeats(f, s, prev);
   }
 
   function keepInView(list, item) {
@@ -263,8 +290,17 @@
     const b = el("div", "banner");
     b.id = "step-label";
     b.append(el("div", null, headline(s)));
-    for (const line of (s.L || []).slice(s.k === "a" ? 1 : 0, 6)) b.append(el("div", "sub", lineText(line)));
+    // Long lines (a hand's end at many seats) would push the seats down: they are in the panel
+    // at the right, in full, and the banner says so.
+    let held = 0;
+    for (const line of (s.L || []).slice(s.k === "a" ? 1 : 0)) {
+      const text = lineText(line);
+      if (text.length <= BANNER_LINE && b.children.length < 4) b.append(el("div", "sub", text));
+      else held += 1;
+    }
+    if (held) b.append(el("div", "sub more", "+ " + held + (held === 1 ? " line" : " lines") + " in the panel at the right"));
     for (const f of s.F || []) b.append(el("div", "sub fault", "\u26a0 " + faultText(f)));
+    if (index === COUNT - 1) b.append(el("div", "sub result-line", resultTitle()));
     return b;
   }
 
@@ -346,6 +382,7 @@
       drawn: acted && s.dr ? s.dr : null,
       groups: f.tb.filter((g) => g[0] === i).map((g) => [g[1], g[2], before !== null && !before.has(g[1])]),
       wild: f.wr || null,
+      place: index === COUNT - 1 && D.result ? ((D.result.outcome || {}).places || [])[i] : null,
     };
   }
 
@@ -370,6 +407,7 @@
     for (const outcome of m.faults) top.append(el("span", "badge bad fault-mark", outcome));
     if (m.status) top.append(el("span", "badge bad", m.status));
     if (m.auto) top.append(el("span", "badge auto", "referee"));
+    if (m.place) top.append(el("span", "badge place" + (m.place === 1 ? " first" : ""), ordinal(m.place)));
     if (m.points !== null && m.points !== undefined) {
       top.append(el("span", "pts" + (m.points === 0 ? " zero" : ""), "+" + m.points));
     }
@@ -383,7 +421,7 @@
     if (m.lastTurn) sub.append(el("span", "badge", "last turn \u2714"));
     if (m.think) {
       const [n, last, mean, max, faults] = m.think;
-      const think = el("span", "think", "think " + ms(last) + " \u00b7 max " + ms(max));
+      const think = el("span", "think", "think " + ms(last) + " / " + ms(max));
       think.title = "think time: last " + ms(last) + ", mean " + ms(mean) + ", max " + ms(max) + " over " + n +
         " decisions" + (faults ? "; " + faults + " faults" : "");
       sub.append(think);
@@ -518,11 +556,9 @@
       return box;
     }
     const o = D.result.outcome || {};
-    const winners = (o.winners || []).map(seatName).join(", ");
-    let title;
-    if (SOLITAIRE) title = o.won ? "Won: every pile closed" : "Lost to the deck: " + (o.piles_closed || 0) + " piles closed";
-    else title = winners ? "Winner: " + winners : "No winner";
-    box.append(el("h2", null, title + " (" + (o.termination || "?") + ")"));
+    box.append(el("h2", null, resultTitle()));
+    const why = ENDED[o.termination];
+    if (why) box.append(el("div", "why", why));
     if (SOLITAIRE) return box;
     const t = el("table");
     const head = el("tr");
@@ -540,6 +576,29 @@
     return box;
   }
 
+  // Why the game ended, in words (the replay's `termination`).
+  const ENDED = {
+    normal: null, // the rules ended it: the title says how
+    "turn-cap": "Stopped at the turn cap: a hand went on longer than the rules allow, so the " +
+      "referee ended the game where it stood (the turn-cap rule option).",
+    forfeit: "Ended by forfeit: every other seat was out of the game (a timeout, a crash or " +
+      "too many illegal actions), so the referee stopped it.",
+  };
+
+  function resultTitle() {
+    if (!D.result) return "No result: the replay ends before the game did";
+    const o = D.result.outcome || {};
+    const winners = (o.winners || []).map(seatName).join(", ");
+    if (SOLITAIRE) return o.won ? "Won: every pile closed" : "Lost to the deck: " + (o.piles_closed || 0) + " of 11 piles closed";
+    return winners ? (o.winners.length > 1 ? "Winners: " : "Winner: ") + winners : "No winner";
+  }
+
+  function ordinal(n) {
+    const tens = n % 100, last = n % 10;
+    const suffix = tens >= 11 && tens <= 13 ? "th" : last === 1 ? "st" : last === 2 ? "nd" : last === 3 ? "rd" : "th";
+    return n + suffix;
+  }
+
   // -- the side panel and the move list ---------------------------------------------------------
 
   function renderNow(s) {
@@ -552,6 +611,7 @@
       meta += s.au ? " \u00b7 played by the referee" : " \u00b7 thought " + ms(s.t);
       parts.push(el("div", "meta", meta));
     }
+    if (index === COUNT - 1) parts.unshift(resultBox()); // the result first: the list scrolls
     now.replaceChildren(...parts);
   }
 
@@ -596,6 +656,93 @@
       parts.push(m);
     });
     marks.replaceChildren(...parts);
+  }
+
+  // -- the score chart: each seat's total (and Phase 10's phase) after every step -------------
+
+  const PALETTE = ["#ffd166", "#5ee0a0", "#4cc9f0", "#ff5a6e", "#c77dff", "#ffa94d", "#e9f0ea", "#8ac926",
+    "#f72585", "#90e0ef", "#b5838d", "#fb8500", "#06d6a0", "#a0c4ff"];
+  const CHART_W = 300, CHART_H = 150, PAD = 26;
+
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(SVGNS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+
+  // One line per seat of the frames' `key.i` values over the steps; a click goes to that step.
+  function lineChart(key, title, lines) {
+    const values = Array.from({ length: lines }, (_, k) => FLAT.map((f) => +f[key + "." + k] || 0));
+    const top = Math.max(1, ...values.flat());
+    const x = (i) => PAD + (i / Math.max(1, COUNT - 1)) * (CHART_W - PAD - 6);
+    const y = (v) => CHART_H - 16 - (v / top) * (CHART_H - 26);
+    const box = svg("svg", { viewBox: "0 0 " + CHART_W + " " + CHART_H, role: "img", "aria-label": title });
+    box.dataset.key = key;
+    box.append(svg("line", { class: "axis", x1: PAD, y1: y(0), x2: CHART_W - 6, y2: y(0) }),
+      svg("line", { class: "axis", x1: PAD, y1: y(0), x2: PAD, y2: y(top) }),
+      svg("text", { class: "lbl", x: PAD - 3, y: y(top) + 4, "text-anchor": "end" }, top),
+      svg("text", { class: "lbl", x: PAD - 3, y: y(0) + 3, "text-anchor": "end" }, 0),
+      svg("text", { class: "lbl", x: CHART_W - 6, y: CHART_H - 3, "text-anchor": "end" }, "step " + COUNT));
+    values.forEach((series, k) => {
+      const points = series.map((v, i) => x(i).toFixed(1) + "," + y(v).toFixed(1)).join(" ");
+      const line = svg("polyline", { points, fill: "none", stroke: PALETTE[k % PALETTE.length], "stroke-width": 1.6 });
+      line.dataset.seat = k;
+      line.dataset.last = series[series.length - 1];
+      line.append(svg("title", {}, seatName(k) + ": " + series[series.length - 1]));
+      box.append(line);
+    });
+    box.append(svg("line", { class: "now", y1: 4, y2: y(0) }));
+    on(box, "click", (e) => {
+      const r = box.getBoundingClientRect();
+      const at = ((e.clientX - r.left) / r.width) * CHART_W;
+      go(Math.round(((at - PAD) / (CHART_W - PAD - 6)) * (COUNT - 1)));
+    });
+    return [el("h3", null, title), box];
+  }
+
+  function buildChart() {
+    const parts = SOLITAIRE ? lineChart("sc", "piles closed", 1)
+      : lineChart("sc", "each seat's total (lower is better)", N);
+    if (!SOLITAIRE) {
+      const legend = el("div", "legend");
+      for (let k = 0; k < N; k++) {
+        const item = el("span");
+        const swatch = el("i");
+        swatch.style.background = PALETTE[k % PALETTE.length];
+        item.append(swatch, seatName(k));
+        legend.append(item);
+      }
+      parts.push(legend);
+    }
+    if (D.game === "phase10") parts.push(...lineChart("ph", "the phase each seat is on", N));
+    $("chart").replaceChildren(...parts);
+  }
+
+  function markChart() {
+    const at = (PAD + (index / Math.max(1, COUNT - 1)) * (CHART_W - PAD - 6)).toFixed(1);
+    for (const line of $("chart").querySelectorAll("line.now")) {
+      line.setAttribute("x1", at);
+      line.setAttribute("x2", at);
+    }
+  }
+
+  // -- the bots' stderr -----------------------------------------------------------------------
+
+  function buildLogs() {
+    const logs = D.logs || [];
+    $("tabs").querySelector("[data-tab=logs]").hidden = !logs.some((x) => x);
+    const parts = [el("p", "note", "The referee does not mark a bot's stderr by request, so these are " +
+      "the ends of each bot's log over the whole game, not the lines of one step.")];
+    logs.forEach((log, k) => {
+      if (!log) return;
+      parts.push(el("h3", null, seatName(k) + " \u00b7 " + log.file + " (" + log.bytes + " bytes" +
+        (log.cut ? ", the first " + log.cut + " not shown" : "") + ")"));
+      const pre = el("pre", null, log.text || "(empty: the bot wrote nothing to stderr)");
+      pre.dataset.seat = k;
+      parts.push(pre);
+    });
+    $("logs").replaceChildren(...parts);
   }
 
   // -- moving through the game ------------------------------------------------------------------
@@ -667,11 +814,13 @@
   function layout() {
     const table = $("table");
     const width = table.clientWidth - 28;
-    let cols = N <= 1 ? 1 : N <= 4 ? 2 : N <= 9 ? 3 : 4;
+    let cols = N <= 1 ? 1 : N <= 4 ? 2 : N <= 9 ? 3 : N <= 12 ? 4 : 5;
+    if (width < 1000) cols = Math.min(cols, 4);
     if (width < 900) cols = Math.min(cols, 2);
     if (width < 520) cols = 1;
     const panel = (width - (cols - 1) * 10) / cols;
-    const cw = SOLITAIRE ? Math.max(30, Math.min(46, width / 26)) : Math.max(28, Math.min(54, panel / (N > 9 ? 8.6 : 7.4)));
+    const wide = SOLITAIRE ? Math.max(30, Math.min(46, width / 26)) : Math.max(28, Math.min(54, panel / (N > 9 ? 8.6 : 7.4)));
+    const cw = Math.max(16, wide * scale);
     document.documentElement.style.setProperty("--cols", cols);
     document.documentElement.style.setProperty("--cw", cw.toFixed(1) + "px");
     const groupScale = SOLITAIRE ? 0.92 : N > 9 ? 0.9 : N > 6 ? 0.8 : 0.78;
@@ -691,12 +840,14 @@
     if (D.seat !== null) chip("as seat " + D.seat + " saw it: other hands hidden", "seatview");
     $("chips").replaceChildren(...chips);
     document.documentElement.dataset.game = D.game;
-    if (D.back) {
-      $("back").hidden = false;
-      $("back").setAttribute("href", D.back);
-    }
+    document.title = D.title + " " + (D.id || "") + " - " + D.names.slice(0, 4).join(" vs ");
+    $("back").hidden = !D.back;
+    if (D.back) $("back").setAttribute("href", D.back);
+    const select = $("perspective");
+    select.replaceChildren();
+    $("viewas").hidden = true;
+    $("jump-hand").parentElement.hidden = false;
     if (D.seat === null && !SOLITAIRE) {
-      const select = $("perspective");
       const all = el("option", null, "every hand");
       all.value = "";
       select.append(all);
@@ -706,7 +857,7 @@
         select.append(o);
       }
       $("viewas").hidden = false;
-      select.addEventListener("change", () => {
+      on(select, "change", () => {
         perspective = select.value === "" ? null : +select.value;
         buildLog();
         render();
@@ -718,25 +869,25 @@
 
   function wire() {
     $("scrubber").max = String(COUNT - 1);
-    $("scrubber").addEventListener("input", (e) => go(+e.target.value));
-    $("b-first").addEventListener("click", () => go(0));
-    $("b-last").addEventListener("click", () => go(COUNT - 1));
-    $("b-prev").addEventListener("click", () => go(index - 1));
-    $("b-next").addEventListener("click", () => go(index + 1));
-    $("b-prevhand").addEventListener("click", () => nextHand(-1));
-    $("b-nexthand").addEventListener("click", () => nextHand(1));
-    $("b-play").addEventListener("click", () => play(!timer));
-    $("b-fault").addEventListener("click", nextFault);
+    on($("scrubber"), "input", (e) => go(+e.target.value));
+    on($("b-first"), "click", () => go(0));
+    on($("b-last"), "click", () => go(COUNT - 1));
+    on($("b-prev"), "click", () => go(index - 1));
+    on($("b-next"), "click", () => go(index + 1));
+    on($("b-prevhand"), "click", () => nextHand(-1));
+    on($("b-nexthand"), "click", () => nextHand(1));
+    on($("b-play"), "click", () => play(!timer));
+    on($("b-fault"), "click", nextFault);
     $("b-fault").hidden = !STEPS.some((s) => s.F);
-    $("speed").addEventListener("change", () => { if (timer) play(true); });
+    on($("speed"), "change", () => { if (timer) play(true); });
     // After a jump the keys step again (they are the input's while it has the focus).
-    $("jump-hand").addEventListener("change", (e) => { goHand(+e.target.value); e.target.blur(); });
-    $("jump-action").addEventListener("change", (e) => { goAction(+e.target.value); e.target.blur(); });
-    $("log").addEventListener("click", (e) => {
+    on($("jump-hand"), "change", (e) => { goHand(+e.target.value); e.target.blur(); });
+    on($("jump-action"), "change", (e) => { goAction(+e.target.value); e.target.blur(); });
+    on($("log"), "click", (e) => {
       const li = e.target.closest("li");
       if (li) go(+li.dataset.step);
     });
-    document.addEventListener("keydown", (e) => {
+    on(document, "keydown", (e) => {
       const tag = e.target.tagName;
       if (tag === "SELECT" || (tag === "INPUT" && e.target.type !== "range")) return;
       const keys = {
@@ -754,7 +905,7 @@
         keys[e.key]();
       }
     });
-    window.addEventListener("resize", () => {
+    on(window, "resize", () => {
       layout();
       buildTable();
       render();
@@ -767,8 +918,14 @@
   buildTable();
   buildLog();
   buildMarks();
-  index = fromHash();
+  buildChart();
+  buildLogs();
+  index = fromStart ? 0 : fromHash();
   render();
+  signal.addEventListener("abort", () => {
+    clearInterval(timer);
+    clearTimeout(hashTimer);
+  });
   window.meldrefViewer = {
     data: D,
     count: () => COUNT,
@@ -781,4 +938,59 @@
     readyMs: performance.now(), // from the start of the navigation to a drawn table
   };
   document.documentElement.dataset.ready = "1";
+}
+
+/* What stays across games: the side panel's tabs, the download link, opening a page from disk. */
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let running = new AbortController();
+  let saved = null; // the object URL of the page the download link saves
+  function start(data, page, fromStart) {
+    running.abort();
+    running = new AbortController();
+    if (saved) URL.revokeObjectURL(saved);
+    saved = URL.createObjectURL(new Blob([page], { type: "text/html" }));
+    $("download").href = saved;
+    $("download").download = (data.id || data.game) + (data.seat === null ? "" : "-seat" + data.seat) + ".html";
+    viewer(data, running.signal, fromStart);
+  }
+
+  for (const button of $("tabs").querySelectorAll("button")) {
+    button.addEventListener("click", () => {
+      for (const b of $("tabs").querySelectorAll("button")) b.classList.toggle("on", b === button);
+      for (const panel of document.querySelectorAll("#side .tab")) panel.hidden = panel.id !== button.dataset.tab;
+    });
+  }
+
+  // A page written by `meldref replay html`: its data is read, its script never run.
+  function openPage(text) {
+    const doc = new DOMParser().parseFromString(text, "text/html");
+    const node = doc.getElementById("meldref-data");
+    if (!node || !doc.querySelector('meta[name="generator"][content="meldref replay html"]')) {
+      const replay = /"format"\s*:\s*"meldref-replay"/.test(text.slice(0, 2000));
+      throw new Error(replay ? "this is a replay file: `meldref replay html FILE` makes its page, which opens here"
+        : "not a page written by meldref replay html");
+    }
+    const data = JSON.parse(node.textContent);
+    if (data.v !== 1 || !Array.isArray(data.steps) || !Array.isArray(data.frames) || !data.steps.length) {
+      throw new Error("a page of another version of meldref (data version " + data.v + ")");
+    }
+    return data;
+  }
+
+  $("open-file").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    if (!file) return;
+    file.text().then((text) => {
+      const data = Object.assign(openPage(text), { back: null });
+      $("opened").hidden = true;
+      start(data, text, true);
+    }).catch((err) => {
+      $("opened").textContent = "Cannot open " + file.name + ": " + err.message;
+      $("opened").hidden = false;
+    }).finally(() => { e.target.value = ""; });
+  });
+
+  start(JSON.parse($("meldref-data").textContent), SOURCE, false);
 })();
+
