@@ -70,9 +70,7 @@ class ContestSettings:
         """The limits every ladder and final game is played under, and every submission
         checked under, with the contest's sandbox setting: this is where the limits are
         built, the one place the sandbox reaches them."""
-        # At merge with h23's `LimitSettings.sandbox`, this line becomes:
-        #     return limit_settings({**self.limits, "sandbox": self.sandbox})
-        return limit_settings(dict(self.limits))
+        return limit_settings({**self.limits, "sandbox": self.sandbox})
 
     def policy(self) -> MatchPolicy:
         return self.limit_settings().policy()
