@@ -276,7 +276,12 @@ def program_folders(argv0: str, cwd: str) -> list[str]:
 
 def bot_folder(argv: Sequence[str], cwd: str) -> str:
     """The bot's own folder: that of the first argument naming a file (`python3 mine/bot.py`),
-    or of the program when given as a path (`./mybot/run`), else the working directory."""
+    or of the program when given as a path (`./mybot/run`), else the working directory. A
+    command that names its own working folder (`env -C DIR python3 bot.py`, as `meldref
+    contest` starts its submissions) is read from there: DIR is its folder."""
+    chdir = _env_chdir(argv)
+    if chdir is not None:
+        return os.path.abspath(os.path.join(cwd, chdir))
     for word in argv[1:]:
         path = os.path.join(cwd, word)
         if os.path.isfile(path):
@@ -286,6 +291,20 @@ def bot_folder(argv: Sequence[str], cwd: str) -> str:
         if os.path.isfile(path):
             return os.path.dirname(os.path.abspath(path))
     return os.path.abspath(cwd)
+
+
+def _env_chdir(argv: Sequence[str]) -> str | None:
+    """DIR of `env -C DIR ...` / `env --chdir=DIR ...`, when that is how the command starts."""
+    if not argv or os.path.basename(argv[0]) != "env":
+        return None
+    for k, word in enumerate(argv[1:], 1):
+        if word in ("-C", "--chdir") and k + 1 < len(argv):
+            return argv[k + 1]
+        if word.startswith("--chdir="):
+            return word.partition("=")[2]
+        if not word.startswith("-"):
+            return None  # the program: env's own options are over
+    return None
 
 
 def _outermost(folders: Sequence[str]) -> list[str]:

@@ -115,10 +115,17 @@ def _tail(staging: Path) -> str:
 
 
 def _copy(source: Path, target: Path) -> None:
-    """The program's copy (a folder whole, links kept as links; a file alone), owner-only."""
+    """The program's copy (a folder whole, links kept as links; a file alone), readable by
+    others inside: a sandboxed bot runs as a user of its own, and its folder is the only part
+    of the contest its sandbox shows it. No one else reaches it: the contest's own folder is
+    owner-only (`store`), and a sandbox shows no other bot's folder."""
     if source.is_dir():
         shutil.copytree(source, target, symlinks=True)
     else:
         private_dir(target)
         shutil.copy2(source, target / source.name)
-    target.chmod(0o700)
+    for path in [target, *target.rglob("*")]:
+        if path.is_symlink():
+            continue
+        executable = path.is_dir() or path.stat().st_mode & 0o100
+        path.chmod(0o755 if executable else 0o644)
