@@ -47,7 +47,7 @@ TMP_MB: Final = 64  # the private /tmp
 # Read-only for interpreters and libraries; a link (merged /usr) is made a link again.
 SYSTEM: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                  "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf",
-                 "/etc/ld.so.conf.d", "/etc/localtime")
+                 "/etc/ld.so.conf.d", "/etc/localtime", "/etc/ssl")  # node reads openssl.cnf
 ENVIRONMENT: Final = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
                       "LANG": "C.UTF-8"}
 CGROUP_ROOT: Final = Path("/sys/fs/cgroup")
@@ -274,6 +274,21 @@ def program_folders(argv0: str, cwd: str) -> list[str]:
     return out
 
 
+def meldref_folders() -> list[str]:
+    """Where this meldref's own code lies (read-only to bots: the SDK, `meldref.bots.sdk`,
+    and the engine its helpers use): the package, and the folders its links name (a checkout's
+    `meldref/engine` links to its `engine/`), so an editable install imports in the sandbox
+    as outside. Only code: a checkout's other folders (its `runs/`, say) stay unseen."""
+    package = Path(__file__).absolute().parent.parent  # meldref/, through meldref/protocol
+    if not (package / "__init__.py").is_file():
+        return []
+    out = [str(package.resolve())]
+    for child in package.iterdir():
+        if child.is_symlink() and child.is_dir():
+            out.append(str(child.resolve()))
+    return out
+
+
 def bot_folder(argv: Sequence[str], cwd: str) -> str:
     """The bot's own folder: that of the first argument naming a file (`python3 mine/bot.py`),
     or of the program when given as a path (`./mybot/run`), else the working directory. A
@@ -295,16 +310,26 @@ def bot_folder(argv: Sequence[str], cwd: str) -> str:
 
 def _env_chdir(argv: Sequence[str]) -> str | None:
     """DIR of `env -C DIR ...` / `env --chdir=DIR ...`, when that is how the command starts."""
+    found = env_form(argv)
+    return None if found is None else found[0]
+
+
+def env_form(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """(DIR, the program's words) of a command `env -C DIR PROGRAM ARGS...` (or `--chdir=DIR`);
+    None for any other command."""
     if not argv or os.path.basename(argv[0]) != "env":
         return None
-    for k, word in enumerate(argv[1:], 1):
-        if word in ("-C", "--chdir") and k + 1 < len(argv):
-            return argv[k + 1]
-        if word.startswith("--chdir="):
-            return word.partition("=")[2]
-        if not word.startswith("-"):
-            return None  # the program: env's own options are over
-    return None
+    chdir, k = None, 1
+    while k < len(argv) and argv[k].startswith("-"):
+        if argv[k] in ("-C", "--chdir") and k + 1 < len(argv):
+            chdir, k = argv[k + 1], k + 2
+            continue
+        if argv[k].startswith("--chdir="):
+            chdir = argv[k].partition("=")[2]
+        k += 1
+    if chdir is None or k >= len(argv):
+        return None
+    return chdir, list(argv[k:])
 
 
 def _outermost(folders: Sequence[str]) -> list[str]:
@@ -321,6 +346,9 @@ def mounts(argv: Sequence[str], cwd: str) -> list[str]:
     """bwrap's file system options: the system's directories, the program's installations
     and the bot's folder read-only, a fresh /proc, /dev and /tmp."""
     out: list[str] = []
+    # /etc holds only what is bound below it: made passable (bwrap would make it owner-only,
+    # and the bot runs as another user: node could not read /etc/ssl/openssl.cnf).
+    out += ["--perms", "0755", "--dir", "/etc"]
     for path in SYSTEM:
         if os.path.islink(path):
             out += ["--symlink", os.readlink(path), path]
@@ -330,8 +358,12 @@ def mounts(argv: Sequence[str], cwd: str) -> list[str]:
     out += ["--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp"]
     system = [p for p in SYSTEM if os.path.exists(p)]
-    mine = [bot_folder(argv, cwd), *program_folders(argv[0], cwd)]
-    made: set[str] = {"/tmp", "/proc", "/dev"}
+    mine = [bot_folder(argv, cwd), *program_folders(argv[0], cwd), *meldref_folders()]
+    inner = env_form(argv)
+    if inner is not None:  # `env -C DIR PROGRAM ...`: the program's installation too
+        folder, words = inner
+        mine += program_folders(words[0], os.path.join(cwd, folder))
+    made: set[str] = {"/tmp", "/proc", "/dev", "/etc"}
     for folder in _outermost(mine):
         if any(folder == s or folder.startswith(s + "/") for s in system):
             continue

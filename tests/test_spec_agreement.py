@@ -15,12 +15,11 @@ import json
 import re
 
 import pytest
-import typer
 from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.bots import BUILTIN_BOTS, builtin_help, builtin_names
-from meldref.cli.app import app
+from meldref.cli.app import app, load_command
 from meldref.cli.report import _cell
 from meldref.engine.game import GAME_NAMES, find_game
 from meldref.engine.meld_check import parse_meld
@@ -65,9 +64,8 @@ def test_match_json_shows_the_party_the_games_played(tmp_path) -> None:
 def test_bot_help_names_every_builtin_bot_from_the_registry() -> None:
     for game in GAME_NAMES:
         assert builtin_names(game) == tuple(BUILTIN_BOTS), game
-    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
     for name in ("match", "tournament"):
-        (bot,) = [p for p in commands[name].params if p.name == "bot"]
+        (bot,) = [p for p in load_command(name).params if p.name == "bot"]
         assert builtin_help() in bot.help, name
         for builtin in BUILTIN_BOTS:
             assert f"builtin:{builtin}" in bot.help, (name, builtin)

@@ -71,8 +71,13 @@ class Submission:
 
 
 def runnable(command: str, folder: Path) -> str:
-    """The command line that starts `command` in `folder` (absolute) with no shell."""
-    return shlex.join(["env", "-C", str(folder.resolve()), *shlex.split(command)])
+    """The command line that starts `command` in `folder` (absolute) with no shell, its
+    program found on this PATH now (`python3` as the organiser's shell finds it: a sandbox's
+    own PATH would find the system's, without the packages the bot may need)."""
+    program, *rest = shlex.split(command)
+    if "/" not in program:
+        program = shutil.which(program) or program
+    return shlex.join(["env", "-C", str(folder.resolve()), program, *rest])
 
 
 def submit(store: ContestStore, sub: Submission) -> tuple[Version, Report]:

@@ -33,8 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scipy.stats import t as student_t
-
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MIN_UNITS = 5  # independent units (deal sets) below which no interval is given
 NELO_SCALE = 800 / math.log(10)  # normalised Elo per unit of t-value (score sd per game)
@@ -84,6 +82,10 @@ def t95(units: float) -> float:
     degrees of freedom); the normal one for infinitely many."""
     if not math.isfinite(units):
         return Z95
+    # scipy.stats takes a second to import: only once an interval is asked for (a match prints
+    # Elo figures through this module and no interval, tests/test_cli_startup.py).
+    from scipy.stats import t as student_t
+
     return float(student_t.ppf(0.975, units - 1))
 
 
