@@ -628,7 +628,7 @@ ROWS: tuple[Row, ...] = (
         tested_by=('test_shutdown.py::test_a_tournament_stopped_by_sigterm_leaves_nothing_a'
                   'nd_resumes')),
     Row("kill -9 of a match", "nothing left", lambda: killed("match"),
-        does='the kernel kills its bots (parent-death signal)',
+        does="each bot's guard kills the bot and all it started",
         tested_by='test_shutdown.py::test_a_match_killed_with_sigkill_leaves_no_bot'),
     Row("kill -9 of a tournament", "nothing left", lambda: killed("tournament"),
         does='workers and their bots die with it; rerun to resume',
@@ -708,23 +708,30 @@ ROWS: tuple[Row, ...] = (
         lambda: command_exit(["match", "--position"], deep_position),
         does="says it is nested too deeply; nothing played",
         tested_by="test_untrusted_replays.py::test_a_position_file_nested_3000_deep_exits_2"),
-)
-
-# Rows of issues 20 and 23 (the guard, the sandbox) not yet in the README's table, which
-# tests/test_fault_table.py compares with ROWS: run with the others, to join ROWS with their
-# lines in the table.
-NEW_ROWS: tuple[Row, ...] = (
     Row("kill -9 of a match's group, the bot's child too", "nothing left",
-        lambda: forker_killed("match")),
+        lambda: forker_killed("match"),
+        does="the guard kills every process the bot started",
+        tested_by="test_bot_containment.py::test_a_forkers_child_dies_with_a_match_group_"
+                  "killed_by_sigkill"),
     Row("kill -9 of a tournament's group, bots' children too", "nothing left",
-        lambda: forker_killed("tournament")),
+        lambda: forker_killed("tournament"),
+        does="as above, in every worker",
+        tested_by="test_bot_containment.py::test_a_forkers_child_dies_with_a_tournament_"
+                  "group_killed_by_sigkill"),
     Row("a sandboxed bot over its memory cap (cgroup)", "crashed",
-        lambda: bad_game("hog", HOG, Limits(memory_mb=256, sandbox=True))),
+        lambda: bad_game("hog", HOG, Limits(memory_mb=256, sandbox=True)),
+        does="the kernel's OOM killer ends it; forfeit",
+        tested_by="test_sandbox.py::test_a_memory_hog_alone_forfeits_in_the_sandbox"),
     Row("kill -9 of a sandboxed match's group", "nothing left",
-        lambda: forker_killed("match", "--sandbox")),
+        lambda: forker_killed("match", "--sandbox"),
+        does="the kernel ends the bot's PID namespace",
+        tested_by="test_sandbox.py::test_a_sandboxed_forkers_child_dies_with_a_referee_"
+                  "killed_by_sigkill"),
     Row("--sandbox where none can be built (no bwrap)", "exit 2",
         lambda: command_exit(["match", "--bot", f"{PY} {BAD_BOT} good", "--sandbox", *SHORT],
-                             env={"PATH": "/nonexistent"})),
+                             env={"PATH": "/nonexistent"}),
+        does="refuses, naming what is missing; nothing played",
+        tested_by="test_sandbox.py::test_no_bubblewrap_is_refused_naming_it"),
 )
 
 
@@ -741,7 +748,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON line per row")
     parser.add_argument("--markdown", action="store_true", help="docs/faults.md's table rows")
     args = parser.parse_args(argv)
-    rows = [r for r in ROWS + NEW_ROWS
+    rows = [r for r in ROWS
             if args.only is None or any(w in r.fault for w in args.only)]
     wrong = 0
     for row in rows:

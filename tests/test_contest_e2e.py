@@ -22,7 +22,7 @@ from support import PYTHON, RANDOM_BOT_PATH, ROOT, TESTS, wait_for
 
 NO_READY = TESTS / "contest_bots" / "no_ready_bot.py"
 SNEAKY = TESTS / "contest_bots" / "sneaky_bot.py"
-TINY = ["--game", "phase10", "-n", "2", "-r", "phases-to-win=1", "--placement", "2"]
+TINY = ["phase10", "-n", "2", "-r", "phases-to-win=1", "--placement", "2"]
 
 
 def env() -> dict[str, str]:

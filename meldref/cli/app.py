@@ -33,8 +33,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "positions."),
     "play": ("play", "play", "Play a seat yourself in the terminal against bots."),
     "bot": ("bot", "bot_app", "Check a bot program against the protocol."),
-    "contest": ("contest", "contest_app", "Run a contest for weeks: submissions, a standing "
-                "ladder, a live leaderboard."),
+    "contest": ("contest", "contest_app", "Run a contest: submissions, a ladder, a live "
+                "leaderboard."),
 }
 
 

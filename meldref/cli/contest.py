@@ -37,10 +37,10 @@ from .common import (
     stop_on_signals,
 )
 
-contest_app = typer.Typer(no_args_is_help=True, help="Run a contest for weeks: submissions, a "
-                          "standing ladder, a live leaderboard, a final.")
+contest_app = typer.Typer(no_args_is_help=True, help="Run a contest: submissions, a ladder, "
+                          "a live leaderboard.")
 DirArg = Annotated[Path, typer.Argument(help="The contest folder.")]
-JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, max=256,
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j",
                                       help="Games played at once (processes).")]
 ClusterOpt = Annotated[str | None, typer.Option(
     help="Play on a dask cluster: local:N or tcp://HOST:PORT (the contest folder at the same "
@@ -50,7 +50,10 @@ ClusterOpt = Annotated[str | None, typer.Option(
 @contest_app.command("init")
 def init(
     folder: DirArg,
-    game: Annotated[str, typer.Option(help="The game: phase10, fivecrowns.")] = "phase10",
+    game: Annotated[str | None, typer.Argument(
+        help="The game: phase10 (default), fivecrowns.", show_default=False)] = None,
+    game_option: Annotated[str | None, typer.Option(
+        "--game", hidden=True, help="The old spelling of GAME.")] = None,
     players: Annotated[int | None, typer.Option("--players", "-n",
                                                 help="Seats per table.")] = None,
     rules: RulesOpt = None,
@@ -87,6 +90,9 @@ def init(
                          memory_mb=memory_mb, max_processes=max_processes,
                          file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
                          no_network=no_network, fresh_bots=fresh_bots)
+    if game is not None and game_option is not None and game != game_option:
+        fail(f"GAME {game} and --game {game_option}: give the game once")
+    game = game or game_option or "phase10"
     try:
         settings = ContestSettings.checked(game, players, parse_pairs(rules or []), limits,
                                            sandbox, placement, suspend_after,
@@ -141,7 +147,7 @@ def run(
     jobs: JobsOpt = 1,
     cluster: ClusterOpt = None,
     games: Annotated[int | None, typer.Option(
-        "--games", "-g", min=1, help="Stop after this many games (whole deal sets).")] = None,
+        "--games", "-g", help="Stop after this many games (whole deal sets).")] = None,
     hours: Annotated[float | None, typer.Option(
         min=0.0, help="Stop making deal sets after this many hours.")] = None,
     wait: Annotated[bool, typer.Option(
@@ -152,6 +158,10 @@ def run(
     rerun to continue."""
     from ..contest.ladder.run import play_ladder
 
+    if not 1 <= jobs <= 256:
+        fail(f"--jobs {jobs}: 1 to 256 games at once")
+    if games is not None and games < 1:
+        fail(f"--games {games}: at least 1")
     _open(folder).close()
     stop_on_signals()
 

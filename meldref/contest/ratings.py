@@ -2,9 +2,10 @@
 bots and 200,000 games.
 
 The model is the verdicts' own (`meldref.verdicts.ratings`: Bradley-Terry on the seat pairs of
-every game, `prior_draws` virtual draws between rated bots, the Elo scale, mean 0), so on the
-same games the ladder's ratings are the tournament's (tests/test_contest.py checks it). Three
-things differ, all in how the figures are computed, none in what they are:
+every game, `prior_draws` virtual draws between rated bots, the Elo scale, zero at the
+median version), so on the same games the ladder's ratings are the tournament's
+(tests/test_contest.py checks it). Three things differ, all in how the figures are computed,
+none in what they are:
 - `verdicts.ratings.standings` tallies an array of (deals x bots x bots): at 200 bots and the
   ~17,000 deal sets of 200,000 four-seat games that is 5 GB. Here each finished deal set adds
   its few pair counts to flat arrays (one entry per ordered pair of its table), kept by the run
@@ -30,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..verdicts.games import GameResult
-from ..verdicts.ratings import ELO_PER_UNIT
+from ..verdicts.ratings import ELO_PER_UNIT, median_weights
 from .ranking import Rating
 
 RESAMPLES: Final = 200
@@ -121,6 +122,11 @@ class LadderRatings:
                 batch[r] = again.reshape(n, n)[np.ix_(idx, idx)]
             samples[first:first + count, idx] = newton_fit(batch, point[idx] / ELO_PER_UNIT,
                                                            chord=wins[np.ix_(idx, idx)])
+        # The verdicts' scale: zero at the median version (`verdicts.ratings.median_weights`),
+        # so the ladder's figures are the tournament's, and one hopeless version moves none.
+        weights = median_weights(np.nan_to_num(point), rated)
+        point = point - float(np.sum(weights * np.nan_to_num(point)))
+        samples = samples - np.sum(weights * np.nan_to_num(samples), axis=1, keepdims=True)
         self._samples = samples
         for name in in_play:
             k = self.index.get(name)

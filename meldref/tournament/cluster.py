@@ -1,8 +1,8 @@
 """Games played on a dask.distributed cluster: `ClusterPool`, with `pool.GamePool`'s interface.
 
 Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each deal
-set (a deal's games in all its seatings, `BATCH_GAMES` at most) is one dask task, against the
-run's setup sent once to every worker (`Client.scatter`); the scheduler spreads the tasks over
+set (a deal's games in all its seatings, `BATCH_GAMES` at most) is one dask task, carrying
+the run's setup once for its games; the scheduler spreads the tasks over
 the workers, and results stream back to the tournament process, which alone writes the output
 folder's `results.jsonl`.
 
@@ -571,8 +571,8 @@ class ClusterPool:
 
     def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
         """Each job's result line as games finish, a game id yielded once. Each task plays a
-        deal set's games (`batches`, at most `BATCH_GAMES`), against the run's setup sent
-        once to every worker; two tasks per worker thread are in flight, so a stop leaves
+        deal set's games (`batches`, at most `BATCH_GAMES`) with the run's setup; two tasks per
+        worker thread are in flight, so a stop leaves
         little to cancel. `ClusterError` if the scheduler is lost: rerun to resume."""
         assert self.client is not None
         queue = Batches(batches(jobs))
@@ -581,9 +581,10 @@ class ClusterPool:
         seen: set[str] = set()
         window, looked = 0, 0.0
         try:
-            # The setup (bots, limits, digests: kilobytes with many bots) goes to each worker
-            # once; tasks carry its key. A worker that joins later fetches it from a peer.
-            setup = self.client.scatter(self.setup, broadcast=True, hash=False)
+            # Each task carries the setup (not scattered: scattered data dies with the workers
+            # that hold it, and a killed worker's games would be cancelled, not played again);
+            # a task is a deal set, so it is sent once for its games.
+            setup = self.setup
             while queue.more() or pending:
                 try:
                     if time.monotonic() - looked > WINDOW_REFRESH:
