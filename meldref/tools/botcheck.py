@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from ..bots.sdk import SDK_RAISED
 from ..engine.game import GAME_NAMES, UnknownGameError, find_game
@@ -302,12 +302,25 @@ def _unknown_message(bot: RawBot, add: Add, answers_ping: bool) -> None:
         add(name, PASS, "still answers ping")
 
 
+QUIT_GRACE: Final = 1.0  # seconds for what the bot leaves to go after it (a guard's sweep,
+# a sandbox's init exiting behind it) before it counts as left running
+
+
+def _left_in_group(bot: RawBot) -> list[int]:
+    deadline = time.monotonic() + QUIT_GRACE
+    while True:
+        left = [p for p in bot.process.group_alive() if p != bot.process.pid]
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.05)
+
+
 def _quit(bot: RawBot, add: Add) -> None:
     if bot.process.returncode is not None:
         return
     bot.send("quit")
     code = bot.process.wait_exit(1.0)
-    left = [p for p in bot.process.group_alive() if p != bot.process.pid]
+    left = _left_in_group(bot)
     if code is None:
         add("exits on quit", FAIL, "still running 1 s after `quit`")
     elif left:
