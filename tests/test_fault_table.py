@@ -48,12 +48,11 @@ def test_every_row_names_a_test_that_exists() -> None:
 
 
 def test_the_bench_provokes_every_row_as_classified() -> None:
-    # `bench/faults.py --markdown` writes the README's rows: each one there is the bench's,
-    # with its classification, its words and its test. (Rows the bench has and the README
-    # not yet: the README is regenerated from it.)
+    # `bench/faults.py --markdown` writes docs/faults.md's rows: the table is the bench's,
+    # row for row, with its classification, its words and its test.
     rows = {row[0]: (row[1].strip("`"), row[2], row[4]) for row in table()}
     provoked = {row.fault: (row.expected, row.does, row.tested_by) for row in bench().ROWS}
-    assert {fault: provoked.get(fault) for fault in rows} == rows
+    assert provoked == rows
 
 
 def test_every_row_has_a_measured_time() -> None:
