@@ -20,9 +20,17 @@ from typing import Any
 import pytest
 from support import PYTHON, RANDOM_BOT_PATH, ROOT, TESTS, wait_for
 
+from meldref.protocol.sandbox import sandbox_problem
+
 NO_READY = TESTS / "contest_bots" / "no_ready_bot.py"
 SNEAKY = TESTS / "contest_bots" / "sneaky_bot.py"
 TINY = ["phase10", "-n", "2", "-r", "phases-to-win=1", "--placement", "2"]
+# A contest's bots run sandboxed by default; where no sandbox can be built (no bubblewrap, not
+# root) these tests play the same story without it, and say so (tests/test_sandbox.py skips).
+NO_SANDBOX = sandbox_problem()
+if NO_SANDBOX is not None:
+    print(f"contest tests without the sandbox: {NO_SANDBOX}")
+    TINY.insert(1, "--no-sandbox")
 
 
 def env() -> dict[str, str]:
