@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import RANDOM_BOT_PATH, ROOT
 
 distributed = pytest.importorskip(
     "distributed", reason="dask.distributed is not installed (pip install -e '.[cluster]')")
@@ -220,6 +220,24 @@ def test_a_bot_program_that_differs_on_a_worker_is_refused_naming_the_file(tmp_p
     assert "its file bot.py differs from the tournament machine's" in problem
     (tmp_path / "bot.py").unlink()
     assert "its file bot.py is not here" in str(_checked_bots(setup)[1])
+
+
+def test_a_file_the_bot_writes_is_its_argument_not_its_program(tmp_path: Path) -> None:
+    # Was: CI refused a run whose bot appends its pid to a file named in its command (the
+    # tournament's own start-up check had written to it before a worker digested it). The
+    # program is the command's first word if a file, and the first file after it.
+    shutil.copy(RANDOM_BOT_PATH, tmp_path / "bot.py")
+    (tmp_path / "games.log").write_text("")
+    entry = BotEntry("b", BotSpec.parse(f"{sys.executable} bot.py games.log"))
+    expected = program_digests([entry], tmp_path)
+    assert [word for word, _ in expected[str(entry.spec)]] == [sys.executable, "bot.py"]
+    (tmp_path / "games.log").write_text("pid 123\n")
+    setup = WorkerSetup("tok", cluster_module.__version__, "phase10", (entry,), 5.0,
+                        cluster_module.Limits(), str(tmp_path), True, None, None, "client",
+                        str(tmp_path / "a"), code_digest(), expected, os.getuid())
+    assert _checked_bots(setup)[1] is None
+    jar = BotEntry("j", BotSpec.parse("java -jar bot.py games.log"))  # java on PATH: no file
+    assert [word for word, _ in program_digests([jar], tmp_path)[str(jar.spec)]] == ["bot.py"]
 
 
 def test_a_worker_of_another_user_cannot_share_the_folder(tmp_path: Path) -> None:

@@ -4,11 +4,14 @@ as the tournament's machine, by digest, whatever version number either reports.
 - `code_digest()`: SHA-256 over every file of the installed `meldref` package (the engine, the
   protocol and the bots included, through their links), by relative path. A checkout with one
   rule changed (a wild worth 50 points) still says meldref 0.1.0, but not the same digest.
-- `program_digests(bots, folder)`: for each bot program, the digest of every word of its
-  command that names a regular file, relative to `folder` or absolute (`python3 bots/x.py` ->
-  bots/x.py; `./mybot` -> mybot). An interpreter found on PATH (`python3`) names no file here
-  and is not digested, as machines of a cluster may carry different builds of one Python; one
-  named by its absolute path is.
+- `program_digests(bots, folder)`: for each bot program, the digest of its program: the
+  command's first word when it names a regular file, relative to `folder` or absolute, and the
+  first later word that does (the script an interpreter runs: `python3 bots/x.py` -> bots/x.py;
+  `java -jar bot.jar` -> bot.jar; `./mybot` -> mybot). An interpreter found on PATH (`python3`)
+  names no file here and is not digested, as machines of a cluster may carry different builds
+  of one Python; one named by its absolute path is. Files named after the script are the bot's
+  arguments, not its program: a log or a record the bot writes as it plays (`bot.py
+  games.log`) changes between the tournament's check and a worker's.
 """
 
 from __future__ import annotations
@@ -63,13 +66,15 @@ def file_digest(path: Path) -> str:
 
 
 def program_files(entry: BotEntry, folder: Path) -> list[tuple[str, Path]]:
-    """The words of `entry`'s command that name a regular file (in `folder`, or absolute)."""
+    """The words of `entry`'s command that name its program: the first word if it names a
+    regular file (in `folder`, or absolute), and the first later word that does."""
     command = entry.spec.command
     if command is None:
         return []
     paths = [(word, Path(word) if Path(word).is_absolute() else folder / word)
              for word in command.argv]
-    return [(word, path) for word, path in paths if path.is_file()]
+    files = [(word, path) for word, path in paths[:1] if path.is_file()]
+    return files + [(word, path) for word, path in paths[1:] if path.is_file()][:1]
 
 
 def program_digests(bots: Iterable[BotEntry], folder: Path
