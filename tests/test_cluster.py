@@ -267,14 +267,35 @@ def test_a_killed_worker_loses_no_game_and_leaves_no_bot(own_cluster: Cluster,
             if time.monotonic() > deadline:
                 return
             time.sleep(0.05)
-        busy = [w for w, keys in own_cluster.client.processing().items() if keys and w in pids]
-        if busy:  # a worker with a game: that game must be played again elsewhere
-            killed.append(busy[0])
-            os.kill(pids[busy[0]], signal.SIGKILL)
+        # A worker with a game: that game must be played again elsewhere. Asked until one
+        # is busy, as a worker between two tasks holds none for a moment.
+        while path.read_text().count("\n") < 8 and time.monotonic() < deadline:
+            busy = [w for w, keys in own_cluster.client.processing().items()
+                    if keys and w in pids]
+            if busy:
+                killed.append(busy[0])
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                return
+            time.sleep(0.01)
 
+    # The bot takes 10 ms an action, so that a game lasts about a second and a worker is
+    # seen busy (games of the plain random bot were over before one could be caught).
+    slow = tmp_path / "slow_bot.py"
+    slow.write_text(f"""import sys, time
+sys.path.insert(0, {str(RANDOM_BOT_PATH.parent)!r})
+import random_bot
+original = random_bot.send
+def send(line):
+    if line.startswith("action"):
+        time.sleep(0.01)
+    original(line)
+random_bot.send = send
+sys.exit(random_bot.main(sys.argv[1:]))
+""")
     watcher = threading.Thread(target=kill_a_busy_worker)
     watcher.start()
-    code, stdout, err = invoke("--bot", f"{RANDOM_BOT} --seed 1 --name {token}", "--bot",
+    code, stdout, err = invoke("--bot", f"{sys.executable} {slow} --seed 1 --name {token}",
+                               "--bot",
                                "builtin:random", "--games", "8", "--rules", "phases-to-win=2",
                                "--out", str(out), "--json", "--no-progress", "--cluster",
                                own_cluster.address)
