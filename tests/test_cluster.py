@@ -295,10 +295,9 @@ sys.exit(random_bot.main(sys.argv[1:]))
     watcher = threading.Thread(target=kill_a_busy_worker)
     watcher.start()
     code, stdout, err = invoke("--bot", f"{sys.executable} {slow} --seed 1 --name {token}",
-                               "--bot",
-                               "builtin:random", "--games", "8", "--rules", "phases-to-win=2",
-                               "--out", str(out), "--json", "--no-progress", "--cluster",
-                               own_cluster.address)
+                               "--bot", "builtin:random", "--games", "8", "--rules",
+                               "phases-to-win=2", "--out", str(out), "--json", "--no-progress",
+                               "--cluster", own_cluster.address)
     watcher.join()
     assert killed, "no worker had a game in flight"
     assert code == 0, err
