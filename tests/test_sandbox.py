@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -357,3 +358,26 @@ def test_a_sandboxed_forkers_child_dies_with_a_referee_killed_by_sigkill(
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_cpu_probe_counts_only_its_spinners() -> None:
+    """The spin-cpu probe judges the CPU its two spinners got, not what the probe's earlier
+    children used (a fork bomb, an allocator killed at its memory cap): counted in, a sandbox
+    held to one CPU read as "OPEN 1.47 CPUs" on a loaded machine. Held to one CPU by affinity
+    after a child that burned a second of CPU, the probe must still say blocked."""
+    script = f"""
+import os, sys, time
+sys.path.insert(0, {str(PROBE.parent)!r})
+import probe_bot
+os.sched_setaffinity(0, {{sorted(os.sched_getaffinity(0))[0]}})
+pid = os.fork()
+if pid == 0:
+    while time.process_time() < 1.0:
+        pass
+    os._exit(0)
+os.waitpid(pid, 0)
+print(probe_bot.probe_spin())
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.startswith("blocked"), done.stdout
