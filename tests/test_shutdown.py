@@ -68,8 +68,16 @@ def in_workers(token: str, proc: subprocess.Popen[bytes] | subprocess.Popen[str]
 
 def workers_of(pid: int) -> list[int]:
     """The tournament's pool workers (spawned: their command line says so)."""
-    return [c for c in children_of(pid)
-            if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+    return [c for c in children_of(pid) if b"spawn_main" in _cmdline(c)]
+
+
+def _cmdline(pid: int) -> bytes:
+    """A process's command line, or nothing if it has exited since it was listed (a child
+    seen in /proc can be gone by the time its cmdline is read)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def results_written(out: Path) -> int:
