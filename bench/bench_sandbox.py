@@ -6,8 +6,9 @@ Three ways to start bots/random_bot.py, taking turns so a busy moment hits all a
 (the program alone, as before the guard: `setpriv --pdeathsig`), `guard` (the default:
 protocol/guard.py), `sandbox` (`--sandbox`: bubblewrap, protocol/sandbox.py). Start-up is
 the median time from the start to the bot's `ready`; a decision's cost the median over
---games games (the bot against built-in greedy, one process kept for all games) of the wall
-time of a game over its decisions (of both seats). Every figure also as a ratio to `guard` of
+--games games (the bot against built-in greedy, one process of each way kept for all games,
+the ways taking turns game by game) of the wall time of a game over its decisions (of both
+seats). Every figure also as a ratio to `guard` of
 the same run.
 """
 
@@ -46,25 +47,31 @@ def start_up(mode: str, game: str) -> float:
         bot.close()
 
 
-def per_decision(mode: str, game: str, games: int) -> float:
+def per_decision(game: str, games: int) -> dict[str, float]:
+    """Each way's median cost of a decision over `games` games, the ways taking turns game by
+    game (as the start-ups do), so that a busy spell of the machine hits all of them alike."""
     from meldref.bots import builtin_bot
 
     info = find_game(game)
     rules = info.rules(phases_to_win=2) if game == "phase10" else info.rules()
     policy = MatchPolicy(move_time=10.0, first_move_time=10.0)
-    bot = seat(mode, game)
-    costs = []
+    bots: dict[str, ProcessSeat] = {}
+    costs: dict[str, list[float]] = {m: [] for m in MODES}
     try:
-        bot.connect(30.0)
+        for mode in MODES:
+            bots[mode] = seat(mode, game)
+            bots[mode].connect(30.0)
         for g in range(games):
-            others = [InProcessSeat(builtin_bot(game, "greedy", g))] if info.name != (
-                "solitaire") else []
-            began = time.perf_counter()
-            record = play_game(info, rules, [bot, *others], g + 1, policy)
-            costs.append((time.perf_counter() - began) / max(1, record.decisions))
+            for mode, bot in bots.items():
+                others = [InProcessSeat(builtin_bot(game, "greedy", g))] if info.name != (
+                    "solitaire") else []
+                began = time.perf_counter()
+                record = play_game(info, rules, [bot, *others], g + 1, policy)
+                costs[mode].append((time.perf_counter() - began) / max(1, record.decisions))
     finally:
-        bot.close()
-    return statistics.median(costs)
+        for bot in bots.values():
+            bot.close()
+    return {m: statistics.median(c) for m, c in costs.items()}
 
 
 def main() -> None:
@@ -80,7 +87,7 @@ def main() -> None:
     for _ in range(args.starts):
         for mode in MODES:
             starts[mode].append(start_up(mode, args.game))
-    decisions = {m: per_decision(m, args.game, args.games) for m in MODES}
+    decisions = per_decision(args.game, args.games)
     up = {m: statistics.median(v) for m, v in starts.items()}
     print(f"bot start-up (median of {args.starts}) and cost per decision ({args.game}, median "
           f"of {args.games} games), bots/random_bot.py:")

@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -288,11 +289,12 @@ def killed(kind: str) -> Seen:
         return Seen("nothing left", time.monotonic() - began)
 
 
-def forker_killed(kind: str, *extra: str) -> Seen:
+def forker_killed(kind: str, *extra: str, wrapper: Sequence[str] = (PY,)) -> Seen:
     """kill -9 of the process group of a match or a `-j 2` tournament whose bot forked a child
-    (bad_bot.py `orphan_child`): time until the bots and their children are gone."""
+    (bad_bot.py `orphan_child`, run by `wrapper`): time until the bots and their children are
+    gone."""
     token = f"fork{uuid.uuid4().hex[:10]}"
-    bot = f"{PY} {BAD_BOT} orphan_child {token}"
+    bot = shlex.join([*wrapper, str(BAD_BOT), "orphan_child", token])
     with tempfile.TemporaryDirectory() as folder:
         args = (["match", "--bot", bot, "--games", "500", *SHORT] if kind == "match" else
                 ["tournament", "--bot", bot, "--bot", "builtin:random", "--games", "400",
@@ -526,6 +528,90 @@ def deep_position(folder: Path) -> list[str]:
     return [str(path)]
 
 
+WRAPPED = {"memory_mb": 700, "max_processes": 40, "file_size_mb": 9}
+# /proc/PID/limits' labels of the limits above, and the values they must read.
+WRAPPED_PROC = {"Max address space": str(700 << 20), "Max processes": "40",
+                "Max file size": str(9 << 20)}
+
+
+def _limits_of(pid: int) -> dict[str, str]:
+    """The soft limit of each line of /proc/PID/limits, by its label there."""
+    lines = Path(f"/proc/{pid}/limits").read_text().splitlines()[1:]
+    return {line[:26].strip(): line[26:].split()[0] for line in lines}
+
+
+def wrapped_limits() -> Seen:
+    """A bot behind `setpriv --reuid` and behind `runuser` (root only), started with the limits
+    of WRAPPED: whether every process of it (the wrapper, the bot, the child it forked) has
+    them; the time to its `ready`, the slower of the two."""
+    from meldref.protocol.process import descendants
+
+    if os.geteuid() != 0:
+        return Seen("not run: switching users needs root", 0.0)
+    wrappers = (("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"),
+                ("runuser", "-u", "nobody", "--"))
+    slowest, missing = 0.0, []
+    for wrapper in wrappers:
+        argv = (*wrapper, "/usr/bin/python3", str(BAD_BOT), "orphan_child")
+        seat = ProcessSeat(BotCommand(argv), Limits(**WRAPPED), game=GAME.name)
+        began = time.monotonic()
+        try:
+            seat.connect(30.0)
+            slowest = max(slowest, time.monotonic() - began)
+            assert seat.process is not None
+            guard = seat.process.pid
+            until(lambda: len(descendants(guard)) >= 2)  # noqa: B023 - the bot and its child
+            for pid, _ in descendants(guard):
+                have = _limits_of(pid)
+                missing += [f"{wrapper[0]}: {key} of {pid}" for key, value
+                            in WRAPPED_PROC.items() if have[key] != value]
+        finally:
+            seat.close()
+    return Seen("in force" if not missing else f"missing: {missing[0]}", slowest)
+
+
+def limit_refused() -> Seen:
+    """A limit the referee could not set on a bot (no guard, and `prlimit` refused): the
+    match refused, naming the flag, instead of played uncapped. The failure is made in the
+    process, as no machine with /proc gives one."""
+    import resource
+    from unittest import mock
+
+    from typer.testing import CliRunner
+
+    from meldref.cli import app
+    from meldref.protocol import process
+
+    failing = mock.patch.object(process, "apply_limits",
+                                lambda pid, limits: [str(resource.RLIMIT_AS)])
+    with mock.patch.object(process, "GUARDED", False), failing:
+        began = time.monotonic()
+        result = CliRunner().invoke(app, ["match", "--bot", f"{PY} {BAD_BOT} good",
+                                          "--memory-mb", "700", *SHORT])
+        took = time.monotonic() - began
+    named = "memory-mb" in result.stderr
+    return Seen(f"exit {result.exit_code}" if named else "refused without the flag", took)
+
+
+def big_plan() -> Seen:
+    """A plan of 1,000,000 games per table: the memory and time until its first job."""
+    import tracemalloc
+
+    from meldref.protocol.seats import BotSpec
+    from meldref.tournament.schedule import BotEntry, Plan
+
+    bots = tuple(BotEntry(n, BotSpec(f"builtin:{n}")) for n in ("greedy", "random", "expert"))
+    tracemalloc.start()
+    began = time.monotonic()
+    try:
+        next(Plan("phase10", bots, players=2, games=1_000_000, seed=1).jobs())
+        took = time.monotonic() - began
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return Seen("under 1 MB" if peak < 1 << 20 else f"{peak / (1 << 20):.0f} MB", took)
+
+
 # ----------------------------------------------------------------------------------------------
 # The table
 
@@ -718,6 +804,24 @@ ROWS: tuple[Row, ...] = (
         does="as above, in every worker",
         tested_by="test_bot_containment.py::test_a_forkers_child_dies_with_a_tournament_"
                   "group_killed_by_sigkill"),
+    Row("a bot behind `setpriv --reuid` or `runuser`, with limits", "in force",
+        wrapped_limits,
+        does=("the guard sets them between fork and exec: the program the wrapper runs and "
+              "its children hold them (were: unlimited)"),
+        tested_by=("test_bot_containment.py::test_limits_hold_in_every_process_behind_a_"
+                   "user_switch")),
+    Row("kill -9 of a match whose bot switched user", "nothing left",
+        lambda: forker_killed("match", wrapper=("setpriv", "--reuid=nobody", "--regid=nogroup",
+                                                "--clear-groups", "/usr/bin/python3")),
+        does="the guard, the switched bot's parent, kills it and its child",
+        tested_by=("test_bot_containment.py::test_a_forker_behind_a_user_switch_dies_with_a_"
+                   "match_killed_by_sigkill")),
+    Row("a limit that could not be set on a bot", "exit 2", limit_refused,
+        does="refuses the bot, naming the flag (was: noted in `limits_missed`, read by nothing)",
+        tested_by="test_bot_containment.py::test_a_limit_that_could_not_be_set_is_refused_naming_it"),
+    Row("a plan of 1,000,000 games a table", "under 1 MB", big_plan,
+        does="jobs made as they are taken (was: 508 MB and 152.8 s before the first game)",
+        tested_by="test_tournament_plan.py::test_a_million_game_plan_builds_no_job_until_asked"),
     Row("a sandboxed bot over its memory cap (cgroup)", "crashed",
         lambda: bad_game("hog", HOG, Limits(memory_mb=256, sandbox=True)),
         does="the kernel's OOM killer ends it; forfeit",

@@ -9,6 +9,7 @@ kernel's parent-death signal reached the bot alone."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -31,17 +32,19 @@ def forker(token: str) -> str:
     return command(BAD_BOT_PATH, "orphan_child", token)
 
 
-def start(args: list[str], token: str, marks: Path, processes: int = 2
+def start(args: list[str], token: str, marks: Path | None, processes: int = 2
           ) -> subprocess.Popen[bytes]:
     """`meldref ARGS` in a process group of its own, once a bot forked its child (the file
-    `marks` holds the child's pid) and `processes` processes carry the token, the referee's
-    own not counted (the bots, their children, their guards where there are)."""
-    env = {**os.environ, "BAD_BOT_CHILD_PID_FILE": str(marks)}
+    `marks` holds the child's pid; None: a bot of another user, which cannot write it) and
+    `processes` processes carry the token, the referee's own not counted (the bots, their
+    children, their guards where there are)."""
+    env = {**os.environ, **({"BAD_BOT_CHILD_PID_FILE": str(marks)} if marks else {})}
     proc = subprocess.Popen([PYTHON, "-m", "meldref", *args], cwd=ROOT, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
 
     def running() -> bool:
-        return marks.exists() and len(set(pids_with(token)) - {proc.pid}) >= processes
+        return ((marks is None or marks.exists())
+                and len(set(pids_with(token)) - {proc.pid}) >= processes)
 
     assert wait_for(lambda: running() or proc.poll() is not None, 60), \
         "the bot and its child never ran"
@@ -139,6 +142,24 @@ def test_limits_hold_in_every_process_behind_a_user_switch(wrapper: str) -> None
     for pid, have in seen.items():
         for key, value in wanted.items():
             assert have[key] == (value, value), (wrapper, pid, key, have[key])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching users needs root")
+@pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
+def test_a_forker_behind_a_user_switch_dies_with_a_match_killed_by_sigkill(
+        wrapper: str, bot_token: str) -> None:
+    """Was: the user switch cleared the parent-death signal the referee gave the bot, so a
+    `kill -9` of the match left the bot and its child running as the other user."""
+    if shutil.which(WRAPPERS[wrapper][0]) is None or not os.path.exists(SYSTEM_PYTHON):
+        pytest.skip(f"needs {WRAPPERS[wrapper][0]} and {SYSTEM_PYTHON}")
+    bot = shlex.join([*WRAPPERS[wrapper], SYSTEM_PYTHON, str(BAD_BOT_PATH), "orphan_child",
+                      bot_token])
+    # The guard, the bot and its child; runuser stays between the guard and the bot.
+    proc = start(["match", "--bot", bot, "--games", "200", *SHORT], bot_token, None,
+                 4 if wrapper == "runuser" else 3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    none_left(bot_token)
 
 
 def test_a_limit_that_could_not_be_set_is_refused_naming_it(

@@ -44,6 +44,28 @@ def test_the_sandbox_is_on_unless_init_says_no() -> None:
     assert settings(sandbox=False).sandbox is False
 
 
+def test_init_puts_every_game_and_check_in_the_sandbox_unless_told_not_to(
+        tmp_path: Path) -> None:
+    """The sandbox is on by default in a contest (issue 23), and the setting reaches the limits
+    every game and check is played under (it was kept, and reached none of them)."""
+    from typer.testing import CliRunner
+
+    from meldref.cli import app
+
+    for flags, on in (([], True), (["--no-sandbox"], False)):
+        folder = tmp_path / f"contest-{on}"
+        result = CliRunner().invoke(app, ["contest", "init", str(folder), "--players", "2",
+                                          *flags])
+        assert result.exit_code == 0, result.output
+        assert f"sandbox {'on' if on else 'off'}" in result.stdout
+        store = ContestStore.open(folder)
+        try:
+            assert store.settings.sandbox is on
+            assert store.settings.process_limits().sandbox is on
+        finally:
+            store.close()
+
+
 def test_a_later_init_with_other_settings_is_refused_naming_the_setting(tmp_path: Path) -> None:
     ContestStore.create(tmp_path / "c", settings()).close()
     with pytest.raises(ContestError, match=r"rules is \{.*phases-to-win=1.*\}, not \{.*"

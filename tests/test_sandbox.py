@@ -141,8 +141,7 @@ def test_every_escape_fails_in_a_sandboxed_match(game: str, tmp_path: Path, host
                                                  bot_token: str) -> None:
     folder = probe_folder(tmp_path, "probe")
     replay = tmp_path / "replay.jsonl"
-    bot = probe_command(folder, bot_token, host.args(replay, ROOT / "README.md"),
-                        heavy=game == "solitaire")
+    bot = probe_command(folder, bot_token, host.args(replay, ROOT / "README.md"), heavy=True)
     args = ["match", game, "--bot", bot, *GAMES[game], "--seed", "3", "--sandbox", *CAPS,
             "--startup-time", "30", "--replay", str(replay), "--json"]
     result = runner.invoke(app, args)
@@ -150,7 +149,7 @@ def test_every_escape_fails_in_a_sandboxed_match(game: str, tmp_path: Path, host
     (line,) = json.loads(result.stdout)["games"]
     assert line["status"] == "ok" and not any(line["faults"]), line  # the game went on
     for ids in header_ids(replay):
-        assert_all_blocked(ids, LIGHT + (HEAVY if game == "solitaire" else []))
+        assert_all_blocked(ids, LIGHT + HEAVY)
     assert "through cgroup" in result.stderr or "no cgroup" in result.stderr  # says which
     host_unchanged(host)
     assert wait_for(lambda: not pids_with(bot_token), 10), "left running"
@@ -179,8 +178,8 @@ def test_every_escape_fails_in_a_sandboxed_tournament_of_two_jobs(
     out = tmp_path / "t"
     a, b = probe_folder(tmp_path, "a"), probe_folder(tmp_path, "b")
     common = [*host.args(out, out / "tournament.json", out / "replays")]
-    bot_a = probe_command(a, bot_token, [*common, "--other", str(b)])
-    bot_b = probe_command(b, bot_token, [*common, "--other", str(a)])
+    bot_a = probe_command(a, bot_token, [*common, "--other", str(b)], heavy=True)
+    bot_b = probe_command(b, bot_token, [*common, "--other", str(a)], heavy=True)
     result = runner.invoke(app, ["tournament", "--game", "phase10", "--bot", bot_a, "--bot",
                                  bot_b, "--games", "4", "-j", "2", "--rules", "phases-to-win=1",
                                  "--out", str(out), "--no-progress", "--sandbox", *CAPS,
@@ -191,7 +190,7 @@ def test_every_escape_fails_in_a_sandboxed_tournament_of_two_jobs(
     assert len(lines) == 4 and all(x["status"] == "ok" for x in lines)
     for x in lines:
         for ids in header_ids(out / x["replay"]):
-            assert_all_blocked(ids, LIGHT)
+            assert_all_blocked(ids, LIGHT + HEAVY)
     host_unchanged(host)
     assert wait_for(lambda: not pids_with(bot_token), 10), "left running"
 
@@ -290,6 +289,41 @@ def test_a_memory_hog_alone_forfeits_in_the_sandbox(play_bad: PlayBad) -> None:
     record, _, _ = play_bad("hog", PATIENT, env={"BAD_BOT_HOG_MB": "600"}, limits=limits)
     assert outcomes(record) == [("crashed", True)]
     assert record.status == ["forfeit", "ok"]
+
+
+@needs_sandbox
+def test_without_a_cgroup_the_sandboxs_limits_are_rlimits_and_hold(
+        play_bad: PlayBad, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the machine offers no cgroup to write (not root, none mounted), a sandboxed
+    memory hog still forfeits alone: its cap is the address-space rlimit."""
+    monkeypatch.setattr(sandbox, "own_cgroups", lambda: None)
+    assert "no cgroup here" in sandbox.plan(200, 60).describe()
+    limits = dataclasses.replace(FAST, memory_mb=200, sandbox=True)
+    record, _, _ = play_bad("hog", PATIENT, env={"BAD_BOT_HOG_MB": "600"}, limits=limits)
+    assert outcomes(record) == [("crashed", True)]
+    assert record.status == ["forfeit", "ok"]
+
+
+@pytest.mark.parametrize(("version", "controllers", "through", "kept"), [
+    (1, ("memory", "pids", "cpu"), "memory-mb, max-processes, one CPU at most through cgroup v1",
+     set()),
+    (2, ("memory", "pids", "cpu"), "memory-mb, max-processes, one CPU at most through cgroup v2",
+     set()),
+    (1, ("memory",), "memory-mb through cgroup v1", {"NPROC"}),
+    (None, (), "no cgroup here", {"AS", "NPROC"}),
+])
+def test_the_sandbox_says_which_limits_go_through_a_cgroup_and_keeps_the_rest_as_rlimits(
+        version: int | None, controllers: tuple[str, ...], through: str,
+        kept: set[str]) -> None:
+    import resource
+
+    cgroups = (None if version is None else
+               sandbox.Cgroups(version, {c: Path("/cg") / c for c in controllers}))
+    plan = sandbox.Plan(cgroups, memory_mb=400, max_processes=60)
+    assert plan.describe().startswith(f"sandbox (bubblewrap): {through}; other limits as rlimits")
+    wanted = {getattr(resource, f"RLIMIT_{name}"): 1 for name in ("AS", "NPROC", "FSIZE")}
+    left = plan.rlimits(wanted)
+    assert left == {getattr(resource, f"RLIMIT_{name}"): 1 for name in (*kept, "FSIZE")}
 
 
 # ----------------------------------------------------------------------------------------------

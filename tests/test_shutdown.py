@@ -19,6 +19,7 @@ import pytest
 from support import PYTHON, ROOT, TESTS, command, pid_gone, pids_with, wait_for
 
 from meldref.replay.files import verify
+from meldref.tournament.run import read_results
 
 DEAF = TESTS / "cli_bots" / "deaf_bot.py"
 SHORT = ["--rules", "phases-to-win=1", "--players", "2"]
@@ -162,6 +163,12 @@ def test_a_tournament_stopped_by_sigterm_leaves_nothing_and_resumes(tmp_path: Pa
     assert proc.wait(timeout=30) == 130
     assert wait_for(lambda: not pids_with(token) and not alive(helpers), 15), \
         "processes left behind"
+    # The games killed in flight lose their replay (issue 21: a stop never leaves one that
+    # fails `replay verify`); every replay left is a game with its result line.
+    recorded = {line["replay"] for line in read_results(out / "results.jsonl")}
+    for path in (out / "replays").glob("*.jsonl"):
+        assert path.relative_to(out).as_posix() in recorded, path.name
+        verify(path)
     done = subprocess.run([PYTHON, "-m", "meldref", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr

@@ -18,10 +18,11 @@ from support import ROOT
 from meldref.tournament.run import PAUSE_ENV, write_whole
 
 
-def _tournament(out: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def _tournament(out: Path, env: dict[str, str] | None = None,
+                games: int = 2) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "meldref", "tournament", "--bot", "builtin:greedy", "--bot",
-         "builtin:random", "--games", "2", "--seed", "1", "--rules", "phases-to-win=1",
+         "builtin:random", "--games", str(games), "--seed", "1", "--rules", "phases-to-win=1",
          "--out", str(out), "--no-progress"],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -56,6 +57,29 @@ def test_a_signal_during_the_standings_exits_130_and_writes_them_whole_or_not_at
     assert again.returncode == 0, stderr[-800:]
     standings = json.loads((out / "standings.json").read_text())
     assert {row["bot"] for row in standings["standings"]} == {"greedy", "random"}
+
+
+def test_a_second_signal_after_one_that_stopped_the_games_exits_130_all_the_same(
+        tmp_path: Path) -> None:
+    """The issue's case: a first signal stops the games, a second comes while the standings
+    of the games played are computed."""
+    out, marker = tmp_path / "t", tmp_path / "standings-phase"
+    process = _tournament(out, {PAUSE_ENV: str(marker)}, games=2000)
+    results = out / "results.jsonl"
+    for _ in range(1200):  # the state, not the time: a game recorded
+        if (results.exists() and results.read_text().count("\n") >= 1) or process.poll():
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _wait_for(marker, process)  # the games stopped, their standings begun
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, (process.returncode, stderr[-800:])
+    assert "Traceback" not in stderr
+    assert "interrupted while computing the standings" in " ".join(stderr.split())
+    assert not (out / "standings.json").exists()
+    assert [p.name for p in out.iterdir() if p.name.endswith(".tmp")] == []
+    assert 1 <= len(results.read_text().splitlines()) < 2000  # the games played are kept
 
 
 def test_write_whole_leaves_the_old_file_if_interrupted(tmp_path: Path,

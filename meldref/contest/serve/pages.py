@@ -81,14 +81,26 @@ def final_section(final: dict[str, Any]) -> str:
     ladder = {r["bot"]: r for r in final["ladder"]}
     rows = []
     for row in final["final"]["standings"]:
-        low, high = row["rating_ci95"]
         place = ladder.get(row["bot"], {})
         rows.append([str(row["rank"]), escape(row["bot"]),
                      "-" if row["rating"] is None else f"{row['rating']:+.0f}",
-                     "-" if low is None else f"{low:+.0f} .. {high:+.0f}", str(row["games"]),
+                     _final_interval(row), str(row["games"]),
                      str(place.get("ladder_rank", "-"))])
     return "<h2>Final</h2>" + _table(["#", "bot", "rating", "95% interval", "games",
                                       "ladder #"], rows, cls="final")
+
+
+def _final_interval(row: dict[str, Any]) -> str:
+    """A finalist's interval as the tournament's standings give it: a one-sided bound read as
+    one, and the reason (`no_interval`) beside it, or in place of an interval there is none."""
+    low, high = row["rating_ci95"]
+    why = row.get("no_interval")
+    if low is not None and high is not None:
+        return f"{low:+.0f} .. {high:+.0f}"
+    if low is None and high is None:
+        return f"none: {escape(why)}" if why and row["rating"] is not None else "-"
+    bound = f"&ge; {low:+.0f}" if low is not None else f"&le; {high:+.0f}"
+    return f"{bound} ({escape(why)})" if why else bound
 
 
 def bot_page(store: ContestStore, bot: str) -> str | None:
