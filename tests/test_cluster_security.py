@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,15 +27,21 @@ distributed = pytest.importorskip(
     "distributed", reason="dask.distributed is not installed (pip install -e '.[cluster]')")
 
 from meldref.protocol.seats import BotSpec  # noqa: E402
+from meldref.replay.files import ReplayWriter  # noqa: E402
 from meldref.tournament import cluster as cluster_module  # noqa: E402
 from meldref.tournament.cluster import (  # noqa: E402
     ClusterError,
+    ClusterPool,
+    GameOutcome,
     WorkerReport,
     WorkerSetup,
     _checked_bots,
     _files_way,
 )
+from meldref.tournament.config import build_config  # noqa: E402
 from meldref.tournament.proof import code_digest, program_digests  # noqa: E402
+from meldref.tournament.run import prepare_folder, settle_seed  # noqa: E402
+from meldref.tournament.runner import run_job  # noqa: E402
 from meldref.tournament.schedule import BotEntry  # noqa: E402
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(240)]
@@ -220,6 +227,53 @@ def test_a_bot_program_that_differs_on_a_worker_is_refused_naming_the_file(tmp_p
     assert "its file bot.py differs from the tournament machine's" in problem
     (tmp_path / "bot.py").unlink()
     assert "its file bot.py is not here" in str(_checked_bots(setup)[1])
+
+
+def rewritten(replay: Path, scores: list[int]) -> bytes:
+    """`replay` as a worker on other code would send it: the same actions, other final
+    scores, every line's sum chained again (sound as a file, wrong as a game)."""
+    records = [json.loads(x) for x in replay.read_text().splitlines()]
+    records[-1]["outcome"]["scores"] = scores
+    forged = replay.with_name("forged.jsonl")
+    header = {k: v for k, v in records[0].items()
+              if k not in ("type", "format", "version", "meldref", "sum")}
+    writer = ReplayWriter(forged, header)
+    for record in records[1:]:
+        writer.write(record)
+    writer.close()
+    return forged.read_bytes()
+
+
+def test_the_client_re_simulates_each_replay_a_worker_sends_before_counting_it(
+        tmp_path: Path) -> None:
+    # Was: a worker on a modified checkout (a wild worth 50 points) played 3 of 60 games
+    # differently and the tournament counted them, exit 0. A game played here stands in for
+    # the worker's; its replay and result line come back forged as such a worker's would.
+    config = settle_seed(build_config({}, {
+        "bots": ["builtin:greedy", "builtin:random"], "games": 1, "seed": 3,
+        "out": str(tmp_path / "worker"), "rules": {"phases-to-win": 1}}))
+    job = next(iter(config.schedule()))
+    line = run_job(job, prepare_folder(config), False)
+    replay = tmp_path / "worker" / line["replay"]
+    pool = object.__new__(ClusterPool)  # the client's side only: no cluster needed
+    pool.folder = tmp_path / "client"
+
+    def sent(data: bytes, result: dict) -> dict:
+        outcome = GameOutcome("tls://10.0.0.9:4000", line=result,
+                              files={line["replay"]: zlib.compress(data)})
+        return pool._line(outcome, job, False) or {}
+
+    scores = [s + 50 for s in line["scores"]]
+    for data, result in ((rewritten(replay, scores), {**line, "scores": scores}),
+                         (replay.read_bytes(), {**line, "scores": scores})):
+        got = sent(data, result)
+        assert got["status"] == "error", got
+        assert got["error"].startswith("the replay worker tls://10.0.0.9:4000 sent does not "
+                                       "verify"), got["error"]
+        assert "it was not counted" in got["error"]
+        assert not (pool.folder / line["replay"]).exists()  # not left to be read as played
+    assert sent(replay.read_bytes(), line) == line  # the honest worker's game counts
+    assert (pool.folder / line["replay"]).exists()
 
 
 def test_a_file_the_bot_writes_is_its_argument_not_its_program(tmp_path: Path) -> None:
