@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import uuid
+import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from support import RANDOM_BOT_PATH, ROOT
@@ -26,15 +32,25 @@ distributed = pytest.importorskip(
     "distributed", reason="dask.distributed is not installed (pip install -e '.[cluster]')")
 
 from meldref.protocol.seats import BotSpec  # noqa: E402
+from meldref.replay.files import ReplayWriter  # noqa: E402
 from meldref.tournament import cluster as cluster_module  # noqa: E402
 from meldref.tournament.cluster import (  # noqa: E402
+    Batches,
     ClusterError,
+    ClusterPool,
+    GameOutcome,
     WorkerReport,
     WorkerSetup,
     _checked_bots,
     _files_way,
+    batches,
+    check_worker,
+    seating_only,
 )
+from meldref.tournament.config import build_config  # noqa: E402
 from meldref.tournament.proof import code_digest, program_digests  # noqa: E402
+from meldref.tournament.run import prepare_folder, settle_seed  # noqa: E402
+from meldref.tournament.runner import run_job  # noqa: E402
 from meldref.tournament.schedule import BotEntry  # noqa: E402
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(240)]
@@ -220,6 +236,121 @@ def test_a_bot_program_that_differs_on_a_worker_is_refused_naming_the_file(tmp_p
     assert "its file bot.py differs from the tournament machine's" in problem
     (tmp_path / "bot.py").unlink()
     assert "its file bot.py is not here" in str(_checked_bots(setup)[1])
+
+
+def rewritten(replay: Path, scores: list[int]) -> bytes:
+    """`replay` as a worker on other code would send it: the same actions, other final
+    scores, every line's sum chained again (sound as a file, wrong as a game)."""
+    records = [json.loads(x) for x in replay.read_text().splitlines()]
+    records[-1]["outcome"]["scores"] = scores
+    forged = replay.with_name("forged.jsonl")
+    header = {k: v for k, v in records[0].items()
+              if k not in ("type", "format", "version", "meldref", "sum")}
+    writer = ReplayWriter(forged, header)
+    for record in records[1:]:
+        writer.write(record)
+    writer.close()
+    return forged.read_bytes()
+
+
+def test_the_client_re_simulates_each_replay_a_worker_sends_before_counting_it(
+        tmp_path: Path) -> None:
+    # Was: a worker on a modified checkout (a wild worth 50 points) played 3 of 60 games
+    # differently and the tournament counted them, exit 0. A game played here stands in for
+    # the worker's; its replay and result line come back forged as such a worker's would.
+    config = settle_seed(build_config({}, {
+        "bots": ["builtin:greedy", "builtin:random"], "games": 1, "seed": 3,
+        "out": str(tmp_path / "worker"), "rules": {"phases-to-win": 1}}))
+    job = next(iter(config.schedule()))
+    line = run_job(job, prepare_folder(config), False)
+    replay = tmp_path / "worker" / line["replay"]
+    pool = object.__new__(ClusterPool)  # the client's side only: no cluster needed
+    pool.folder = tmp_path / "client"
+
+    def sent(data: bytes, result: dict) -> dict:
+        outcome = GameOutcome("tls://10.0.0.9:4000", line=result,
+                              files={line["replay"]: zlib.compress(data)})
+        return pool._line(outcome, job, False) or {}
+
+    scores = [s + 50 for s in line["scores"]]
+    for data, result in ((rewritten(replay, scores), {**line, "scores": scores}),
+                         (replay.read_bytes(), {**line, "scores": scores})):
+        got = sent(data, result)
+        assert got["status"] == "error", got
+        assert got["error"].startswith("the replay worker tls://10.0.0.9:4000 sent does not "
+                                       "verify"), got["error"]
+        assert "it was not counted" in got["error"]
+        assert not (pool.folder / line["replay"]).exists()  # not left to be read as played
+    assert sent(replay.read_bytes(), line) == line  # the honest worker's game counts
+    assert (pool.folder / line["replay"]).exists()
+
+
+class Submitted:
+    """A dask client's `submit` and `as_completed` as `ClusterPool._next` uses them: it keeps
+    what the last task carried."""
+
+    def __init__(self) -> None:
+        self.args: tuple[Any, ...] = ()
+        self.future = object()
+
+    def submit(self, *args: Any, **_: Any) -> object:
+        self.args = args
+        return self.future
+
+    def add(self, _: object) -> None:
+        pass
+
+    def __next__(self) -> object:
+        return self.future
+
+
+def test_a_task_carries_only_the_bots_its_games_seat(tmp_path: Path) -> None:
+    # Was: every task carried the run's whole setup, every bot and its programs' digests:
+    # pickled, 1.9 KB a task with 3 bots, 10.1 KB with 30, 93.2 KB with 300, for a heads-up
+    # deal set of 2 games (the issue's 23.4 KB a game with 300 bots, and more).
+    sizes = {}
+    for count in (3, 100):
+        config = settle_seed(build_config({}, {
+            "bots": [f"{sys.executable} {RANDOM_BOT_PATH} --seed {i}" for i in range(count)],
+            "players": 2, "games": 2, "seed": 3, "out": str(tmp_path / str(count))}))
+        bots = config.plan.bots
+        setup = WorkerSetup("tok", cluster_module.__version__, "phase10", bots, 5.0,
+                            cluster_module.Limits(), str(ROOT), False, None, None, "client",
+                            str(tmp_path / "a"), code_digest(), program_digests(bots, ROOT),
+                            os.getuid())
+        pool = object.__new__(ClusterPool)  # its submitting only: no cluster needed
+        pool.run, pool.keep_logs = run_job, False
+        pool.client = client = Submitted()  # type: ignore[assignment]
+        pool._next(Batches(batches(config.schedule())), {}, client, 1, setup)
+        _, _, batch, sent, _ = client.args
+        seated = {bot.name for job in batch for bot in job.bots}
+        assert {bot.name for bot in sent.bots} == seated and len(seated) == 2
+        assert set(sent.programs) == {str(bot.spec) for bot in sent.bots}
+        sizes[count] = len(pickle.dumps(sent))
+    assert sizes[100] < sizes[3] + 100, sizes  # the seated bots' names are a little longer
+
+
+def test_a_worker_checks_each_bot_the_first_time_a_task_seats_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A task carries only its games' bots (above), so a worker that joined after the start-up
+    # check meets the run's bots a few at a time: each is checked when first seated, and a
+    # drifted copy is refused then, naming its file.
+    for name in ("a", "b"):
+        shutil.copy(RANDOM_BOT_PATH, tmp_path / f"{name}.py")
+    entries = tuple(BotEntry(name, BotSpec.parse(f"{sys.executable} {name}.py"))
+                    for name in ("a", "b"))
+    setup = WorkerSetup(uuid.uuid4().hex, cluster_module.__version__, "phase10", entries, 10.0,
+                        cluster_module.Limits(), str(tmp_path), True, None, None, "client",
+                        str(tmp_path / "x"), code_digest(), program_digests(entries, tmp_path),
+                        os.getuid())
+    with (tmp_path / "b.py").open("a") as f:
+        f.write("# this worker's copy\n")
+    monkeypatch.setattr(distributed, "get_worker", lambda: SimpleNamespace(address="tls://w:1"))
+    assert check_worker(seating_only(setup, {"a"})).problem is None
+    problem = check_worker(seating_only(setup, {"b"})).problem
+    assert problem is not None and "its file b.py differs" in problem, problem
+    assert check_worker(seating_only(setup, {"a"})).problem == problem  # the worker is unfit
+    assert seating_only(setup, {"a", "b"}) == replace(setup)
 
 
 def test_a_file_the_bot_writes_is_its_argument_not_its_program(tmp_path: Path) -> None:

@@ -2,9 +2,9 @@
 
 Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each deal
 set (a deal's games in all its seatings, `BATCH_GAMES` at most) is one dask task, carrying
-the run's setup once for its games; the scheduler spreads the tasks over
-the workers, and results stream back to the tournament process, which alone writes the output
-folder's `results.jsonl`.
+the run's setup once for its games, cut to the bots they seat; the scheduler spreads the tasks
+over the workers, and results stream back to the tournament process, which alone writes the
+output folder's `results.jsonl`.
 
 How it keeps the guarantees of local runs:
 - **Start-up check.** Before any game, a task pinned to every worker checks that worker: the
@@ -14,7 +14,8 @@ How it keeps the guarantees of local runs:
   checked by digest; an explicit shared bot folder checked by digest too), every distinct bot
   started through its handshake under the tournament's limits, and whether it sees the output
   folder. Any failure stops the tournament (exit 2) naming the worker and the bot. A worker
-  that joins later runs the same check before its first game, and stops the tournament the
+  that joins later runs the same check before its first game, and checks each bot the first
+  time a task seats it (a task carries only its games' bots), and stops the tournament the
   same way if it fails.
 - **Files.** "shared": a worker plays each game in its own attempt folder under
   `<out>/.cluster/<run>/`, and the tournament process moves the replay and kept logs into
@@ -167,19 +168,31 @@ class GameOutcome:
 
 
 _CHECKED: dict[str, WorkerReport] = {}  # by run token: each worker checks itself once a run
+_SEATED: dict[str, set[str]] = {}  # by run token: the bots this worker has checked
 _CHECK_LOCK = threading.Lock()
 
 
 def check_worker(setup: WorkerSetup) -> WorkerReport:
-    """This worker's start-up check for the run `setup.token` (done once, then remembered)."""
+    """This worker's check for the run `setup.token`: itself and the setup's bots the first
+    time (the start-up check's setup holds every bot), then each bot a later task seats that
+    it has not checked yet (a task carries only its games' bots: `seating_only`)."""
     with _CHECK_LOCK:
-        if setup.token not in _CHECKED:
+        report = _CHECKED.get(setup.token)
+        checked = _SEATED.setdefault(setup.token, set())
+        if report is None:
             address = distributed.get_worker().address
             folder, problem = _checked_bots(setup)
             shared = _shared_folder_problem(setup)
-            _CHECKED[setup.token] = WorkerReport(address, problem, shared is None, folder,
-                                                 shared)
-        return _CHECKED[setup.token]
+            report = WorkerReport(address, problem, shared is None, folder, shared)
+        elif report.problem is None:
+            new = {bot.name for bot in setup.bots} - checked
+            problem = _checked_programs(seating_only(setup, new), report.bot_folder) \
+                if new else None
+            if problem is not None:
+                report = replace(report, problem=problem)
+        checked.update(bot.name for bot in setup.bots)
+        _CHECKED[setup.token] = report
+        return report
 
 
 def _checked_bots(setup: WorkerSetup) -> tuple[str | None, str | None]:
@@ -193,15 +206,38 @@ def _checked_bots(setup: WorkerSetup) -> tuple[str | None, str | None]:
                       "install the same checkout on every worker")
     try:
         folder = worker_bot_folder(setup)
-        drift = program_mismatch(setup.programs, setup.bots, Path(folder or os.getcwd()))
-        if drift is not None:
-            return None, drift
-        preflight(setup.game, setup.bots, setup.startup_time, None, setup.limits, folder)
     except (ConfigError, BotFolderError) as exc:
         return None, str(exc)
     except Exception as exc:  # a bug shown where it happened, not a worker lost in silence
         return None, f"the check failed: {exc!r}"
-    return folder, None
+    problem = _checked_programs(setup, folder)
+    return (None, problem) if problem is not None else (folder, None)
+
+
+def _checked_programs(setup: WorkerSetup, folder: str | None) -> str | None:
+    """What is wrong with the setup's bots here (their programs' digests, their handshake
+    under the run's limits), or None."""
+    try:
+        drift = program_mismatch(setup.programs, setup.bots, Path(folder or os.getcwd()))
+        if drift is not None:
+            return drift
+        preflight(setup.game, setup.bots, setup.startup_time, None, setup.limits, folder)
+    except (ConfigError, BotFolderError) as exc:
+        return str(exc)
+    except Exception as exc:  # a bug shown where it happened, not a worker lost in silence
+        return f"the check failed: {exc!r}"
+    return None
+
+
+def seating_only(setup: WorkerSetup, names: Iterable[str]) -> WorkerSetup:
+    """`setup` with only the bots named (and their programs' digests): what a task carries
+    for the bots its games seat, so its size does not grow with the run's bots."""
+    wanted = set(names)
+    bots = tuple(bot for bot in setup.bots if bot.name in wanted)
+    specs = {str(bot.spec) for bot in bots}
+    return replace(setup, bots=bots,
+                   programs={spec: files for spec, files in setup.programs.items()
+                             if spec in specs})
 
 
 def worker_bot_folder(setup: WorkerSetup) -> str | None:
@@ -582,8 +618,9 @@ class ClusterPool:
         window, looked = 0, 0.0
         try:
             # Each task carries the setup (not scattered: scattered data dies with the workers
-            # that hold it, and a killed worker's games would be cancelled, not played again);
-            # a task is a deal set, so it is sent once for its games.
+            # that hold it, and a killed worker's games would be cancelled, not played again),
+            # cut to the bots its games seat (`_next`); a task is a deal set, so it is sent
+            # once for its games.
             setup = self.setup
             while queue.more() or pending:
                 try:
@@ -610,8 +647,9 @@ class ClusterPool:
         """Submit batches up to `window` in flight (one at least), then wait for one."""
         assert self.client is not None
         while len(pending) < max(1, window) and (batch := queue.take()) is not None:
+            seated = seating_only(setup, (bot.name for job in batch for bot in job.bots))
             future = self.client.submit(
-                play_batch, self.run, batch, setup, self.keep_logs, pure=False,
+                play_batch, self.run, batch, seated, self.keep_logs, pure=False,
                 key=f"meldref-{batch[0].game_id}-{uuid.uuid4().hex[:8]}",
                 priority=-batch[0].index)
             pending[future] = batch
