@@ -194,10 +194,7 @@ class GameInfo:
             raise RuleOptionError(str(exc)) from None
 
     def check_players(self, players: int) -> None:
-        if not self.min_players <= players <= self.max_players:
-            raise RuleOptionError(
-                f"{self.name} is for {self.min_players}..{self.max_players} players, not {players}"
-            )
+        check_players(self.name, self.min_players, self.max_players, players)
 
     def check_setup(self, rules: Any, players: int) -> None:
         """`RuleOptionError` unless a game of `players` seats can start under `rules`: the
@@ -206,6 +203,12 @@ class GameInfo:
         self.check_players(players)
         if self.check_rules is not None:
             self.check_rules(rules, players)
+
+
+def check_players(game: str, low: int, high: int, players: int) -> None:
+    """`RuleOptionError` unless `players` is within the game's `low`..`high`."""
+    if not low <= players <= high:
+        raise RuleOptionError(f"{game} is for {low}..{high} players, not {players}")
 
 
 _GAME_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}

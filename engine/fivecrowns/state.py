@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from ..cards import Card, CardError, fivecrowns_deck, format_cards, sort_key, sorted_cards
 from ..common import (
@@ -32,7 +32,7 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
+from ..game import JSON, Event, Outcome, Termination, check_players, rules_from_json
 from ..meld_check import build_meld
 from ..melds import Meld, MeldError, MeldRules, parse_group
 from .actions import Action, Discard, parse_action
@@ -81,7 +81,7 @@ class FiveCrownsState(DrawDiscardState):
     had_last_turn: list[bool]  # per seat, once someone went out
 
     def __init__(self, rules: FiveCrownsRules, players: int, seed: int | str) -> None:
-        GAME.check_players(players)
+        check_players(self.game_name, MIN_PLAYERS, MAX_PLAYERS, players)
         self._setup(rules.for_players(players), players, seed)
         self.dealer = first_dealer(rules.dealer, players, seed)
         self._opening = self._deal(tuple(range(players)))
@@ -369,16 +369,3 @@ def _covers_rest(hand: list[Card], discard: Card, melds: list[Meld]) -> str | No
 def new_game(rules: FiveCrownsRules, players: int, seed: int | str) -> FiveCrownsState:
     """A new game: round 1 is dealt and the seat left of the dealer is to draw."""
     return FiveCrownsState(rules, players, seed)
-
-
-GAME: Final = GameInfo(
-    name="fivecrowns",
-    title="Five Crowns",
-    min_players=MIN_PLAYERS,
-    max_players=MAX_PLAYERS,
-    rules_type=FiveCrownsRules,
-    new_game=new_game,
-    from_snapshot=FiveCrownsState.from_snapshot,
-    decisions=("draw", "discard"),
-    check_rules=FiveCrownsRules.for_players,
-)

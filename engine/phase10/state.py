@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import ClassVar, Final, NamedTuple, TypeVar
+from typing import ClassVar, NamedTuple, TypeVar
 
 from ..cards import SKIP, WILD, Card, format_cards, phase10_deck
 from ..common import (
@@ -32,7 +32,7 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
+from ..game import JSON, Event, Outcome, Termination, check_players, rules_from_json
 from ..meld_check import build_meld, extend, parse_meld
 from ..melds import Meld, MeldError, format_meld
 from .actions import Action, Discard, Group, Hit, LayDown, parse_action
@@ -75,7 +75,7 @@ class Phase10State(DrawDiscardState):
     laid_this_turn: bool
 
     def __init__(self, rules: Phase10Rules, players: int, seed: int | str) -> None:
-        GAME.check_players(players)
+        check_players(self.game_name, MIN_PLAYERS, MAX_PLAYERS, players)
         self._setup(rules, players, seed)
         self.dealer = first_dealer(rules.dealer, players, seed)
         self._opening = self._deal(tuple(range(players)))
@@ -529,15 +529,3 @@ def _seats(seats: Iterable[int]) -> str:
 def new_game(rules: Phase10Rules, players: int, seed: int | str) -> Phase10State:
     """A new game: the first hand is dealt and the first player is to draw."""
     return Phase10State(rules, players, seed)
-
-
-GAME: Final = GameInfo(
-    name="phase10",
-    title="Phase 10",
-    min_players=MIN_PLAYERS,
-    max_players=MAX_PLAYERS,
-    rules_type=Phase10Rules,
-    new_game=new_game,
-    from_snapshot=Phase10State.from_snapshot,
-    decisions=("draw", "play"),
-)
