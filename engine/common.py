@@ -20,6 +20,7 @@ from .cards import Card, CardError, parse_cards, rng_for, shuffled
 from .game import (
     JSON,
     Event,
+    EventKind,
     IllegalActionError,
     InvalidActionError,
     Outcome,
@@ -168,7 +169,7 @@ class CardGameState(abc.ABC):
     def _end_game(self, outcome: Outcome, events: list[Event]) -> None:
         """The game is over with `outcome`, which every seat is told (`game_over`)."""
         self._outcome = outcome
-        events.append(Event("game_over", None, outcome.to_json()))
+        events.append(Event(EventKind.GAME_OVER, None, outcome.to_json()))
 
     @abc.abstractmethod
     def snapshot(self) -> dict[str, JSON]:
@@ -249,10 +250,10 @@ class DrawDiscardState(CardGameState):
         seat = self._to_move
         if action.source == "pile":
             card = self.draw_pile.pop()
-            event = Event("draw", seat, {"source": "pile"}, {"card": card.text})
+            event = Event(EventKind.DRAW, seat, {"source": "pile"}, {"card": card.text})
         else:
             card = self.discard_pile.pop()
-            event = Event("draw", seat, {"source": "discard", "card": card.text})
+            event = Event(EventKind.DRAW, seat, {"source": "discard", "card": card.text})
         self.hands[seat].append(card)
         self._decision = self.after_draw
         return [event]
@@ -266,7 +267,7 @@ class DrawDiscardState(CardGameState):
         rng = rng_for(self.seed, "reshuffle", number, self.reshuffles)
         self.draw_pile = shuffled(self.discard_pile, rng)
         self.discard_pile = [top]
-        events.append(Event("reshuffle", None, {"draw_pile_size": len(self.draw_pile)}))
+        events.append(Event(EventKind.RESHUFFLE, None, {"draw_pile_size": len(self.draw_pile)}))
 
     def _piles_to_json(self) -> dict[str, JSON]:
         return {

@@ -34,7 +34,7 @@ from typing import Any, Final
 from ..engine.game import Event, GameState, RuleOptionError, rules_to_json
 from ..engine.phase10.rules import PHASES, describe_phase
 from .botlogs import bot_logs
-from .files import Replay, ReplayError, Step, opening_events, simulate
+from .files import Replay, ReplayError, Step, simulate
 from .show import lenient_replay
 from .words import describe_event, sorted_hand
 
@@ -256,7 +256,7 @@ class _Builder:
         self.steps.append(_compact({"k": kind, "h": frame.get("h"), "L": lines, **more}))
 
     def opening(self, state: GameState) -> None:
-        lines = self.lines(opening_events(state))
+        lines = self.lines(state.opening_events())
         self.add("o", self.frame(state), lines)
 
     def step(self, step: Step, state: GameState) -> None:

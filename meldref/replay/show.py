@@ -16,7 +16,6 @@ from .files import (
     Step,
     event_for_seat,
     load_replay,
-    opening_events,
     read_lines,
     simulate,
 )
@@ -69,7 +68,7 @@ def tell(path: Path, seat: int | None = None, hand: int | None = None) -> Tellin
     try:
         # The events told are the re-simulated ones (what the file stores is checked against
         # them, and may be anything).
-        story.events([event_record(e) for e in opening_events(replay.new_state())])
+        story.events([event_record(e) for e in replay.new_state().opening_events()])
         simulate(replay, on_step=story.step, before=story.before)
     except ReplayError as exc:
         telling.problem = telling.problem or str(exc)

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from ..engine.cards import Card, CardError, Kind, sort_key
 from ..engine.game import GameInfo
-from ..protocol.errors import BotCrashedError, Fault
+from ..protocol.errors import BotCrashedError, Fault, FaultOutcome
 from ..protocol.referee import MatchPolicy, close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
 from ..replay.words import describe_event
@@ -91,8 +91,8 @@ class HumanSeat(Seat):
             try:
                 text = self.read(f"{request.decision}> ").strip()
             except EOFError:
-                raise BotCrashedError(Fault("closed", "the player closed the input", None, True),
-                                      time.perf_counter() - began) from None
+                closed = Fault(FaultOutcome.CLOSED, "the player closed the input", None, True)
+                raise BotCrashedError(closed, time.perf_counter() - began) from None
             action = self.interpret(text, request)
             if action is not None:
                 return Reply(action, time.perf_counter() - began)
