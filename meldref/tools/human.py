@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..engine.cards import Card, CardError, Kind, sort_key
-from ..engine.game import GameInfo
+from ..engine.game import EventKind, GameInfo
 from ..protocol.errors import BotCrashedError, Fault, FaultOutcome
 from ..protocol.referee import MatchPolicy, close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
@@ -78,9 +78,9 @@ class HumanSeat(Seat):
 
     def notify(self, events: Sequence[Mapping[str, Any]]) -> None:
         for event in events:
-            if event.get("event") == "game_over":
+            if event.get("event") == EventKind.GAME_OVER:
                 continue
-            self.say("  " + describe_event(event, self._names()), markup=False)
+            self.say("  " + describe_event(event, self._names(), self.info.name), markup=False)
 
     def decide(self, request: Request) -> Reply:
         began = time.perf_counter()
