@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from meldref.engine.game import EventKind, GameState
+from meldref.engine.game import GAME_NAMES, EventKind, GameState
 from meldref.protocol.errors import FaultOutcome, SeatStatus
+from meldref.replay.games import presentation
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ["engine", "protocol", "bots", "meldref"]  # meldref/ links the first three: skipped
@@ -157,3 +158,27 @@ def test_nothing_probes_the_game_state() -> None:
                     and isinstance(node.args[1], ast.Constant) and node.args[1].value in members):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.args[1].value}")
     assert not found, "\n".join(found)
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-game knowledge stays in the game's presentation (replay/games/<game>.py)
+
+GENERIC = ["meldref/replay/html.py", "meldref/replay/words.py", "meldref/replay/frames.py",
+           "meldref/replay/show.py", "meldref/replay/viewer/viewer.js",
+           "meldref/replay/viewer/list.js"]
+
+
+@pytest.mark.parametrize("path", GENERIC)
+def test_the_generic_tools_name_no_game(path: str) -> None:
+    """Was: `FRAMES = {"phase10": ...}`, `if replay.header["game"] != "phase10"` in html.py,
+    `D.game === "solitaire"` in viewer.js."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    named = [name for name in GAME_NAMES if f'"{name}"' in text or f"'{name}'" in text]
+    assert not named, f"{path} names {named}: that belongs in replay/games/<game>.py"
+    assert "D.game ===" not in text and "D.game !==" not in text
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_game_has_a_presentation_found_by_its_name(name: str) -> None:
+    shown = presentation(name.upper())  # found as find_game finds the rules
+    assert shown is presentation(name) and shown.look.to_json()["layout"] in ("seats", "piles")
