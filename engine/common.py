@@ -19,10 +19,12 @@ from typing import Any, ClassVar, Final, Literal, Self
 from .cards import Card, CardError, parse_cards, rng_for, shuffled
 from .game import (
     JSON,
+    Action,
     Event,
     EventKind,
     IllegalActionError,
     InvalidActionError,
+    Observation,
     Outcome,
     RuleOptionError,
     Ruling,
@@ -73,7 +75,7 @@ def snapshot_outcome(outcome: Outcome | None) -> JSON:
             "scores": list(outcome.scores), "detail": dict(outcome.detail)}
 
 
-def restore_outcome(data: Any) -> Outcome | None:
+def restore_outcome(data: JSON) -> Outcome | None:
     """The inverse of `snapshot_outcome`."""
     if data is None:
         return None
@@ -135,14 +137,14 @@ class CardGameState(abc.ABC):
         return list(self._opening)
 
     @abc.abstractmethod
-    def observation(self, seat: int) -> Any:
+    def observation(self, seat: int) -> Observation:
         """What `seat` may know now (a view with `to_json()` and `legal_actions()`)."""
 
-    def legal_actions(self) -> list[Any]:
+    def legal_actions(self) -> Sequence[Action]:
         seat = self.to_move
         return [] if seat is None else self.observation(seat).legal_actions()
 
-    def judge(self, action: Any) -> Ruling:
+    def judge(self, action: Action) -> Ruling:
         position = self._applied
         if self._outcome is not None:
             return Ruling(action, "the game is over", position=position)
@@ -154,10 +156,10 @@ class CardGameState(abc.ABC):
             return Ruling(action, verdict, position=position)
         return Ruling(action, None, verdict, position)
 
-    def why_illegal(self, action: Any) -> str | None:
+    def why_illegal(self, action: Action) -> str | None:
         return self.judge(action).reason
 
-    def apply(self, action: Any) -> list[Event]:
+    def apply(self, action: Action | Ruling) -> list[Event]:
         ruling = action if isinstance(action, Ruling) else self.judge(action)
         if ruling.reason is not None:
             raise IllegalActionError(ruling.reason)

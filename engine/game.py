@@ -1,6 +1,7 @@
-"""What every game module provides, and the values they share: errors, events, outcomes.
+"""What every game module provides, and the values they share: errors, events and their
+kinds (`EventKind`), actions, outcomes.
 
-A game module (`phase10`, `fivecrowns`, `solitaire`) exports one `GameInfo` named `GAME`.
+A game package (`phase10`, `fivecrowns`, `solitaire`) exports one `GameInfo` named `GAME`.
 The referee, the protocol and the command line only ever talk to a game through it and through
 the `GameState` protocol below, so they never depend on one game's rules.
 """

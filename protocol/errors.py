@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final
+
+from ..engine.game import JSON
 
 
 class FaultOutcome(StrEnum):
@@ -61,15 +63,15 @@ class Fault:
         """How many faults this record counts for."""
         return self.suppressed or 1
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"outcome": self.outcome.value, "detail": self.detail,
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"outcome": self.outcome.value, "detail": self.detail,
                                "fatal": self.fatal}
         if self.suppressed:
             out["suppressed"] = self.suppressed
         return out
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Fault:
+    def from_json(data: Mapping[str, JSON]) -> Fault:
         """The fault of a `to_json` or `to_record` dict (what a result line or replay holds);
         `ValueError` for an outcome that is not one of `FaultOutcome` (the replay's schema
         refuses such a record first)."""
@@ -79,8 +81,8 @@ class Fault:
                      request if isinstance(request, int) else None, bool(data.get("fatal")),
                      suppressed if isinstance(suppressed, int) and suppressed > 0 else 0)
 
-    def to_record(self, seat: int) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_record(self, seat: int) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
             "type": "fault",
             "seat": seat,
             "outcome": self.outcome.value,

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from ..engine.game import (
+    Action,
     Event,
     GameInfo,
     GameState,
@@ -260,7 +261,7 @@ class _Referee:
         assert state.outcome is not None
         return state.outcome
 
-    def choose(self, seat: int) -> tuple[Any, Reply | None]:
+    def choose(self, seat: int) -> tuple[Action | Ruling, Reply | None]:
         """The action for `seat`: its bot's, or the referee's if the bot failed."""
         if self.active(seat):
             chosen = self.ask(seat)
@@ -268,7 +269,7 @@ class _Referee:
                 return chosen
         return self.state.autoplay_action(), None
 
-    def ask(self, seat: int) -> tuple[Any, Reply] | None:
+    def ask(self, seat: int) -> tuple[Action | Ruling, Reply] | None:
         bot, clock = self.seats[seat], self.clocks[seat]
         for attempt in range(self.policy.illegal_retries + 1):
             last = attempt == self.policy.illegal_retries
@@ -311,7 +312,8 @@ class _Referee:
         return Request(state.decision, state.observation(seat), clock.allowance(), clock.bank,
                        hints, lambda text: self.judge(text)[1])
 
-    def judge(self, text: str, action: Any = None) -> tuple[Ruling | None, str | None]:
+    def judge(self, text: str, action: Action | None = None,
+              ) -> tuple[Ruling | None, str | None]:
         """The legal ruling and None, else None and the reason (syntax or rules); `action` is
         the value an in-process bot answered with, else the text is parsed. The ruling is
         what `advance` plays: the action is judged once."""
@@ -330,7 +332,7 @@ class _Referee:
             return None, f"{quote(str(action))}: {quote(ruling.reason, 400)}"
         return ruling, None
 
-    def advance(self, seat: int, action: Any, reply: Reply | None) -> None:
+    def advance(self, seat: int, action: Action | Ruling, reply: Reply | None) -> None:
         """Play `action` (the bot's legal `Ruling`, or the referee's own action)."""
         state = self.state
         decision = state.decision

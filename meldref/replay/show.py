@@ -6,9 +6,8 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ..engine.game import JSON, EventKind, rules_to_json
+from ..engine.game import JSON, EventKind, GameState, rules_to_json
 from ..protocol.records import event_record
 from .files import (
     Replay,
@@ -109,14 +108,14 @@ class _Story:
                 self.add(f"-- {presentation(self.game).look.deal_word or 'hand'} {number} --")
             self.add("    " + describe_event(view, self.names, self.game))
 
-    def before(self, record: dict[str, JSON], state: Any) -> None:
+    def before(self, record: dict[str, JSON], state: GameState) -> None:
         if self.seat is None or state.to_move != self.seat:
             return
         held = state.observation(self.seat).to_json().get("hand")
         if isinstance(held, list):
             self.add(f"  seat {self.seat} holds {format_hand(held)}")
 
-    def step(self, step: Step, state: Any) -> None:
+    def step(self, step: Step, state: GameState) -> None:
         auto = " (played by the referee)" if step.record.get("auto") else ""
         self.add(f"#{step.record.get('n', '?')} {seat_name(self.names, step.seat)} "
                  f"{step.decision}: {step.action}{auto}")
