@@ -1,6 +1,6 @@
 """Replays written by an earlier meldref still verify, show and render.
 
-The files in tests/old_replays/ were written by meldref 0.x before event kinds, fault outcomes
+The files in tests/old_replays/ were written by meldref 0.1.0 before event kinds, fault outcomes
 and seat statuses became enums and each game's presentation got a module of its own: one game
 of each kind, and one with faults (an illegal answer retried, a timeout, a forfeit). The bad
 bot's command in the faults game's header was shortened to a relative path (and the sums
