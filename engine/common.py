@@ -19,9 +19,12 @@ from typing import Any, ClassVar, Final, Literal, Self
 from .cards import Card, CardError, parse_cards, rng_for, shuffled
 from .game import (
     JSON,
+    Action,
     Event,
+    EventKind,
     IllegalActionError,
     InvalidActionError,
+    Observation,
     Outcome,
     RuleOptionError,
     Ruling,
@@ -72,7 +75,7 @@ def snapshot_outcome(outcome: Outcome | None) -> JSON:
             "scores": list(outcome.scores), "detail": dict(outcome.detail)}
 
 
-def restore_outcome(data: Any) -> Outcome | None:
+def restore_outcome(data: JSON) -> Outcome | None:
     """The inverse of `snapshot_outcome`."""
     if data is None:
         return None
@@ -134,14 +137,14 @@ class CardGameState(abc.ABC):
         return list(self._opening)
 
     @abc.abstractmethod
-    def observation(self, seat: int) -> Any:
+    def observation(self, seat: int) -> Observation:
         """What `seat` may know now (a view with `to_json()` and `legal_actions()`)."""
 
-    def legal_actions(self) -> list[Any]:
+    def legal_actions(self) -> Sequence[Action]:
         seat = self.to_move
         return [] if seat is None else self.observation(seat).legal_actions()
 
-    def judge(self, action: Any) -> Ruling:
+    def judge(self, action: Action) -> Ruling:
         position = self._applied
         if self._outcome is not None:
             return Ruling(action, "the game is over", position=position)
@@ -153,10 +156,10 @@ class CardGameState(abc.ABC):
             return Ruling(action, verdict, position=position)
         return Ruling(action, None, verdict, position)
 
-    def why_illegal(self, action: Any) -> str | None:
+    def why_illegal(self, action: Action) -> str | None:
         return self.judge(action).reason
 
-    def apply(self, action: Any) -> list[Event]:
+    def apply(self, action: Action | Ruling) -> list[Event]:
         ruling = action if isinstance(action, Ruling) else self.judge(action)
         if ruling.reason is not None:
             raise IllegalActionError(ruling.reason)
@@ -168,7 +171,7 @@ class CardGameState(abc.ABC):
     def _end_game(self, outcome: Outcome, events: list[Event]) -> None:
         """The game is over with `outcome`, which every seat is told (`game_over`)."""
         self._outcome = outcome
-        events.append(Event("game_over", None, outcome.to_json()))
+        events.append(Event(EventKind.GAME_OVER, None, outcome.to_json()))
 
     @abc.abstractmethod
     def snapshot(self) -> dict[str, JSON]:
@@ -249,10 +252,10 @@ class DrawDiscardState(CardGameState):
         seat = self._to_move
         if action.source == "pile":
             card = self.draw_pile.pop()
-            event = Event("draw", seat, {"source": "pile"}, {"card": card.text})
+            event = Event(EventKind.DRAW, seat, {"source": "pile"}, {"card": card.text})
         else:
             card = self.discard_pile.pop()
-            event = Event("draw", seat, {"source": "discard", "card": card.text})
+            event = Event(EventKind.DRAW, seat, {"source": "discard", "card": card.text})
         self.hands[seat].append(card)
         self._decision = self.after_draw
         return [event]
@@ -266,7 +269,7 @@ class DrawDiscardState(CardGameState):
         rng = rng_for(self.seed, "reshuffle", number, self.reshuffles)
         self.draw_pile = shuffled(self.discard_pile, rng)
         self.discard_pile = [top]
-        events.append(Event("reshuffle", None, {"draw_pile_size": len(self.draw_pile)}))
+        events.append(Event(EventKind.RESHUFFLE, None, {"draw_pile_size": len(self.draw_pile)}))
 
     def _piles_to_json(self) -> dict[str, JSON]:
         return {

@@ -1,6 +1,7 @@
-"""What every game module provides, and the values they share: errors, events, outcomes.
+"""What every game module provides, and the values they share: errors, events and their
+kinds (`EventKind`), actions, outcomes.
 
-A game module (`phase10`, `fivecrowns`, `solitaire`) exports one `GameInfo` named `GAME`.
+A game package (`phase10`, `fivecrowns`, `solitaire`) exports one `GameInfo` named `GAME`.
 The referee, the protocol and the command line only ever talk to a game through it and through
 the `GameState` protocol below, so they never depend on one game's rules.
 """
@@ -35,6 +36,21 @@ class UnknownGameError(ValueError):
     """A game name that is not one of meldref's games."""
 
 
+class Action(Protocol):
+    """An action of a game (`Draw`, `Discard`, `Place`...): a frozen value whose `str` is its
+    protocol text, which the game's `parse_action` reads back."""
+
+    def __str__(self) -> str: ...
+
+
+class Observation(Protocol):
+    """What a seat may know (a game's view): its JSON is what the seat is told."""
+
+    def to_json(self) -> dict[str, JSON]: ...
+
+    def legal_actions(self) -> Sequence[Action]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Ruling:
     """The rules' answer about one action in one position: legal (`reason` None) or why not.
@@ -43,14 +59,39 @@ class Ruling:
     the melds a lay-down builds), so `GameState.apply` plays it without judging it again.
     `position` counts the actions applied before it: a ruling is only good in its position."""
 
-    action: Any
+    action: Action
     reason: str | None
-    plan: Any = None
+    plan: object = None  # the game's own working (its checks make it, its moves read it)
     position: int = 0
 
     @property
     def legal(self) -> bool:
         return self.reason is None
+
+
+class EventKind(StrEnum):
+    """What an event says happened: its `event` word in the protocol and in replays."""
+
+    DEAL = "deal"  # a seat's cards (Solitaire: the piles) for a new hand or round
+    TURN_UP = "turn_up"  # the discard pile's first card
+    DRAW = "draw"
+    DISCARD = "discard"
+    LAY_DOWN = "lay_down"  # Phase 10: a phase laid
+    HIT = "hit"  # Phase 10: a card added to a group on the table
+    SKIP = "skip"  # Phase 10: a Skip played on a seat
+    SKIPPED = "skipped"  # Phase 10: a seat loses its turn
+    GO_OUT = "go_out"  # Five Crowns: a seat lays its whole hand
+    LAST_TURN = "last_turn"  # Five Crowns: a seat's last turn after someone went out
+    PLACE = "place"  # Solitaire: a card put on a pile
+    CLOSE = "close"  # Solitaire: a pile closed
+    RESHUFFLE = "reshuffle"  # the discard pile becomes the draw pile
+    HAND_END = "hand_end"  # Phase 10: a hand scored
+    ROUND_END = "round_end"  # Five Crowns: a round scored
+    GAME_OVER = "game_over"
+
+
+# The events that end a hand (Phase 10) or a round (Five Crowns).
+DEAL_ENDS: Final = frozenset({EventKind.HAND_END, EventKind.ROUND_END})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +101,14 @@ class Event:
     Example: drawing from the pile is public (who drew, from where) with the card private.
     """
 
-    kind: str
+    kind: EventKind
     seat: int | None = None
     public: Mapping[str, JSON] = field(default_factory=dict)
     private: Mapping[str, JSON] = field(default_factory=dict)
 
     def for_seat(self, seat: int | None) -> dict[str, JSON]:
         """The event as `seat` may see it (None: the referee, who sees everything)."""
-        out: dict[str, JSON] = {"event": self.kind}
+        out: dict[str, JSON] = {"event": self.kind.value}
         if self.seat is not None:
             out["seat"] = self.seat
         out.update(self.public)
@@ -126,29 +167,34 @@ class GameState(Protocol):
     def scores(self) -> Sequence[int]:
         """Per-seat running totals in the game's own units (penalty points; piles closed)."""
 
+    @property
+    def rules(self) -> Any:
+        """The rule options played by (the game's frozen dataclass), as the game settled them
+        when it started (Five Crowns turns `party=auto` into on or off by the players)."""
+
     def opening_events(self) -> list[Event]:
         """What happened before the first decision (the first deal), as events."""
 
-    def parse_action(self, text: str) -> Any:
+    def parse_action(self, text: str) -> Action:
         """The action written as `text`; `InvalidActionError` if it is not one."""
 
-    def judge(self, action: Any) -> Ruling:
+    def judge(self, action: Action) -> Ruling:
         """The rules' answer about `action` for the seat to move, in this position."""
 
-    def why_illegal(self, action: Any) -> str | None:
+    def why_illegal(self, action: Action) -> str | None:
         """None if `action` is legal for the seat to move, else the reason."""
 
-    def apply(self, action: Any) -> list[Event]:
+    def apply(self, action: Action | Ruling) -> list[Event]:
         """Play `action`, or a legal `Ruling` made in this position (not judged again); what
         happened. `IllegalActionError` for an illegal action or a ruling of another position."""
 
-    def observation(self, seat: int) -> Any:
-        """What `seat` may know now; has `to_json()`."""
+    def observation(self, seat: int) -> Observation:
+        """What `seat` may know now."""
 
-    def legal_actions(self) -> list[Any]:
+    def legal_actions(self) -> Sequence[Action]:
         """Legal actions for the seat to move (lay-downs and go-outs: one found way each)."""
 
-    def autoplay_action(self) -> Any:
+    def autoplay_action(self) -> Action:
         """A safe legal action for a seat the referee plays (draw pile, discard a card...)."""
 
     def snapshot(self) -> dict[str, JSON]:
@@ -194,10 +240,7 @@ class GameInfo:
             raise RuleOptionError(str(exc)) from None
 
     def check_players(self, players: int) -> None:
-        if not self.min_players <= players <= self.max_players:
-            raise RuleOptionError(
-                f"{self.name} is for {self.min_players}..{self.max_players} players, not {players}"
-            )
+        check_players(self.name, self.min_players, self.max_players, players)
 
     def check_setup(self, rules: Any, players: int) -> None:
         """`RuleOptionError` unless a game of `players` seats can start under `rules`: the
@@ -206,6 +249,12 @@ class GameInfo:
         self.check_players(players)
         if self.check_rules is not None:
             self.check_rules(rules, players)
+
+
+def check_players(game: str, low: int, high: int, players: int) -> None:
+    """`RuleOptionError` unless `players` is within the game's `low`..`high`."""
+    if not low <= players <= high:
+        raise RuleOptionError(f"{game} is for {low}..{high} players, not {players}")
 
 
 _GAME_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}

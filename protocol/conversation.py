@@ -23,6 +23,7 @@ from .errors import (
     BotProtocolError,
     BotTimeoutError,
     Fault,
+    FaultOutcome,
 )
 from .process import Limits, describe_exit
 from .viewtext import legal_lines, observation_lines
@@ -211,7 +212,8 @@ class Conversation:
                 elif msg.kind != "info":  # banners and chatter are forgiven, up to a flood
                     self._stray_line("before `ready`")
                     if msg.malformed:
-                        self.notes.append(Fault("malformed", f"before ready: {msg.text}"))
+                        self.notes.append(Fault(FaultOutcome.MALFORMED,
+                                                f"before ready: {msg.text}"))
 
     # -- between games ---------------------------------------------------------------------
 
@@ -272,7 +274,7 @@ class Conversation:
             self._stray_line(f"during request {request_id}", request_id, elapsed)
             return None
         if msg.malformed:
-            raise BotProtocolError(Fault("malformed", msg.text, request_id), elapsed)
+            raise BotProtocolError(Fault(FaultOutcome.MALFORMED, msg.text, request_id), elapsed)
         if msg.request_id != request_id:
             self._late(msg, request_id, elapsed)
             return None
@@ -286,10 +288,10 @@ class Conversation:
         if msg.request_id is not None and current is not None and msg.request_id > current:
             detail = (f"answer to request {msg.request_id}, which was never sent: "
                       f"{quote(msg.text)}")
-            self.notes.append(Fault("malformed", detail, msg.request_id))
+            self.notes.append(Fault(FaultOutcome.MALFORMED, detail, msg.request_id))
             return
         detail = f"late answer to request {msg.request_id} ignored: {quote(msg.text)}"
-        self.notes.append(Fault("late", detail, msg.request_id))
+        self.notes.append(Fault(FaultOutcome.LATE, detail, msg.request_id))
 
     def _absorb_idle_lines(self) -> None:
         for got in self.transport.pending():
@@ -299,7 +301,8 @@ class Conversation:
             if msg.malformed or msg.kind != "action":
                 self._stray_line("")
                 if msg.malformed:
-                    self.notes.append(Fault("malformed", f"between requests: {msg.text}"))
+                    self.notes.append(Fault(FaultOutcome.MALFORMED,
+                                            f"between requests: {msg.text}"))
             else:
                 self._late(msg, None)
 
@@ -311,8 +314,9 @@ class Conversation:
         limit = self.limits.max_stray_lines
         if self._stray > limit:
             where = where or "between requests"
-            fault = Fault("malformed", f"flooding: more than {limit} unsolicited lines {where}",
-                          request_id, True)
+            fault = Fault(FaultOutcome.MALFORMED,
+                          f"flooding: more than {limit} unsolicited lines {where}", request_id,
+                          True)
             raise BotFloodError(fault, elapsed)
 
     def _parse(self, got: Incoming) -> BotLine | None:
@@ -346,7 +350,7 @@ class Conversation:
         sign, busy = self._wait_for_life(request_id, what, elapsed, began + allowed)
         if sign is not None:
             still = "still computing, then " if busy else ""
-            fault = Fault("timeout", f"{limit} (alive: {still}{sign})", request_id, True)
+            fault = Fault(FaultOutcome.TIMEOUT, f"{limit} (alive: {still}{sign})", request_id, True)
             raise BotTimeoutError(fault, elapsed)
         if busy:
             grace = max(self.limits.busy_grace, self.limits.ping_grace)
@@ -355,7 +359,7 @@ class Conversation:
         else:
             detail = (f"{limit} and no pong within {self.limits.ping_grace * 1000:.0f} ms; "
                       "idle (no CPU used): hung, or its output was not flushed")
-        raise BotTimeoutError(Fault("stalled", detail, request_id, True), elapsed)
+        raise BotTimeoutError(Fault(FaultOutcome.STALLED, detail, request_id, True), elapsed)
 
     def _wait_for_life(
         self, request_id: int | None, what: str, elapsed: float, deadline: float
@@ -390,12 +394,13 @@ class Conversation:
         """The error for a bot whose output closed: it exited, or it only closed stdout."""
         code = self.transport.exit_code(self.limits.exit_wait)
         if code is not None:
-            fault = Fault("crashed", f"{describe_exit(code)} {when}", request_id, True)
+            fault = Fault(FaultOutcome.CRASHED, f"{describe_exit(code)} {when}", request_id, True)
         elif self.transport.eof:
-            fault = Fault("closed", f"closed its output {when} but is still running",
+            fault = Fault(FaultOutcome.CLOSED, f"closed its output {when} but is still running",
                           request_id, True)
         else:
-            fault = Fault("closed", f"{self.transport.write_error} {when}", request_id, True)
+            fault = Fault(FaultOutcome.CLOSED, f"{self.transport.write_error} {when}",
+                          request_id, True)
         return BotCrashedError(fault, elapsed)
 
     def say_goodbye(self) -> None:

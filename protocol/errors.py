@@ -4,11 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from enum import StrEnum
+from typing import Final
 
-# Every outcome a fault record can hold. "late" (an answer to an old request) and non-fatal
-# "malformed" lines are noted but cost the bot nothing.
-OUTCOMES: Final = ("illegal", "malformed", "timeout", "stalled", "crashed", "closed", "late")
+from ..engine.game import JSON
+
+
+class FaultOutcome(StrEnum):
+    """Every outcome a fault record can hold (spec/PROTOCOL.md 7). `LATE` (an answer to an old
+    request) and non-fatal `MALFORMED` lines are noted but cost the bot nothing."""
+
+    ILLEGAL = "illegal"  # an action the rules forbid
+    MALFORMED = "malformed"  # a line that is not protocol
+    TIMEOUT = "timeout"  # alive, but no answer before the deadline
+    STALLED = "stalled"  # alive but silent through the grace after a ping
+    CRASHED = "crashed"  # the process exited or died
+    CLOSED = "closed"  # the process closed its output
+    LATE = "late"  # an answer to a request already given up on
+
+
+class SeatStatus(StrEnum):
+    """A seat at the end of a game (a replay's `result` record): still in play, or put out by
+    a final fault and then ranked last (`FORFEIT`) or played by the referee (`AUTOPLAY`), as
+    the match policy's `on_failure` says."""
+
+    OK = "ok"
+    FORFEIT = "forfeit"
+    AUTOPLAY = "autoplay"
+
+
+OUTCOMES: Final = tuple(FaultOutcome)
+# The faults that say a bot did not answer in time (the handshake's too).
+TIMED_OUT: Final = frozenset({FaultOutcome.TIMEOUT, FaultOutcome.STALLED})
 # A fault's detail is cut to this many characters: it may quote what a hostile bot sent, and it
 # goes into replays and `error` lines.
 MAX_DETAIL: Final = 1000
@@ -21,7 +48,7 @@ class Fault:
     A summary fault (`suppressed` > 0) stands for that many faults of its outcome that were
     not recorded one by one (a bot must not fill the replay with its notes)."""
 
-    outcome: str
+    outcome: FaultOutcome
     detail: str
     request_id: int | None = None
     fatal: bool = False
@@ -36,27 +63,29 @@ class Fault:
         """How many faults this record counts for."""
         return self.suppressed or 1
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"outcome": self.outcome, "detail": self.detail,
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"outcome": self.outcome.value, "detail": self.detail,
                                "fatal": self.fatal}
         if self.suppressed:
             out["suppressed"] = self.suppressed
         return out
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Fault:
-        """The fault of a `to_json` or `to_record` dict (what a result line or replay holds)."""
+    def from_json(data: Mapping[str, JSON]) -> Fault:
+        """The fault of a `to_json` or `to_record` dict (what a result line or replay holds);
+        `ValueError` for an outcome that is not one of `FaultOutcome` (the replay's schema
+        refuses such a record first)."""
         request = data.get("request")
         suppressed = data.get("suppressed", 0)
-        return Fault(str(data.get("outcome")), str(data.get("detail", "")),
+        return Fault(FaultOutcome(str(data.get("outcome"))), str(data.get("detail", "")),
                      request if isinstance(request, int) else None, bool(data.get("fatal")),
                      suppressed if isinstance(suppressed, int) and suppressed > 0 else 0)
 
-    def to_record(self, seat: int) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_record(self, seat: int) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
             "type": "fault",
             "seat": seat,
-            "outcome": self.outcome,
+            "outcome": self.outcome.value,
             "detail": self.detail,
             "request": self.request_id,
             "fatal": self.fatal,

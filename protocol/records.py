@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.game import Event, Outcome, Termination
-from .errors import Fault
+from .errors import Fault, SeatStatus
 
 JSON = Any
 
@@ -29,7 +29,7 @@ class GameRecord:
     rules: dict[str, JSON]
     names: list[str]  # per seat, the name the seat played under (its `id name`)
     outcome: Outcome
-    status: list[str]  # per seat: "ok", "forfeit" or "autoplay"
+    status: list[SeatStatus]  # per seat
     faults: list[list[Fault]]  # per seat, every fault in order
     actions: list[str] = field(default_factory=list)
     decisions: int = 0  # decisions asked of bots (retries included)
@@ -38,7 +38,7 @@ class GameRecord:
 
     @property
     def forfeited(self) -> list[int]:
-        return [s for s, st in enumerate(self.status) if st == "forfeit"]
+        return [s for s, st in enumerate(self.status) if st is SeatStatus.FORFEIT]
 
     @property
     def hands(self) -> int | None:
@@ -58,7 +58,7 @@ class GameRecord:
             "scores": list(outcome.scores),
             "hands": self.hands,
             "detail": dict(outcome.detail),
-            "seat_status": list(self.status),
+            "seat_status": [st.value for st in self.status],
             "faults": [[fault.to_json() for fault in faults] for faults in self.faults],
             "actions": len(self.actions),
             "decisions": self.decisions,
@@ -75,7 +75,7 @@ class GameRecord:
         faults = [[Fault.from_json(f) for f in fs] for fs in line.get("faults") or []]
         return GameRecord(str(line.get("game", "")), int(line.get("seed", 0)), {},
                           list(line.get("names") or []), outcome,
-                          list(line.get("seat_status") or ["ok"] * len(outcome.places)),
+                          _statuses(line.get("seat_status"), len(outcome.places)),
                           faults or [[] for _ in outcome.places], [], int(line.get("decisions",
                                                                                      0)))
 
@@ -89,8 +89,13 @@ class GameRecord:
                           {k: v for k, v in data.items()
                            if k not in ("termination", "winners", "places", "scores")})
         return GameRecord("", 0, {}, list(result.get("names") or []), outcome,
-                          list(result.get("status") or ["ok"] * len(outcome.places)), faults,
+                          _statuses(result.get("status"), len(outcome.places)), faults,
                           [], int(result.get("decisions", 0)))
+
+
+def _statuses(stored: JSON, seats: int) -> list[SeatStatus]:
+    """Per seat, the statuses a result holds (none stored: every seat in play)."""
+    return [SeatStatus(st) for st in stored] if stored else [SeatStatus.OK] * seats
 
 
 # ----------------------------------------------------------------------------------------------
@@ -127,7 +132,8 @@ def action_record(n: int, seat: int, decision: str, text: str, elapsed: float | 
 def result_record(record: GameRecord) -> dict[str, JSON]:
     """The game is over: its outcome, every seat's status and fault count, and its size."""
     return {
-        "type": "result", "outcome": record.outcome.to_json(), "status": record.status,
+        "type": "result", "outcome": record.outcome.to_json(),
+        "status": [st.value for st in record.status],
         "faults": [len(f) for f in record.faults], "actions": len(record.actions),
         "decisions": record.decisions, "wall_time": round(record.wall_time, 6),
         "names": record.names,

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from ..engine.game import (
+    Action,
     Event,
     GameInfo,
     GameState,
@@ -51,7 +52,7 @@ from ..engine.game import (
     Termination,
     rules_to_json,
 )
-from .errors import BotError, BotProtocolError, Fault
+from .errors import BotError, BotProtocolError, Fault, FaultOutcome, SeatStatus
 from .records import GameRecord, action_record, result_record, start_record
 from .seats import Reply, Request, Seat, Setup
 from .wire import PROTOCOL_VERSION, EventFields, quote
@@ -94,7 +95,7 @@ class MatchPolicy:
 
     def __post_init__(self) -> None:
         # Messages name the options as users write them ([limits] keys, flags).
-        if self.on_failure not in ("forfeit", "autoplay"):
+        if self.on_failure not in (SeatStatus.FORFEIT, SeatStatus.AUTOPLAY):
             raise ValueError(f"on-failure {self.on_failure!r}: one of forfeit, autoplay")
         clocks = (self.move_time, self.first_move_time, self.startup_time, self.time_bank,
                   self.increment, self.max_bank or 0.0)
@@ -144,20 +145,18 @@ class _Referee:
         self.game, self.rules, self.seats, self.seed = game, rules, list(seats), seed
         self.policy, self.on_record = policy, on_record
         n = len(self.seats)
-        self.status = ["ok"] * n
+        self.status = [SeatStatus.OK] * n
         self.faults: list[list[Fault]] = [[] for _ in range(n)]
-        self.noted: list[dict[str, int]] = [{} for _ in range(n)]  # non-fatal, by outcome
+        self.noted: list[dict[FaultOutcome, int]] = [{} for _ in range(n)]  # non-fatal, by outcome
         self.clocks = [_Clock(policy) for _ in range(n)]
         self.actions: list[str] = []
         self.decisions = 0
         self.state: GameState = start if start is not None else game.new_game(rules, n, seed)
         # What is really played: a game may settle options when it starts (Five Crowns turns
         # `party=auto` into on or off by the number of players). Seats and replays get these.
-        settled = getattr(self.state, "rules", rules)
-        self.rules = settled if isinstance(settled, type(rules)) else rules
+        self.rules = self.state.rules
         # The first deal happens in new_game: its events go to the seats and the start record.
-        opening = getattr(self.state, "opening_events", None)
-        self.opening: list[Event] = list(opening()) if callable(opening) else []
+        self.opening: list[Event] = self.state.opening_events()
 
     # -- records and faults ----------------------------------------------------------------
 
@@ -191,13 +190,13 @@ class _Referee:
             self.note(seat, fault)
 
     def active(self, seat: int) -> bool:
-        return self.status[seat] == "ok"
+        return self.status[seat] is SeatStatus.OK
 
     def fail(self, seat: int, fault: Fault) -> None:
         """A fatal fault: the seat is out (forfeit) or autoplayed, and its bot is stopped."""
         self.collect_notes(seat)
         self.note(seat, dataclasses.replace(fault, fatal=True))
-        self.status[seat] = self.policy.on_failure
+        self.status[seat] = SeatStatus(self.policy.on_failure)
         self.seats[seat].reject(fault.request_id, f"{fault.outcome}: {fault.detail}")
         self.seats[seat].close()
 
@@ -262,7 +261,7 @@ class _Referee:
         assert state.outcome is not None
         return state.outcome
 
-    def choose(self, seat: int) -> tuple[Any, Reply | None]:
+    def choose(self, seat: int) -> tuple[Action | Ruling, Reply | None]:
         """The action for `seat`: its bot's, or the referee's if the bot failed."""
         if self.active(seat):
             chosen = self.ask(seat)
@@ -270,7 +269,7 @@ class _Referee:
                 return chosen
         return self.state.autoplay_action(), None
 
-    def ask(self, seat: int) -> tuple[Any, Reply] | None:
+    def ask(self, seat: int) -> tuple[Action | Ruling, Reply] | None:
         bot, clock = self.seats[seat], self.clocks[seat]
         for attempt in range(self.policy.illegal_retries + 1):
             last = attempt == self.policy.illegal_retries
@@ -292,7 +291,7 @@ class _Referee:
             action, why = self.judge(reply.text, reply.action)
             if why is None:
                 return action, reply
-            if not self.refuse(seat, Fault("illegal", why, reply.request_id), last):
+            if not self.refuse(seat, Fault(FaultOutcome.ILLEGAL, why, reply.request_id), last):
                 return None
         return None
 
@@ -313,7 +312,8 @@ class _Referee:
         return Request(state.decision, state.observation(seat), clock.allowance(), clock.bank,
                        hints, lambda text: self.judge(text)[1])
 
-    def judge(self, text: str, action: Any = None) -> tuple[Ruling | None, str | None]:
+    def judge(self, text: str, action: Action | None = None,
+              ) -> tuple[Ruling | None, str | None]:
         """The legal ruling and None, else None and the reason (syntax or rules); `action` is
         the value an in-process bot answered with, else the text is parsed. The ruling is
         what `advance` plays: the action is judged once."""
@@ -332,7 +332,7 @@ class _Referee:
             return None, f"{quote(str(action))}: {quote(ruling.reason, 400)}"
         return ruling, None
 
-    def advance(self, seat: int, action: Any, reply: Reply | None) -> None:
+    def advance(self, seat: int, action: Action | Ruling, reply: Reply | None) -> None:
         """Play `action` (the bot's legal `Ruling`, or the referee's own action)."""
         state = self.state
         decision = state.decision
@@ -362,7 +362,7 @@ class _Referee:
             seen.append((e.seat, public, EventFields(e.for_seat(e.seat)) if e.private
                          else public))
         for i, seat in enumerate(self.seats):
-            if self.status[i] == "ok":  # `guarded`, written out: this runs for every action
+            if self.status[i] is SeatStatus.OK:  # `guarded`, written out: runs for every action
                 try:
                     seat.notify([own if owner == i else public for owner, public, own in seen])
                 except BotError as exc:
@@ -384,31 +384,31 @@ class _Referee:
 # result with these same three from the statuses its fault records give.
 
 
-def forfeits_decide(status: Sequence[str], on_failure: str) -> bool:
+def forfeits_decide(status: Sequence[SeatStatus], on_failure: str) -> bool:
     """True once forfeits leave at most one seat playing (no one left to play against)."""
-    if on_failure != "forfeit" or "forfeit" not in status:
+    if on_failure != SeatStatus.FORFEIT or SeatStatus.FORFEIT not in status:
         return False
-    playing = sum(1 for st in status if st == "ok")
+    playing = status.count(SeatStatus.OK)
     return playing <= 1 if len(status) > 1 else playing == 0
 
 
-def forfeit_outcome(status: Sequence[str], scores: Sequence[int]) -> Outcome:
+def forfeit_outcome(status: Sequence[SeatStatus], scores: Sequence[int]) -> Outcome:
     """The game the forfeits ended: the seats still playing first, the others after."""
     n = len(status)
-    playing = sum(1 for st in status if st == "ok")
+    playing = status.count(SeatStatus.OK)
     # A lone seat (Solitaire) that forfeits has lost to the game: place 2, as a lost game.
     last = playing + 1 if n > 1 else 2
-    places = tuple(1 if st == "ok" else last for st in status)
+    places = tuple(1 if st is SeatStatus.OK else last for st in status)
     return Outcome(Termination.FORFEIT, places, tuple(scores))
 
 
-def rank(outcome: Outcome, status: Sequence[str]) -> Outcome:
+def rank(outcome: Outcome, status: Sequence[SeatStatus]) -> Outcome:
     """Forfeited seats share the last place; the others keep their order."""
     n = len(status)
-    out = [s for s in range(n) if status[s] == "forfeit"]
+    out = [s for s in range(n) if status[s] is SeatStatus.FORFEIT]
     detail = dict(outcome.detail)
     detail["forfeited"] = out
-    detail["autoplayed"] = [s for s, st in enumerate(status) if st == "autoplay"]
+    detail["autoplayed"] = [s for s, st in enumerate(status) if st is SeatStatus.AUTOPLAY]
     if not out or len(out) == n:
         return dataclasses.replace(outcome, detail=detail)
     kept = [s for s in range(n) if s not in out]

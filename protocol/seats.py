@@ -25,6 +25,7 @@ from .errors import (
     BotError,
     BotTimeoutError,
     Fault,
+    FaultOutcome,
     SeatStartError,
 )
 from .process import BotCommand, BotProcess, Limits, PipeTransport
@@ -109,12 +110,12 @@ class InProcessSeat(Seat):
         except Exception as exc:
             elapsed = time.perf_counter() - began
             where = traceback.format_exception_only(exc)[-1].strip()
-            fault = Fault("crashed", f"bot raised {where}", fatal=True)
+            fault = Fault(FaultOutcome.CRASHED, f"bot raised {where}", fatal=True)
             raise BotCrashedError(fault, elapsed) from exc
         elapsed = time.perf_counter() - began
         if self.enforce_time and elapsed > request.deadline:
             detail = f"answered after {elapsed:.3f} s, allowed {request.deadline:.3f} s"
-            raise BotTimeoutError(Fault("timeout", detail, fatal=True), elapsed)
+            raise BotTimeoutError(Fault(FaultOutcome.TIMEOUT, detail, fatal=True), elapsed)
         # A bot may answer with the action's text instead of its value: the referee parses it.
         value = None if isinstance(action, str) else action
         return Reply(str(action), elapsed, action=value)
@@ -133,7 +134,7 @@ class LineSeat(Seat):
 
     def _live(self) -> Conversation:
         if self._conn is None:
-            raise BotCrashedError(Fault("crashed", "the bot is not running", fatal=True))
+            raise BotCrashedError(Fault(FaultOutcome.CRASHED, "the bot is not running", fatal=True))
         return self._conn
 
     def start(self, setup: Setup) -> None:
@@ -232,7 +233,7 @@ class ProcessSeat(LineSeat):
                                       self.limits.rlimits(), self.limits.no_network,
                                       self.limits.sandbox_plan())
         except OSError as exc:
-            raise BotCrashedError(Fault("crashed", str(exc), fatal=True)) from exc
+            raise BotCrashedError(Fault(FaultOutcome.CRASHED, str(exc), fatal=True)) from exc
         self.pids.append(self.process.pid)
         self.last_process = self.process
         self.channel = PipeTransport.to(self.process, self.limits.max_pending, self.on_line)
@@ -268,7 +269,7 @@ class ProcessSeat(LineSeat):
         if missed:
             self.close()
             raise BotCrashedError(Fault(
-                "crashed", "limits not in force in the bot, so it may not play: "
+                FaultOutcome.CRASHED, "limits not in force in the bot, so it may not play: "
                 f"{'; '.join(missed)} (a wrapper that resets limits, such as sudo or a "
                 "login shell with pam_limits?)", fatal=True))
 

@@ -3,7 +3,7 @@ on the real games' rules (and run fast).
 
 48 distinct cards (R1..G12), each seat holds 3. A turn: "draw" (`draw pile` | `draw discard`),
 then "discard" (`discard <card>`). After `turns` turns (or an empty draw pile) the lowest hand
-total wins; hands are revealed at the end.
+total wins; hands are revealed at the end (one `hand_end` event a seat).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from meldref.bots import register_builtin
 from meldref.engine.cards import PHASE10_NUMBERS, Card, CardError, rng_for, shuffled
 from meldref.engine.game import (
     Event,
+    EventKind,
     GameInfo,
     IllegalActionError,
     InvalidActionError,
@@ -86,6 +87,9 @@ class FakeState:
         """Running totals: each seat's hand total now."""
         return [sum(c.rank for c in h) for h in self.hands]
 
+    def opening_events(self) -> list[Event]:
+        return []  # nothing is dealt face up: the first request tells each seat its hand
+
     def parse_action(self, text: str) -> FakeAction:
         words = text.split()
         if len(words) != 2 or words[0] not in ("draw", "discard"):
@@ -129,17 +133,17 @@ class FakeState:
         if action.verb == "draw":
             if action.what == "pile":
                 card = self.draw_pile.pop()
-                event = Event("draw", self.seat, {"from": "pile"}, {"card": card.text})
+                event = Event(EventKind.DRAW, self.seat, {"from": "pile"}, {"card": card.text})
             else:
                 card = self.discard_pile.pop()
-                event = Event("draw", self.seat, {"from": "discard", "card": card.text})
+                event = Event(EventKind.DRAW, self.seat, {"from": "discard", "card": card.text})
             hand.append(card)
             self.phase = "discard"
             return [event]
         card = Card.parse(action.what)
         hand.remove(card)
         self.discard_pile.append(card)
-        events = [Event("discard", self.seat, {"card": card.text})]
+        events = [Event(EventKind.DISCARD, self.seat, {"card": card.text})]
         self.turn += 1
         self.phase = "draw"
         self.seat = (self.seat + 1) % self.players
@@ -152,9 +156,9 @@ class FakeState:
         key = totals if self.rules.scoring == "low" else [-t for t in totals]
         places = tuple(1 + sum(1 for o in key if o < k) for k in key)
         self.over = Outcome(Termination.NORMAL, places, tuple(totals))
-        events = [Event("reveal", s, {"cards": [c.text for c in h], "total": totals[s]})
+        events = [Event(EventKind.HAND_END, s, {"cards": [c.text for c in h], "total": totals[s]})
                   for s, h in enumerate(self.hands)]
-        return [*events, Event("game_end", None, {"scores": totals, "skipped": None})]
+        return [*events, Event(EventKind.GAME_OVER, None, {"scores": totals, "skipped": None})]
 
     def observation(self, seat: int) -> FakeView:
         return FakeView({

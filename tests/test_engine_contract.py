@@ -20,7 +20,7 @@ PLAYERS = {"phase10": 3, "fivecrowns": 3, "solitaire": 1}
 
 def test_the_protocol_is_read_whole() -> None:
     # Guards the reading above: a member the protocol gains is checked without editing this file.
-    assert {"to_move", "decision", "outcome", "scores"} <= set(PROPERTIES)
+    assert {"to_move", "decision", "outcome", "scores", "rules"} <= set(PROPERTIES)
     assert {"opening_events", "parse_action", "why_illegal", "apply", "observation",
             "legal_actions", "autoplay_action", "snapshot", "public_view"} <= set(METHODS)
 

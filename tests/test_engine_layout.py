@@ -136,3 +136,18 @@ def test_a_games_setup_check_is_named_by_its_game_info() -> None:
     unchecked.check_setup(TwoSeatRules(), 3)  # no check of its own: for_players is not called
     with pytest.raises(RuleOptionError, match="party=off"):
         fivecrowns.check_setup(fivecrowns.rules(party="off"), 8)
+
+
+def _assigns_game(path: Path) -> bool:
+    return any(isinstance(node, ast.AnnAssign | ast.Assign) and "GAME" in {
+        t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(t, ast.Name)} for node in ast.parse(path.read_text()).body)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_a_games_info_stands_in_its_package_front(name: str) -> None:
+    # Was: at the bottom of state.py, after the play, away from the facts it names (issue 25).
+    # In the package's __init__ it imports the facts (rules) and the state without a cycle.
+    assert _assigns_game(ENGINE / name / "__init__.py")
+    assert not _assigns_game(ENGINE / name / "state.py")
+    assert find_game(name) is importlib.import_module(f"meldref.engine.{name}").GAME

@@ -29,7 +29,7 @@ from support import (
 )
 
 from meldref.protocol.channel import LineChannel
-from meldref.protocol.errors import MAX_DETAIL, Fault
+from meldref.protocol.errors import MAX_DETAIL, Fault, FaultOutcome
 from meldref.protocol.process import BotCommand, descendants
 from meldref.protocol.referee import NOTES_PER_KIND, MatchPolicy, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
@@ -143,7 +143,7 @@ def test_fit_line_quote_and_fault_details_are_bounded() -> None:
     assert len(fit_line("€" * 10_000).encode()) <= MAX_LINE
     assert quote("a  b\tc") == "a b c"
     assert quote("y" * 500) == "y" * 200 + "..."
-    assert len(Fault("late", "z" * 50_000).detail) == MAX_DETAIL
+    assert len(Fault(FaultOutcome.LATE, "z" * 50_000).detail) == MAX_DETAIL
 
 
 # -- 2. processes that escape, resource limits -----------------------------------------------------

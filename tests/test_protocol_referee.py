@@ -10,7 +10,7 @@ import fakegame
 import pytest
 
 from meldref.engine.game import rules_from_json
-from meldref.protocol.errors import Fault
+from meldref.protocol.errors import Fault, FaultOutcome
 from meldref.protocol.referee import MatchPolicy, _Clock, play_game
 from meldref.protocol.seats import InProcessSeat, Reply, Request, Seat, Setup, seat_from_spec
 
@@ -186,7 +186,7 @@ def test_unknown_builtin_bot_is_a_clear_error() -> None:
 
 
 def test_fault_record_shape() -> None:
-    assert Fault("timeout", "slow", 3, True).to_record(1) == {
+    assert Fault(FaultOutcome.TIMEOUT, "slow", 3, True).to_record(1) == {
         "type": "fault", "seat": 1, "outcome": "timeout", "detail": "slow", "request": 3,
         "fatal": True}
 

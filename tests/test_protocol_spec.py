@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from support import RANDOM_BOT, ROOT
 
-from meldref.engine.game import Event, GameInfo, GameState, find_game
+from meldref.engine.game import Event, EventKind, GameInfo, GameState, find_game
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import seat_from_spec
 from meldref.settings import parse_rules
@@ -273,7 +273,8 @@ def test_the_tiebreak_paths_were_taken(sent: dict[str, Fields]) -> None:
 def test_every_event_the_engine_makes_is_documented_and_seen(sent: dict[str, Fields]) -> None:
     made = set()
     for path in (ROOT / "engine").rglob("*.py"):  # one package per game under engine/
-        made |= set(re.findall(r"\bEvent\(\s*\"(\w+)\"", path.read_text()))
+        made |= {EventKind[name].value
+                 for name in re.findall(r"\bEvent\(\s*EventKind\.(\w+)", path.read_text())}
     assert made, "no Event(...) found in engine/: the scan is out of date"
     documented = set().union(*(rows(block(section(n), "Events")) for n in SECTIONS))
     seen = {kind for fields in sent.values() for line, kind in fields if line == "event"}

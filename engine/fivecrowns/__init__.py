@@ -5,11 +5,27 @@ One module each: `rules`, `actions`, `view`, `state`, and `solver` (the exact le
 arrangement of a hand, shared with Solitaire and the bots).
 """
 
+from typing import Final
+
 from ..common import Draw
+from ..game import GameInfo
 from .actions import Action, Discard, parse_action
-from .rules import FiveCrownsRules, deal_size, wild_rank
-from .state import GAME, FiveCrownsState, new_game
+from .rules import MAX_PLAYERS, MIN_PLAYERS, FiveCrownsRules, deal_size, wild_rank
+from .state import FiveCrownsState, new_game
 from .view import FiveCrownsView
+
+# The game as the rest of meldref sees it (`find_game("fivecrowns")`); its facts are in `rules`.
+GAME: Final = GameInfo(
+    name="fivecrowns",
+    title="Five Crowns",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    rules_type=FiveCrownsRules,
+    new_game=new_game,
+    from_snapshot=FiveCrownsState.from_snapshot,
+    decisions=("draw", "discard"),
+    check_rules=FiveCrownsRules.for_players,
+)
 
 __all__ = [
     "GAME", "Action", "Discard", "Draw", "FiveCrownsRules", "FiveCrownsState", "FiveCrownsView",

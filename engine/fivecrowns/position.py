@@ -29,6 +29,7 @@ from ..position import (
     seed_of,
     top_first,
 )
+from . import GAME
 from .rules import (
     ROUNDS,
     TIEBREAK_ROUND,
@@ -38,7 +39,7 @@ from .rules import (
     rank_text,
     wild_rank,
 )
-from .state import GAME, build_group
+from .state import build_group
 
 DECISIONS: Final = ("draw", "discard")
 ENDINGS: Final = ("out", "turn-cap")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from ..cards import Card, CardError, fivecrowns_deck, format_cards, sort_key, sorted_cards
 from ..common import (
@@ -32,7 +32,7 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
+from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
 from ..meld_check import build_meld
 from ..melds import Meld, MeldError, MeldRules, parse_group
 from .actions import Action, Discard, parse_action
@@ -81,7 +81,7 @@ class FiveCrownsState(DrawDiscardState):
     had_last_turn: list[bool]  # per seat, once someone went out
 
     def __init__(self, rules: FiveCrownsRules, players: int, seed: int | str) -> None:
-        GAME.check_players(players)
+        check_players(self.game_name, MIN_PLAYERS, MAX_PLAYERS, players)
         self._setup(rules.for_players(players), players, seed)
         self.dealer = first_dealer(rules.dealer, players, seed)
         self._opening = self._deal(tuple(range(players)))
@@ -191,15 +191,15 @@ class FiveCrownsState(DrawDiscardState):
             hand.remove(card)
         self.discard_pile.append(action.card)
         self.table += [(seat, m) for m in melds]
-        events = [Event("discard", seat, {"card": action.card.text})]
+        events = [Event(EventKind.DISCARD, seat, {"card": action.card.text})]
         laid = {"groups": [str(m) for m in melds], "left": len(hand)}
         if self.went_out is None:
             if melds:
                 self.went_out = seat
-                events.append(Event("go_out", seat, laid))
+                events.append(Event(EventKind.GO_OUT, seat, laid))
         else:
             self.had_last_turn[seat] = True
-            events.append(Event("last_turn", seat, laid))
+            events.append(Event(EventKind.LAST_TURN, seat, laid))
         following = self._next[seat]
         if following == self.went_out:
             self._end_round("out", events)
@@ -225,9 +225,9 @@ class FiveCrownsState(DrawDiscardState):
         self.had_last_turn = [False] * n
         public = {"round": self.round, "dealer": self.dealer, "deal_size": deal_size(self.round),
                   "wild_rank": rank_text(wild_rank(self.round)), "decks": self.rules.decks}
-        events = [Event("deal", s, public, {"hand": tokens(self.hands[s])})
+        events = [Event(EventKind.DEAL, s, public, {"hand": tokens(self.hands[s])})
                   for s in order]
-        events.append(Event("turn_up", None, {"card": self.discard_pile[-1].text}))
+        events.append(Event(EventKind.TURN_UP, None, {"card": self.discard_pile[-1].text}))
         self._start_turn(order[0], events)
         return events
 
@@ -254,7 +254,7 @@ class FiveCrownsState(DrawDiscardState):
             self.scores = [t + p for t, p in zip(self.scores, points, strict=True)]
         self.history.append({"round": self.round, "ended": ended, "went_out": self.went_out})
         self._to_move, self._decision = 0, "over"
-        events.append(Event("round_end", None, {
+        events.append(Event(EventKind.ROUND_END, None, {
             "round": self.round,
             "tiebreak": tiebreak,
             "ended": ended,
@@ -369,16 +369,3 @@ def _covers_rest(hand: list[Card], discard: Card, melds: list[Meld]) -> str | No
 def new_game(rules: FiveCrownsRules, players: int, seed: int | str) -> FiveCrownsState:
     """A new game: round 1 is dealt and the seat left of the dealer is to draw."""
     return FiveCrownsState(rules, players, seed)
-
-
-GAME: Final = GameInfo(
-    name="fivecrowns",
-    title="Five Crowns",
-    min_players=MIN_PLAYERS,
-    max_players=MAX_PLAYERS,
-    rules_type=FiveCrownsRules,
-    new_game=new_game,
-    from_snapshot=FiveCrownsState.from_snapshot,
-    decisions=("draw", "discard"),
-    check_rules=FiveCrownsRules.for_players,
-)

@@ -33,8 +33,8 @@ from ..position import (
     seed_of,
     top_first,
 )
+from . import GAME
 from .rules import HAND_SIZE, Phase10Rules, describe_phase, why_not_phase
-from .state import GAME
 
 DECISIONS: Final = ("draw", "play")
 ENDINGS: Final = ("out", "turn-cap", "no-cards")

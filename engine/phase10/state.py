@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import ClassVar, Final, NamedTuple, TypeVar
+from typing import ClassVar, NamedTuple, TypeVar
 
 from ..cards import SKIP, WILD, Card, format_cards, phase10_deck
 from ..common import (
@@ -32,7 +32,7 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
+from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
 from ..meld_check import build_meld, extend, parse_meld
 from ..melds import Meld, MeldError, format_meld
 from .actions import Action, Discard, Group, Hit, LayDown, parse_action
@@ -75,7 +75,7 @@ class Phase10State(DrawDiscardState):
     laid_this_turn: bool
 
     def __init__(self, rules: Phase10Rules, players: int, seed: int | str) -> None:
-        GAME.check_players(players)
+        check_players(self.game_name, MIN_PLAYERS, MAX_PLAYERS, players)
         self._setup(rules, players, seed)
         self.dealer = first_dealer(rules.dealer, players, seed)
         self._opening = self._deal(tuple(range(players)))
@@ -253,7 +253,7 @@ class Phase10State(DrawDiscardState):
         self.laid = _put(self.laid, seat, phase)
         self.phase_now = _put(self.phase_now, seat, phase)
         self.laid_this_turn = True
-        events = [Event("lay_down", seat, {
+        events = [Event(EventKind.LAY_DOWN, seat, {
             "phase": phase, "groups": [format_meld(m) for m in melds], "group_ids": ids,
         })]
         if self.tied is None:
@@ -274,7 +274,7 @@ class Phase10State(DrawDiscardState):
         group = TableGroup(old.id, old.owner, meld, self.rules.run_wrap)
         self.table = (*self.table[:index], group, *self.table[index + 1:])
         self.hands[seat].remove(action.card)
-        events = [Event("hit", seat, {
+        events = [Event(EventKind.HIT, seat, {
             "group_id": old.id, "card": action.card.text, "group": format_meld(meld),
         })]
         if not self.hands[seat]:
@@ -287,7 +287,7 @@ class Phase10State(DrawDiscardState):
         hand.remove(action.card)
         self.discard_pile.append(action.card)
         self.laid_this_turn = False
-        events = [Event("discard", seat, {"card": action.card.text})]
+        events = [Event(EventKind.DISCARD, seat, {"card": action.card.text})]
         if not hand:
             self._end_hand(seat, "out", events)
             return events
@@ -297,7 +297,7 @@ class Phase10State(DrawDiscardState):
             victim = victims[0] if victims else None
         if action.card is SKIP and victim is not None:
             self.skips = _put(self.skips, victim, self.skips[victim] + 1)
-            events.append(Event("skip", seat, {"victim": victim}))
+            events.append(Event(EventKind.SKIP, seat, {"victim": victim}))
         self._start_turn(self._next[seat], events)
         return events
 
@@ -323,15 +323,15 @@ class Phase10State(DrawDiscardState):
         self.skips = (0,) * n
         self.laid_this_turn = False
         events = [
-            Event("deal", s, {"hand_number": self.hand_number, "dealer": self.dealer,
+            Event(EventKind.DEAL, s, {"hand_number": self.hand_number, "dealer": self.dealer,
                               "phase": self.phase_now[s], "hand_size": HAND_SIZE},
                   {"hand": tokens(self.hands[s])})
             for s in order
         ]
-        events.append(Event("turn_up", None, {"card": self.discard_pile[-1].text}))
+        events.append(Event(EventKind.TURN_UP, None, {"card": self.discard_pile[-1].text}))
         while self.discard_pile[-1] is SKIP and self.rules.first_skip == "twist":
             self.discard_pile.append(self.draw_pile.pop())
-            events.append(Event("turn_up", None, {"card": self.discard_pile[-1].text}))
+            events.append(Event(EventKind.TURN_UP, None, {"card": self.discard_pile[-1].text}))
         if self.discard_pile[-1] is SKIP:
             self.skips = _put(self.skips, order[0], 1)
         self._start_turn(order[0], events)
@@ -344,7 +344,7 @@ class Phase10State(DrawDiscardState):
     def _start_turn(self, seat: int, events: list[Event]) -> None:
         while self.skips[seat]:
             self.skips = _put(self.skips, seat, self.skips[seat] - 1)
-            events.append(Event("skipped", seat))
+            events.append(Event(EventKind.SKIPPED, seat))
             seat = self._next[seat]
         if self.turns >= self.rules.turn_cap:
             self._end_hand(None, "turn-cap", events)
@@ -365,7 +365,7 @@ class Phase10State(DrawDiscardState):
         self.history.append({"hand": self.hand_number, "ended": ended, "went_out": went_out,
                              "tiebreak": self.tied is not None})
         self._to_move, self._decision = 0, "over"
-        events.append(Event("hand_end", None, {
+        events.append(Event(EventKind.HAND_END, None, {
             "hand_number": self.hand_number,
             "tiebreak": self.tied is not None,
             "ended": ended,
@@ -529,15 +529,3 @@ def _seats(seats: Iterable[int]) -> str:
 def new_game(rules: Phase10Rules, players: int, seed: int | str) -> Phase10State:
     """A new game: the first hand is dealt and the first player is to draw."""
     return Phase10State(rules, players, seed)
-
-
-GAME: Final = GameInfo(
-    name="phase10",
-    title="Phase 10",
-    min_players=MIN_PLAYERS,
-    max_players=MAX_PLAYERS,
-    rules_type=Phase10Rules,
-    new_game=new_game,
-    from_snapshot=Phase10State.from_snapshot,
-    decisions=("draw", "play"),
-)

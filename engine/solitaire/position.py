@@ -16,8 +16,8 @@ from ..common import tokens
 from ..fivecrowns.solver import groups_all
 from ..game import JSON, rules_to_json
 from ..position import Codec, Fields, PositionError, account, fill_draw_pile, seed_of, top_first
+from . import GAME
 from .rules import DECKS, PILE_SIZES, SolitaireRules
-from .state import GAME
 
 
 def read(fields: Fields, rules: SolitaireRules) -> dict[str, JSON]:

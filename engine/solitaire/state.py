@@ -16,12 +16,12 @@ The outcome ranks the player against the deck: place 1 (winners [0]) for a won g
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from ..cards import Card, fivecrowns_deck, parse_cards, rng_for, shuffled, sorted_cards
 from ..common import CardGameState, Checks, Moves, restore_outcome, snapshot_outcome, tokens
 from ..fivecrowns.solver import Solver, groups_all
-from ..game import JSON, Event, GameInfo, Outcome, Termination, rules_from_json
+from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
 from .actions import Place, parse_action, place
 from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
 from .view import SolitaireView, legal_places, pile_places
@@ -37,7 +37,7 @@ class SolitaireState(CardGameState):
     _decision = "place"
 
     def __init__(self, rules: SolitaireRules, players: int, seed: int | str) -> None:
-        GAME.check_players(players)
+        check_players(self.game_name, 1, 1, players)
         self.rules, self.seed = rules, seed
         deck = shuffled(fivecrowns_deck(DECKS), rng_for(seed, "deal", 1))
         self.piles = [[deck.pop() for _ in range(size)] for size in PILE_SIZES]
@@ -48,7 +48,7 @@ class SolitaireState(CardGameState):
         self.out_of_play: list[Card] = []
         self.moves = 0
         self._outcome: Outcome | None = None
-        self._opening = [Event("deal", 0, {
+        self._opening = [Event(EventKind.DEAL, 0, {
             "piles": [" ".join(c.text for c in p) for p in self.piles],
             "draw_top": self.draw_pile[-1].text,
             "draw_pile_size": len(self.draw_pile),
@@ -117,7 +117,7 @@ class SolitaireState(CardGameState):
         self._places[index] = pile_places(action.pile, cards)
         self.out_of_play.append(action.card)
         self.moves += 1
-        events = [Event("place", 0, {
+        events = [Event(EventKind.PLACE, 0, {
             "pile": action.pile,
             "card": drawn.text,
             "discarded": action.card.text,
@@ -139,7 +139,7 @@ class SolitaireState(CardGameState):
             # The groups themselves only for a pile that closes.
             solver = Solver(self.piles[index], size, self.rules.natural)
             self.closed[index] = True
-            events.append(Event("close", 0, {
+            events.append(Event(EventKind.CLOSE, 0, {
                 "pile": size, "groups": [str(m) for m in solver.split().groups],
             }))
 
@@ -200,17 +200,3 @@ def _places_of(piles: list[tuple[Card, ...]]) -> list[tuple[Place, ...]]:
 def new_game(rules: SolitaireRules, players: int, seed: int | str) -> SolitaireState:
     """A new game: the piles are dealt (and checked) and the first card is to be placed."""
     return SolitaireState(rules, players, seed)
-
-
-GAME: Final = GameInfo(
-    name="solitaire",
-    title="Five Crowns Solitaire",
-    min_players=1,
-    max_players=1,
-    rules_type=SolitaireRules,
-    new_game=new_game,
-    from_snapshot=SolitaireState.from_snapshot,
-    decisions=("place",),
-    default_players=1,
-    higher_scores_win=True,
-)

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from ..engine.game import GameState, Outcome
+from ..engine.game import JSON, GameState, Outcome
+from ..protocol.errors import TIMED_OUT, FaultOutcome, SeatStatus
 from ..protocol.referee import NOTES_PER_KIND, forfeit_outcome, forfeits_decide, rank
 from .files import (
     Replay,
@@ -44,10 +45,11 @@ from .files import (
 
 # Faults only a decision raises, so only the seat to move can have them (spec/PROTOCOL.md 7);
 # "timeout" and "stalled" also come from the handshake, before the first action.
-DECISION_FAULTS: Final = frozenset({"illegal", "timeout", "stalled"})
+DECISION_FAULTS: Final = frozenset({FaultOutcome.ILLEGAL, *TIMED_OUT})
 # How far past its deadline an answer may be measured (the referee reads the line a moment
 # after it came, on a loaded machine: half the deadline and 5 s more is far more than that);
 # beyond that the answer would have been a timeout. The check is for numbers made up.
+ON_FAILURE: Final = (SeatStatus.FORFEIT, SeatStatus.AUTOPLAY)  # what a fatal fault makes a seat
 LATE_FACTOR: Final = 1.5
 LATE_SLACK: Final = 5.0
 _WITHIN = re.compile(r"^no (answer|`ready`) within (\d+) ms")
@@ -59,9 +61,9 @@ class Verified:
 
     actions: int
     faults: int
-    result: dict[str, Any]
+    result: dict[str, JSON]
     names: list[str] = field(default_factory=list)  # per seat, the bot's name in the header
-    fault_records: list[dict[str, Any]] = field(default_factory=list)
+    fault_records: list[dict[str, JSON]] = field(default_factory=list)
 
     @property
     def winners(self) -> list[str]:
@@ -77,7 +79,7 @@ class _Clock:
     refused answers are not recorded, and can only have shortened it, except for the increment
     each adds, which `fault` adds."""
 
-    policy: dict[str, Any]
+    policy: dict[str, JSON]
     bank: float = 0.0
     first: bool = True
 
@@ -107,32 +109,32 @@ class _Audit:
 
     replay: Replay
     state: GameState
-    policy: dict[str, Any]
+    policy: dict[str, JSON]
     timed: list[bool]  # per seat: a program, whose answers the clock bounded
-    status: list[str] = field(default_factory=list)
+    status: list[SeatStatus] = field(default_factory=list)
     out_order: list[tuple[int, int]] = field(default_factory=list)  # (seat, actions before)
-    faults: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[dict[str, JSON]] = field(default_factory=list)
     clocks: list[_Clock] = field(default_factory=list)
     actions: int = 0
     chosen: int = 0  # actions the bots chose (not the referee)
     started: bool = False
     names: list[str] | None = None  # the start record's
-    noted: list[dict[str, int]] = field(default_factory=list)  # per seat, faults by outcome
+    noted: list[dict[FaultOutcome, int]] = field(default_factory=list)  # per seat, by outcome
 
     @property
     def players(self) -> int:
         return len(self.status)
 
     @property
-    def on_failure(self) -> str:
-        return str(self.policy.get("on_failure", "forfeit"))
+    def on_failure(self) -> SeatStatus:
+        return SeatStatus(self.policy.get("on_failure", SeatStatus.FORFEIT))
 
     def forfeits_decide(self) -> bool:
         return forfeits_decide(self.status, self.on_failure)
 
     # -- records ---------------------------------------------------------------------------
 
-    def start(self, line: int, record: dict[str, Any]) -> None:
+    def start(self, line: int, record: dict[str, JSON]) -> None:
         if self.started or self.actions:
             raise ReplayError(line, "a second start record")
         self.started = True
@@ -143,15 +145,15 @@ class _Audit:
                 record["policy"] != self.replay.header["policy"]):
             raise ReplayError(line, "start record policy differs from the header's")
 
-    def action(self, line: int, record: dict[str, Any]) -> None:
+    def action(self, line: int, record: dict[str, JSON]) -> None:
         if self.forfeits_decide():
             raise ReplayError(line, "an action after the forfeits had ended the game")
         seat = self.state.to_move
         auto = bool(record.get("auto", False))
-        if seat is not None and auto != (self.status[seat] != "ok"):
+        if seat is not None and auto != (self.status[seat] is not SeatStatus.OK):
             claim = "by the referee" if auto else "by its bot"
             raise ReplayError(line, f"an action of seat {seat} played {claim}, but the seat is "
-                                    f"{'in play' if self.status[seat] == 'ok' else 'out'}")
+                                    f"{'in play' if self.status[seat] is SeatStatus.OK else 'out'}")
         if seat is not None and auto:
             expected = str(self.state.autoplay_action())
             if record.get("action") != expected:
@@ -163,7 +165,7 @@ class _Audit:
         apply_record(self.state, line, record, self.actions)
         self.actions += 1
 
-    def _check_answer_time(self, line: int, seat: int, elapsed: Any) -> None:
+    def _check_answer_time(self, line: int, seat: int, elapsed: JSON) -> None:
         clock = self.clocks[seat]
         if not isinstance(elapsed, (int, float)):
             return
@@ -172,28 +174,28 @@ class _Audit:
                                     f"of {clock.deadline():g} s (that is a timeout)")
         clock.charge(float(elapsed))
 
-    def fault(self, line: int, record: dict[str, Any]) -> None:
-        seat, outcome = int(record["seat"]), str(record["outcome"])
+    def fault(self, line: int, record: dict[str, JSON]) -> None:
+        seat, outcome = int(record["seat"]), FaultOutcome(record["outcome"])
         if seat >= self.players:
             raise ReplayError(line, f"a fault of seat {seat}; the game has {self.players}")
         if outcome in DECISION_FAULTS and not record.get("suppressed") and (
-                outcome == "illegal" or self.actions) and (
-                seat != self.state.to_move or self.status[seat] != "ok"):
+                outcome is FaultOutcome.ILLEGAL or self.actions) and (
+                seat != self.state.to_move or self.status[seat] is not SeatStatus.OK):
             raise ReplayError(line, f"a {outcome} fault of seat {seat}, which was not asked "
                                     "to move")
-        if outcome in ("timeout", "stalled") and self.timed[seat]:
+        if outcome in TIMED_OUT and self.timed[seat]:
             self._check_allowance(line, seat, str(record.get("detail", "")))
         self.clocks[seat].fault()
         if not record.get("fatal") and not record.get("suppressed"):
             self._note(line, seat, outcome)
         if record.get("fatal"):
-            if self.status[seat] != "ok":
+            if self.status[seat] is not SeatStatus.OK:
                 raise ReplayError(line, f"a second fatal fault of seat {seat}")
             self.status[seat] = self.on_failure
             self.out_order.append((seat, self.actions))
         self.faults.append(record)
 
-    def _note(self, line: int, seat: int, outcome: str) -> None:
+    def _note(self, line: int, seat: int, outcome: FaultOutcome) -> None:
         seen = self.noted[seat][outcome] = self.noted[seat].get(outcome, 0) + 1
         if seen > NOTES_PER_KIND:  # also what keeps the faults kept here few
             raise ReplayError(line, f"more than {NOTES_PER_KIND} {outcome} faults of seat "
@@ -217,7 +219,7 @@ class _Audit:
 
     # -- the result ------------------------------------------------------------------------
 
-    def result(self, line: int, record: dict[str, Any]) -> dict[str, Any]:
+    def result(self, line: int, record: dict[str, JSON]) -> dict[str, JSON]:
         check_result_shape(self.replay.header, line, record)
         derived = self._outcome(line, record["outcome"])
         claims: list[tuple[str, Any, Any]] = [
@@ -238,7 +240,7 @@ class _Audit:
                                     f"bots chose {self.chosen} actions")
         return record
 
-    def _outcome(self, line: int, stored: dict[str, Any]) -> Outcome:
+    def _outcome(self, line: int, stored: dict[str, JSON]) -> Outcome:
         status = self._status_when_ranked(stored)
         outcome = self.state.outcome
         if outcome is None:
@@ -248,12 +250,12 @@ class _Audit:
             outcome = forfeit_outcome(status, self.state.scores)
         return rank(outcome, status)
 
-    def _status_when_ranked(self, stored: dict[str, Any]) -> list[str]:
+    def _status_when_ranked(self, stored: dict[str, JSON]) -> list[SeatStatus]:
         """The statuses when the referee ranked the game: every seat out before the last
         action is out, and of those out after it, the first ones (the rest failed in
         `finish`, after the ranking), as many as the result's `forfeited` (or `autoplayed`)
         list says; the seats out first, whatever the list claims."""
-        key = "forfeited" if self.on_failure == "forfeit" else "autoplayed"
+        key = "forfeited" if self.on_failure is SeatStatus.FORFEIT else "autoplayed"
         claimed = stored.get(key)
         before = [s for s, at in self.out_order if at < self.actions]
         after = [s for s, at in self.out_order if at >= self.actions]
@@ -261,10 +263,10 @@ class _Audit:
         for k in range(len(after) + 1):
             if claimed == sorted(before + after[:k]):
                 out = before + after[:k]
-        return [self.on_failure if s in out else "ok" for s in range(self.players)]
+        return [self.on_failure if s in out else SeatStatus.OK for s in range(self.players)]
 
 
-def _diff(stored: Any, expected: Any) -> str:
+def _diff(stored: JSON, expected: JSON) -> str:
     if isinstance(stored, dict) and isinstance(expected, dict):
         keys = sorted(k for k in set(stored) | set(expected) if stored.get(k) != expected.get(k))
         return "; ".join(f"{k} {stored.get(k)!r}, re-derived {expected.get(k)!r}" for k in keys)
@@ -281,12 +283,15 @@ def verify(path: str | os.PathLike[str]) -> Verified:
     seats = list(header.get("seats") or [])
     timed = [not str((seats[s] if s < len(seats) else {}).get("spec") or "builtin:"
                      ).startswith("builtin:") for s in range(players)]
-    policy = header.get("policy") if isinstance(header.get("policy"), dict) else {}
-    audit = _Audit(replay, replay.new_state(), dict(policy or {}), timed, ["ok"] * players)
+    policy: dict[str, JSON] = header["policy"] if isinstance(header.get("policy"), dict) else {}
+    if policy.get("on_failure", SeatStatus.FORFEIT) not in ON_FAILURE:
+        raise ReplayError(1, f"altered: the policy's on_failure {policy.get('on_failure')!r} "
+                             f"is not one of {', '.join(ON_FAILURE)}")
+    audit = _Audit(replay, replay.new_state(), dict(policy or {}), timed, [SeatStatus.OK] * players)
     audit.noted = [{} for _ in range(players)]
     audit.clocks = [_Clock(audit.policy, float(audit.policy.get("time_bank", 5.0)))
                     for _ in range(players)]
-    result: dict[str, Any] | None = None
+    result: dict[str, JSON] | None = None
     last = 1
     for number, record in lines:
         last = number
@@ -306,7 +311,7 @@ def verify(path: str | os.PathLike[str]) -> Verified:
     return Verified(audit.actions, len(audit.faults), result, replay.seat_names(), audit.faults)
 
 
-def _header(lines: Iterator[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+def _header(lines: Iterator[tuple[int, dict[str, JSON]]]) -> dict[str, JSON]:
     try:
         _, header = next(lines)
     except StopIteration:

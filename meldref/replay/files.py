@@ -379,12 +379,6 @@ def simulate(
     return state
 
 
-def opening_events(state: GameState) -> list[Event]:
-    """The events of the first deal, for games that report them (an optional extra)."""
-    opening = getattr(state, "opening_events", None)
-    return list(opening()) if callable(opening) else []
-
-
 def check_start(replay: Replay, state: GameState, line: int, record: dict[str, Any]) -> None:
     for key in ("game", "seed", "players", "rules"):
         if key in record and record[key] != replay.header.get(key):
@@ -392,7 +386,7 @@ def check_start(replay: Replay, state: GameState, line: int, record: dict[str, A
                                     f"header's {replay.header.get(key)!r}")
     stored = record.get("events")
     if stored is not None:
-        _same_events(line, "the events of the first deal", stored, opening_events(state))
+        _same_events(line, "the events of the first deal", stored, state.opening_events())
 
 
 def _same_events(line: int, what: str, stored: Any, events: list[Event]) -> None:

@@ -18,159 +18,72 @@ cards (every discard and draw from it is public) and the groups of Solitaire's c
 
 Frames are flat dicts (per-seat and per-pile lists split into `key.i` entries); the page holds
 the first one whole and then only the entries that change, so a game of 300 actions at 14 seats
-stays far under 1 MB. Words come from `replay_show.describe_event`, as `replay show` prints them.
+stays far under 1 MB. Words come from `words.describe_event`, as `replay show` prints them; each
+game's frame, words and facts from its presentation (`replay/games/<game>.py`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
-from ..engine.game import Event, GameState, RuleOptionError, rules_to_json
-from ..engine.phase10.rules import PHASES, describe_phase
+from ..engine.game import (
+    DEAL_ENDS,
+    JSON,
+    Event,
+    EventKind,
+    GameState,
+    RuleOptionError,
+    Termination,
+    rules_to_json,
+)
+from ..protocol.errors import FaultOutcome, SeatStatus
 from .botlogs import bot_logs
-from .files import Replay, ReplayError, Step, opening_events, simulate
+from .files import Replay, ReplayError, Step, simulate
+from .frames import Frame, Trackers
+from .games import Presentation, presentation
 from .show import lenient_replay
-from .words import describe_event, sorted_hand
+from .words import describe_event, seat_name, sorted_hand
 
-DATA_VERSION: Final = 1
-DISCARD_SHOWN: Final = 12  # cards of the discard pile a frame holds (the top last)
+DATA_VERSION: Final = 2  # 2: the game's look, the enums and the result's words from Python
 PER_INDEX: Final = frozenset({"sc", "hs", "hd", "pl", "pts", "ph", "ld", "cp", "sk", "lt",
                               "pc", "pz", "pg"})
-ENDS: Final = ("hand_end", "round_end")
-Frame = dict[str, Any]
+ENDS: Final = DEAL_ENDS
+# Why a game ended, in words, when the rules did not end it (the title says how they did).
+ENDED: Final[Mapping[str, str]] = {
+    Termination.TURN_CAP: "Stopped at the turn cap: a hand went on longer than the rules allow, "
+    "so the referee ended the game where it stood (the turn-cap rule option).",
+    Termination.FORFEIT: "Ended by forfeit: every other seat was out of the game (a timeout, a "
+    "crash or too many illegal actions), so the referee stopped it.",
+}
+# The values the page's script compares with, from their enums (it spells none of them).
+ENUMS: Final = {enum.__name__: {m.name: m.value for m in enum}
+                for enum in (EventKind, SeatStatus, FaultOutcome, Termination)}
 
 
 class ViewerError(ValueError):
     """A page that cannot be made as asked (a seat the game does not have)."""
 
 
-# ----------------------------------------------------------------------------------------------
-# What the observations lack, kept from the events
-
-
-@dataclass(slots=True)
-class _Trackers:
-    """The discard pile's cards (table games) or the cards out of play and the closed piles'
-    groups (Solitaire), from the events as the viewer saw them."""
-
-    pile: list[str] = field(default_factory=list)
-    count: int = 0
-    closed: dict[int, list[str]] = field(default_factory=dict)
-    dealing: bool = False
-
-    def see(self, event: Mapping[str, Any]) -> None:
-        kind = event.get("event")
-        if kind == "deal":
-            self.dealing = True
-        elif kind == "turn_up":
-            if self.dealing:  # a new hand: the old discard pile went back into the deck
-                self.pile, self.count, self.dealing = [], 0, False
-            self._push(event["card"])
-        elif kind == "discard":
-            self._push(event["card"])
-        elif kind == "draw" and event.get("source") == "discard" and self.pile:
-            self.pile.pop()
-            self.count -= 1
-        elif kind == "reshuffle":
-            self.pile, self.count = self.pile[-1:], min(self.count, 1)
-        elif kind == "place":
-            self._push(event["discarded"])
-        elif kind == "close":
-            self.closed[int(event["pile"])] = list(event.get("groups") or [])
-
-    def _push(self, card: str) -> None:
-        self.pile.append(card)
-        self.count += 1
-
-    def discard_fields(self, top: str | None) -> Frame:
-        if top is not None and (not self.pile or self.pile[-1] != top):
-            self.pile, self.count = [top], max(self.count, 1)  # trust the observation
-        return {"dis": self.pile[-DISCARD_SHOWN:], "dn": self.count}
-
-
-
-# ----------------------------------------------------------------------------------------------
-# One frame per game, from the observations the viewer may see
-
-
-def _seat_lists(views: Sequence[Mapping[str, Any] | None], seats: Sequence[Mapping[str, Any]],
-                ) -> Frame:
-    return {
-        "sc": [s["score"] for s in seats],
-        "hs": [s["hand_size"] for s in seats],
-        "pl": [bool(s["playing"]) for s in seats],
-        "hd": [sorted_hand(v["hand"]) if v is not None else None for v in views],
-        "pts": [None] * len(seats),
-    }
-
-
-def phase10_frame(views: Sequence[Mapping[str, Any] | None], public: Mapping[str, Any],
-                  trackers: _Trackers) -> Frame:
-    seats = public["seats"]
-    return {
-        "h": public["hand_number"], "dl": public["dealer"], "tm": public["to_move"],
-        "dc": public["decision"], "tie": public["tiebreak"], "dp": public["draw_pile_size"],
-        "tb": [[g["owner"], g["group"], g["id"]] for g in public["table"]],
-        **trackers.discard_fields(public["discard_top"]),
-        **_seat_lists(views, seats),
-        "ph": [s["phase"] for s in seats], "ld": [bool(s["laid"]) for s in seats],
-        "cp": [list(s["completed"]) for s in seats], "sk": [s["skip_pending"] for s in seats],
-        "end": None,
-    }
-
-
-def fivecrowns_frame(views: Sequence[Mapping[str, Any] | None], public: Mapping[str, Any],
-                     trackers: _Trackers) -> Frame:
-    seats = public["seats"]
-    return {
-        "h": public["round"], "dl": public["dealer"], "tm": public["to_move"],
-        "dc": public["decision"], "tie": public["tiebreak"], "dp": public["draw_pile_size"],
-        "wr": public["wild_rank"], "ds": public["deal_size"], "wo": public["went_out"],
-        "tb": [[g["seat"], g["group"]] for g in public["table"]],
-        **trackers.discard_fields(public["discard_top"]),
-        **_seat_lists(views, seats),
-        "lt": [bool(s["had_last_turn"]) for s in seats],
-        "end": None,
-    }
-
-
-def solitaire_frame(views: Sequence[Mapping[str, Any] | None], public: Mapping[str, Any],
-                    trackers: _Trackers) -> Frame:
-    piles = public["piles"]
-    return {
-        "tm": public["to_move"], "dc": public["decision"], "dp": public["draw_pile_size"],
-        "top": public["draw_top"], "mv": public["moves"], "sc": [public["piles_closed"]],
-        "dis": trackers.pile[-DISCARD_SHOWN:], "dn": public["out_of_play"],
-        "pc": [list(p["cards"]) for p in piles], "pz": [bool(p["closed"]) for p in piles],
-        "pg": [trackers.closed.get(int(p["size"])) for p in piles],
-    }
-
-
-FRAMES: Final[dict[str, Callable[..., Frame]]] = {
-    "phase10": phase10_frame, "fivecrowns": fivecrowns_frame, "solitaire": solitaire_frame,
-}
-
-
-def end_of_hand(frame: Frame, events: Iterable[Mapping[str, Any]]) -> Frame:
+def end_of_hand(frame: Frame, events: Iterable[Mapping[str, JSON]]) -> Frame:
     """The last table of a hand: `frame` (before the action) with the action's events up to
     `hand_end` applied. Every field used here is public."""
     end = {k: list(v) if isinstance(v, list) else v for k, v in frame.items()}
     for event in events:
         kind, seat = event.get("event"), event.get("seat")
-        if kind == "lay_down" and isinstance(seat, int):
+        if kind == EventKind.LAY_DOWN and isinstance(seat, int):
             end["tb"] = [*end["tb"], *([seat, g, i] for g, i in
                                        zip(event["groups"], event["group_ids"], strict=True))]
             end["ld"][seat] = True
-        elif kind == "hit":
+        elif kind == EventKind.HIT:
             end["tb"] = [[o, event["group"], i] if i == event["group_id"] else [o, g, i]
                          for o, g, i in end["tb"]]
-        elif kind in ("go_out", "last_turn"):
+        elif kind in (EventKind.GO_OUT, EventKind.LAST_TURN):
             end["tb"] = [*end["tb"], *([seat, g] for g in event.get("groups") or ())]
         elif kind in ENDS:
             hands = [str(h).split() for h in event["hands"]]
@@ -208,7 +121,7 @@ def delta(previous: Frame, current: Frame) -> Frame:
     return {k: v for k, v in current.items() if previous[k] != v}
 
 
-def _compact(step: dict[str, Any]) -> dict[str, Any]:
+def _compact(step: dict[str, JSON]) -> dict[str, JSON]:
     return {k: v for k, v in step.items()
             if not (v is None or v is False or (isinstance(v, list) and not v))}
 
@@ -220,43 +133,49 @@ class _Builder:
     replay: Replay
     seat: int | None
     names: list[str]
-    faults: dict[int, list[dict[str, Any]]]
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    faults: dict[int, list[dict[str, JSON]]]
+    shown: Presentation
+    steps: list[dict[str, JSON]] = field(default_factory=list)
     frames: list[Frame] = field(default_factory=list)
-    trackers: _Trackers = field(default_factory=_Trackers)
+    trackers: Trackers = field(default_factory=Trackers)
     applied: int = 0
+
+    @property
+    def game(self) -> str:
+        return self.replay.game.name
 
     @property
     def players(self) -> int:
         return int(self.replay.header["players"])
 
-    def views(self, state: GameState) -> list[dict[str, Any] | None]:
+    def views(self, state: GameState) -> list[dict[str, JSON] | None]:
         return [state.observation(s).to_json() if self.seat in (None, s) else None
                 for s in range(self.players)]
 
     def frame(self, state: GameState) -> Frame:
         views = self.views(state)
         public = next(v for v in views if v is not None)
-        return FRAMES[self.replay.header["game"]](views, public, self.trackers)
+        return self.shown.frame(views, public, self.trackers)
 
-    def lines(self, events: Iterable[Event]) -> list[Any]:
+    def lines(self, events: Iterable[Event]) -> list[JSON]:
         """Each event in words as the viewer saw it; in the full view, an event with hidden
         parts is [full, as the others saw it, its seat] for the page's seat switch."""
-        out: list[Any] = []
+        out: list[JSON] = []
         for event in events:
             seen = event.for_seat(self.seat)
             self.trackers.see(seen)
-            text = describe_event(seen, self.names)
-            public = describe_event(event.for_seat(-1), self.names) if self.seat is None else text
+            text = describe_event(seen, self.names, self.game)
+            public = (describe_event(event.for_seat(-1), self.names, self.game)
+                      if self.seat is None else text)
             out.append([text, public, event.seat] if public != text else text)
         return out
 
-    def add(self, kind: str, frame: Frame, lines: list[Any], **more: Any) -> None:
+    def add(self, kind: str, frame: Frame, lines: list[JSON], **more: Any) -> None:
         self.frames.append(frame)
         self.steps.append(_compact({"k": kind, "h": frame.get("h"), "L": lines, **more}))
 
     def opening(self, state: GameState) -> None:
-        lines = self.lines(opening_events(state))
+        lines = self.lines(state.opening_events())
         self.add("o", self.frame(state), lines)
 
     def step(self, step: Step, state: GameState) -> None:
@@ -267,9 +186,10 @@ class _Builder:
                    len(step.events))
         before, after = step.events[:cut], step.events[cut:]
         lines = self.lines(before)
-        skips = [[e.seat, e.public.get("victim")] for e in before if e.kind == "skip"]
-        skipped = [e.seat for e in before if e.kind == "skipped"]
-        drawn = next((e.for_seat(self.seat).get("card") for e in before if e.kind == "draw"),
+        skips = [[e.seat, e.public.get("victim")] for e in before if e.kind is EventKind.SKIP]
+        skipped = [e.seat for e in before if e.kind is EventKind.SKIPPED]
+        drawn = next((e.for_seat(self.seat).get("card") for e in before
+                      if e.kind is EventKind.DRAW),
                      None)  # None where the viewer did not see the card
         more = {"n": n, "s": step.seat, "a": step.action, "dc": step.decision, "dr": drawn,
                 "t": _elapsed(record.get("elapsed")), "au": bool(record.get("auto")),
@@ -281,7 +201,7 @@ class _Builder:
         if "dis" in end:
             end.update(self.trackers.discard_fields(None))
         later = self.lines(after)
-        if any(e.kind == "deal" for e in after):
+        if any(e.kind is EventKind.DEAL for e in after):
             self.add("a", end, lines, **more)
             self.add("d", self.frame(state), later, n=n)
         else:  # the game is over: its last hand's table stays on show
@@ -293,7 +213,7 @@ class _Builder:
             self.steps[-1].setdefault("F", []).extend(self.fault(f) for f in faults)
         self.faults.clear()
 
-    def fault(self, record: Mapping[str, Any]) -> list[Any]:
+    def fault(self, record: Mapping[str, JSON]) -> list[JSON]:
         seat = record.get("seat")
         # Another seat's fault detail can name its cards (an illegal or late action's text).
         detail = record.get("detail") if self.seat in (None, seat) else None
@@ -301,14 +221,14 @@ class _Builder:
                 record.get("suppressed")]
 
 
-def _elapsed(value: Any) -> float | None:
+def _elapsed(value: JSON) -> float | None:
     return round(float(value), 6) if isinstance(value, int | float) else None
 
 
-def _faults_by_action(replay: Replay) -> dict[int, list[dict[str, Any]]]:
+def _faults_by_action(replay: Replay) -> dict[int, list[dict[str, JSON]]]:
     """Each fault under the number of the action that followed it (the decision it happened
     in)."""
-    out: dict[int, list[dict[str, Any]]] = {}
+    out: dict[int, list[dict[str, JSON]]] = {}
     applied = 0
     for _, record in replay.records:
         if record["type"] == "action":
@@ -319,7 +239,7 @@ def _faults_by_action(replay: Replay) -> dict[int, list[dict[str, Any]]]:
 
 
 def game_data(replay: Replay, seat: int | None = None, problem: str | None = None,
-              ) -> dict[str, Any]:
+              ) -> dict[str, JSON]:
     """Everything the page shows of `replay`, as `seat` saw it (None: everything).
     `ViewerError` for a seat the game does not have."""
     header = replay.header
@@ -327,7 +247,8 @@ def game_data(replay: Replay, seat: int | None = None, problem: str | None = Non
     if seat is not None and not 0 <= seat < players:
         raise ViewerError(f"--seat {seat}: the game has seats 0..{players - 1}")
     names = replay.seat_names() or [f"seat {i}" for i in range(players)]
-    builder = _Builder(replay, seat, names, _faults_by_action(replay))
+    shown = presentation(replay.game.name)
+    builder = _Builder(replay, seat, names, _faults_by_action(replay), shown)
     try:
         state = replay.new_state()
     except (RuleOptionError, ValueError, TypeError) as exc:  # as `simulate` says it
@@ -349,36 +270,40 @@ def game_data(replay: Replay, seat: int | None = None, problem: str | None = Non
         "seat": seat, "seed": header.get("seed") if seat is None else None,
         "rules": _changed_rules(replay), "move_time": (header.get("policy") or {}).get(
             "move_time"),
-        **_phase10_facts(replay),
-        "result": _result(replay), "problem": problem,
+        **shown.facts(replay), "look": shown.look.to_json(), "enums": ENUMS,
+        "result": _result(replay, shown, names), "problem": problem,
         "steps": builder.steps, "frames": frames,
     }
 
 
-def _phase10_facts(replay: Replay) -> dict[str, Any]:
-    """The phases' requirements in words and the game's sequence of phases (Phase 10 only)."""
-    if replay.header["game"] != "phase10":
-        return {}
-    return {"needs": {str(p): describe_phase(p) for p in PHASES},
-            "sequence": list(replay.rules().sequence)}
-
-
-def _seat_info(seat: Mapping[str, Any]) -> dict[str, Any]:
+def _seat_info(seat: Mapping[str, JSON]) -> dict[str, JSON]:
     return {"spec": seat.get("spec"), "version": seat.get("version")}
 
 
-def _changed_rules(replay: Replay) -> dict[str, Any]:
+def _changed_rules(replay: Replay) -> dict[str, JSON]:
     defaults = rules_to_json(replay.game.rules())
     rules = replay.header.get("rules") or {}
     return {k: v for k, v in rules.items() if defaults.get(k, v) != v or k == "party"}
 
 
-def _result(replay: Replay) -> dict[str, Any] | None:
+def _result(replay: Replay, shown: Presentation, names: Sequence[str],
+            ) -> dict[str, JSON] | None:
     result = replay.result
     if result is None:
         return None
-    return {"outcome": result.get("outcome", {}), "status": result.get("status"),
-            "faults": result.get("faults"), "actions": result.get("actions")}
+    outcome = result.get("outcome") or {}
+    return {"outcome": outcome, "status": result.get("status"),
+            "faults": result.get("faults"), "actions": result.get("actions"),
+            "title": (shown.result_title or _winners)(outcome, names),
+            "why": ENDED.get(str(outcome.get("termination")))}
+
+
+def _winners(outcome: Mapping[str, JSON], names: Sequence[str]) -> str:
+    """The result's headline: its winners by name."""
+    winners = [seat_name(names, s) for s in outcome.get("winners") or []]
+    if not winners:
+        return "No winner"
+    return ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -390,7 +315,7 @@ def asset(name: str) -> str:
     return resources.files(__package__).joinpath("viewer", name).read_text(encoding="utf-8")
 
 
-def script_json(data: Any) -> str:
+def script_json(data: JSON) -> str:
     """JSON safe inside a <script> element: no `<`, `>` or `&` (escaped in strings)."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -406,13 +331,13 @@ def fill(template: str, **parts: str) -> str:
     return "".join(pieces)
 
 
-def page_title(data: Mapping[str, Any]) -> str:
+def page_title(data: Mapping[str, JSON]) -> str:
     names = " vs ".join(data["names"][:4]) + (" ..." if len(data["names"]) > 4 else "")
     view = "" if data["seat"] is None else f" (seat {data['seat']})"
     return f"{data['title']} {data['id'] or ''}{view} - {names}"
 
 
-def viewer_page(data: Mapping[str, Any], back: str | None = None) -> str:
+def viewer_page(data: Mapping[str, JSON], back: str | None = None) -> str:
     """The self-contained page of one game (`back`: a link to the list of games)."""
     from html import escape
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..private import private_dir, write_private_text
 from .files import ReplayError, ReplayPathError, check_replay_file, replay_files
-from .html import ViewerError, asset, fill, replay_page, script_json
+from .html import ENUMS, ViewerError, asset, fill, replay_page, script_json
 
 TAIL_BYTES = 1 << 16  # a result line is a few hundred bytes; this leaves room for long names
 
@@ -122,7 +122,8 @@ def list_page(title: str, rows: list[dict[str, Any]], table: list[dict[str, Any]
     """The page listing `rows` (each linked by `link(row)`) with the standings `table`."""
     for row in rows:
         row["href"] = link(row)
-    data = {"title": title, "rows": rows, "standings": table, "seat_links": seat_links}
+    data = {"title": title, "rows": rows, "standings": table, "seat_links": seat_links,
+            "enums": ENUMS}
     return fill(asset("list.html"), TITLE=escape(title), STYLE=asset("list.css"),
                 SCRIPT=asset("list.js"), DATA=script_json(data))
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..protocol.errors import FaultOutcome, SeatStatus
 from ..settings import describe
 
 MAX_SEATS: Final = 64
@@ -83,7 +84,7 @@ class Action(_Record):
 class Fault(_Record):
     type: Literal["fault"]
     seat: Seat
-    outcome: Text
+    outcome: Annotated[FaultOutcome, Field(strict=False)]  # its value, as text
     detail: Text = ""
     request: Count | None = None
     fatal: bool = False
@@ -100,8 +101,8 @@ class Outcome(_Record):
 class Result(_Record):
     type: Literal["result"]
     outcome: Outcome
-    status: list[Literal["ok", "forfeit", "autoplay"]] = Field(default_factory=list,
-                                                              max_length=MAX_SEATS)
+    status: list[Annotated[SeatStatus, Field(strict=False)]] = Field(default_factory=list,
+                                                                    max_length=MAX_SEATS)
     faults: list[Count] = Field(default_factory=list, max_length=MAX_SEATS)
     actions: Count | None = None
     decisions: Count = 0

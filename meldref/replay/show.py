@@ -6,9 +6,8 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ..engine.game import rules_to_json
+from ..engine.game import JSON, EventKind, GameState, rules_to_json
 from ..protocol.records import event_record
 from .files import (
     Replay,
@@ -16,10 +15,10 @@ from .files import (
     Step,
     event_for_seat,
     load_replay,
-    opening_events,
     read_lines,
     simulate,
 )
+from .games import presentation
 from .words import describe_event, format_hand, seat_name, value_text
 
 HAND_KEYS = ("hand_number", "round", "round_number", "hand")
@@ -65,11 +64,11 @@ def tell(path: Path, seat: int | None = None, hand: int | None = None) -> Tellin
         raise ShowError(f"--seat {seat}: the game has seats 0..{players - 1}")
     names = replay.seat_names() or [f"seat {i}" for i in range(players)]
     telling = Telling(_header_lines(replay, seat), problem)
-    story = _Story(telling, names, seat, hand)
+    story = _Story(telling, names, seat, hand, replay.game.name)
     try:
         # The events told are the re-simulated ones (what the file stores is checked against
         # them, and may be anything).
-        story.events([event_record(e) for e in opening_events(replay.new_state())])
+        story.events([event_record(e) for e in replay.new_state().opening_events()])
         simulate(replay, on_step=story.step, before=story.before)
     except ReplayError as exc:
         telling.problem = telling.problem or str(exc)
@@ -89,6 +88,7 @@ class _Story:
     names: Sequence[str]
     seat: int | None
     only_hand: int | None
+    game: str
     hand: int = 1
     started: bool = False
     seen: set[int] = field(default_factory=lambda: {1})  # hand numbers dealt so far
@@ -97,26 +97,25 @@ class _Story:
         if self.only_hand is None or self.hand == self.only_hand:
             self.telling.lines.append(line)
 
-    def events(self, stored: Sequence[Mapping[str, Any]]) -> None:
+    def events(self, stored: Sequence[Mapping[str, JSON]]) -> None:
         for data in stored:
             view = event_for_seat(data, self.seat)
             number = next((view[k] for k in HAND_KEYS if isinstance(view.get(k), int)), None)
-            if view.get("event") == "deal" and number is not None and (
+            if view.get("event") == EventKind.DEAL and number is not None and (
                     number != self.hand or not self.started):
                 self.hand, self.started = number, True
                 self.seen.add(number)
-                word = "round" if "round" in view else "hand"
-                self.add(f"-- {word} {number} --")
-            self.add("    " + describe_event(view, self.names))
+                self.add(f"-- {presentation(self.game).look.deal_word or 'hand'} {number} --")
+            self.add("    " + describe_event(view, self.names, self.game))
 
-    def before(self, record: dict[str, Any], state: Any) -> None:
+    def before(self, record: dict[str, JSON], state: GameState) -> None:
         if self.seat is None or state.to_move != self.seat:
             return
         held = state.observation(self.seat).to_json().get("hand")
         if isinstance(held, list):
             self.add(f"  seat {self.seat} holds {format_hand(held)}")
 
-    def step(self, step: Step, state: Any) -> None:
+    def step(self, step: Step, state: GameState) -> None:
         auto = " (played by the referee)" if step.record.get("auto") else ""
         self.add(f"#{step.record.get('n', '?')} {seat_name(self.names, step.seat)} "
                  f"{step.decision}: {step.action}{auto}")

@@ -4,7 +4,7 @@ them. `replay show`, a person's seat (`meldref play`) and the HTML viewer say th
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Final
 
 from ..engine.cards import (
     COLOUR_NAMES,
@@ -16,6 +16,8 @@ from ..engine.cards import (
     Kind,
     sort_key,
 )
+from ..engine.game import JSON, EventKind
+from .games import Describer, presentation
 
 
 def printable(text: str) -> str:
@@ -28,13 +30,13 @@ def printable(text: str) -> str:
                    for c in text)
 
 
-def seat_name(names: Sequence[str], seat: Any) -> str:
+def seat_name(names: Sequence[str], seat: JSON) -> str:
     if isinstance(seat, int) and 0 <= seat < len(names):
         return f"seat {seat} ({names[seat]})"
     return f"seat {seat}"
 
 
-def value_text(value: Any) -> str:
+def value_text(value: JSON) -> str:
     if isinstance(value, list):
         return " ".join(value_text(v) for v in value) if value else "-"
     if value is None:
@@ -42,60 +44,53 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
-def describe_event(event: Mapping[str, Any], names: Sequence[str]) -> str:
-    """A line for one event as a seat saw it (hidden fields already removed)."""
+def describe_event(event: Mapping[str, JSON], names: Sequence[str], game: str) -> str:
+    """A line for one event of `game` as a seat saw it (hidden fields already removed): the
+    game's own words for its events (`games/<game>.py`), these for the events every game has,
+    and the event's fields for a kind neither knows."""
     kind = str(event.get("event"))
     who = seat_name(names, event["seat"]) if "seat" in event else ""
-    card = event.get("card")
-    if kind == "draw":
-        what = f"draws {card}" if card else "draws a card"
-        pile = "discard pile" if event.get("source") == "discard" else "draw pile"
-        return f"{who} {what} from the {pile}"
-    if kind == "discard":
-        return f"{who} discards {card}"
-    if kind == "skip":
-        return f"{who} skips {seat_name(names, event.get('victim'))}"
-    if kind == "skipped":
-        return f"{who} is skipped"
-    if kind == "turn_up":
-        return f"the discard pile starts with {card}"
-    if kind == "deal":
-        return _deal(event, who)
-    if kind == "go_out":
-        return f"{who} goes out with {describe_groups(event.get('groups'))}"
-    if kind == "last_turn":
-        return (f"{who} lays {describe_groups(event.get('groups'))} on the last turn, "
-                f"{event.get('left')} cards left")
-    if kind == "place":
-        return (f"{who} puts {card} on pile {event.get('pile')} and discards "
-                f"{event.get('discarded')} ({_next_card(event)})")
-    if kind == "close":
-        return f"pile {event.get('pile')} closes: {describe_groups(event.get('groups'))}"
-    if kind == "lay_down":
-        return f"{who} lays phase {event.get('phase')}: {describe_groups(event.get('groups'))}"
-    if kind == "hit":
-        return f"{who} hits group {event.get('group_id')} with {card} -> {event.get('group')}"
-    if kind == "reshuffle":
-        return f"the discard pile is shuffled into a new draw pile ({event.get('draw_pile_size')})"
-    if kind in ("hand_end", "round_end"):
-        return _hand_end(event, names)
-    if kind == "game_over":
-        return "game over"
+    own = presentation(game).words.get(EventKind(kind)) if kind in KINDS else None
+    if own is not None:
+        return own(event, who, names)
+    common = _COMMON.get(kind)
+    if common is not None:
+        return common(event, who, names)
     rest = " ".join(f"{k}={value_text(v)}" for k, v in event.items() if k not in ("event", "seat"))
     return " ".join(p for p in (who, kind.replace("_", " "), rest) if p)
 
 
-def _next_card(event: Mapping[str, Any]) -> str:
+def _draw(event: Mapping[str, JSON], who: str, names: Sequence[str]) -> str:
+    card = event.get("card")
+    what = f"draws {card}" if card else "draws a card"
+    pile = "discard pile" if event.get("source") == "discard" else "draw pile"
+    return f"{who} {what} from the {pile}"
+
+
+_COMMON: Final[Mapping[str, Describer]] = {
+    EventKind.DRAW: _draw,
+    EventKind.DISCARD: lambda event, who, names: f"{who} discards {event.get('card')}",
+    EventKind.TURN_UP: lambda event, who, names:
+        f"the discard pile starts with {event.get('card')}",
+    EventKind.DEAL: lambda event, who, names: _deal(event, who),
+    EventKind.RESHUFFLE: lambda event, who, names:
+        f"the discard pile is shuffled into a new draw pile ({event.get('draw_pile_size')})",
+    EventKind.HAND_END: lambda event, who, names: _hand_end(event, names),
+    EventKind.ROUND_END: lambda event, who, names: _hand_end(event, names),
+    EventKind.GAME_OVER: lambda event, who, names: "game over",
+}
+KINDS: Final = frozenset(EventKind)
+
+
+def next_card(event: Mapping[str, JSON]) -> str:
+    """The draw pile's next card as a `place` or Solitaire `deal` event shows it, in words."""
     top, left = event.get("draw_top"), event.get("draw_pile_size")
     if top is None:
         return "the deck is empty"
     return f"next card {top}" + (f", {left} left" if left is not None else "")
 
 
-def _deal(event: Mapping[str, Any], who: str) -> str:
-    if isinstance(event.get("piles"), list):
-        piles = " | ".join(str(p) for p in event["piles"])
-        return f"piles dealt: {piles}; {_next_card(event)}"
+def _deal(event: Mapping[str, JSON], who: str) -> str:
     hand = event.get("hand")
     if isinstance(hand, list):
         shown = format_hand(hand)
@@ -105,7 +100,7 @@ def _deal(event: Mapping[str, Any], who: str) -> str:
     return f"{who} is dealt {shown}{wild}"
 
 
-def _hand_end(event: Mapping[str, Any], names: Sequence[str]) -> str:
+def _hand_end(event: Mapping[str, JSON], names: Sequence[str]) -> str:
     out = event.get("went_out")
     how = f"{seat_name(names, out)} went out" if out is not None else str(event.get("ended"))
     left = event.get("hands")
@@ -124,7 +119,7 @@ _PLURALS = {1: "ones", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes
 _FC_PLURALS = {**_PLURALS, 11: "jacks", 12: "queens", 13: "kings"}
 
 
-def describe_groups(groups: Any) -> str:
+def describe_groups(groups: JSON) -> str:
     """Laid groups in words, each with its cards: `set of 4 sevens (R7 B7 W=7 G7) + run 3-6
     (R3 B4 Y5 W=6)`; "nothing" for none."""
     if not isinstance(groups, list) or not groups:

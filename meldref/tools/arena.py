@@ -27,7 +27,7 @@ from typing import IO, Any
 from ..bots import sdk
 from ..engine.game import find_game
 from ..protocol.conversation import Reply, Request, Setup, request_text
-from ..protocol.errors import BotProtocolError, Fault
+from ..protocol.errors import BotProtocolError, Fault, FaultOutcome
 from ..protocol.records import GameRecord
 from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import BotSpec, InProcessSeat, Seat, seat_from_spec
@@ -88,7 +88,7 @@ class SdkSeat(Seat):
             msg = parse_bot_line(line)
             if msg is not None and msg.kind == "action" and msg.request_id == self._ids:
                 return Reply(msg.text, elapsed, self._ids)
-        raise BotProtocolError(Fault("malformed", f"no answer to request {self._ids}",
+        raise BotProtocolError(Fault(FaultOutcome.MALFORMED, f"no answer to request {self._ids}",
                                      self._ids), elapsed)
 
     def reject(self, request_id: int | None, reason: str) -> None:

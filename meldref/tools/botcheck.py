@@ -22,7 +22,7 @@ from ..bots.sdk import SDK_RAISED
 from ..engine.game import GAME_NAMES, UnknownGameError, find_game
 from ..private import private_dir
 from ..protocol.channel import EOF, EXITED, TOO_LONG
-from ..protocol.errors import Fault
+from ..protocol.errors import TIMED_OUT, Fault, FaultOutcome, SeatStatus
 from ..protocol.process import BotCommand, BotProcess, PipeTransport, describe_exit
 from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
@@ -414,7 +414,7 @@ def _position_checks(command: str, loaded: PositionFile, startup: float,
     finally:
         seat.close()
     faults = record.faults[seat_no]
-    if faults or record.status[seat_no] != "ok":
+    if faults or record.status[seat_no] is not SeatStatus.OK:
         first = faults[0] if faults else None
         add(label, FAIL, f"{first.outcome}: {first.detail}" if first else record.status[seat_no])
         return
@@ -441,7 +441,7 @@ def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n:
         add(label, FAIL, f"the referee failed: {exc!r}")
         return False
     faults = record.faults[0]
-    if faults or record.status[0] != "ok":
+    if faults or record.status[0] is not SeatStatus.OK:
         add(label, FAIL, named_fault(faults) or record.status[0])
         return False
     add(label, PASS, f"{sum(asked.values())} decisions, result "
@@ -466,16 +466,16 @@ def named_fault(faults: Sequence[Fault]) -> str:
     why = f"{fatal.outcome}: {fatal.detail}"
     # An answer whose id is not the request's: "late" or "never sent" for an id that no
     # deadline passed for (a late answer to a request that timed out is late, not wrong).
-    timed_out = {f.request_id for f in faults if f.outcome in ("timeout", "stalled")}
+    timed_out = {f.request_id for f in faults if f.outcome in TIMED_OUT}
     wrong = [f for f in faults if not f.fatal and f.request_id is not None
              and f.request_id not in timed_out and (
-                 f.outcome == "late" or "never sent" in f.detail)]
-    if wrong and fatal.outcome in ("timeout", "stalled"):
+                 f.outcome is FaultOutcome.LATE or "never sent" in f.detail)]
+    if wrong and fatal.outcome in TIMED_OUT:
         asked = f"request {fatal.request_id}" if fatal.request_id is not None else "a request"
         return (f"wrong request id: answered {asked} with id {wrong[-1].request_id} "
                 f"({wrong[-1].detail}); `action <id>` repeats the id of its `go` line "
                 f"(PROTOCOL.md section 6), so the answer was ignored and then {why}")
-    if fatal.outcome == "stalled":
+    if fatal.outcome is FaultOutcome.STALLED:
         why += " (a bot that does not flush stdout looks exactly like this)"
     return why
 

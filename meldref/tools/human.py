@@ -19,8 +19,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..engine.cards import Card, CardError, Kind, sort_key
-from ..engine.game import GameInfo
-from ..protocol.errors import BotCrashedError, Fault
+from ..engine.game import EventKind, GameInfo
+from ..protocol.errors import BotCrashedError, Fault, FaultOutcome
 from ..protocol.referee import MatchPolicy, close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
 from ..replay.words import describe_event
@@ -78,9 +78,9 @@ class HumanSeat(Seat):
 
     def notify(self, events: Sequence[Mapping[str, Any]]) -> None:
         for event in events:
-            if event.get("event") == "game_over":
+            if event.get("event") == EventKind.GAME_OVER:
                 continue
-            self.say("  " + describe_event(event, self._names()), markup=False)
+            self.say("  " + describe_event(event, self._names(), self.info.name), markup=False)
 
     def decide(self, request: Request) -> Reply:
         began = time.perf_counter()
@@ -91,8 +91,8 @@ class HumanSeat(Seat):
             try:
                 text = self.read(f"{request.decision}> ").strip()
             except EOFError:
-                raise BotCrashedError(Fault("closed", "the player closed the input", None, True),
-                                      time.perf_counter() - began) from None
+                closed = Fault(FaultOutcome.CLOSED, "the player closed the input", None, True)
+                raise BotCrashedError(closed, time.perf_counter() - began) from None
             action = self.interpret(text, request)
             if action is not None:
                 return Reply(action, time.perf_counter() - began)

@@ -64,7 +64,7 @@ def load_position(path: Path, game: str | None = None, rules: Mapping[str, Any] 
     except (SettingsError, PositionError) as exc:
         raise PositionFileError(f"{path}: {exc}") from None
     settled = position.start()
-    return PositionFile(path, info, getattr(settled, "rules", rule_set), position)
+    return PositionFile(path, info, settled.rules, position)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -140,7 +140,7 @@ def position_at(path: Path, at: int, expect: bool = False) -> str:
         if at == len(actions):
             raise PositionFileError(f"--expect: the replay has no action {at} (it stops there)")
         data["expect"] = actions[at]
-    return position_toml(data, getattr(state, "rules", replay.rules()))
+    return position_toml(data, state.rules)
 
 
 __all__ = ["PositionFile", "PositionFileError", "load_position", "position_at",

@@ -4,6 +4,7 @@
 (function () {
   const D = JSON.parse(document.getElementById("meldref-data").textContent);
   const $ = (id) => document.getElementById(id);
+  const OK = D.enums.SeatStatus.OK; // a seat still in play at the end (the values are Python's)
   const rows = D.rows.map((row, i) => Object.assign({ order: i }, row));
   let sortKey = "id";
   let ascending = true;
@@ -26,7 +27,7 @@
   }
 
   function failed(row) {
-    return faultCount(row) > 0 || !!row.problem || (row.status || []).some((s) => s !== "ok");
+    return faultCount(row) > 0 || !!row.problem || (row.status || []).some((s) => s !== OK);
   }
 
   function seatsOf(row, bot) {
@@ -76,7 +77,7 @@
     (row.names || []).forEach((name, i) => {
       const winner = (row.winners || []).includes(i);
       const status = (row.status || [])[i];
-      const bad = (status && status !== "ok") || ((row.faults || [])[i] || 0) > 0;
+      const bad = (status && status !== OK) || ((row.faults || [])[i] || 0) > 0;
       const chip = el("span", "seat" + (winner ? " win" : "") + (bad ? " bad" : "") + (name === bot ? " pick" : ""));
       const text = name + " " + ((row.scores || [])[i] ?? "-");
       if (D.seat_links && row.href) chip.append(link(row.href + "?seat=" + i, text));

@@ -18,8 +18,12 @@ function viewer(D, signal, fromStart) {
   const STEPS = D.steps;
   const COUNT = STEPS.length;
   const N = D.players;
-  const SOLITAIRE = D.game === "solitaire";
-  const HAND = D.game === "fivecrowns" ? "round" : "hand";
+  // What to draw for this game and the values to compare with, both from Python
+  // (replay/games/<game>.py and the enums): the script names no game and spells no value.
+  const LOOK = D.look;
+  const E = D.enums;
+  const PILES = LOOK.layout === "piles"; // a panel per pile (Solitaire), else one per seat
+  const HAND = LOOK.deal_word || "hand";
   const FLAT = expand(D.frames);
   const SVGNS = "http://www.w3.org/2000/svg";
   const P10_RE = /^([RBYG])(1[0-2]|[1-9])$/;
@@ -167,7 +171,7 @@ function viewer(D, signal, fromStart) {
   }
 
   function headline(s) {
-    if (s.k === "o") return SOLITAIRE ? "The piles are dealt" : cap(HAND) + " " + s.h + " is dealt";
+    if (s.k === "o") return LOOK.opening || cap(HAND) + " " + s.h + " is dealt";
     if (s.k === "d") return cap(HAND) + " " + s.h + " is dealt";
     return s.L && s.L.length ? lineText(s.L[0]) : "#" + s.n + " " + s.a;
   }
@@ -245,8 +249,8 @@ function viewer(D, signal, fromStart) {
   let drawnHand;
 
   function drawTable(f, s, prev) {
-    $("strip").replaceWith(SOLITAIRE ? solitaireStrip(f, s) : strip(f, s));
-    if (SOLITAIRE) {
+    $("strip").replaceWith(PILES ? pilesStrip(f, s) : strip(f, s));
+    if (PILES) {
       const node = piles(f, s);
       $("piles").replaceWith(node);
       fitHands([node]);
@@ -266,8 +270,8 @@ function viewer(D, signal, fromStart) {
     notes.id = "notes";
     const strip = el("div");
     strip.id = "strip";
-    const body = el("div", SOLITAIRE ? "piles" : "seats");
-    body.id = SOLITAIRE ? "piles" : "seats";
+    const body = el("div", PILES ? "piles" : "seats");
+    body.id = PILES ? "piles" : "seats";
     $("table").replaceChildren(notes, strip, body);
     panels = [];
   }
@@ -319,13 +323,13 @@ function viewer(D, signal, fromStart) {
     if (!(f.dis || []).length) fan.append(el("div", "card slot"));
     disc.append(fan, el("span", null, "discard pile"), el("span", "count", f.dn));
     const facts = el("div", "facts");
-    const title = f.tie ? "Tie-break " + HAND : cap(HAND) + " " + f.h + (D.game === "fivecrowns" ? " of 11" : "");
+    const title = f.tie ? "Tie-break " + HAND : cap(HAND) + " " + f.h + (LOOK.deals ? " of " + LOOK.deals : "");
     facts.append(el("div", "big", title));
     if (f.dl !== null && f.dl !== undefined) facts.append(el("div", "small", "dealer: " + seatName(f.dl)));
     if (f.end) facts.append(el("div", "small", f.end.out !== null && f.end.out !== undefined
       ? seatName(f.end.out) + " went out" : "ended: " + f.end.ended));
     box.append(draw, disc, facts);
-    if (D.game === "fivecrowns") {
+    if (LOOK.wild_note) {
       const w = el("div", "wildnote");
       w.append(icon("s-crown", "crownicon"), el("span", null, f.wr + "s wild"), el("span", "small", "\u00b7 " + f.ds + " cards"));
       w.querySelector("svg").setAttribute("style", "width:18px;height:18px;fill:currentColor");
@@ -444,7 +448,7 @@ function viewer(D, signal, fromStart) {
 
   function statusWord(seat) {
     const status = D.result && D.result.status ? D.result.status[seat] : null;
-    return status && status !== "ok" ? status : "out";
+    return status && status !== E.SeatStatus.OK ? status : "out";
   }
 
   function phaseLine([phase, laid, completed]) {
@@ -488,9 +492,9 @@ function viewer(D, signal, fromStart) {
     });
   }
 
-  // -- solitaire --------------------------------------------------------------------------------
+  // -- a panel per pile (Solitaire) -------------------------------------------------------------
 
-  function solitaireStrip(f, s) {
+  function pilesStrip(f, s) {
     const box = el("div", "strip");
     box.id = "strip";
     const draw = el("div", "pilebox");
@@ -557,9 +561,8 @@ function viewer(D, signal, fromStart) {
     }
     const o = D.result.outcome || {};
     box.append(el("h2", null, resultTitle()));
-    const why = ENDED[o.termination];
-    if (why) box.append(el("div", "why", why));
-    if (SOLITAIRE) return box;
+    if (D.result.why) box.append(el("div", "why", D.result.why));
+    if (!LOOK.result_table) return box;
     const t = el("table");
     const head = el("tr");
     const phases = o.phases_completed;
@@ -576,21 +579,9 @@ function viewer(D, signal, fromStart) {
     return box;
   }
 
-  // Why the game ended, in words (the replay's `termination`).
-  const ENDED = {
-    normal: null, // the rules ended it: the title says how
-    "turn-cap": "Stopped at the turn cap: a hand went on longer than the rules allow, so the " +
-      "referee ended the game where it stood (the turn-cap rule option).",
-    forfeit: "Ended by forfeit: every other seat was out of the game (a timeout, a crash or " +
-      "too many illegal actions), so the referee stopped it.",
-  };
-
+  // The result's headline and why the game ended are worded in Python (replay/html.py).
   function resultTitle() {
-    if (!D.result) return "No result: the replay ends before the game did";
-    const o = D.result.outcome || {};
-    const winners = (o.winners || []).map(seatName).join(", ");
-    if (SOLITAIRE) return o.won ? "Won: every pile closed" : "Lost to the deck: " + (o.piles_closed || 0) + " of 11 piles closed";
-    return winners ? (o.winners.length > 1 ? "Winners: " : "Winner: ") + winners : "No winner";
+    return D.result ? D.result.title : "No result: the replay ends before the game did";
   }
 
   function ordinal(n) {
@@ -701,10 +692,14 @@ function viewer(D, signal, fromStart) {
     return [el("h3", null, title), box];
   }
 
+  // The game's charts (LOOK.charts: [frame key, title]), a line per entry of the key; the
+  // seats' colours under the first.
   function buildChart() {
-    const parts = SOLITAIRE ? lineChart("sc", "piles closed", 1)
-      : lineChart("sc", "each seat's total (lower is better)", N);
-    if (!SOLITAIRE) {
+    const parts = [];
+    LOOK.charts.forEach(([key, title], c) => {
+      const lines = Object.keys(FLAT[0]).filter((k) => k.startsWith(key + ".")).length;
+      parts.push(...lineChart(key, title, lines));
+      if (c > 0 || N < 2) return;
       const legend = el("div", "legend");
       for (let k = 0; k < N; k++) {
         const item = el("span");
@@ -714,8 +709,7 @@ function viewer(D, signal, fromStart) {
         legend.append(item);
       }
       parts.push(legend);
-    }
-    if (D.game === "phase10") parts.push(...lineChart("ph", "the phase each seat is on", N));
+    });
     $("chart").replaceChildren(...parts);
   }
 
@@ -819,11 +813,11 @@ function viewer(D, signal, fromStart) {
     if (width < 900) cols = Math.min(cols, 2);
     if (width < 520) cols = 1;
     const panel = (width - (cols - 1) * 10) / cols;
-    const wide = SOLITAIRE ? Math.max(30, Math.min(46, width / 26)) : Math.max(28, Math.min(54, panel / (N > 9 ? 8.6 : 7.4)));
+    const wide = PILES ? Math.max(30, Math.min(46, width / 26)) : Math.max(28, Math.min(54, panel / (N > 9 ? 8.6 : 7.4)));
     const cw = Math.max(16, wide * scale);
     document.documentElement.style.setProperty("--cols", cols);
     document.documentElement.style.setProperty("--cw", cw.toFixed(1) + "px");
-    const groupScale = SOLITAIRE ? 0.92 : N > 9 ? 0.9 : N > 6 ? 0.8 : 0.78;
+    const groupScale = PILES ? 0.92 : N > 9 ? 0.9 : N > 6 ? 0.8 : 0.78;
     document.documentElement.style.setProperty("--cwg", (cw * groupScale).toFixed(1) + "px");
   }
 
@@ -847,7 +841,7 @@ function viewer(D, signal, fromStart) {
     select.replaceChildren();
     $("viewas").hidden = true;
     $("jump-hand").parentElement.hidden = false;
-    if (D.seat === null && !SOLITAIRE) {
+    if (D.seat === null && N > 1) { // one seat: no other hand to hide
       const all = el("option", null, "every hand");
       all.value = "";
       select.append(all);
@@ -864,7 +858,7 @@ function viewer(D, signal, fromStart) {
       });
     }
     $("hand-word").textContent = HAND;
-    if (SOLITAIRE) $("jump-hand").parentElement.hidden = true;
+    if (!LOOK.deal_word) $("jump-hand").parentElement.hidden = true;
   }
 
   function wire() {
@@ -943,6 +937,8 @@ function viewer(D, signal, fromStart) {
 /* What stays across games: the side panel's tabs, the download link, opening a page from disk. */
 (function () {
   const $ = (id) => document.getElementById(id);
+  const FIRST = JSON.parse($("meldref-data").textContent);
+  const VERSION = FIRST.v; // of this script's data: a page of another version is not read
   let running = new AbortController();
   let saved = null; // the object URL of the page the download link saves
   function start(data, page, fromStart) {
@@ -972,7 +968,7 @@ function viewer(D, signal, fromStart) {
         : "not a page written by meldref replay html");
     }
     const data = JSON.parse(node.textContent);
-    if (data.v !== 1 || !Array.isArray(data.steps) || !Array.isArray(data.frames) || !data.steps.length) {
+    if (data.v !== VERSION || !Array.isArray(data.steps) || !Array.isArray(data.frames) || !data.steps.length) {
       throw new Error("a page of another version of meldref (data version " + data.v + ")");
     }
     return data;
@@ -991,6 +987,6 @@ function viewer(D, signal, fromStart) {
     }).finally(() => { e.target.value = ""; });
   });
 
-  start(JSON.parse($("meldref-data").textContent), SOURCE, false);
+  start(FIRST, SOURCE, false);
 })();
 
