@@ -35,7 +35,7 @@ from meldref.protocol.process import COOKIE
 from meldref.protocol.seats import BotSpec
 from meldref.settings import limit_settings, parse_rules
 from meldref.tournament.config import TournamentConfig
-from meldref.tournament.run import run_tournament
+from meldref.tournament.run import open_tournament, run_tournament
 from meldref.tournament.schedule import Plan, bot_entries
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,7 +106,7 @@ def soak(games: int, jobs: int, out: Path, sample: int, quiet: bool) -> dict[str
             if not quiet:
                 print(json.dumps(row), flush=True)
 
-    run = run_tournament(config, on_result=on_result)
+    run = run_tournament(open_tournament(config), on_result=on_result)
     time.sleep(1.0)  # the last games' bots are being shut down
     left = live_bots()
     first, last = samples[0], {**status(), "games": len(run.results)}

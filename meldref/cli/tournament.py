@@ -126,11 +126,9 @@ def tournament(
     from ..tournament.match import preflight
     from ..tournament.run import (
         StandingsInterrupted,
-        check_folder,
         cluster_missing,
-        prepare_folder,
+        open_tournament,
         run_tournament,
-        settle_seed,
     )
 
     refuse_overwriting_inputs({"CONFIG": config, "--bot-folder": bot_folder},
@@ -172,20 +170,20 @@ def tournament(
                               cfg.folder / "logs", cfg.process_limits,
                               None if cfg.bot_folder is None else str(cfg.bot_folder))
         cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
-        cfg = settle_seed(cfg)  # no seed given: drawn now, or the one this folder already used
-        check_folder(cfg)
-        prepare_folder(cfg)  # made now: a folder that cannot be written stops before any game
+        # The seed settled (drawn now, or the one this folder already used) and the folder
+        # made now: a folder that cannot be written stops before any game.
+        opened = open_tournament(cfg)
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted before the first game", EXIT_INTERRUPTED)
     try:  # a cluster's start-up check fails here, when the first games are due
-        run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
+        run = _run_with_progress(opened, run_tournament, stop_after, keep_logs, progress)
     except ConfigError as exc:
         fail(str(exc))
     except StandingsInterrupted as exc:
         fail(f"{exc}: {shlex.join(['meldref', *sys.argv[1:]])}", EXIT_INTERRUPTED)
-    _print_tournament(run, cfg, as_json)
+    _print_tournament(run, opened.config, as_json)
     if run.stopped == "interrupted":
         err.print(f"interrupted: {run.missing} games missing; rerun the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -222,8 +220,8 @@ def _readable_by_others(path: Path) -> bool:
         return False
 
 
-def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, keep_logs: bool,
-                       show: bool) -> Any:
+def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | None,
+                       keep_logs: bool, show: bool) -> Any:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -233,10 +231,11 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
         TimeRemainingColumn,
     )
 
-    total = cfg.plan.table_count() * cfg.plan.games_per_table()
+    plan = tournament.config.plan
+    total = plan.table_count() * plan.games_per_table()
     console = err.console()
     if show and not console.is_terminal:  # a log file or a pipe: a line per game instead
-        return run_tournament(cfg, stop_after=stop_after, keep_logs=keep_logs,
+        return run_tournament(tournament, stop_after=stop_after, keep_logs=keep_logs,
                               on_result=lambda result, done, total: console.print(
                                   game_line(result, done, total), markup=False))
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -251,8 +250,8 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
         bar.update(task, completed=done, note=note)
 
     with bar:
-        task = bar.add_task(f"{cfg.plan.game} {cfg.plan.format}", total=total, note="")
-        run = run_tournament(cfg, on_result=on_result, stop_after=stop_after,
+        task = bar.add_task(f"{plan.game} {plan.format}", total=total, note="")
+        run = run_tournament(tournament, on_result=on_result, stop_after=stop_after,
                              keep_logs=keep_logs,
                              on_start=lambda done, _: bar.update(task, completed=done))
         bar.update(task, completed=len(run.results))

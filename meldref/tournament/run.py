@@ -60,9 +60,27 @@ class TournamentRun:
 # The folder
 
 
-def check_folder(config: TournamentConfig) -> None:
-    """`ConfigError` if the folder holds games of another tournament (nothing is written)."""
+@dataclass(frozen=True, slots=True)
+class OpenTournament:
+    """A tournament ready to play: its seed settled, its folder made, checked to hold no other
+    tournament's games, and its `tournament.json` written (`open_tournament`)."""
+
+    config: TournamentConfig
+    folder: Path
+
+
+def open_tournament(config: TournamentConfig) -> OpenTournament:
+    """Settle the seed, check the folder and prepare it (`tournament.json` written), once,
+    before any game; `ConfigError` if the folder holds another tournament or cannot be
+    written. The one way a tournament starts: the command and `run_tournament` alike."""
     config = settle_seed(config)
+    check_folder(config)
+    return OpenTournament(config, prepare_folder(config))
+
+
+def check_folder(config: TournamentConfig) -> None:
+    """`ConfigError` if the folder holds games of another tournament (nothing is written);
+    `config`'s seed is settled (`settle_seed`)."""
     folder = config.folder
     meta = folder / "tournament.json"
     if not meta.exists() or not read_results(folder / "results.jsonl"):
@@ -100,9 +118,8 @@ def _drawn_seed(folder: Path, seedless: str) -> int | None:
 
 
 def prepare_folder(config: TournamentConfig) -> Path:
-    """Create the folder, or check that it holds this same tournament; `ConfigError` if not,
-    or if it cannot be written ("X is not a folder", "cannot write X: <reason>")."""
-    check_folder(config)
+    """Create the folder (checked by `check_folder`) and write `tournament.json`;
+    `ConfigError` if it cannot be written ("X is not a folder", "cannot write X: <reason>")."""
     folder = config.folder
     problem = folder_problem(folder, create=True)
     if problem:
@@ -203,7 +220,7 @@ def failure_lines(result: dict[str, Any]) -> list[str]:
 
 
 def run_tournament(
-    config: TournamentConfig,
+    tournament: OpenTournament,
     *,
     on_result: ProgressHook | None = None,
     stop_after: int | None = None,
@@ -211,13 +228,12 @@ def run_tournament(
     run: RunJob = run_job,
     on_start: Callable[[int, int], None] | None = None,
 ) -> TournamentRun:
-    """Play every game of `config` not yet in its folder's results, then rank the bots.
+    """Play every game of `tournament` not yet in its folder's results, then rank the bots.
 
     `on_start(done, total)` is called once the games already played are known, `on_result`
     after each game; `stop_after` stops after that many games played now.
     """
-    config = settle_seed(config)
-    folder = prepare_folder(config)
+    config, folder = tournament.config, tournament.folder
     total = config.plan.game_count()
     results = finished_games(read_results(folder / "results.jsonl"), config.plan)
     done = {r["game_id"] for r in results}

@@ -16,7 +16,6 @@ a million games costs no memory until they are played.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import json
@@ -148,8 +147,8 @@ class Plan:
         tables = itertools.islice(self._iter_tables(), first_table, None)
         for t, table in enumerate(tables, first_table):
             for g in range(first_game if t == first_table else 0, per_table):
-                job = self._job(t * per_table + g, t, g, table, seed, rows)
-                yield dataclasses.replace(job, policy=policy, limits=limits, cwd=cwd)
+                yield self._job(t * per_table + g, t, g, table, seed, rows,
+                                (policy, limits, cwd))
 
     def job(self, index: int) -> GameJob:
         """Game `index` of `jobs()` (without policy, limits or folder), made alone."""
@@ -181,7 +180,8 @@ class Plan:
             yield from itertools.combinations(bots, self.players)
 
     def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...], seed: int,
-             rows: tuple[Seating, ...]) -> GameJob:
+             rows: tuple[Seating, ...], how: tuple[MatchPolicy, Limits, str | None]
+             ) -> GameJob:
         k = len(table)
         if self.duplicate:
             # Deal d is played once per seating, so the luck of the cards and of the seat
@@ -196,7 +196,9 @@ class Plan:
         drawn = list(table)
         rng_for(cards if self.duplicate else deal_seed(seed, table, 0), "seating").shuffle(drawn)
         seats = tuple(drawn[i] for i in rows[s]) if self.duplicate else (*drawn[s:], *drawn[:s])
-        return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats)
+        policy, limits, cwd = how
+        return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats,
+                       policy, limits, cwd=cwd)
 
 
 def _game_id(table: int, deal: int, seating: int) -> str:
