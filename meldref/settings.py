@@ -174,12 +174,21 @@ class LimitSettings(BaseModel):
         return self._written.get(name, f"the default {name}")
 
     def given(self) -> dict[str, Any]:
-        """The values given, by their public names (`move-time`...)."""
+        """The values given, by their public names (`move-time`...), as flags and `[limits]`
+        write them."""
         return self.model_dump(by_alias=True, exclude_none=True)
 
+    def to_json(self) -> dict[str, Any]:
+        """The values given, as the files meldref writes spell them: by their names in the
+        replay's `policy` (`move_time`, spec/REPLAY.md), in `tournament.json` alike."""
+        return self.model_dump(exclude_none=True)
+
     def over(self, base: LimitSettings) -> LimitSettings:
-        """These values where given, `base`'s elsewhere (flags over a file)."""
-        merged = LimitSettings.model_validate({**base.given(), **self.given()})
+        """These values where given, `base`'s elsewhere (flags over a file): merged value by
+        value, each already checked where it came from."""
+        values = {name: getattr(base, name) if getattr(self, name) is None
+                  else getattr(self, name) for name in type(self).model_fields}
+        merged = LimitSettings.model_construct(**values)
         merged._written = {**base._written, **self._written}
         return merged
 

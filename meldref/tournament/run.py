@@ -127,7 +127,7 @@ def prepare_folder(config: TournamentConfig) -> Path:
     # The seed is written here only: the folder is owner-only, unlike a command line.
     data = {"fingerprint": config.plan.fingerprint(), "drawn_from": config.drawn_from,
             "plan": config.plan.to_json(),
-            "jobs": config.jobs, "limits": config.limits.given(),
+            "jobs": config.jobs, "limits": config.limits.to_json(),
             "cluster": None if config.cluster is None else str(config.cluster.target),
             "bot_folder": None if config.bot_folder is None else str(config.bot_folder),
             "sprt": config.sprt.to_json() if config.sprt else None}
