@@ -16,35 +16,21 @@ from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     BotOpt,
-    CpuOpt,
-    FileSizeOpt,
-    FreshBotsOpt,
-    HintsOpt,
-    IncrementOpt,
-    MaxBankOpt,
-    MemoryOpt,
-    MoveTimeOpt,
-    NoNetworkOpt,
-    OnFailureOpt,
-    ProcessesOpt,
     RulesOpt,
-    SandboxOpt,
-    StartupTimeOpt,
-    TimeBankOpt,
     err,
     fail,
-    limit_flags,
     out,
     refuse_overwriting_inputs,
     stop_on_signals,
-    warn_about,
 )
+from .limits import LIMIT_FLAGS, LimitFlags, warn_about, with_limit_flags
 
 SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
                 "machine via /proc (a bot could rebuild every deal); use the config file's "
                 "`seed` for contests, or leave it out to draw one")
 
 
+@with_limit_flags(*LIMIT_FLAGS)
 def tournament(
     game: Annotated[str | None, typer.Argument(
         help=f"The game: {', '.join(GAME_NAMES)} (default phase10, or the CONFIG's). A TOML "
@@ -78,20 +64,8 @@ def tournament(
     rank_by: Annotated[str | None, typer.Option(
         "--rank-by", help="Standings by rating from places (default) or by mean score "
         "margin: places or margin.")] = None,
-    move_time: MoveTimeOpt = None,
-    startup_time: StartupTimeOpt = None,
-    time_bank: TimeBankOpt = None,
-    increment: IncrementOpt = None,
-    max_bank: MaxBankOpt = None,
-    on_failure: OnFailureOpt = None,
-    hints: HintsOpt = None,
-    memory_mb: MemoryOpt = None,
-    max_processes: ProcessesOpt = None,
-    file_size_mb: FileSizeOpt = None,
-    cpu_seconds: CpuOpt = None,
-    no_network: NoNetworkOpt = None,
-    sandbox: SandboxOpt = None,
-    fresh_bots: FreshBotsOpt = None,
+    *,
+    limits: LimitFlags,
     keep_logs: Annotated[bool, typer.Option(
         help="Keep every bot's stderr log, not only those of failed games.")] = False,
     stop_after: Annotated[int | None, typer.Option(
@@ -151,11 +125,7 @@ def tournament(
             "bot-folder": None if bot_folder is None else str(bot_folder),
             "upload-bots": upload_bots, "cluster-files": cluster_files,
             "insecure-tcp": insecure_tcp, "rules": parse_pairs(rules or []),
-            "limits": limit_flags(move_time, startup_time, time_bank=time_bank,
-                              increment=increment, max_bank=max_bank, on_failure=on_failure,
-                              hints=hints, memory_mb=memory_mb, max_processes=max_processes,
-                              file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
-                              no_network=no_network, sandbox=sandbox, fresh_bots=fresh_bots),
+            "limits": limits,
         }
         cfg = build_config(data, overrides)
         warn_about(cfg.limits)
