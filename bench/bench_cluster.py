@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from meldref.protocol.records import ResultLine
 from meldref.tournament.config import TournamentConfig, build_config
 from meldref.tournament.pool import GamePool
 from meldref.tournament.run import open_tournament
@@ -48,7 +49,7 @@ def config(games: int, phases: int, cluster: str | None, out: Path,
     return build_config({}, flags)
 
 
-def timed(start: Callable[[], Any], play: Callable[[Any], Iterator[dict[str, Any]]]
+def timed(start: Callable[[], Any], play: Callable[[Any], Iterator[ResultLine]]
           ) -> tuple[float, float, int]:
     """(seconds to the first result, games per second after it, games not "ok")."""
     began = time.perf_counter()
@@ -56,7 +57,7 @@ def timed(start: Callable[[], Any], play: Callable[[Any], Iterator[dict[str, Any
     stamps, failed = [], 0
     for line in play(pool):
         stamps.append(time.perf_counter())
-        failed += line.get("status") != "ok"
+        failed += not line.ok
     rate = (len(stamps) - 1) / (stamps[-1] - stamps[0])
     return stamps[0] - began, rate, failed
 

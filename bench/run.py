@@ -456,7 +456,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for n in range(1, checkpoints[-1] + 1):
         job = GameJob(n, f"g{n}", "solitaire", SolitaireRules(), n, n, bots)
         line = run_job(job, Path(tmp))
-        assert line["status"] == "ok", line
+        assert line.ok, line
         Path(tmp, line["replay"]).unlink()
         if n in checkpoints:
             print(n, peak_kib(), flush=True)

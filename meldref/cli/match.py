@@ -100,7 +100,7 @@ def match(
         fail("interrupted", EXIT_INTERRUPTED)
     for failure in failed_bots(lines):
         err.print(failure, markup=False)
-    if scratch is not None and not any(any(line.get("logs") or []) for line in lines):
+    if scratch is not None and not any(any(line.logs) for line in lines):
         shutil.rmtree(scratch, ignore_errors=True)
     if as_json:
         sys.stdout.write(json.dumps(match_json(spec, lines), indent=2) + "\n")
@@ -110,6 +110,6 @@ def match(
         if len(lines) > 1:
             out.print(totals_table(totals(lines, spec.bots)))
         out.print(f"wall time {time.perf_counter() - began:.2f} s")
-    if any(line["status"] != "ok" for line in lines):
+    if not all(line.ok for line in lines):
         raise typer.Exit(EXIT_FAILED)
 

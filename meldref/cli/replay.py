@@ -206,7 +206,7 @@ def replay_resume(
     if done.diverged_at is not None:
         err.print(f"warning: the game left the recorded actions at action {done.diverged_at} "
                   "(a seat failed before the resume point)")
-    if done.line.get("status") != "ok":
+    if not done.line.ok:
         raise typer.Exit(EXIT_FAILED)
 
 

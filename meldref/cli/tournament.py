@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..engine.game import GAME_NAMES
+from ..protocol.records import ResultLine
 from ..tournament.config import ConfigError, build_config, parse_pairs, read_toml
 from .common import (
     EXIT_FAILED,
@@ -157,7 +158,7 @@ def tournament(
     if run.stopped == "interrupted":
         err.print(f"interrupted: {run.missing} games missing; rerun the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
-    if any(r.get("status") != "ok" for r in run.results):
+    if not all(r.ok for r in run.results):
         raise typer.Exit(EXIT_FAILED)
 
 
@@ -213,9 +214,9 @@ def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | N
                    console=console, disable=not show, transient=False)
     failed = 0
 
-    def on_result(result: dict[str, Any], done: int, total: int) -> None:
+    def on_result(result: ResultLine, done: int, total: int) -> None:
         nonlocal failed
-        failed += result.get("status") != "ok" or any(result.get("faults") or [])
+        failed += result.failed
         note = f"[red]{failed} failed[/red]" if failed else ""
         bar.update(task, completed=done, note=note)
 
@@ -228,17 +229,16 @@ def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | N
     return run
 
 
-def game_line(result: dict[str, Any], done: int, total: int) -> str:
+def game_line(result: ResultLine, done: int, total: int) -> str:
     """A finished game in one line, for logs: `game 3/12 t00-d0001-s00: greedy won (greedy 5,
     random 85)`, with its faults, or why it failed."""
-    head = f"game {done}/{total} {result.get('game_id')}"
-    if result.get("status") != "ok":
-        return f"{head}: failed: {result.get('error', result.get('status'))}"
-    bots = list(result.get("bots") or [])
-    winners = ", ".join(bots[s] for s in result.get("winners") or []) or "nobody"
-    scores = ", ".join(f"{b} {s}" for b, s in zip(bots, result.get("scores") or [],
-                                                  strict=False))
-    faults = sum(len(f) for f in result.get("faults") or [])
+    head = f"game {done}/{total} {result.game_id}"
+    if result.figures is None:
+        return f"{head}: failed: {result.error}"
+    bots, outcome = result.bots, result.figures.outcome
+    winners = ", ".join(bots[s] for s in outcome.winners) or "nobody"
+    scores = ", ".join(f"{b} {s}" for b, s in zip(bots, outcome.scores, strict=False))
+    faults = sum(len(f) for f in result.figures.faults)
     return f"{head}: {winners} won ({scores})" + (f"; {faults} faults" if faults else "")
 
 

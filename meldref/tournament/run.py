@@ -26,17 +26,18 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from ..engine.game import find_game
 from ..private import folder_problem, open_private, private_dir, write_private_text
+from ..protocol.records import ResultLine
 from .config import ConfigError, TournamentConfig
 from .pool import GamePool, RunJob
 from .runner import run_job
 from .schedule import GameJob, Plan
 from .standings import Report, SprtWatch, compute_standings
 
-ProgressHook = Callable[[dict[str, Any], int, int], None]
+ProgressHook = Callable[[ResultLine, int, int], None]
 
 
 @dataclass(slots=True)
@@ -49,7 +50,7 @@ class TournamentRun:
     played: int
     stopped: str | None  # why the run stopped early: "sprt", "stop-after", "interrupted"
     standings: Report
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[ResultLine] = field(default_factory=list)
 
     @property
     def missing(self) -> int:
@@ -143,8 +144,9 @@ def prepare_folder(config: TournamentConfig) -> Path:
     return folder
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """The finished games in a results file; a last line cut short by a kill is removed."""
+def read_results(path: Path) -> list[ResultLine]:
+    """The finished games in a results file; a last line cut short by a kill is removed, and
+    a line that is not a game's result is skipped."""
     if not path.exists():
         return []
     data = path.read_bytes()
@@ -153,31 +155,30 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         with path.open("r+b") as f:  # drop the partial line so appends start clean
             f.truncate(len(keep))
     out = []
-    for line in keep.decode("utf-8", errors="replace").splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
-            record = json.loads(line)
-            if isinstance(record, dict) and "game_id" in record:
-                out.append(record)
+    for text in keep.decode("utf-8", errors="replace").splitlines():
+        with contextlib.suppress(json.JSONDecodeError, KeyError, TypeError, ValueError):
+            record = json.loads(text)
+            if isinstance(record, dict):
+                out.append(ResultLine.from_json(record))
     return out
 
 
-def finished_games(lines: list[dict[str, Any]], plan: Plan) -> list[dict[str, Any]]:
+def finished_games(lines: list[ResultLine], plan: Plan) -> list[ResultLine]:
     """The games of `plan` finished by earlier runs: one line per game, in file order. A game
     whose line records the referee's own error (status "error": a worker that died, a bug) is
     not finished: it is played again, and its new line is the one that counts."""
-    played: dict[str, dict[str, Any]] = {}
+    played: dict[str, ResultLine] = {}
     for line in lines:
-        if line.get("status") == "ok" and _in_plan(plan, line):
-            played.setdefault(line["game_id"], line)
+        if line.ok and _in_plan(plan, line):
+            played.setdefault(line.game_id, line)
     return list(played.values())
 
 
-def _in_plan(plan: Plan, line: dict[str, Any]) -> bool:
+def _in_plan(plan: Plan, line: ResultLine) -> bool:
     # The plan's game at the line's index has the line's id (the schedule is not listed).
-    index = line.get("index")
-    if isinstance(index, bool) or not isinstance(index, int):
-        return False
-    return 0 <= index < plan.game_count() and plan.game_id(index) == line["game_id"]
+    index = line.index
+    return index is not None and 0 <= index < plan.game_count() and (
+        plan.game_id(index) == line.game_id)
 
 
 class ResultsLog:
@@ -188,8 +189,8 @@ class ResultsLog:
         self._results: IO[str] = open_private(folder / "results.jsonl", "a", encoding="utf-8")
         self._failures: IO[str] = open_private(folder / "failures.txt", "a", encoding="utf-8")
 
-    def append(self, result: dict[str, Any]) -> None:
-        self._results.write(json.dumps(result, separators=(",", ":")) + "\n")
+    def append(self, result: ResultLine) -> None:
+        self._results.write(json.dumps(result.to_json(), separators=(",", ":")) + "\n")
         self._results.flush()
         for line in failure_lines(result):
             self._failures.write(line + "\n")
@@ -200,17 +201,17 @@ class ResultsLog:
         self._failures.close()
 
 
-def failure_lines(result: dict[str, Any]) -> list[str]:
+def failure_lines(result: ResultLine) -> list[str]:
     """One tab-separated line per seat that failed in `result` (or the game's error)."""
-    gid, replay = result["game_id"], result.get("replay") or "-"
-    if result.get("status") != "ok":
-        return [f"{gid}\t-\t-\terror: {result.get('error')}\t-\t{replay}"]
+    gid, replay = result.game_id, result.replay or "-"
+    if result.figures is None:
+        return [f"{gid}\t-\t-\terror: {result.error}\t-\t{replay}"]
     lines = []
-    logs = result.get("logs") or [None] * len(result["bots"])
-    for seat, faults in enumerate(result.get("faults") or []):
+    logs = result.logs or (None,) * len(result.bots)
+    for seat, faults in enumerate(result.figures.faults):
         if faults:
-            outcomes = ",".join(sorted({str(f.get("outcome")) for f in faults}))
-            lines.append(f"{gid}\tseat {seat}\t{result['bots'][seat]}\t{outcomes}\t"
+            outcomes = ",".join(sorted({str(f.outcome) for f in faults}))
+            lines.append(f"{gid}\tseat {seat}\t{result.bots[seat]}\t{outcomes}\t"
                          f"{logs[seat] or '-'}\t{replay}")
     return lines
 
@@ -236,7 +237,7 @@ def run_tournament(
     config, folder = tournament.config, tournament.folder
     total = config.plan.game_count()
     results = finished_games(read_results(folder / "results.jsonl"), config.plan)
-    done = {r["game_id"] for r in results}
+    done = {r.game_id for r in results}
     todo: Iterable[GameJob] = (job for job in config.schedule() if job.game_id not in done)
     left = total - len(done)
     already = len(results)
@@ -292,7 +293,7 @@ class StandingsInterrupted(Exception):
 PAUSE_ENV = "MELDREF_TEST_PAUSE_STANDINGS"
 
 
-def _write_standings(config: TournamentConfig, results: list[dict[str, Any]], names: list[str],
+def _write_standings(config: TournamentConfig, results: list[ResultLine], names: list[str],
                      watch: SprtWatch | None) -> Report:
     pause = os.environ.get(PAUSE_ENV)
     if pause:
@@ -331,7 +332,7 @@ def _sprt_watch(config: TournamentConfig, names: list[str]) -> SprtWatch | None:
 
 def _play(config: TournamentConfig, todo: Iterable[GameJob], left: int, folder: Path,
           keep_logs: bool, run: RunJob, stopping: Callable[[], bool]
-          ) -> Iterator[dict[str, Any]]:
+          ) -> Iterator[ResultLine]:
     if not left:
         return
     if config.cluster is not None:

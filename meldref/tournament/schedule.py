@@ -30,6 +30,7 @@ from typing import Any, Literal
 from ..engine.cards import rng_for
 from ..engine.game import rules_to_json
 from ..engine.position import Position
+from ..protocol.records import Figures, ResultLine
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Limits
 from ..verdicts.seatings import Seating, seatings
@@ -66,14 +67,16 @@ class GameJob:
     position: Position | None = None  # the game starts there (its seed is `seed`), not a deal
     cwd: str | None = None  # the folder bot programs run in (None: the referee's own)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "game_id": self.game_id, "game": self.game,
-                "seed": self.seed, "deal": self.deal,
-                "bots": [b.name for b in self.bots], "specs": [str(b.spec) for b in self.bots]}
+    def result(self, figures: Figures | None = None, error: str | None = None,
+               replay: str | None = None, logs: Sequence[str | None] = ()) -> ResultLine:
+        """This game's result line: what it gave, or why the referee could not finish it."""
+        return ResultLine(self.game_id, self.game, self.seed, tuple(b.name for b in self.bots),
+                          tuple(str(b.spec) for b in self.bots), self.index, self.deal, replay,
+                          tuple(logs), figures, error)
 
-    def error_line(self, why: str) -> dict[str, Any]:
+    def error_line(self, why: str) -> ResultLine:
         """The result line of this game when the referee itself could not finish it."""
-        return {**self.to_json(), "status": "error", "error": why}
+        return self.result(error=why)
 
 
 @dataclass(frozen=True, slots=True)
