@@ -30,9 +30,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from meldref.protocol.records import ResultLine
 from meldref.tournament.config import TournamentConfig, build_config
 from meldref.tournament.pool import GamePool
-from meldref.tournament.run import prepare_folder, settle_seed
+from meldref.tournament.run import open_tournament
 from meldref.tournament.runner import run_job
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,10 +46,10 @@ def config(games: int, phases: int, cluster: str | None, out: Path,
     flags: dict[str, Any] = {"bots": BOTS, "players": 4, "games": games, "duplicate": False,
                              "seed": 1, "rules": {"phases-to-win": phases}, "out": str(out),
                              "cluster": cluster, "limits": {"fresh-bots": fresh_bots}}
-    return settle_seed(build_config({}, flags))
+    return build_config({}, flags)
 
 
-def timed(start: Callable[[], Any], play: Callable[[Any], Iterator[dict[str, Any]]]
+def timed(start: Callable[[], Any], play: Callable[[Any], Iterator[ResultLine]]
           ) -> tuple[float, float, int]:
     """(seconds to the first result, games per second after it, games not "ok")."""
     began = time.perf_counter()
@@ -56,7 +57,7 @@ def timed(start: Callable[[], Any], play: Callable[[Any], Iterator[dict[str, Any
     stamps, failed = [], 0
     for line in play(pool):
         stamps.append(time.perf_counter())
-        failed += line.get("status") != "ok"
+        failed += not line.ok
     rate = (len(stamps) - 1) / (stamps[-1] - stamps[0])
     return stamps[0] - began, rate, failed
 
@@ -80,7 +81,7 @@ def main() -> None:
             with tempfile.TemporaryDirectory(prefix="meldref-bench-") as tmp:
                 cfg = config(args.games, args.phases, cluster, Path(tmp) / "t",
                              args.fresh_bots)
-                folder = prepare_folder(cfg)
+                folder = open_tournament(cfg).folder
                 todo = cfg.schedule()
 
                 def start(cfg: TournamentConfig = cfg, folder: Path = folder,
@@ -148,8 +149,8 @@ def overhead(games: int) -> None:
                     "bots": ["builtin:greedy", "builtin:random", "builtin:expert"],
                     "players": 3, "games": games, "seed": 1, "out": str(Path(tmp) / "t"),
                     "rules": {"phases-to-win": 1}, "cluster": address, "insecure-tcp": True}
-                cfg = settle_seed(build_config({}, flags))
-                folder = prepare_folder(cfg)
+                cfg = build_config({}, flags)
+                folder = open_tournament(cfg).folder
                 pool = cluster_module.ClusterPool(cfg, run_job, folder, False)
                 client0 = resource.getrusage(resource.RUSAGE_SELF)
                 scheduler0 = _cpu_of(procs[0].pid)

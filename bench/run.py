@@ -390,7 +390,7 @@ def tournament_seconds(specs: Sequence[str], jobs: int, games: int) -> tuple[flo
     from meldref.engine.game import find_game
     from meldref.protocol.seats import BotSpec
     from meldref.tournament.config import TournamentConfig
-    from meldref.tournament.run import run_tournament
+    from meldref.tournament.run import open_tournament, run_tournament
     from meldref.tournament.schedule import Plan, bot_entries
 
     plan = Plan("phase10", tuple(bot_entries([BotSpec.parse(s) for s in specs])),
@@ -399,7 +399,7 @@ def tournament_seconds(specs: Sequence[str], jobs: int, games: int) -> tuple[flo
     with tempfile.TemporaryDirectory() as tmp:
         config = TournamentConfig(plan, jobs=jobs, out=Path(tmp) / "t")
         began, cpu = time.perf_counter(), cpu_seconds()
-        run = run_tournament(config)
+        run = run_tournament(open_tournament(config))
         seconds, cpu = time.perf_counter() - began, cpu_seconds() - cpu
     if run.played != games:
         raise RuntimeError(f"tournament played {run.played} of {games} games")
@@ -456,7 +456,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for n in range(1, checkpoints[-1] + 1):
         job = GameJob(n, f"g{n}", "solitaire", SolitaireRules(), n, n, bots)
         line = run_job(job, Path(tmp))
-        assert line["status"] == "ok", line
+        assert line.ok, line
         Path(tmp, line["replay"]).unlink()
         if n in checkpoints:
             print(n, peak_kib(), flush=True)

@@ -32,10 +32,11 @@ from typing import Any
 
 from meldref.engine.game import find_game
 from meldref.protocol.process import COOKIE
+from meldref.protocol.records import ResultLine
 from meldref.protocol.seats import BotSpec
 from meldref.settings import limit_settings, parse_rules
 from meldref.tournament.config import TournamentConfig
-from meldref.tournament.run import run_tournament
+from meldref.tournament.run import open_tournament, run_tournament
 from meldref.tournament.schedule import Plan, bot_entries
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +99,7 @@ def soak(games: int, jobs: int, out: Path, sample: int, quiet: bool) -> dict[str
     samples: list[dict[str, Any]] = []
     began = time.monotonic()
 
-    def on_result(result: dict[str, Any], done: int, total: int) -> None:
+    def on_result(result: ResultLine, done: int, total: int) -> None:
         if done % sample == 0 or done == total:
             row = {"games": done, "of": total, "seconds": round(time.monotonic() - began, 1),
                    **status(), "live_bots": len(live_bots())}
@@ -106,13 +107,13 @@ def soak(games: int, jobs: int, out: Path, sample: int, quiet: bool) -> dict[str
             if not quiet:
                 print(json.dumps(row), flush=True)
 
-    run = run_tournament(config, on_result=on_result)
+    run = run_tournament(open_tournament(config), on_result=on_result)
     time.sleep(1.0)  # the last games' bots are being shut down
     left = live_bots()
     first, last = samples[0], {**status(), "games": len(run.results)}
     summary = {
-        "games": len(run.results), "errors": sum(r.get("status") != "ok" for r in run.results),
-        "faulty_games": sum(any(r.get("faults") or []) for r in run.results),
+        "games": len(run.results), "errors": sum(not r.ok for r in run.results),
+        "faulty_games": sum(r.ok and r.failed for r in run.results),
         "seconds": round(time.monotonic() - began, 1),
         "bots_left": left, "fds_first": first["fds"], "fds_last": last["fds"],
         "rss_first_kb": first["rss_kb"], "rss_last_kb": last["rss_kb"],

@@ -130,6 +130,10 @@ def _shown(value: object) -> str:
 # The referee's limits: `[limits]` keys and the flags of the same names
 
 
+# The bank a game starts with when none is given (read off the field, not off a policy made
+# for it).
+DEFAULT_BANK: Final = next(f.default for f in dataclasses.fields(MatchPolicy)
+                           if f.name == "time_bank")
 Seconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False)]
 SecondsOrZero = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
 Mebibytes = Annotated[int, Field(ge=1, le=MAX_MEBIBYTES)]
@@ -161,27 +165,45 @@ class LimitSettings(BaseModel):
     # How the user wrote each value given (`--max-bank`, `[limits] max-bank`): values that
     # do not fit together are named as they came, a flag's and a file's alike.
     _written: dict[str, str] = PrivateAttr(default_factory=dict)
+    # The referee's policy these limits make: made once, at the first `policy()` (which
+    # checks that the values fit together), then kept with them.
+    _policy: MatchPolicy | None = PrivateAttr(None)
 
     def written(self, name: str) -> str:
         """How the value `name` (public) was written; `the default NAME` if it was not."""
         return self._written.get(name, f"the default {name}")
 
     def given(self) -> dict[str, Any]:
-        """The values given, by their public names (`move-time`...)."""
+        """The values given, by their public names (`move-time`...), as flags and `[limits]`
+        write them."""
         return self.model_dump(by_alias=True, exclude_none=True)
 
+    def to_json(self) -> dict[str, Any]:
+        """The values given, as the files meldref writes spell them: by their names in the
+        replay's `policy` (`move_time`, spec/REPLAY.md), in `tournament.json` alike."""
+        return self.model_dump(exclude_none=True)
+
     def over(self, base: LimitSettings) -> LimitSettings:
-        """These values where given, `base`'s elsewhere (flags over a file)."""
-        merged = LimitSettings.model_validate({**base.given(), **self.given()})
+        """These values where given, `base`'s elsewhere (flags over a file): merged value by
+        value, each already checked where it came from."""
+        values = {name: getattr(base, name) if getattr(self, name) is None
+                  else getattr(self, name) for name in type(self).model_fields}
+        merged = LimitSettings.model_construct(**values)
         merged._written = {**base._written, **self._written}
         return merged
 
     def policy(self) -> MatchPolicy:
-        """The referee's `MatchPolicy` (defaults where not given); `SettingsError` for values
-        that do not fit together (a time bank over its cap)."""
+        """The referee's `MatchPolicy` (defaults where not given), made at the first call and
+        kept; `SettingsError` for values that do not fit together (a time bank over its
+        cap)."""
+        if self._policy is None:
+            self._policy = self._made_policy()
+        return self._policy
+
+    def _made_policy(self) -> MatchPolicy:
         names = {f.name for f in dataclasses.fields(MatchPolicy)}
         values = {k: v for k, v in self.model_dump().items() if k in names and v is not None}
-        bank = values.get("time_bank", MatchPolicy().time_bank)
+        bank = values.get("time_bank", DEFAULT_BANK)
         if self.max_bank is not None and self.max_bank < bank:
             raise SettingsError(f"{self.written('max-bank')} ({self.max_bank:g}) is below "
                                 f"{self.written('time-bank')} ({bank:g})")

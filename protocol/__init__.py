@@ -19,5 +19,6 @@ author's reference).
 - `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat`, `seat_from_spec`, and
   `connect_all` (start every seat before the first game; if one cannot, say which and why).
 - `referee`: `MatchPolicy`, `play_game` (the game loop).
-- `records`: `GameRecord` (what a game produced), the replay records, `Tally` (per bot).
+- `records`: `GameRecord` (what a game produced), its `Figures` and `ResultLine`, the replay
+  records.
 """

@@ -1,15 +1,14 @@
 """What a game produced, in one shape for everyone who reads it.
 
 The referee builds a `GameRecord` while it plays and streams its records (the replay format,
-spec/REPLAY.md: `start`, `action`, `fault`, `result`, built here and nowhere else). Result lines
-(`results.jsonl`, `meldref match --json`) hold a record's figures (`GameRecord.figures`), and a
-`Tally` counts records per bot for match totals, tournament standings and replay stats alike:
-games, wins (a win shared by k seats counts 1/k), places, scores and faults by outcome.
+spec/REPLAY.md: `start`, `action`, `fault`, `result`, built here and nowhere else). A game's
+`ResultLine` (a line of `results.jsonl`, a game of `meldref match --json`) holds its record's
+`Figures`, typed from the referee to the standings: JSON only where a file is written or read
+(`to_json`, `from_json`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,8 +46,42 @@ class GameRecord:
         value = detail.get("hands", detail.get("rounds"))
         return value if isinstance(value, int) else None
 
-    def figures(self) -> dict[str, JSON]:
-        """The result line's figures for this game (no paths; times rounded)."""
+    def figures(self) -> Figures:
+        """What the game gave, as its result line holds it (no actions; times rounded)."""
+        return Figures(self.outcome, tuple(self.status), tuple(tuple(f) for f in self.faults),
+                       len(self.actions), self.decisions, tuple(self.names),
+                       tuple(round(t, 4) for t in self.think_time), round(self.wall_time, 4))
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What a finished game gave: its outcome, each seat's status ("ok", "forfeit",
+    "autoplay") and faults, the actions applied and decisions asked, the names the seats played
+    under, and the times (seconds, rounded)."""
+
+    outcome: Outcome
+    status: tuple[SeatStatus, ...]
+    faults: tuple[tuple[Fault, ...], ...]
+    actions: int
+    decisions: int
+    names: tuple[str, ...] = ()
+    think_time: tuple[float, ...] = ()
+    wall_time: float = 0.0
+
+    @property
+    def hands(self) -> int | None:
+        """Hands (Phase 10) or rounds (Five Crowns) played; None where a game has neither."""
+        detail = self.outcome.detail
+        value = detail.get("hands", detail.get("rounds"))
+        return value if isinstance(value, int) else None
+
+    @property
+    def faulty(self) -> bool:
+        """Whether any seat had a fault."""
+        return any(self.faults)
+
+    def to_json(self) -> dict[str, JSON]:
+        """The figures' keys of a result line."""
         outcome = self.outcome
         return {
             "status": "ok",
@@ -60,37 +93,102 @@ class GameRecord:
             "detail": dict(outcome.detail),
             "seat_status": [st.value for st in self.status],
             "faults": [[fault.to_json() for fault in faults] for faults in self.faults],
-            "actions": len(self.actions),
+            "actions": self.actions,
             "decisions": self.decisions,
             "names": list(self.names),
-            "think_time": [round(t, 4) for t in self.think_time],
-            "wall_time": round(self.wall_time, 4),
+            "think_time": list(self.think_time),
+            "wall_time": self.wall_time,
         }
 
     @staticmethod
-    def from_figures(line: Mapping[str, JSON]) -> GameRecord:
-        """A record from a result line's figures (`figures`, with the line's game and seed)."""
-        outcome = Outcome(Termination(line.get("termination", "normal")), tuple(line["places"]),
-                          tuple(line["scores"]), dict(line.get("detail") or {}))
-        faults = [[Fault.from_json(f) for f in fs] for fs in line.get("faults") or []]
-        return GameRecord(str(line.get("game", "")), int(line.get("seed", 0)), {},
-                          list(line.get("names") or []), outcome,
-                          _statuses(line.get("seat_status"), len(outcome.places)),
-                          faults or [[] for _ in outcome.places], [], int(line.get("decisions",
-                                                                                     0)))
-
+    def from_json(line: Mapping[str, JSON]) -> Figures:
+        """The figures of a result line read from a file; `KeyError`, `TypeError` or
+        `ValueError` for a line without them."""
+        outcome = Outcome(Termination(line.get("termination", "normal")),
+                          tuple(int(p) for p in line["places"]),
+                          tuple(int(s) for s in line["scores"]), dict(line.get("detail") or {}))
+        seats = len(outcome.places)
+        faults = tuple(tuple(Fault.from_json(f) for f in fs) for fs in line.get("faults") or [])
+        return Figures(outcome, tuple(_statuses(line.get("seat_status"), seats)),
+                       faults or ((),) * seats, int(line.get("actions", 0)),
+                       int(line.get("decisions", 0)),
+                       tuple(str(n) for n in line.get("names") or []),
+                       tuple(float(t) for t in line.get("think_time") or []),
+                       float(line.get("wall_time", 0.0)))
 
     @staticmethod
-    def from_result(result: Mapping[str, JSON], faults: list[list[Fault]]) -> GameRecord:
-        """A record from a replay's `result` record and its fault records, by seat."""
+    def from_result(result: Mapping[str, JSON], faults: Sequence[Sequence[Fault]]) -> Figures:
+        """The figures of a replay's `result` record, with its fault records by seat."""
         data = result.get("outcome") or {}
         outcome = Outcome(Termination(data.get("termination", "normal")),
                           tuple(data["places"]), tuple(data["scores"]),
                           {k: v for k, v in data.items()
                            if k not in ("termination", "winners", "places", "scores")})
-        return GameRecord("", 0, {}, list(result.get("names") or []), outcome,
-                          _statuses(result.get("status"), len(outcome.places)), faults,
-                          [], int(result.get("decisions", 0)))
+        return Figures(outcome, tuple(_statuses(result.get("status"), len(outcome.places))),
+                       tuple(tuple(f) for f in faults), int(result.get("actions", 0)),
+                       int(result.get("decisions", 0)), tuple(result.get("names") or []),
+                       (), float(result.get("wall_time", 0.0)))
+
+
+@dataclass(frozen=True, slots=True)
+class ResultLine:
+    """One game as a result line says it: which game (its id, game, seed, the bots by name
+    and spec, its index and deal in a schedule), where its replay and its bots' kept logs are,
+    and what it gave (`figures`), or why the referee could not finish it (`error`)."""
+
+    game_id: str
+    game: str
+    seed: int
+    bots: tuple[str, ...]
+    specs: tuple[str, ...] = ()
+    index: int | None = None
+    deal: int | None = None
+    replay: str | None = None
+    logs: tuple[str | None, ...] = ()
+    figures: Figures | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the game finished (a result), rather than failing in the referee."""
+        return self.figures is not None
+
+    @property
+    def failed(self) -> bool:
+        """Whether the game failed in the referee or any seat had a fault."""
+        return self.figures is None or self.figures.faulty
+
+    def to_json(self) -> dict[str, JSON]:
+        """The line as `results.jsonl` writes it."""
+        out: dict[str, JSON] = {
+            "index": self.index, "game_id": self.game_id, "game": self.game,
+            "seed": self.seed, "deal": self.deal, "bots": list(self.bots),
+            "specs": list(self.specs), "replay": self.replay}
+        if self.figures is not None:
+            out.update(self.figures.to_json())
+        else:
+            out.update(status="error", error=self.error)
+        out["logs"] = list(self.logs)
+        return out
+
+    @staticmethod
+    def from_json(data: Mapping[str, JSON]) -> ResultLine:
+        """A line read from a results file; `KeyError`, `TypeError` or `ValueError` for one
+        that is not a result line."""
+        index, deal = data.get("index"), data.get("deal")
+        ok = data.get("status") == "ok"
+        return ResultLine(
+            str(data["game_id"]), str(data.get("game", "")), int(data.get("seed", 0)),
+            tuple(str(b) for b in data["bots"]), tuple(str(s) for s in data.get("specs") or []),
+            index if isinstance(index, int) and not isinstance(index, bool) else None,
+            deal if isinstance(deal, int) and not isinstance(deal, bool) else None,
+            _text(data.get("replay")), tuple(_text(p) for p in data.get("logs") or []),
+            Figures.from_json(data) if ok else None,
+            None if ok else str(data.get("error", data.get("status"))))
+
+
+def _text(value: JSON) -> str | None:
+    return None if value is None else str(value)
 
 
 def _statuses(stored: JSON, seats: int) -> list[SeatStatus]:
@@ -138,82 +236,3 @@ def result_record(record: GameRecord) -> dict[str, JSON]:
         "decisions": record.decisions, "wall_time": round(record.wall_time, 6),
         "names": record.names,
     }
-
-
-# ----------------------------------------------------------------------------------------------
-# Counting games per bot
-
-
-@dataclass(slots=True)
-class BotTally:
-    """One bot's games so far."""
-
-    name: str
-    games: int = 0
-    wins: float = 0.0  # a win shared by k seats counts 1/k; a lost Solitaire game has none
-    place_sum: int = 0
-    score_sum: int = 0
-    faults: Counter[str] = field(default_factory=Counter)  # by outcome
-
-    @property
-    def mean_place(self) -> float | None:
-        return self.place_sum / self.games if self.games else None
-
-    @property
-    def mean_score(self) -> float | None:
-        return self.score_sum / self.games if self.games else None
-
-    @property
-    def win_rate(self) -> float | None:
-        return self.wins / self.games if self.games else None
-
-    @property
-    def fault_count(self) -> int:
-        return sum(self.faults.values())
-
-    def to_json(self) -> dict[str, JSON]:
-        return {"bot": self.name, "games": self.games, "wins": round(self.wins, 6),
-                "win_rate": _rounded(self.win_rate), "mean_place": _rounded(self.mean_place),
-                "mean_score": _rounded(self.mean_score), "faults": self.fault_count,
-                "faults_by_outcome": dict(sorted(self.faults.items()))}
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
-
-
-class Tally:
-    """Games counted per bot (and wins per seat), in the order bots were first named."""
-
-    def __init__(self, bots: Iterable[str] = ()) -> None:
-        self.bots: dict[str, BotTally] = {name: BotTally(name) for name in bots}
-        self.wins_by_seat: Counter[int] = Counter()
-        self.games = 0
-
-    def add(self, bots: Sequence[str], record: GameRecord) -> None:
-        """Count a finished game whose seat k was played by the bot named `bots[k]`."""
-        self.games += 1
-        outcome = record.outcome
-        winners = outcome.winners
-        faults = record.faults or [[] for _ in bots]
-        for seat, name in enumerate(bots):
-            line = self.bots.setdefault(name, BotTally(name))
-            line.games += 1
-            line.place_sum += outcome.places[seat]
-            line.score_sum += outcome.scores[seat]
-            for fault in faults[seat]:
-                line.faults[fault.outcome] += fault.weight
-            if seat in winners:
-                line.wins += 1 / len(winners)
-        for seat in winners:
-            self.wins_by_seat[seat] += 1
-
-    def add_faults(self, bots: Sequence[str], faults: Sequence[Sequence[Fault]]) -> None:
-        """Count the faults of a game that did not finish (a cut replay)."""
-        for seat, name in enumerate(bots):
-            line = self.bots.setdefault(name, BotTally(name))
-            for fault in faults[seat]:
-                line.faults[fault.outcome] += fault.weight
-
-    def rows(self) -> list[BotTally]:
-        return list(self.bots.values())

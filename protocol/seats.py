@@ -11,7 +11,7 @@ import time
 import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -324,13 +324,16 @@ class StreamSeat(LineSeat):
 class BotSpec:
     """How a seat is filled, as the user wrote it: ``builtin:NAME`` (a bot of `meldref.bots`,
     played in this process) or a bot program's command line (split like a shell, no shell).
-    `BotSpec.parse` checks the text once; `str()` gives it back."""
+    `BotSpec.parse` checks the text once; `str()` gives it back. A program's command is
+    split once, here, and kept (`command`): the seats made from the spec start it as split."""
 
     text: str
+    # The program's command (None for a built-in bot), made from `text`: not compared.
+    command: BotCommand | None = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.builtin is None:
-            BotCommand.parse(self.text)  # ValueError: empty, or quotes left open
+        command = None if self.builtin is not None else BotCommand.parse(self.text)
+        object.__setattr__(self, "command", command)  # ValueError: empty, or quotes left open
 
     @staticmethod
     def parse(text: str) -> BotSpec:
@@ -347,11 +350,6 @@ class BotSpec:
         if not self.text.startswith(BUILTIN_PREFIX):
             return None
         return self.text.removeprefix(BUILTIN_PREFIX).strip()
-
-    @property
-    def command(self) -> BotCommand | None:
-        """The program's command; None for a built-in bot."""
-        return None if self.builtin is not None else BotCommand.parse(self.text)
 
     def __str__(self) -> str:
         return self.text
@@ -370,8 +368,8 @@ def seat_from_spec(
     spec = spec if isinstance(spec, BotSpec) else BotSpec.parse(spec)
     if spec.builtin is not None:
         return InProcessSeat(builtin_bot(game.name, spec.builtin, seed), name=spec.builtin)
-    return ProcessSeat(BotCommand.parse(spec.text, cwd=cwd), limits, log_path, game.name,
-                       on_line)
+    assert spec.command is not None
+    return ProcessSeat(replace(spec.command, cwd=cwd), limits, log_path, game.name, on_line)
 
 
 def connect_all(seats: Sequence[Seat], startup_time: float = 10.0) -> None:

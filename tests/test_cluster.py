@@ -45,7 +45,7 @@ from meldref.replay.files import verify  # noqa: E402
 from meldref.tournament import cluster as cluster_module  # noqa: E402
 from meldref.tournament.cluster import ClusterPool, files_of, inflate  # noqa: E402
 from meldref.tournament.config import build_config  # noqa: E402
-from meldref.tournament.run import prepare_folder, settle_seed  # noqa: E402
+from meldref.tournament.run import open_tournament  # noqa: E402
 from meldref.tournament.runner import run_job  # noqa: E402
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(180)]
@@ -473,10 +473,10 @@ def test_files_sent_back_and_an_uploaded_bot_folder(cluster: Cluster, tmp_path: 
 def test_a_game_played_twice_is_counted_once(cluster: Cluster, tmp_path: Path) -> None:
     # Whatever makes a game arrive twice (here: given twice), its id is yielded once, and the
     # second play's attempt folder is swept, not moved over the first one's replay.
-    config = settle_seed(build_config({}, {
+    config = build_config({}, {
         "bots": ["builtin:greedy", RANDOM_BOT], "games": 2, "seed": 3, "out": str(tmp_path),
-        "rules": {"phases-to-win": 1}, "cluster": cluster.address}))
-    folder = prepare_folder(config)
+        "rules": {"phases-to-win": 1}, "cluster": cluster.address})
+    folder = open_tournament(config).folder
     first, second = config.schedule()
     pool = ClusterPool(config, run_job, folder, False)
     lines = list(pool.play([first, first, second, first]))
@@ -531,10 +531,10 @@ def test_a_signal_while_leaving_the_cluster_waits_until_it_is_left(
     monkeypatch.setattr(distributed.LocalCluster, "close", close_signalled)
     before = signal.signal(signal.SIGTERM, interrupt)
     try:
-        config = settle_seed(build_config({}, {
+        config = build_config({}, {
             "bots": ["builtin:greedy", "builtin:random"], "games": 2, "seed": 3,
-            "out": str(tmp_path), "rules": {"phases-to-win": 1}, "cluster": "local:1"}))
-        folder = prepare_folder(config)
+            "out": str(tmp_path), "rules": {"phases-to-win": 1}, "cluster": "local:1"})
+        folder = open_tournament(config).folder
         pool = ClusterPool(config, run_job, folder, False)
         lines = []
         with pytest.raises(KeyboardInterrupt):

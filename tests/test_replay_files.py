@@ -32,7 +32,7 @@ def play(folder: Path, name: str, specs: list[str], limits: dict | None = None,
                   seed, 0, bots, settings.policy(), settings.process_limits())
     path = folder / f"{name}.jsonl"
     line = run_job(job, None, replay=path)
-    assert line["status"] == "ok", line
+    assert line.ok, line
     return path
 
 
@@ -235,7 +235,7 @@ def test_the_header_holds_the_rules_the_game_settled(tmp_path: Path) -> None:
     rules = parse_rules(FiveCrownsRules, {"party": "auto", "turn-cap": "3"})
     job = GameJob(0, "fc", "fivecrowns", rules, 4, 0, bots)
     path = tmp_path / "fc.jsonl"
-    assert run_job(job, None, replay=path)["status"] == "ok"
+    assert run_job(job, None, replay=path).ok
     replay = load_replay(path)
     start = next(r for _, r in replay.records if r["type"] == "start")
     assert replay.header["rules"]["party"] == start["rules"]["party"] == "off"

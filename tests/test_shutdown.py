@@ -212,11 +212,14 @@ def test_resume_plays_again_the_games_recorded_as_errors(tmp_path: Path) -> None
     bots = tuple(BotEntry(n, BotSpec(f"builtin:{n}")) for n in ("greedy", "random"))
     plan = Plan("phase10", bots, players=2, games=4, seed=1)  # the ids are the plan's
     g = [plan.game_id(i) for i in range(3)]
-    lines = [{"index": 0, "game_id": g[0], "status": "ok"},
-             {"index": 1, "game_id": g[1], "status": "error"},
-             {"index": 2, "game_id": g[2], "status": "error"},
-             {"index": 2, "game_id": g[2], "status": "ok"},
-             {"index": 3, "game_id": "old", "status": "ok"}]
+    from meldref.protocol.records import Figures, ResultLine
+
+    played = Figures.from_json({"places": [1, 2], "scores": [0, 50]})
+    lines = [ResultLine(g[0], "phase10", 1, ("a", "b"), index=0, figures=played),
+             ResultLine(g[1], "phase10", 1, ("a", "b"), index=1, error="died"),
+             ResultLine(g[2], "phase10", 1, ("a", "b"), index=2, error="died"),
+             ResultLine(g[2], "phase10", 1, ("a", "b"), index=2, figures=played),
+             ResultLine("old", "phase10", 1, ("a", "b"), index=3, figures=played)]
     assert finished_games(lines, plan) == [lines[0], lines[3]]
 
 

@@ -8,11 +8,13 @@ import random
 import re
 import tracemalloc
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from meldref.engine.phase10 import Phase10Rules
+from meldref.protocol.records import ResultLine
 from meldref.protocol.seats import BotSpec
 from meldref.tournament.config import ConfigError, build_config, parse_pairs, read_toml
 from meldref.tournament.run import failure_lines, read_results
@@ -97,9 +99,9 @@ def test_the_listed_order_of_the_bots_changes_no_game(players: int) -> None:
             out.append(_result(job.index, names, places, [10 * x for x in places],
                                deal=job.deal) | {"seed": job.seed, "game_id": job.game_id})
         return out
-    want = compute_standings(results(plan), [b.name for b in bots]).to_json()
+    want = compute_standings(typed(results(plan)), [b.name for b in bots]).to_json()
     for order in orders:
-        got = compute_standings(results(dataclasses.replace(plan, bots=order)),
+        got = compute_standings(typed(results(dataclasses.replace(plan, bots=order))),
                                 [b.name for b in order]).to_json()
         assert got == want
 
@@ -211,6 +213,11 @@ def test_unreadable_config(tmp_path: Path) -> None:
         parse_pairs(["phases-to-win"])
 
 
+def typed(lines: Iterable[dict]) -> list[ResultLine]:
+    """Result lines as a results file gives them, read."""
+    return [ResultLine.from_json(line) for line in lines]
+
+
 def _result(index: int, bots: list[str], places: list[int], scores: list[int],
             deal: int | None = None) -> dict:
     return {"index": index, "game_id": f"g{index}", "deal": index if deal is None else deal,
@@ -222,8 +229,8 @@ def test_standings_rank_the_winner_first_and_do_not_depend_on_finish_order() -> 
     results = [_result(i, ["a", "b", "c"] if i % 2 else ["c", "a", "b"],
                        [1, 2, 3] if i % 2 else [3, 1, 2], [0, 10, 20] if i % 2 else [20, 0, 10])
                for i in range(12)]
-    forward = compute_standings(results, ["a", "b", "c"])
-    backward = compute_standings(list(reversed(results)), ["c", "b", "a"])
+    forward = compute_standings(typed(results), ["a", "b", "c"])
+    backward = compute_standings(typed(reversed(results)), ["c", "b", "a"])
     assert [row.bot for row in forward.standings.rows] == ["a", "b", "c"]
     assert forward.to_json() == backward.to_json()
     a = forward.standings.rows[0]
@@ -233,7 +240,7 @@ def test_standings_rank_the_winner_first_and_do_not_depend_on_finish_order() -> 
 def test_shared_wins_split_and_the_referees_errors_are_counted_apart() -> None:
     results = [_result(0, ["a", "b"], [1, 1], [5, 5]), _result(1, ["b", "a"], [1, 2], [0, 9]),
                {**_result(2, ["a", "b"], [1, 2], [0, 9]), "status": "error"}]
-    report = compute_standings(results, ["a", "b"])
+    report = compute_standings(typed(results), ["a", "b"])
     rows = {row.bot: row for row in report.standings.rows}
     assert rows["a"].wins == 0.5 and rows["b"].wins == 1.5
     assert report.failed_games == 1
@@ -247,7 +254,7 @@ def test_solitaire_wins_are_won_games_only() -> None:
     # A lost Solitaire game places the player 2nd (the deck won) with no winner; a won one 1st.
     results = [_result(i, [bot], [place], [score], deal=0)
                for i, (bot, place, score) in enumerate([("a", 1, 11), ("a", 2, 7), ("b", 2, 9)])]
-    report = compute_standings(results, ["a", "b"], higher_is_better=True)
+    report = compute_standings(typed(results), ["a", "b"], higher_is_better=True)
     rows = {row.bot: row for row in report.standings.rows}
     assert rows["a"].wins == 1 and rows["a"].mean_place == 1.5
     assert rows["b"].wins == 0 and rows["b"].games == 1
@@ -258,24 +265,25 @@ def test_solitaire_wins_are_won_games_only() -> None:
     from meldref.tournament.match import totals
     from meldref.tournament.schedule import BotEntry
 
-    rows2 = totals([{**r, "winners": [s for s, p in enumerate(r["places"]) if p == 1]}
-                    for r in results], [BotEntry("a", BotSpec("builtin:greedy")),
-                                        BotEntry("b", BotSpec("builtin:random"))])
+    rows2 = totals(typed(results), [BotEntry("a", BotSpec("builtin:greedy")),
+                                    BotEntry("b", BotSpec("builtin:random"))])
     assert {row["bot"]: row["wins"] for row in rows2} == {"a": 1, "b": 0}
 
 
 def test_results_file_loses_only_a_cut_last_line(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
-    path.write_bytes(b'{"game_id": "a"}\n{"game_id": "b"}\n{"game_id": "c", "sta')
-    assert [r["game_id"] for r in read_results(path)] == ["a", "b"]
-    assert path.read_bytes().endswith(b'"b"}\n')
+    path.write_bytes(b'{"game_id": "a", "bots": []}\n{"game_id": "b", "bots": []}\n'
+                     b'{"game_id": "c", "sta')
+    assert [r.game_id for r in read_results(path)] == ["a", "b"]
+    assert path.read_bytes().endswith(b'"bots": []}\n')
 
 
 def test_failure_lines_name_the_seat_the_outcome_and_the_log() -> None:
     result = {**_result(0, ["a", "b"], [1, 2], [0, 5]), "replay": "replays/g0.jsonl",
               "logs": [None, "logs/g0/seat1-b.stderr"]}
     result["faults"] = [[], [{"outcome": "timeout", "detail": "slow", "fatal": True}]]
-    (line,) = failure_lines(result)
+    (line,) = failure_lines(ResultLine.from_json(result))
     assert line.split("\t") == ["g0", "seat 1", "b", "timeout", "logs/g0/seat1-b.stderr",
                                 "replays/g0.jsonl"]
-    assert failure_lines({**result, "status": "error", "error": "boom"})[0].startswith("g0\t-")
+    error = ResultLine.from_json({**result, "status": "error", "error": "boom"})
+    assert failure_lines(error)[0].startswith("g0\t-")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from meldref.cli import app
+from meldref.protocol.records import Figures, ResultLine
 from meldref.protocol.seats import BotSpec
 from meldref.tournament.schedule import BotEntry, GameJob, Plan
 from meldref.tournament.standings import SprtWatch
@@ -98,10 +99,9 @@ def test_the_sprt_counts_whole_deal_sets_in_schedule_order_whatever_the_finish_o
     plan = Plan("phase10", bots, players=2, games=80, seed=1)
     jobs = list(plan.jobs())
 
-    def line(job: GameJob) -> dict:  # "a" always places first
+    def line(job: GameJob) -> ResultLine:  # "a" always places first
         places = [1, 2] if job.bots[0].name == "a" else [2, 1]
-        return {"index": job.index, "deal": job.deal, "status": "ok", "places": places,
-                "scores": [0, 50], "bots": [b.name for b in job.bots]}
+        return job.result(Figures.from_json({"places": places, "scores": [0, 50]}))
 
     stops = []
     for order in (jobs, list(reversed(jobs)), jobs[1::2] + jobs[0::2]):

@@ -22,7 +22,7 @@ def play(folder: Path, name: str, game: str, specs: list[str], rules: Mapping[st
     path = folder / f"{name}.jsonl"
     line = play_one(game, specs, seed, rules=rules, limits=limits, names=names, replay=path,
                     game_id=name)
-    assert line["status"] == "ok", line
+    assert line.ok, line
     return path
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 import typer
 from rich.markup import escape
@@ -13,19 +13,12 @@ from rich.markup import escape
 from ..engine.game import UnknownGameError, find_game
 from .common import (
     EXIT_FAILED,
-    CheckCpuOpt,
-    FileSizeOpt,
-    HintsOpt,
-    MemoryOpt,
-    NoNetworkOpt,
-    ProcessesOpt,
-    SandboxOpt,
     err,
     fail,
-    limits_or_fail,
     out,
     refuse_overwriting_inputs,
 )
+from .limits import CHECK_CPU, LimitFlag, LimitFlags, limits_or_fail, with_limit_flags
 
 bot_app = typer.Typer(no_args_is_help=True, add_completion=False,
                       help="Check a bot program against the protocol.")
@@ -35,7 +28,22 @@ BotArg = Annotated[str, typer.Argument(
     'builtin:NAME.', show_default=False)]
 
 
+# `bot check` holds a program to the protocol's clocks, without a bank unless asked.
+CHECK_CLOCKS: Final = {
+    "startup_time": LimitFlag("startup-time", Annotated[float, typer.Option(
+        help="Seconds to say ready.")], 10.0),
+    "move_time": LimitFlag("move-time", Annotated[float, typer.Option(
+        help="Seconds per decision.")], 1.0),
+    "first_move_time": LimitFlag("first-move-time", Annotated[float, typer.Option(
+        help="Seconds for the first decision of a game.")], 5.0),
+    "time_bank": LimitFlag("time-bank", Annotated[float, typer.Option(
+        help="Seconds of time bank in each game (default 0: strict; a match gives 5).")], 0.0),
+}
+
+
 @bot_app.command("check")
+@with_limit_flags(*CHECK_CLOCKS, "memory_mb", "max_processes", "file_size_mb", "cpu_seconds",
+                  "no_network", "sandbox", **CHECK_CLOCKS, cpu_seconds=CHECK_CPU)
 def bot_check(
     bot: BotArg,
     game: Annotated[list[str] | None, typer.Argument(
@@ -43,19 +51,9 @@ def bot_check(
         "all.", show_default=False)] = None,
     old_game: Annotated[list[str] | None, typer.Option(
         "--game", hidden=True, help="The old spelling of GAME.")] = None,
-    startup_time: Annotated[float, typer.Option(help="Seconds to say ready.")] = 10.0,
-    move_time: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
-    first_move_time: Annotated[float, typer.Option(
-        help="Seconds for the first decision of a game.")] = 5.0,
-    time_bank: Annotated[float, typer.Option(
-        help="Seconds of time bank in each game (default 0: strict; a match gives 5).")] = 0.0,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
-    memory_mb: MemoryOpt = None,
-    max_processes: ProcessesOpt = None,
-    file_size_mb: FileSizeOpt = None,
-    cpu_seconds: CheckCpuOpt = None,
-    no_network: NoNetworkOpt = None,
-    sandbox: SandboxOpt = None,
+    *,
+    limits: LimitFlags,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
     position: Annotated[Path | None, typer.Option(
         help="Check the bot from this position file (spec/POSITION.md) instead of full games: "
@@ -71,11 +69,7 @@ def bot_check(
 
     refuse_overwriting_inputs({"--position": position}, {"--logs": logs})
     command = program_line(bot)
-    limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
-                             "file-size-mb": file_size_mb, "startup-time": startup_time,
-                             "move-time": move_time, "first-move-time": first_move_time,
-                             "time-bank": time_bank, "cpu-seconds": cpu_seconds,
-                             "no-network": no_network, "sandbox": sandbox})
+    settings = limits_or_fail(limits)
     games = []
     for name in [*(game or []), *(old_game or [])]:
         try:
@@ -95,8 +89,10 @@ def bot_check(
             loaded = load_position(position)
         except PositionFileError as exc:
             fail(str(exc))
-    report = check_bot(command, games, startup_time, move_time, logs, show, first_move_time,
-                       limits.process_limits(), time_bank, loaded)
+    policy = settings.policy()
+    report = check_bot(command, games, policy.startup_time, policy.move_time, logs, show,
+                       policy.first_move_time, settings.process_limits(), policy.time_bank,
+                       loaded)
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
@@ -113,18 +109,17 @@ def bot_check(
 
 
 @bot_app.command("test")
+@with_limit_flags("startup_time", "move_time", "hints", "memory_mb", "max_processes",
+                  "file_size_mb", "sandbox", startup_time=CHECK_CLOCKS["startup_time"],
+                  move_time=LimitFlag("move-time", Annotated[float, typer.Option(
+                      help="Seconds for each answer.")], 5.0))
 def bot_test(
     bot: BotArg,
     folder: Annotated[Path, typer.Argument(help="A folder of position files (*.toml, "
                                            "spec/POSITION.md), searched below too.")],
-    startup_time: Annotated[float, typer.Option(help="Seconds to say ready.")] = 10.0,
-    move_time: Annotated[float, typer.Option(help="Seconds for each answer.")] = 5.0,
-    hints: HintsOpt = None,
     logs: Annotated[Path | None, typer.Option(help="Folder for the bot's stderr logs.")] = None,
-    memory_mb: MemoryOpt = None,
-    max_processes: ProcessesOpt = None,
-    file_size_mb: FileSizeOpt = None,
-    sandbox: SandboxOpt = None,
+    *,
+    limits: LimitFlags,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answers as JSON.")] = False,
 ) -> None:
     """Ask the bot for its decision in each position of FOLDER and judge every answer: legal
@@ -137,10 +132,9 @@ def bot_test(
     from ..tools.positions import PositionFileError, load_position, position_files
 
     refuse_overwriting_inputs({"FOLDER": folder}, {"--logs": logs})
-    limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,
-                             "file-size-mb": file_size_mb, "startup-time": startup_time,
-                             "move-time": move_time, "first-move-time": move_time,
-                             "time-bank": 0.0, "legal-hints": hints, "sandbox": sandbox})
+    # Every answer has the same time, the first of a game's too, and no bank.
+    settings = limits_or_fail({**limits, "first-move-time": limits["move-time"],
+                               "time-bank": 0.0})
     try:
         spec = BotSpec.parse(bot)
         loaded = [load_position(p) for p in position_files(folder)]
@@ -152,7 +146,7 @@ def bot_test(
             mark = "[green]PASS[/green]" if answer.passed else "[red]FAIL[/red]"
             err.print(f"{mark} {escape(answer.path.name)}", highlight=False)
 
-    answers = ask_all(spec, loaded, limits.policy(), limits.process_limits(), logs, show)
+    answers = ask_all(spec, loaded, settings.policy(), settings.process_limits(), logs, show)
     passed = sum(a.passed for a in answers)
     if as_json:
         sys.stdout.write(json.dumps({"command": bot, "passed": passed,

@@ -16,26 +16,13 @@ from rich.table import Table
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
-    CpuOpt,
-    FileSizeOpt,
-    FreshBotsOpt,
-    HintsOpt,
-    IncrementOpt,
-    MaxBankOpt,
-    MemoryOpt,
-    MoveTimeOpt,
-    NoNetworkOpt,
-    OnFailureOpt,
-    ProcessesOpt,
     RulesOpt,
-    StartupTimeOpt,
-    TimeBankOpt,
     err,
     fail,
-    limit_flags,
     out,
     stop_on_signals,
 )
+from .limits import CONTEST_FLAGS, LimitFlags, with_limit_flags
 
 contest_app = typer.Typer(no_args_is_help=True, help="Run a contest: submissions, a ladder, "
                           "a live leaderboard.")
@@ -48,6 +35,7 @@ ClusterOpt = Annotated[str | None, typer.Option(
 
 
 @contest_app.command("init")
+@with_limit_flags(*CONTEST_FLAGS)
 def init(
     folder: DirArg,
     game: Annotated[str | None, typer.Argument(
@@ -65,19 +53,8 @@ def init(
     suspend_after: Annotated[int, typer.Option(
         help="Failing games (crash, time-out, illegal...) among a version's last 10 that "
         "suspend it.")] = 3,
-    move_time: MoveTimeOpt = None,
-    startup_time: StartupTimeOpt = None,
-    time_bank: TimeBankOpt = None,
-    increment: IncrementOpt = None,
-    max_bank: MaxBankOpt = None,
-    on_failure: OnFailureOpt = None,
-    hints: HintsOpt = None,
-    memory_mb: MemoryOpt = None,
-    max_processes: ProcessesOpt = None,
-    file_size_mb: FileSizeOpt = None,
-    cpu_seconds: CpuOpt = None,
-    no_network: NoNetworkOpt = None,
-    fresh_bots: FreshBotsOpt = None,
+    *,
+    limits: LimitFlags,
 ) -> None:
     """Make a contest folder; its settings are fixed from now on."""
     from ..contest.settings import ContestSettings
@@ -85,11 +62,6 @@ def init(
     from ..engine.game import RuleOptionError, UnknownGameError
     from ..tournament.config import parse_pairs
 
-    limits = limit_flags(move_time, startup_time, time_bank=time_bank, increment=increment,
-                         max_bank=max_bank, on_failure=on_failure, hints=hints,
-                         memory_mb=memory_mb, max_processes=max_processes,
-                         file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
-                         no_network=no_network, fresh_bots=fresh_bots)
     if game is not None and game_option is not None and game != game_option:
         fail(f"GAME {game} and --game {game_option}: give the game once")
     game = game or game_option or "phase10"

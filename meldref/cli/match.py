@@ -19,31 +19,17 @@ from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     BotOpt,
-    CpuOpt,
-    FileSizeOpt,
-    FreshBotsOpt,
-    HintsOpt,
-    IncrementOpt,
-    MaxBankOpt,
-    MemoryOpt,
-    MoveTimeOpt,
-    NoNetworkOpt,
-    OnFailureOpt,
-    ProcessesOpt,
     RulesOpt,
-    SandboxOpt,
-    StartupTimeOpt,
-    TimeBankOpt,
     err,
     fail,
-    limit_flags,
-    limits_or_fail,
     out,
     refuse_overwriting_inputs,
     stop_on_signals,
 )
+from .limits import LIMIT_FLAGS, LimitFlags, limits_or_fail, with_limit_flags
 
 
+@with_limit_flags(*LIMIT_FLAGS)
 def match(
     game: Annotated[str | None, typer.Argument(
         help=f"The game: {', '.join(GAME_NAMES)} (default phase10, or the --position's).")
@@ -61,20 +47,8 @@ def match(
     rules: RulesOpt = None,
     replay: Annotated[Path | None, typer.Option(
         help="Write the replay to PATH (one game) or PATH/game-0001.jsonl... (several).")] = None,
-    move_time: MoveTimeOpt = None,
-    startup_time: StartupTimeOpt = None,
-    time_bank: TimeBankOpt = None,
-    increment: IncrementOpt = None,
-    max_bank: MaxBankOpt = None,
-    on_failure: OnFailureOpt = None,
-    hints: HintsOpt = None,
-    memory_mb: MemoryOpt = None,
-    max_processes: ProcessesOpt = None,
-    file_size_mb: FileSizeOpt = None,
-    cpu_seconds: CpuOpt = None,
-    no_network: NoNetworkOpt = None,
-    sandbox: SandboxOpt = None,
-    fresh_bots: FreshBotsOpt = None,
+    *,
+    limits: LimitFlags,
     logs: Annotated[Path | None, typer.Option(
         help="Keep the bot programs' stderr in DIR/<game id>/seat<k>-<bot>.stderr (default: "
         "logs/ beside the replays; without --replay a temporary folder, kept and named only "
@@ -102,11 +76,7 @@ def match(
     refuse_overwriting_inputs({"--position": position}, {"--replay": replay})
     if seed is None and position is None:
         seed = random.SystemRandom().randrange(1_000_000)
-    limits = limits_or_fail(limit_flags(
-        move_time, startup_time, time_bank=time_bank, increment=increment, max_bank=max_bank,
-        on_failure=on_failure, hints=hints, memory_mb=memory_mb, max_processes=max_processes,
-        file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
-        no_network=no_network, sandbox=sandbox, fresh_bots=fresh_bots))
+    settings = limits_or_fail(limits)
     stop_on_signals()  # from here on bots may run: a signal must close them
     # The bot programs started by the check before the first game play it, and stay running
     # from game to game (with --fresh-bots, the first game only); stopped when the match
@@ -115,9 +85,9 @@ def match(
     try:
         try:
             spec = build_match(game, bot or [], players, seed, games,
-                               parse_pairs(rules or []), limits, replay, position, logs)
-            announced = preflight(spec.game, spec.bots, limits.policy().startup_time,
-                                  limits=limits.process_limits(), keeper=keeper)
+                               parse_pairs(rules or []), settings, replay, position, logs)
+            announced = preflight(spec.game, spec.bots, settings.policy().startup_time,
+                                  limits=settings.process_limits(), keeper=keeper)
             spec = with_announced_names(spec, announced)  # results show each bot's `id name`
             began = time.perf_counter()
             scratch = None if spec.logs_folder() else Path(tempfile.mkdtemp(prefix="meldref-logs-"))
@@ -130,7 +100,7 @@ def match(
         fail("interrupted", EXIT_INTERRUPTED)
     for failure in failed_bots(lines):
         err.print(failure, markup=False)
-    if scratch is not None and not any(any(line.get("logs") or []) for line in lines):
+    if scratch is not None and not any(any(line.logs) for line in lines):
         shutil.rmtree(scratch, ignore_errors=True)
     if as_json:
         sys.stdout.write(json.dumps(match_json(spec, lines), indent=2) + "\n")
@@ -140,6 +110,6 @@ def match(
         if len(lines) > 1:
             out.print(totals_table(totals(lines, spec.bots)))
         out.print(f"wall time {time.perf_counter() - began:.2f} s")
-    if any(line["status"] != "ok" for line in lines):
+    if not all(line.ok for line in lines):
         raise typer.Exit(EXIT_FAILED)
 

@@ -18,15 +18,12 @@ from .common import (
     EXIT_FAILED,
     EXIT_USAGE,
     BotOpt,
-    MoveTimeOpt,
-    StartupTimeOpt,
     err,
     fail,
-    limit_flags,
-    limits_or_fail,
     out,
     refuse_overwriting_inputs,
 )
+from .limits import LimitFlags, limits_or_fail, with_limit_flags
 
 replay_app = typer.Typer(no_args_is_help=True, add_completion=False,
                          help="Show, verify, count and resume replays; write positions.")
@@ -158,6 +155,7 @@ def _or_dash(value: Any) -> str:
 
 
 @replay_app.command("resume")
+@with_limit_flags("move_time", "startup_time")
 def replay_resume(
     path: Annotated[Path, typer.Argument(help="A replay file (a truncated one too).")],
     at: Annotated[int, typer.Option(help="Replay this many actions (0 = from the deal), "
@@ -166,8 +164,8 @@ def replay_resume(
     replay: Annotated[Path | None, typer.Option(
         help="Where the continued game's replay goes (default: next to PATH, "
         "<name>-resumed-at-N.jsonl).")] = None,
-    move_time: MoveTimeOpt = None,
-    startup_time: StartupTimeOpt = None,
+    *,
+    limits: LimitFlags,
     trust_replay_bots: Annotated[bool, typer.Option(
         "--trust-replay-bots", help="Without --bot, run the bot commands the replay's header "
         "names (printed first). A replay from someone else can name any program: give --bot "
@@ -183,7 +181,7 @@ def replay_resume(
     from .report import match_table
 
     refuse_overwriting_inputs({"PATH": path}, {"--replay": replay})
-    limits = limits_or_fail(limit_flags(move_time, startup_time))
+    settings = limits_or_fail(limits)
     try:
         specs = [BotSpec.parse(s) for s in bot or []]
         if replay is not None:
@@ -191,7 +189,7 @@ def replay_resume(
     except ValueError as exc:
         fail(str(exc))
     try:
-        done = resume(check_replay_file(path), at, specs, replay, limits,
+        done = resume(check_replay_file(path), at, specs, replay, settings,
                       trust_replay_bots=trust_replay_bots,
                       announce=lambda line: err.print(printable(line), markup=False))
     except (ReplayError, ReplayPathError) as exc:
@@ -208,7 +206,7 @@ def replay_resume(
     if done.diverged_at is not None:
         err.print(f"warning: the game left the recorded actions at action {done.diverged_at} "
                   "(a seat failed before the resume point)")
-    if done.line.get("status") != "ok":
+    if not done.line.ok:
         raise typer.Exit(EXIT_FAILED)
 
 

@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..protocol.errors import Fault
+from ..protocol.records import ResultLine
 from ..verdicts.elo import format_elo, signed
 from ..verdicts.pairs import HeadToHead, SameDeals
 
@@ -17,33 +19,34 @@ if TYPE_CHECKING:  # a match prints no standings: their statistics (scipy) stay 
     from ..tournament.standings import Report
 
 
-def _faults_text(faults: Sequence[Sequence[Mapping[str, Any]]]) -> str:
+def _faults_text(faults: Sequence[Sequence[Fault]]) -> str:
     parts = []
     for seat, fs in enumerate(faults):
         if fs:
-            kinds = sorted({str(f["outcome"]) for f in fs})
+            kinds = sorted({str(f.outcome) for f in fs})
             parts.append(f"s{seat}:{','.join(kinds)}×{len(fs)}")
     return " ".join(parts) or "-"
 
 
-def match_table(lines: Sequence[Mapping[str, Any]], title: str) -> Table:
+def match_table(lines: Sequence[ResultLine], title: str) -> Table:
     """One row per game: seed, seats, winner, scores, progress, faults."""
     table = Table(title=title, title_justify="left")
     for column in ("game", "seed", "seats", "winner", "scores", "progress", "hands", "faults"):
         table.add_column(column, justify="right" if column in ("seed", "hands") else "left")
     for line in lines:
-        if line["status"] != "ok":
-            table.add_row(line["game_id"], str(line["seed"]), escape(" ".join(line["bots"])),
-                          "[red]error[/red]", escape(str(line.get("error", ""))), "", "", "")
+        seats = escape(" ".join(line.bots))
+        if line.figures is None:
+            table.add_row(line.game_id, str(line.seed), seats, "[red]error[/red]",
+                          escape(str(line.error or "")), "", "", "")
             continue
-        detail = line.get("detail") or {}
+        outcome = line.figures.outcome
+        detail = outcome.detail
         progress = detail.get("phases_completed") or detail.get("piles_closed") or ""
-        winners = escape(", ".join(f"{line['bots'][s]} (s{s})" for s in line["winners"]) or "-")
+        winners = escape(", ".join(f"{line.bots[s]} (s{s})" for s in outcome.winners) or "-")
         table.add_row(
-            line["game_id"], str(line["seed"]), escape(" ".join(line["bots"])), winners,
-            " ".join(map(str, line["scores"])),
+            line.game_id, str(line.seed), seats, winners, " ".join(map(str, outcome.scores)),
             " ".join(map(str, progress)) if isinstance(progress, list) else str(progress),
-            str(line.get("hands") or ""), _faults_text(line["faults"]),
+            str(line.figures.hands or ""), _faults_text(line.figures.faults),
         )
     return table
 

@@ -11,40 +11,27 @@ from typing import Annotated, Any
 import typer
 
 from ..engine.game import GAME_NAMES
+from ..protocol.records import ResultLine
 from ..tournament.config import ConfigError, build_config, parse_pairs, read_toml
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     BotOpt,
-    CpuOpt,
-    FileSizeOpt,
-    FreshBotsOpt,
-    HintsOpt,
-    IncrementOpt,
-    MaxBankOpt,
-    MemoryOpt,
-    MoveTimeOpt,
-    NoNetworkOpt,
-    OnFailureOpt,
-    ProcessesOpt,
     RulesOpt,
-    SandboxOpt,
-    StartupTimeOpt,
-    TimeBankOpt,
     err,
     fail,
-    limit_flags,
     out,
     refuse_overwriting_inputs,
     stop_on_signals,
-    warn_about,
 )
+from .limits import LIMIT_FLAGS, LimitFlags, warn_about, with_limit_flags
 
 SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
                 "machine via /proc (a bot could rebuild every deal); use the config file's "
                 "`seed` for contests, or leave it out to draw one")
 
 
+@with_limit_flags(*LIMIT_FLAGS)
 def tournament(
     game: Annotated[str | None, typer.Argument(
         help=f"The game: {', '.join(GAME_NAMES)} (default phase10, or the CONFIG's). A TOML "
@@ -78,20 +65,8 @@ def tournament(
     rank_by: Annotated[str | None, typer.Option(
         "--rank-by", help="Standings by rating from places (default) or by mean score "
         "margin: places or margin.")] = None,
-    move_time: MoveTimeOpt = None,
-    startup_time: StartupTimeOpt = None,
-    time_bank: TimeBankOpt = None,
-    increment: IncrementOpt = None,
-    max_bank: MaxBankOpt = None,
-    on_failure: OnFailureOpt = None,
-    hints: HintsOpt = None,
-    memory_mb: MemoryOpt = None,
-    max_processes: ProcessesOpt = None,
-    file_size_mb: FileSizeOpt = None,
-    cpu_seconds: CpuOpt = None,
-    no_network: NoNetworkOpt = None,
-    sandbox: SandboxOpt = None,
-    fresh_bots: FreshBotsOpt = None,
+    *,
+    limits: LimitFlags,
     keep_logs: Annotated[bool, typer.Option(
         help="Keep every bot's stderr log, not only those of failed games.")] = False,
     stop_after: Annotated[int | None, typer.Option(
@@ -126,11 +101,9 @@ def tournament(
     from ..tournament.match import preflight
     from ..tournament.run import (
         StandingsInterrupted,
-        check_folder,
         cluster_missing,
-        prepare_folder,
+        open_tournament,
         run_tournament,
-        settle_seed,
     )
 
     refuse_overwriting_inputs({"CONFIG": config, "--bot-folder": bot_folder},
@@ -153,11 +126,7 @@ def tournament(
             "bot-folder": None if bot_folder is None else str(bot_folder),
             "upload-bots": upload_bots, "cluster-files": cluster_files,
             "insecure-tcp": insecure_tcp, "rules": parse_pairs(rules or []),
-            "limits": limit_flags(move_time, startup_time, time_bank=time_bank,
-                              increment=increment, max_bank=max_bank, on_failure=on_failure,
-                              hints=hints, memory_mb=memory_mb, max_processes=max_processes,
-                              file_size_mb=file_size_mb, cpu_seconds=cpu_seconds,
-                              no_network=no_network, sandbox=sandbox, fresh_bots=fresh_bots),
+            "limits": limits,
         }
         cfg = build_config(data, overrides)
         warn_about(cfg.limits)
@@ -172,24 +141,24 @@ def tournament(
                               cfg.folder / "logs", cfg.process_limits,
                               None if cfg.bot_folder is None else str(cfg.bot_folder))
         cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
-        cfg = settle_seed(cfg)  # no seed given: drawn now, or the one this folder already used
-        check_folder(cfg)
-        prepare_folder(cfg)  # made now: a folder that cannot be written stops before any game
+        # The seed settled (drawn now, or the one this folder already used) and the folder
+        # made now: a folder that cannot be written stops before any game.
+        opened = open_tournament(cfg)
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted before the first game", EXIT_INTERRUPTED)
     try:  # a cluster's start-up check fails here, when the first games are due
-        run = _run_with_progress(cfg, run_tournament, stop_after, keep_logs, progress)
+        run = _run_with_progress(opened, run_tournament, stop_after, keep_logs, progress)
     except ConfigError as exc:
         fail(str(exc))
     except StandingsInterrupted as exc:
         fail(f"{exc}: {shlex.join(['meldref', *sys.argv[1:]])}", EXIT_INTERRUPTED)
-    _print_tournament(run, cfg, as_json)
+    _print_tournament(run, opened.config, as_json)
     if run.stopped == "interrupted":
         err.print(f"interrupted: {run.missing} games missing; rerun the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
-    if any(r.get("status") != "ok" for r in run.results):
+    if not all(r.ok for r in run.results):
         raise typer.Exit(EXIT_FAILED)
 
 
@@ -222,8 +191,8 @@ def _readable_by_others(path: Path) -> bool:
         return False
 
 
-def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, keep_logs: bool,
-                       show: bool) -> Any:
+def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | None,
+                       keep_logs: bool, show: bool) -> Any:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -233,10 +202,11 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
         TimeRemainingColumn,
     )
 
-    total = cfg.plan.table_count() * cfg.plan.games_per_table()
+    plan = tournament.config.plan
+    total = plan.table_count() * plan.games_per_table()
     console = err.console()
     if show and not console.is_terminal:  # a log file or a pipe: a line per game instead
-        return run_tournament(cfg, stop_after=stop_after, keep_logs=keep_logs,
+        return run_tournament(tournament, stop_after=stop_after, keep_logs=keep_logs,
                               on_result=lambda result, done, total: console.print(
                                   game_line(result, done, total), markup=False))
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -244,32 +214,31 @@ def _run_with_progress(cfg: Any, run_tournament: Any, stop_after: int | None, ke
                    console=console, disable=not show, transient=False)
     failed = 0
 
-    def on_result(result: dict[str, Any], done: int, total: int) -> None:
+    def on_result(result: ResultLine, done: int, total: int) -> None:
         nonlocal failed
-        failed += result.get("status") != "ok" or any(result.get("faults") or [])
+        failed += result.failed
         note = f"[red]{failed} failed[/red]" if failed else ""
         bar.update(task, completed=done, note=note)
 
     with bar:
-        task = bar.add_task(f"{cfg.plan.game} {cfg.plan.format}", total=total, note="")
-        run = run_tournament(cfg, on_result=on_result, stop_after=stop_after,
+        task = bar.add_task(f"{plan.game} {plan.format}", total=total, note="")
+        run = run_tournament(tournament, on_result=on_result, stop_after=stop_after,
                              keep_logs=keep_logs,
                              on_start=lambda done, _: bar.update(task, completed=done))
         bar.update(task, completed=len(run.results))
     return run
 
 
-def game_line(result: dict[str, Any], done: int, total: int) -> str:
+def game_line(result: ResultLine, done: int, total: int) -> str:
     """A finished game in one line, for logs: `game 3/12 t00-d0001-s00: greedy won (greedy 5,
     random 85)`, with its faults, or why it failed."""
-    head = f"game {done}/{total} {result.get('game_id')}"
-    if result.get("status") != "ok":
-        return f"{head}: failed: {result.get('error', result.get('status'))}"
-    bots = list(result.get("bots") or [])
-    winners = ", ".join(bots[s] for s in result.get("winners") or []) or "nobody"
-    scores = ", ".join(f"{b} {s}" for b, s in zip(bots, result.get("scores") or [],
-                                                  strict=False))
-    faults = sum(len(f) for f in result.get("faults") or [])
+    head = f"game {done}/{total} {result.game_id}"
+    if result.figures is None:
+        return f"{head}: failed: {result.error}"
+    bots, outcome = result.bots, result.figures.outcome
+    winners = ", ".join(bots[s] for s in outcome.winners) or "nobody"
+    scores = ", ".join(f"{b} {s}" for b, s in zip(bots, outcome.scores, strict=False))
+    faults = sum(len(f) for f in result.figures.faults)
     return f"{head}: {winners} won ({scores})" + (f"; {faults} faults" if faults else "")
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..protocol.records import ResultLine
 from ..tournament.standings import Report, compute_standings
 from ..verdicts.seatings import seatings
 from .ladder.run import Budget, Event, Ladder, feed, game_pool
@@ -53,16 +54,18 @@ def play_final(folder: Path, top: int, deal_sets: int = 2, jobs: int = 1,
         try:
             pool = game_pool(store, jobs, cluster)
             for line in pool.play(feed(store, ladder, Budget(), final=final)):
-                store.record(int(line["index"]), line)
+                record = line.to_json()  # the store keeps it as JSON
+                store.record(int(record["index"]), record)
                 if on_event is not None:
-                    on_event("game", line)
+                    on_event("game", record)
         except KeyboardInterrupt:
             stopped = "interrupted"
         finally:
             store.discard_in_flight()
         labels = {v.id: v.label for v in store.versions()}
         names = [labels[v] for v in finalists]
-        report = compute_standings(store.final_lines(final), names,
+        lines = [ResultLine.from_json(r) for r in store.final_lines(final)]  # read: JSON
+        report = compute_standings(lines, names,
                                    higher_is_better=store.settings.info.higher_scores_win)
         board = [{"bot": labels[vid], "ladder_rank": rank + 1,
                   "rating": ladder.current[vid].rating}

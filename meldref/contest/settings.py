@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..engine.game import GameInfo, find_game, rules_to_json
+from ..engine.game import GameInfo, find_game, option_name, rules_to_json
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import Limits
 from ..settings import LimitSettings, limit_settings, parse_rules
@@ -28,7 +28,8 @@ class ContestError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ContestSettings:
-    """A contest's settings, as `init` fixed them (rules and limits by their public names)."""
+    """A contest's settings, as `init` fixed them (rules by their public names, limits as
+    the files meldref writes spell them: `move_time`, `LimitSettings.to_json`)."""
 
     game: str
     players: int
@@ -51,7 +52,7 @@ class ContestSettings:
             raise ContestError(f"--players {seats}: a ladder compares bots, at least 2 seats")
         parsed = parse_rules(info.rules_type, rules)
         info.check_setup(parsed, seats)
-        given = limit_settings(limits).given()
+        given = limit_settings(limits).to_json()
         if placement < 1 or suspend_after < 1:
             raise ContestError("--placement and --suspend-after: at least 1")
         out = ContestSettings(info.name, seats, rules_to_json(parsed), given, sandbox,
@@ -84,7 +85,7 @@ class ContestSettings:
         defaults = rules_to_json(self.info.rules())
         rules = {k: v for k, v in self.rules.items() if defaults.get(k) != v}
         return (f"{self.game}, {self.players} seats, rules {_shown(rules)}, limits "
-                f"{_shown(self.limits)}, sandbox {'on' if self.sandbox else 'off'}, "
+                f"{_shown(_as_flags(self.limits))}, sandbox {'on' if self.sandbox else 'off'}, "
                 f"placement {self.placement} deal sets, suspended after {self.suspend_after} "
                 "failing games")
 
@@ -96,8 +97,10 @@ class ContestSettings:
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> ContestSettings:
+        # A contest made before the limits were spelt as in the replays has `move-time`.
+        limits = limit_settings(data["limits"]).to_json()
         return ContestSettings(str(data["game"]), int(data["players"]), dict(data["rules"]),
-                               dict(data["limits"]), bool(data["sandbox"]),
+                               limits, bool(data["sandbox"]),
                                int(data["placement"]), int(data["suspend_after"]),
                                int(data["seed"]))
 
@@ -105,11 +108,17 @@ class ContestSettings:
         """The first setting (as `init` names it) in which `other` differs, with both
         values; None if they agree (the seed is drawn, never compared)."""
         mine, theirs = self.to_json(), other.to_json()
+        mine["limits"], theirs["limits"] = _as_flags(self.limits), _as_flags(other.limits)
         for key in ("game", "players", "rules", "limits", "sandbox", "placement",
                     "suspend_after"):
             if mine[key] != theirs[key]:
                 return f"{key.replace('_', '-')} is {_shown(mine[key])}, not {_shown(theirs[key])}"
         return None
+
+
+def _as_flags(limits: Mapping[str, Any]) -> dict[str, Any]:
+    """Limits by the names `init` takes them under (`move-time`), for messages."""
+    return {option_name(k): v for k, v in limits.items()}
 
 
 def _shown(value: Any) -> str:

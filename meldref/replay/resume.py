@@ -17,6 +17,7 @@ from typing import Any
 
 from ..engine.game import find_game
 from ..protocol.errors import Fault
+from ..protocol.records import ResultLine
 from ..protocol.referee import close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
 from ..settings import LimitSettings
@@ -101,7 +102,7 @@ class ScriptedSeat(Seat):
 
 @dataclass(frozen=True, slots=True)
 class Resumed:
-    line: dict[str, Any]
+    line: ResultLine
     replay: Path
     bots: tuple[BotEntry, ...]
     diverged_at: int | None
@@ -172,8 +173,9 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
                                position=position)
     finally:
         close_all(seats)
-    line = {"game_id": header.get("game_id") or path.stem, "seed": header["seed"],
-            "bots": [b.name for b in bots], "replay": str(target), **record.figures()}
+    line = ResultLine(str(header.get("game_id") or path.stem), info.name, int(header["seed"]),
+                      tuple(b.name for b in bots), tuple(str(b.spec) for b in bots),
+                      replay=str(target), figures=record.figures())
     return Resumed(line, target, bots, script.diverged_at())
 
 

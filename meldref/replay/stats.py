@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.errors import Fault
-from ..protocol.records import GameRecord, Tally
+from ..protocol.records import Figures
+from ..verdicts.tally import Tally
 from .audit import Verified, verify
 from .files import Replay, ReplayError, ReplayPathError
 from .show import lenient_replay
@@ -52,7 +53,7 @@ class Stats:
             self.tally.add_faults(names, faults)
             return
         self.finished += 1
-        record = GameRecord.from_result(result, faults)
+        record = Figures.from_result(result, faults)
         self.decisions += record.decisions
         self.hands += record.hands or 0
         self.tally.add(names, record)

@@ -81,6 +81,7 @@ import distributed
 
 from .. import __version__
 from ..private import open_private, private_dir, write_private_text
+from ..protocol.records import ResultLine
 from ..protocol.seats import Limits
 from .botfolder import BotFolderError, digest, pack, unpack
 from .config import ConfigError, TournamentConfig
@@ -157,7 +158,7 @@ class GameOutcome:
     could not play (`unfit`)."""
 
     worker: str
-    line: dict[str, Any] | None = None
+    line: ResultLine | None = None
     attempt: str | None = None  # shared files: the attempt folder
     files: dict[str, bytes] | None = None  # client files: relative path -> zlib content
     unfit: str | None = None
@@ -463,12 +464,12 @@ def _deal_set(job: GameJob) -> str:
     return job.game_id.rpartition("-s")[0] or job.game_id
 
 
-def files_of(line: Mapping[str, Any]) -> list[str]:
+def files_of(line: ResultLine) -> list[str]:
     """The files a result line names (its replay, the logs it kept), relative to the folder;
     `ValueError` for a path that is not a replay or log of that game (a worker must not
     write anywhere else in the tournament's folder)."""
-    game_id = str(line.get("game_id"))
-    names = [line.get("replay"), *(line.get("logs") or [])]
+    game_id = line.game_id
+    names = [line.replay, *line.logs]
     out = []
     for rel in (n for n in names if n):
         parts = str(rel).split("/")
@@ -605,7 +606,7 @@ class ClusterPool:
                         left.add(address)
         return left
 
-    def play(self, jobs: Iterable[GameJob]) -> Iterator[dict[str, Any]]:
+    def play(self, jobs: Iterable[GameJob]) -> Iterator[ResultLine]:
         """Each job's result line as games finish, a game id yielded once. Each task plays a
         deal set's games (`batches`, at most `BATCH_GAMES`) with the run's setup; two tasks per
         worker thread are in flight, so a stop leaves
@@ -658,7 +659,7 @@ class ClusterPool:
         return future, pending.pop(future)
 
     def _take(self, future: distributed.Future[list[GameOutcome]], batch: tuple[GameJob, ...],
-              seen: set[str], queue: Batches) -> list[dict[str, Any]]:
+              seen: set[str], queue: Batches) -> list[ResultLine]:
         """The result lines of a finished task, files put in place, games counted already
         left out. A task of several games that killed its worker every time is played again
         a game a task, so only a game that kills its worker alone is counted against."""
@@ -685,13 +686,13 @@ class ClusterPool:
         return lines
 
     @staticmethod
-    def _count(line: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+    def _count(line: ResultLine, seen: set[str]) -> ResultLine:
         """`line`, its game now counted (a game id is yielded once)."""
-        seen.add(str(line["game_id"]))
+        seen.add(line.game_id)
         return line
 
     def _line(self, outcome: GameOutcome, job: GameJob, duplicate: bool
-              ) -> dict[str, Any] | None:
+              ) -> ResultLine | None:
         """A played game's result line, its files put in place and its replay verified;
         None for a game already counted."""
         if outcome.unfit is not None:
@@ -713,24 +714,26 @@ class ClusterPool:
                                   f"({problem}): it was not counted")
         return outcome.line
 
-    def _unverified(self, line: Mapping[str, Any]) -> str | None:
+    def _unverified(self, line: ResultLine) -> str | None:
         """What is wrong with a game's replay as it arrived, re-simulated here from its seed
         and actions under this machine's rules (None: it verifies, and says the result the
         line says); a replay that does not verify is removed. A worker proved its code at
         its start-up check; this proves each game."""
         from ..replay.files import ReplayError, verify
 
-        rel = line.get("replay")
-        if not rel:
+        if not line.replay:
             return None  # a game that never started writes no replay
-        path = self.folder / str(rel)
+        path = self.folder / line.replay
         try:
             done = verify(path)
             outcome = done.result.get("outcome") or {}
+            said = {} if line.figures is None else {
+                "actions": line.figures.actions, "places": list(line.figures.outcome.places),
+                "scores": list(line.figures.outcome.scores)}
             for key, found in (("actions", done.actions), ("places", outcome.get("places")),
                                ("scores", outcome.get("scores"))):
-                if key in line and line[key] != found:
-                    raise ReplayError(0, f"{key} {found} in the replay, {line[key]} in the "
+                if key in said and said[key] != found:
+                    raise ReplayError(0, f"{key} {found} in the replay, {said[key]} in the "
                                          "result it came with")
         except (ReplayError, OSError) as exc:
             path.unlink(missing_ok=True)

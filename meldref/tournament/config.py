@@ -199,6 +199,7 @@ class TournamentConfig:
 
     @property
     def policy(self) -> MatchPolicy:
+        """The referee's policy, made once when the limits were checked and kept in them."""
         return self.limits.policy()
 
     @property
@@ -339,7 +340,8 @@ def _rules(info: GameInfo, in_file: Mapping[str, Any], in_flags: Mapping[str, An
 
 def _limits(in_file: Mapping[str, Any], in_flags: Mapping[str, Any]) -> LimitSettings:
     """The limits: the file's `[limits]` and the flags, each checked, the flags on top; the
-    policy they make is checked too (a time bank over its cap), before any game."""
+    policy they make is made now (so checked before any game: a time bank over its cap) and
+    kept in them for the games."""
     try:
         limits = limit_settings(in_flags, flag).over(
             limit_settings(in_file, in_table("limits")))

@@ -20,11 +20,12 @@ from ..engine.position import Position
 from ..private import copy_private, file_problem, folder_problem, private_dir
 from ..protocol.errors import BotError
 from ..protocol.process import network_isolation_problem
-from ..protocol.records import GameRecord, Tally
+from ..protocol.records import ResultLine
 from ..protocol.sandbox import sandbox_problem
 from ..protocol.seats import BotSpec, Limits, ProcessSeat
 from ..settings import LimitSettings, SettingsError, parse_rules
 from ..tools.positions import load_position
+from ..verdicts.tally import Tally
 from .config import MAX_GAMES, MAX_PLAYERS, ConfigError
 from .keeper import BotKeeper
 from .runner import run_job, safe_name, which_missing
@@ -252,7 +253,7 @@ def with_announced_names(spec: MatchSpec, announced: Mapping[BotSpec, str]) -> M
 
 
 def run_match(spec: MatchSpec, keeper: BotKeeper | None = None,
-              scratch: Path | None = None) -> list[dict[str, Any]]:
+              scratch: Path | None = None) -> list[ResultLine]:
     """Play every game of the match in order; their result lines. Bot programs are kept from
     game to game by `keeper` (the one `preflight` filled, which the caller closes; without
     one, a keeper of this match's own, closed at its end), unless the match's limits ask for
@@ -268,61 +269,62 @@ def run_match(spec: MatchSpec, keeper: BotKeeper | None = None,
                 for job in spec.jobs()]
 
 
-def failed_bots(lines: Sequence[Mapping[str, Any]]) -> list[str]:
+def failed_bots(lines: Sequence[ResultLine]) -> list[str]:
     """One line per seat that failed for good in a game: game, seat, bot, the fault, and the
     end of its stderr log with the log's path (a program's)."""
     out = []
     for line in lines:
-        logs = line.get("logs") or []
-        for seat, faults in enumerate(line.get("faults") or []):
-            for fault in (f for f in faults if f.get("fatal")):
-                log = logs[seat] if seat < len(logs) else None
+        faults = line.figures.faults if line.figures is not None else ()
+        for seat, seat_faults in enumerate(faults):
+            for fault in (f for f in seat_faults if f.fatal):
+                log = line.logs[seat] if seat < len(line.logs) else None
                 where = _stderr_tail((Path(log), True)) if log else ""
-                out.append(f"{line['game_id']} seat {seat} {line['bots'][seat]}: "
-                           f"{fault['outcome']}: {fault['detail']}{where}")
+                out.append(f"{line.game_id} seat {seat} {line.bots[seat]}: "
+                           f"{fault.outcome}: {fault.detail}{where}")
     return out
 
 
-def game_summary(line: Mapping[str, Any]) -> dict[str, Any]:
+def game_summary(line: ResultLine) -> dict[str, Any]:
     """One game for `--json`: who won, scores, progress, faults (nothing time-dependent)."""
-    out: dict[str, Any] = {"game_id": line["game_id"], "seed": line["seed"],
-                           "seats": list(line["bots"]), "status": line["status"]}
-    if line["status"] != "ok":
-        out["error"] = line.get("error")
+    out: dict[str, Any] = {"game_id": line.game_id, "seed": line.seed,
+                           "seats": list(line.bots),
+                           "status": "ok" if line.ok else "error"}
+    figures = line.figures
+    if figures is None:
+        out["error"] = line.error
         return out
-    detail = line.get("detail") or {}
+    outcome, detail = figures.outcome, dict(figures.outcome.detail)
     out.update(
-        termination=line["termination"],
-        winners=[line["bots"][s] for s in line["winners"]],
-        winner_seats=list(line["winners"]),
-        places=list(line["places"]),
-        scores=list(line["scores"]),
-        hands=line.get("hands"),
-        actions=line["actions"],
-        decisions=line["decisions"],
-        seat_status=list(line["seat_status"]),
-        faults=[[{"outcome": f["outcome"], "fatal": f["fatal"], "detail": f["detail"]}
-                 for f in fs]
-                for fs in line["faults"]],
-        detail={k: v for k, v in detail.items()},
+        termination=outcome.termination.value,
+        winners=[line.bots[s] for s in outcome.winners],
+        winner_seats=list(outcome.winners),
+        places=list(outcome.places),
+        scores=list(outcome.scores),
+        hands=figures.hands,
+        actions=figures.actions,
+        decisions=figures.decisions,
+        seat_status=list(figures.status),
+        faults=[[{"outcome": f.outcome, "fatal": f.fatal, "detail": f.detail} for f in fs]
+                for fs in figures.faults],
+        detail=detail,
     )
     if "phases_completed" in detail:
         out["phases"] = list(detail["phases_completed"])
     if "rounds" in detail:
         out["rounds"] = detail["rounds"]
-    if line.get("replay"):
-        out["replay"] = line["replay"]
-    if any(line.get("logs") or []):
-        out["logs"] = list(line["logs"])
+    if line.replay:
+        out["replay"] = line.replay
+    if any(line.logs):
+        out["logs"] = list(line.logs)
     return out
 
 
-def totals(lines: Sequence[Mapping[str, Any]], bots: Sequence[BotEntry]) -> list[dict[str, Any]]:
+def totals(lines: Sequence[ResultLine], bots: Sequence[BotEntry]) -> list[dict[str, Any]]:
     """Per bot over the match: games, wins (shared wins split), mean score and place, faults."""
     tally = Tally(b.name for b in bots)
     for line in lines:
-        if line["status"] == "ok":
-            tally.add(line["bots"], GameRecord.from_figures(line))
+        if line.figures is not None:
+            tally.add(line.bots, line.figures)
     return [{"bot": row.name, "games": row.games, "wins": round(row.wins, 4),
              "mean_score": None if row.mean_score is None else round(row.mean_score, 2),
              "mean_place": None if row.mean_place is None else round(row.mean_place, 3),
@@ -337,7 +339,7 @@ def played_rules(spec: MatchSpec) -> Any:
     return settle(len(spec.bots)) if callable(settle) else spec.rules
 
 
-def match_json(spec: MatchSpec, lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def match_json(spec: MatchSpec, lines: Sequence[ResultLine]) -> dict[str, Any]:
     position = {"position": spec.position.to_json()} if spec.position is not None else {}
     return {
         "game": spec.game,

@@ -32,14 +32,15 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from ..protocol.process import kill_all_bots
+from ..protocol.records import ResultLine
 from .keeper import keep_bots_here
 from .runner import replay_file
 from .schedule import GameJob
 
-RunJob = Callable[[GameJob, Path, bool], dict[str, Any]]
+RunJob = Callable[[GameJob, Path, bool], ResultLine]
 MAX_TRIES: Final = 3  # plays of one game whose worker died, before it is recorded as an error
 PR_SET_PDEATHSIG: Final = 1
 
@@ -54,14 +55,14 @@ class GamePool:
         self._pool: ProcessPoolExecutor | None = None
 
     def play(self, jobs: Iterable[GameJob],
-             stopping: Callable[[], bool] = lambda: False) -> Iterator[dict[str, Any]]:
+             stopping: Callable[[], bool] = lambda: False) -> Iterator[ResultLine]:
         """Each job's result line, as games finish (in order of index among those finishing
         together). Games are taken from `jobs` a few at a time, as workers free up. Once
         `stopping()` says so, no game is started, and the games in flight are finished and
         yielded: a stop never leaves a game's replay cut short."""
         source = iter(jobs)
         again: deque[GameJob] = deque()  # games whose worker died, to play first
-        pending: dict[Future[dict[str, Any]], GameJob] = {}
+        pending: dict[Future[ResultLine], GameJob] = {}
         try:
             while True:
                 # After a worker died, the games lost with it are played again one at a
@@ -128,7 +129,7 @@ class GamePool:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _result(future: Future[dict[str, Any]], job: GameJob) -> dict[str, Any]:
+def _result(future: Future[ResultLine], job: GameJob) -> ResultLine:
     error = future.exception()
     if error is None:
         return future.result()

@@ -26,17 +26,18 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from ..engine.game import find_game
 from ..private import folder_problem, open_private, private_dir, write_private_text
+from ..protocol.records import ResultLine
 from .config import ConfigError, TournamentConfig
 from .pool import GamePool, RunJob
 from .runner import run_job
 from .schedule import GameJob, Plan
 from .standings import Report, SprtWatch, compute_standings
 
-ProgressHook = Callable[[dict[str, Any], int, int], None]
+ProgressHook = Callable[[ResultLine, int, int], None]
 
 
 @dataclass(slots=True)
@@ -49,7 +50,7 @@ class TournamentRun:
     played: int
     stopped: str | None  # why the run stopped early: "sprt", "stop-after", "interrupted"
     standings: Report
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[ResultLine] = field(default_factory=list)
 
     @property
     def missing(self) -> int:
@@ -60,9 +61,27 @@ class TournamentRun:
 # The folder
 
 
-def check_folder(config: TournamentConfig) -> None:
-    """`ConfigError` if the folder holds games of another tournament (nothing is written)."""
+@dataclass(frozen=True, slots=True)
+class OpenTournament:
+    """A tournament ready to play: its seed settled, its folder made, checked to hold no other
+    tournament's games, and its `tournament.json` written (`open_tournament`)."""
+
+    config: TournamentConfig
+    folder: Path
+
+
+def open_tournament(config: TournamentConfig) -> OpenTournament:
+    """Settle the seed, check the folder and prepare it (`tournament.json` written), once,
+    before any game; `ConfigError` if the folder holds another tournament or cannot be
+    written. The one way a tournament starts: the command and `run_tournament` alike."""
     config = settle_seed(config)
+    check_folder(config)
+    return OpenTournament(config, prepare_folder(config))
+
+
+def check_folder(config: TournamentConfig) -> None:
+    """`ConfigError` if the folder holds games of another tournament (nothing is written);
+    `config`'s seed is settled (`settle_seed`)."""
     folder = config.folder
     meta = folder / "tournament.json"
     if not meta.exists() or not read_results(folder / "results.jsonl"):
@@ -100,9 +119,8 @@ def _drawn_seed(folder: Path, seedless: str) -> int | None:
 
 
 def prepare_folder(config: TournamentConfig) -> Path:
-    """Create the folder, or check that it holds this same tournament; `ConfigError` if not,
-    or if it cannot be written ("X is not a folder", "cannot write X: <reason>")."""
-    check_folder(config)
+    """Create the folder (checked by `check_folder`) and write `tournament.json`;
+    `ConfigError` if it cannot be written ("X is not a folder", "cannot write X: <reason>")."""
     folder = config.folder
     problem = folder_problem(folder, create=True)
     if problem:
@@ -110,7 +128,7 @@ def prepare_folder(config: TournamentConfig) -> Path:
     # The seed is written here only: the folder is owner-only, unlike a command line.
     data = {"fingerprint": config.plan.fingerprint(), "drawn_from": config.drawn_from,
             "plan": config.plan.to_json(),
-            "jobs": config.jobs, "limits": config.limits.given(),
+            "jobs": config.jobs, "limits": config.limits.to_json(),
             "cluster": None if config.cluster is None else str(config.cluster.target),
             "bot_folder": None if config.bot_folder is None else str(config.bot_folder),
             "sprt": config.sprt.to_json() if config.sprt else None}
@@ -126,8 +144,9 @@ def prepare_folder(config: TournamentConfig) -> Path:
     return folder
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """The finished games in a results file; a last line cut short by a kill is removed."""
+def read_results(path: Path) -> list[ResultLine]:
+    """The finished games in a results file; a last line cut short by a kill is removed, and
+    a line that is not a game's result is skipped."""
     if not path.exists():
         return []
     data = path.read_bytes()
@@ -136,31 +155,30 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         with path.open("r+b") as f:  # drop the partial line so appends start clean
             f.truncate(len(keep))
     out = []
-    for line in keep.decode("utf-8", errors="replace").splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
-            record = json.loads(line)
-            if isinstance(record, dict) and "game_id" in record:
-                out.append(record)
+    for text in keep.decode("utf-8", errors="replace").splitlines():
+        with contextlib.suppress(json.JSONDecodeError, KeyError, TypeError, ValueError):
+            record = json.loads(text)
+            if isinstance(record, dict):
+                out.append(ResultLine.from_json(record))
     return out
 
 
-def finished_games(lines: list[dict[str, Any]], plan: Plan) -> list[dict[str, Any]]:
+def finished_games(lines: list[ResultLine], plan: Plan) -> list[ResultLine]:
     """The games of `plan` finished by earlier runs: one line per game, in file order. A game
     whose line records the referee's own error (status "error": a worker that died, a bug) is
     not finished: it is played again, and its new line is the one that counts."""
-    played: dict[str, dict[str, Any]] = {}
+    played: dict[str, ResultLine] = {}
     for line in lines:
-        if line.get("status") == "ok" and _in_plan(plan, line):
-            played.setdefault(line["game_id"], line)
+        if line.ok and _in_plan(plan, line):
+            played.setdefault(line.game_id, line)
     return list(played.values())
 
 
-def _in_plan(plan: Plan, line: dict[str, Any]) -> bool:
+def _in_plan(plan: Plan, line: ResultLine) -> bool:
     # The plan's game at the line's index has the line's id (the schedule is not listed).
-    index = line.get("index")
-    if isinstance(index, bool) or not isinstance(index, int):
-        return False
-    return 0 <= index < plan.game_count() and plan.game_id(index) == line["game_id"]
+    index = line.index
+    return index is not None and 0 <= index < plan.game_count() and (
+        plan.game_id(index) == line.game_id)
 
 
 class ResultsLog:
@@ -171,8 +189,8 @@ class ResultsLog:
         self._results: IO[str] = open_private(folder / "results.jsonl", "a", encoding="utf-8")
         self._failures: IO[str] = open_private(folder / "failures.txt", "a", encoding="utf-8")
 
-    def append(self, result: dict[str, Any]) -> None:
-        self._results.write(json.dumps(result, separators=(",", ":")) + "\n")
+    def append(self, result: ResultLine) -> None:
+        self._results.write(json.dumps(result.to_json(), separators=(",", ":")) + "\n")
         self._results.flush()
         for line in failure_lines(result):
             self._failures.write(line + "\n")
@@ -183,17 +201,17 @@ class ResultsLog:
         self._failures.close()
 
 
-def failure_lines(result: dict[str, Any]) -> list[str]:
+def failure_lines(result: ResultLine) -> list[str]:
     """One tab-separated line per seat that failed in `result` (or the game's error)."""
-    gid, replay = result["game_id"], result.get("replay") or "-"
-    if result.get("status") != "ok":
-        return [f"{gid}\t-\t-\terror: {result.get('error')}\t-\t{replay}"]
+    gid, replay = result.game_id, result.replay or "-"
+    if result.figures is None:
+        return [f"{gid}\t-\t-\terror: {result.error}\t-\t{replay}"]
     lines = []
-    logs = result.get("logs") or [None] * len(result["bots"])
-    for seat, faults in enumerate(result.get("faults") or []):
+    logs = result.logs or (None,) * len(result.bots)
+    for seat, faults in enumerate(result.figures.faults):
         if faults:
-            outcomes = ",".join(sorted({str(f.get("outcome")) for f in faults}))
-            lines.append(f"{gid}\tseat {seat}\t{result['bots'][seat]}\t{outcomes}\t"
+            outcomes = ",".join(sorted({str(f.outcome) for f in faults}))
+            lines.append(f"{gid}\tseat {seat}\t{result.bots[seat]}\t{outcomes}\t"
                          f"{logs[seat] or '-'}\t{replay}")
     return lines
 
@@ -203,7 +221,7 @@ def failure_lines(result: dict[str, Any]) -> list[str]:
 
 
 def run_tournament(
-    config: TournamentConfig,
+    tournament: OpenTournament,
     *,
     on_result: ProgressHook | None = None,
     stop_after: int | None = None,
@@ -211,16 +229,15 @@ def run_tournament(
     run: RunJob = run_job,
     on_start: Callable[[int, int], None] | None = None,
 ) -> TournamentRun:
-    """Play every game of `config` not yet in its folder's results, then rank the bots.
+    """Play every game of `tournament` not yet in its folder's results, then rank the bots.
 
     `on_start(done, total)` is called once the games already played are known, `on_result`
     after each game; `stop_after` stops after that many games played now.
     """
-    config = settle_seed(config)
-    folder = prepare_folder(config)
+    config, folder = tournament.config, tournament.folder
     total = config.plan.game_count()
     results = finished_games(read_results(folder / "results.jsonl"), config.plan)
-    done = {r["game_id"] for r in results}
+    done = {r.game_id for r in results}
     todo: Iterable[GameJob] = (job for job in config.schedule() if job.game_id not in done)
     left = total - len(done)
     already = len(results)
@@ -276,7 +293,7 @@ class StandingsInterrupted(Exception):
 PAUSE_ENV = "MELDREF_TEST_PAUSE_STANDINGS"
 
 
-def _write_standings(config: TournamentConfig, results: list[dict[str, Any]], names: list[str],
+def _write_standings(config: TournamentConfig, results: list[ResultLine], names: list[str],
                      watch: SprtWatch | None) -> Report:
     pause = os.environ.get(PAUSE_ENV)
     if pause:
@@ -315,7 +332,7 @@ def _sprt_watch(config: TournamentConfig, names: list[str]) -> SprtWatch | None:
 
 def _play(config: TournamentConfig, todo: Iterable[GameJob], left: int, folder: Path,
           keep_logs: bool, run: RunJob, stopping: Callable[[], bool]
-          ) -> Iterator[dict[str, Any]]:
+          ) -> Iterator[ResultLine]:
     if not left:
         return
     if config.cluster is not None:

@@ -17,7 +17,7 @@ from typing import Any
 from ..engine.game import GameInfo, find_game
 from ..engine.position import Position
 from ..private import create_private, private_dir
-from ..protocol.records import GameRecord
+from ..protocol.records import GameRecord, ResultLine
 from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
@@ -161,7 +161,7 @@ def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: S
 
 def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
             replay: Path | None = None, keeper: BotKeeper | None = None,
-            logs_folder: Path | None = None) -> dict[str, Any]:
+            logs_folder: Path | None = None) -> ResultLine:
     """Play `job`, writing `replays/<id>.jsonl` and bot logs under `folder`; its result line.
     Without a `folder`, the bot logs go to `logs_folder` (a match's), if given.
 
@@ -178,7 +178,6 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
         replay = replay or replay_file(folder, job.game_id)
     elif logs_folder is not None:
         logs = [log_file(logs_folder, job.game_id, k, b) for k, b in enumerate(job.bots)]
-    line = {**job.to_json(), "replay": _rel(replay, folder)}
     seats: list[Seat] = []
     played = False  # a game the referee could not finish keeps no bot for the next one
     try:
@@ -189,17 +188,13 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
         played = True
     except Exception as exc:
         detail = "".join(traceback.format_exception_only(exc)).strip()
-        line.update(status="error", error=detail, logs=[_rel(p, folder) for p in logs])
-        return line
+        return job.result(error=detail, replay=_rel(replay, folder),
+                          logs=[_rel(p, folder) for p in logs])
     finally:
         release_seats(seats, keeper, played and not job.limits.fresh_bots)
-    line.update(record.figures())
-    line["logs"] = _keep_logs(logs, folder, keep_logs, _failed(line))
-    return line
-
-
-def _failed(line: Mapping[str, Any]) -> bool:
-    return line.get("status") != "ok" or any(line.get("faults") or [])
+    figures = record.figures()
+    return job.result(figures, replay=_rel(replay, folder),
+                      logs=_keep_logs(logs, folder, keep_logs, figures.faulty))
 
 
 def _keep_logs(logs: Sequence[Path | None], folder: Path | None, keep_all: bool,
@@ -248,7 +243,7 @@ def which_missing(spec: BotSpec, cwd: str | None = None) -> str | None:
 
 def play_one(game: str, specs: Sequence[str], seed: int, *, rules: Mapping[str, Any] | None = None,
              limits: Mapping[str, Any] | None = None, names: Sequence[str] | None = None,
-             replay: Path | None = None, game_id: str = "game") -> dict[str, Any]:
+             replay: Path | None = None, game_id: str = "game") -> ResultLine:
     """One game given as text (bot specs; rules and limits by their public names, as flags
     and TOML give them), checked here and played; its result line. For scripts, benchmarks and
     tests; `SettingsError` or `ValueError` if a value is wrong."""

@@ -16,7 +16,6 @@ a million games costs no memory until they are played.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import json
@@ -31,6 +30,7 @@ from typing import Any, Literal
 from ..engine.cards import rng_for
 from ..engine.game import rules_to_json
 from ..engine.position import Position
+from ..protocol.records import Figures, ResultLine
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Limits
 from ..verdicts.seatings import Seating, seatings
@@ -67,14 +67,16 @@ class GameJob:
     position: Position | None = None  # the game starts there (its seed is `seed`), not a deal
     cwd: str | None = None  # the folder bot programs run in (None: the referee's own)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "game_id": self.game_id, "game": self.game,
-                "seed": self.seed, "deal": self.deal,
-                "bots": [b.name for b in self.bots], "specs": [str(b.spec) for b in self.bots]}
+    def result(self, figures: Figures | None = None, error: str | None = None,
+               replay: str | None = None, logs: Sequence[str | None] = ()) -> ResultLine:
+        """This game's result line: what it gave, or why the referee could not finish it."""
+        return ResultLine(self.game_id, self.game, self.seed, tuple(b.name for b in self.bots),
+                          tuple(str(b.spec) for b in self.bots), self.index, self.deal, replay,
+                          tuple(logs), figures, error)
 
-    def error_line(self, why: str) -> dict[str, Any]:
+    def error_line(self, why: str) -> ResultLine:
         """The result line of this game when the referee itself could not finish it."""
-        return {**self.to_json(), "status": "error", "error": why}
+        return self.result(error=why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +150,8 @@ class Plan:
         tables = itertools.islice(self._iter_tables(), first_table, None)
         for t, table in enumerate(tables, first_table):
             for g in range(first_game if t == first_table else 0, per_table):
-                job = self._job(t * per_table + g, t, g, table, seed, rows)
-                yield dataclasses.replace(job, policy=policy, limits=limits, cwd=cwd)
+                yield self._job(t * per_table + g, t, g, table, seed, rows,
+                                (policy, limits, cwd))
 
     def job(self, index: int) -> GameJob:
         """Game `index` of `jobs()` (without policy, limits or folder), made alone."""
@@ -181,7 +183,8 @@ class Plan:
             yield from itertools.combinations(bots, self.players)
 
     def _job(self, index: int, t: int, g: int, table: tuple[BotEntry, ...], seed: int,
-             rows: tuple[Seating, ...]) -> GameJob:
+             rows: tuple[Seating, ...], how: tuple[MatchPolicy, Limits, str | None]
+             ) -> GameJob:
         k = len(table)
         if self.duplicate:
             # Deal d is played once per seating, so the luck of the cards and of the seat
@@ -196,7 +199,9 @@ class Plan:
         drawn = list(table)
         rng_for(cards if self.duplicate else deal_seed(seed, table, 0), "seating").shuffle(drawn)
         seats = tuple(drawn[i] for i in rows[s]) if self.duplicate else (*drawn[s:], *drawn[:s])
-        return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats)
+        policy, limits, cwd = how
+        return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats,
+                       policy, limits, cwd=cwd)
 
 
 def _game_id(table: int, deal: int, seating: int) -> str:

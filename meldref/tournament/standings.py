@@ -9,15 +9,16 @@ games that finished after the deciding deal set are recorded but left out of the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol.records import GameRecord, Tally
-from ..verdicts.games import GameResult, read_games
+from ..protocol.records import ResultLine
+from ..verdicts.games import GameResult, played_games
 from ..verdicts.pairs import CrossTable, HeadToHead, SameDeals, cross_table
 from ..verdicts.ratings import RankBy, Standings, standings
 from ..verdicts.sprt import SprtSpec, SprtTest
+from ..verdicts.tally import Tally
 from .schedule import Plan
 
 
@@ -53,19 +54,20 @@ class Report:
         return out
 
 
-def compute_standings(results: Iterable[Mapping[str, Any]], bots: Sequence[str], *,
+def compute_standings(results: Sequence[ResultLine], bots: Sequence[str], *,
                       higher_is_better: bool = False, sprt: SprtTest | None = None,
                       upto: int | None = None, rank_by: RankBy = "places") -> Report:
     """The report over `results` (result lines); only games of index <= `upto` when the SPRT
     stopped the tournament there; bots ranked by rating ("places") or by mean score margin
     ("margin")."""
-    lines = [r for r in results if upto is None or r.get("index", 0) <= upto]
-    after = 0 if upto is None else sum(1 for r in results if r.get("index", 0) > upto)
-    ok = [r for r in lines if r.get("status") == "ok"]
-    games = read_games(ok)
+    lines = [r for r in results if upto is None or (r.index or 0) <= upto]
+    after = len(results) - len(lines)
+    ok = [r for r in lines if r.ok]
+    games = played_games(ok)
     faults = Tally(bots)
     for line in ok:
-        faults.add(line["bots"], GameRecord.from_figures(line))
+        assert line.figures is not None
+        faults.add(line.bots, line.figures)
     cross = cross_table(games, bots, higher_is_better)
     pair = cross.get(bots[0], bots[1]) if len(bots) == 2 else None
     return Report(standings(games, bots, higher_is_better=higher_is_better, rank_by=rank_by),
@@ -88,7 +90,7 @@ class SprtWatch:
     first: str
     second: str
     deal_sets: int  # of the schedule
-    done: dict[int, Mapping[str, Any]] = field(default_factory=dict)
+    done: dict[int, ResultLine] = field(default_factory=dict)
     fed: int = 0  # deal sets fed so far
     stop: int | None = None
 
@@ -100,11 +102,13 @@ class SprtWatch:
         m = self.test.seatings
         return range(f * m, (f + 1) * m)
 
-    def add(self, result: Mapping[str, Any]) -> bool:
-        """Count `result`; True once the test has decided (then `stop` says where)."""
+    def add(self, result: ResultLine) -> bool:
+        """Count `result` (a game of the schedule); True once the test has decided (then
+        `stop` says where)."""
         if self.stop is not None:
             return True
-        self.done[int(result["index"])] = result
+        assert result.index is not None
+        self.done[result.index] = result
         while self.fed < self.deal_sets and all(i in self.done for i in
                                                  self._group(self.fed)):
             group = self._group(self.fed)
@@ -119,12 +123,12 @@ class SprtWatch:
                 return True
         return False
 
-    def _half_points(self, lines: list[Mapping[str, Any]]) -> int | None:
-        if len(lines) != self.test.seatings or any(r.get("status") != "ok" for r in lines):
+    def _half_points(self, lines: list[ResultLine]) -> int | None:
+        if len(lines) != self.test.seatings or not all(r.ok for r in lines):
             return None
         total = 0
         for line in lines:
-            game = GameResult.from_json(line)
+            game = GameResult.of(line)
             assert game is not None
             a, b = game.places[game.bots.index(self.first)], game.places[
                 game.bots.index(self.second)]

@@ -8,4 +8,5 @@ docs/standings.md and docs/verdicts.md).
 - `sprt`: the generalised SPRT on deal sets (exact constrained maximum likelihood).
 - `ratings`: order-free standings for N bots (Bradley-Terry by choix), bootstrap intervals.
 - `seatings`: balanced seatings for duplicate deals.
+- `tally`: games, wins, places, scores and faults counted per bot.
 """

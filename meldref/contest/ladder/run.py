@@ -184,8 +184,9 @@ def play_ladder(folder: Path, jobs: int = 1, cluster: str | None = None,
         while True:
             pool = game_pool(store, jobs, cluster)
             for line in pool.play(feed(store, ladder, budget)):
-                _take(store, ladder, line, out)
-                events("game", line)
+                record = line.to_json()  # the store keeps it as JSON
+                _take(store, ladder, record, out)
+                events("game", record)
             stop = budget.spent()
             if stop is not None:
                 out.stopped = stop

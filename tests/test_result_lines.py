@@ -1,0 +1,44 @@
+"""A game's result is typed from the referee to the standings (`ResultLine`, its `Figures`),
+and JSON only at the results file: what a file holds reads back as the value written, and the
+per-bot counts (`verdicts.tally.Tally`) take the typed figures, never a record rebuilt from a
+line (no seed, no rules, no actions)."""
+
+from __future__ import annotations
+
+import json
+
+from meldref.engine.game import Outcome, Termination
+from meldref.protocol.errors import Fault
+from meldref.protocol.records import Figures, ResultLine
+from meldref.protocol.seats import BotSpec
+from meldref.tournament.runner import play_one
+from meldref.tournament.schedule import BotEntry, Plan
+from meldref.verdicts.tally import Tally
+
+
+def test_a_game_played_is_a_typed_line_that_the_file_gives_back() -> None:
+    line = play_one("phase10", ["builtin:greedy", "builtin:random"], 3,
+                    rules={"phases-to-win": 1})
+    assert isinstance(line, ResultLine) and isinstance(line.figures, Figures)
+    written = json.dumps(line.to_json(), separators=(",", ":"))
+    assert ResultLine.from_json(json.loads(written)) == line
+
+
+def test_an_error_line_round_trips_and_is_not_a_finished_game() -> None:
+    bots = (BotEntry("a", BotSpec("builtin:greedy")), BotEntry("b", BotSpec("builtin:random")))
+    job = Plan("phase10", bots, players=2, games=2, seed=1).job(1)
+    line = job.error_line("its worker died 3 times")
+    data = line.to_json()
+    assert (data["status"], data["error"], data["index"]) == ("error", line.error, 1)
+    assert ResultLine.from_json(data) == line and not line.ok and line.failed
+
+
+def test_the_tally_counts_the_typed_figures() -> None:
+    figures = Figures(Outcome(Termination.NORMAL, (1, 2), (0, 40)), ("ok", "forfeit"),
+                      ((), (Fault("timeout", "slow", fatal=True),
+                            Fault("late", "5 more", suppressed=5))), 120, 130)
+    tally = Tally(["a", "b"])
+    tally.add(("b", "a"), figures)
+    rows = {row.name: row for row in tally.rows()}
+    assert (rows["b"].wins, rows["a"].wins, rows["a"].score_sum) == (1.0, 0.0, 40)
+    assert rows["a"].faults == {"timeout": 1, "late": 5}
