@@ -67,7 +67,7 @@ def bot_check(
     from rich.table import Table
 
     from ..tools.botcheck import check_bot
-    from ..tools.positions import PositionFileError, load_position
+    from ..replay.positions import PositionFileError, load_position
 
     refuse_overwriting_inputs({"--position": position}, {"--logs": logs})
     command = program_line(bot)
@@ -134,7 +134,7 @@ def bot_test(
 
     from ..protocol.seats import BotSpec
     from ..tools.bottest import Answer, ask_all
-    from ..tools.positions import PositionFileError, load_position, position_files
+    from ..replay.positions import PositionFileError, load_position, position_files
 
     refuse_overwriting_inputs({"FOLDER": folder}, {"--logs": logs})
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,

@@ -27,7 +27,7 @@ from ..protocol.process import BotCommand, BotProcess, PipeTransport, describe_e
 from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
 from ..protocol.wire import MAX_LINE, BotLine, parse_bot_line
-from .positions import PositionFile
+from ..replay.positions import PositionFile
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 OPPONENT = "builtin:greedy"

@@ -24,7 +24,7 @@ from ..protocol.records import GameRecord, Tally
 from ..protocol.sandbox import sandbox_problem
 from ..protocol.seats import BotSpec, Limits, ProcessSeat
 from ..settings import LimitSettings, SettingsError, parse_rules
-from ..tools.positions import load_position
+from ..replay.positions import load_position
 from .config import MAX_GAMES, MAX_PLAYERS, ConfigError
 from .keeper import BotKeeper
 from .runner import run_job, safe_name, which_missing
