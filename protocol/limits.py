@@ -11,7 +11,7 @@ from typing import Final
 
 from .sandbox import Plan
 from .sandbox import plan as sandbox_plan
-from .sweep import _read_proc
+from .sweep import read_proc
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +97,7 @@ def limits_in_force(pid: int) -> dict[int, tuple[int, int]]:
     /proc/PID/limits (unlimited: `UNLIMITED`); empty once it is gone."""
     keys = {name: key for key, name in LIMIT_NAMES.items()}
     try:
-        text = _read_proc(f"/proc/{pid}/limits").decode()
+        text = read_proc(f"/proc/{pid}/limits").decode()
     except OSError:
         return {}
     out = {}

@@ -27,8 +27,8 @@ from .limits import LIMIT_NAMES, UNLIMITED, apply_limits, limits_in_force, resou
 from .sandbox import Jail, Plan, exit_code
 from .stderrlog import StderrLog
 from .sweep import (
-    _LIVE,
     COOKIE,
+    LIVE,
     carriers,
     descendants,
     group_cpu_time,
@@ -58,7 +58,7 @@ class BotProcess:
         else:
             self.proc, stdout = self._start(command, no_network)
         self.pid = self.proc.pid  # == its process group id (start_new_session)
-        _LIVE.add(self)
+        LIVE.add(self)
         self.pidfd = open_pidfd(self.pid)  # readable once the process ends; None: no pidfds
         self.limits_missed = [] if self.guarded else [
             LIMIT_NAMES.get(int(k), k) for k in apply_limits(self.pid, self.rlimits)]
@@ -222,7 +222,7 @@ class BotProcess:
                 os.close(self.pidfd)
             self.pidfd = None
         self.stderr.join(timeout=1.0)
-        _LIVE.discard(self)
+        LIVE.discard(self)
         return code
 
     def group_alive(self) -> list[int]:

@@ -23,14 +23,14 @@ COOKIE: Final = "MELDREF_BOT"
 def process_name(pid: int) -> str:
     """The command name of process `pid` (its `comm`), or "?" once it is gone."""
     try:
-        return _read_proc(f"/proc/{pid}/comm").decode("utf-8", "replace").strip()
+        return read_proc(f"/proc/{pid}/comm").decode("utf-8", "replace").strip()
     except OSError:
         return "?"
 
 
 # Every bot process started and not yet swept, so that a process about to end abruptly (a
 # tournament worker told to stop) can kill them all first.
-_LIVE: set[BotProcess] = set()
+LIVE: set[BotProcess] = set()
 
 
 def kill_all_bots() -> None:
@@ -39,14 +39,14 @@ def kill_all_bots() -> None:
     for nothing, as a signal handler may run while the code it interrupted holds a lock (a
     worker blocked in `Popen.wait` holds that Popen's: `kill`'s reaping would wait for it for
     ever). The exiting process leaves the reaping to the kernel."""
-    for bot in list(_LIVE):
+    for bot in list(LIVE):
         with contextlib.suppress(Exception):
             strays = descendants(bot.pid) | carriers(COOKIE, bot.cookie)
             bot.signal_group(signal.SIGKILL)
             kill_strays(strays, bot.pid, reap_wait=0.0)
 
 
-def _read_proc(path: str) -> bytes:
+def read_proc(path: str) -> bytes:
     """A file of /proc, read without `pathlib`: a `Path` interns every part of its name, and
     the process ids of every bot and every scan would pile up in memory for good."""
     with open(path, "rb") as f:
@@ -85,7 +85,7 @@ def carriers(name: str, value: str) -> set[tuple[int, str]]:
         if f[0] == "Z" or pid == os.getpid():
             continue
         try:
-            env = _read_proc(f"/proc/{pid}/environ")
+            env = read_proc(f"/proc/{pid}/environ")
         except OSError:
             continue
         if mark in env.split(b"\0"):
@@ -123,7 +123,7 @@ def kill_strays(strays: set[tuple[int, str]], bot: int, reap_wait: float = 1.0) 
 
 def _stat_of(pid: int) -> list[str] | None:
     try:
-        return _read_proc(f"/proc/{pid}/stat").decode().rsplit(")", 1)[1].split()
+        return read_proc(f"/proc/{pid}/stat").decode().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
 

@@ -28,8 +28,8 @@ from meldref.bots import builtin_bot, builtin_names
 from meldref.engine.game import GameInfo, GameState, find_game
 from meldref.engine.phase10 import Phase10Rules
 from meldref.engine.position import position_of, read_position
-from meldref.settings import parse_rules
 from meldref.replay.positions import position_toml
+from meldref.settings import parse_rules
 
 MAX_ACTIONS = 3000  # a game longer than this is checked up to there (its end is not reached)
 

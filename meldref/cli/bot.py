@@ -66,8 +66,8 @@ def bot_check(
     decision type. Exit 0 only if every check passes."""
     from rich.table import Table
 
-    from ..tools.botcheck import check_bot
     from ..replay.positions import PositionFileError, load_position
+    from ..tools.botcheck import check_bot
 
     refuse_overwriting_inputs({"--position": position}, {"--logs": logs})
     command = program_line(bot)
@@ -133,8 +133,8 @@ def bot_test(
     from rich.table import Table
 
     from ..protocol.seats import BotSpec
-    from ..tools.bottest import Answer, ask_all
     from ..replay.positions import PositionFileError, load_position, position_files
+    from ..tools.bottest import Answer, ask_all
 
     refuse_overwriting_inputs({"FOLDER": folder}, {"--logs": logs})
     limits = limits_or_fail({"memory-mb": memory_mb, "max-processes": max_processes,

@@ -19,11 +19,11 @@ from ..engine.game import find_game
 from ..protocol.errors import Fault
 from ..protocol.referee import close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
+from ..replay.files import ReplayError, simulate
+from ..replay.show import lenient_replay
 from ..settings import LimitSettings
 from ..tournament.runner import make_seats, play_recorded
 from ..tournament.schedule import BotEntry, bot_entries
-from ..replay.files import ReplayError, simulate
-from ..replay.show import lenient_replay
 
 
 @dataclass(slots=True)

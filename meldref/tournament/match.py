@@ -19,12 +19,12 @@ from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to
 from ..engine.position import Position
 from ..private import copy_private, file_problem, folder_problem, private_dir
 from ..protocol.errors import BotError
-from ..protocol.process import network_isolation_problem
+from ..protocol.launch import network_isolation_problem
 from ..protocol.records import GameRecord, Tally
 from ..protocol.sandbox import sandbox_problem
 from ..protocol.seats import BotSpec, Limits, ProcessSeat
-from ..settings import LimitSettings, SettingsError, parse_rules
 from ..replay.positions import load_position
+from ..settings import LimitSettings, SettingsError, parse_rules
 from .config import MAX_GAMES, MAX_PLAYERS, ConfigError
 from .keeper import BotKeeper
 from .runner import run_job, safe_name, which_missing
