@@ -26,14 +26,9 @@ distributed = pytest.importorskip(
     "distributed", reason="dask.distributed is not installed (pip install -e '.[cluster]')")
 
 from meldref.protocol.seats import BotSpec  # noqa: E402
-from meldref.tournament import cluster as cluster_module  # noqa: E402
-from meldref.tournament.cluster import (  # noqa: E402
-    ClusterError,
-    WorkerReport,
-    WorkerSetup,
-    _checked_bots,
-    _files_way,
-)
+from meldref.tournament import cluster_worker  # noqa: E402
+from meldref.tournament.cluster import ClusterError, _files_way  # noqa: E402
+from meldref.tournament.cluster_worker import WorkerReport, WorkerSetup, _checked_bots  # noqa: E402
 from meldref.tournament.proof import code_digest, program_digests  # noqa: E402
 from meldref.tournament.schedule import BotEntry  # noqa: E402
 
@@ -212,8 +207,8 @@ def test_a_bot_program_that_differs_on_a_worker_is_refused_naming_the_file(tmp_p
     entry = BotEntry("b", BotSpec.parse(f"{sys.executable} bot.py --seed 2"))
     expected = program_digests([entry], tmp_path)
     (tmp_path / "bot.py").write_text("print('theirs')\n")
-    setup = WorkerSetup("tok", cluster_module.__version__, "phase10", (entry,), 5.0,
-                        cluster_module.Limits(), str(tmp_path), True, None, None, "client",
+    setup = WorkerSetup("tok", cluster_worker.__version__, "phase10", (entry,), 5.0,
+                        cluster_worker.Limits(), str(tmp_path), True, None, None, "client",
                         str(tmp_path / "a"), code_digest(), expected, os.getuid())
     folder, problem = _checked_bots(setup)
     assert folder is None and problem is not None
@@ -232,8 +227,8 @@ def test_a_file_the_bot_writes_is_its_argument_not_its_program(tmp_path: Path) -
     expected = program_digests([entry], tmp_path)
     assert [word for word, _ in expected[str(entry.spec)]] == [sys.executable, "bot.py"]
     (tmp_path / "games.log").write_text("pid 123\n")
-    setup = WorkerSetup("tok", cluster_module.__version__, "phase10", (entry,), 5.0,
-                        cluster_module.Limits(), str(tmp_path), True, None, None, "client",
+    setup = WorkerSetup("tok", cluster_worker.__version__, "phase10", (entry,), 5.0,
+                        cluster_worker.Limits(), str(tmp_path), True, None, None, "client",
                         str(tmp_path / "a"), code_digest(), expected, os.getuid())
     assert _checked_bots(setup)[1] is None
     jar = BotEntry("j", BotSpec.parse("java -jar bot.py games.log"))  # java on PATH: no file

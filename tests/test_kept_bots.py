@@ -243,7 +243,7 @@ def test_a_closed_keeper_stops_the_seats_given_back_to_it(tmp_path: Path) -> Non
 
 
 def test_a_bot_dies_with_the_thread_that_started_it(tmp_path: Path) -> None:
-    """Why a dask worker keeps bots per task thread (tournament/cluster.py): the death signal
+    """Why a dask worker keeps bots per task thread (tournament/cluster_worker.py): the death signal
     (`setpriv --pdeathsig KILL`) is sent when the THREAD that started the bot ends, even if
     its process lives on."""
     import threading

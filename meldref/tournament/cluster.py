@@ -1,4 +1,5 @@
-"""Games played on a dask.distributed cluster: `ClusterPool`, with `pool.GamePool`'s interface.
+"""Games played on a dask.distributed cluster: `ClusterPool`, with `pool.GamePool`'s interface;
+the client side (what its workers run is in `cluster_worker`).
 
 Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each deal
 set (a deal's games in all its seatings, `BATCH_GAMES` at most) is one dask task, carrying
@@ -165,10 +166,6 @@ def _once(batch: tuple[GameJob, ...], seen: set[str]) -> list[GameJob]:
 
 def _deal_set(job: GameJob) -> str:
     return job.game_id.rpartition("-s")[0] or job.game_id
-
-
-# ----------------------------------------------------------------------------------------------
-# On the tournament's machine
 
 
 class ClusterPool:

@@ -94,10 +94,6 @@ class GameOutcome:
     unfit: str | None = None
 
 
-# ----------------------------------------------------------------------------------------------
-# On the workers
-
-
 _CHECKED: dict[str, WorkerReport] = {}  # by run token: each worker checks itself once a run
 _CHECK_LOCK = threading.Lock()
 
