@@ -25,7 +25,8 @@ from typing import Any
 
 from meldref.engine.game import find_game
 from meldref.protocol import process
-from meldref.protocol.process import BotCommand, Limits
+from meldref.protocol.command import BotCommand
+from meldref.protocol.limits import Limits
 from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import ProcessSeat
 

@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 
 from meldref.engine.game import find_game
-from meldref.protocol import process
-from meldref.protocol.process import BotCommand, Limits
+from meldref.protocol import launch
+from meldref.protocol.command import BotCommand
+from meldref.protocol.limits import Limits
 from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.sandbox import sandbox_problem
 from meldref.protocol.seats import InProcessSeat, ProcessSeat
@@ -32,7 +33,7 @@ MODES = ("bare", "guard", "sandbox")
 
 
 def seat(mode: str, game: str) -> ProcessSeat:
-    process.GUARDED = mode != "bare"  # read at each start
+    launch.GUARDED = mode != "bare"  # read at each start
     return ProcessSeat(BotCommand((sys.executable, str(BOT))), Limits(sandbox=mode == "sandbox"),
                        game=game)
 

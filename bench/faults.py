@@ -35,8 +35,8 @@ from typing import Any
 
 from meldref.bots import builtin_bot
 from meldref.engine.game import find_game
+from meldref.protocol.command import BotCommand
 from meldref.protocol.errors import OUTCOMES, SeatStartError
-from meldref.protocol.process import BotCommand
 from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import (
     InProcessSeat,

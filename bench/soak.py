@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from meldref.engine.game import find_game
-from meldref.protocol.process import COOKIE
 from meldref.protocol.records import ResultLine
 from meldref.protocol.seats import BotSpec
+from meldref.protocol.sweep import COOKIE
 from meldref.settings import limit_settings, parse_rules
 from meldref.tournament.config import TournamentConfig
 from meldref.tournament.run import open_tournament, run_tournament

@@ -4,9 +4,19 @@ author's reference).
 - `wire`: message lines built from JSON-like values; the parser of bot lines (never raises).
 - `viewtext`: the `view` and `item` lines of each game, written from its view objects.
 - `channel`: `LineChannel`, lines over pipes with deadlines, never blocking.
-- `process`: a bot program's process (`BotProcess`: its own process group, resource limits,
-  network isolation, stderr to a capped log, quit, SIGTERM, SIGKILL, the sweep of what escaped)
-  and `PipeTransport`, the conversation's transport over its pipes.
+- `command`: `BotCommand` (a bot's argv, working folder and environment, never a shell),
+  `program_found`, `why_not_started` and `describe_exit` (a start or an exit in words).
+- `limits`: `Limits` (a seat's graces and resource limits), `resource_limits`, `apply_limits`,
+  `limits_in_force` (read back from /proc).
+- `launch`: `launch_argv` (under the guard or `setpriv --pdeathsig KILL`, `unshare --net` for
+  no network), `become_subreaper`, `network_isolation_problem`.
+- `stderrlog`: `StderrLog`, a bot's stderr drained on a thread into a capped log.
+- `sweep`: what escaped a bot's group, found through /proc (`descendants`, `group_members`, the
+  `carriers` of its cookie, MELDREF_BOT) and killed (`kill_strays`); `group_cpu_time`; the
+  kill-all of a process about to exit (`kill_all_bots`).
+- `process`: `BotProcess`, a bot program's process from start to reaping (its own process
+  group, quit, SIGTERM, SIGKILL, the sweep), and `PipeTransport`, the conversation's transport
+  over its pipes.
 - `guard`: the small process that starts a bot program and outlives it by nothing: the
   subreaper of all it starts, its rlimits set between fork and exec, every process of the bot
   killed when the bot or the referee dies (kill -9 included).

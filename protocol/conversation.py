@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn, Protocol
 
 from .channel import EOF, EXITED, TOO_LONG, Incoming
+from .command import describe_exit
 from .errors import (
     BotCrashedError,
     BotFloodError,
@@ -25,7 +26,7 @@ from .errors import (
     Fault,
     FaultOutcome,
 )
-from .process import Limits, describe_exit
+from .limits import Limits
 from .viewtext import legal_lines, observation_lines
 from .wire import (
     BotLine,

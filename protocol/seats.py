@@ -19,6 +19,8 @@ from typing import Any
 from ..bots import BUILTIN_PREFIX, builtin_bot
 from ..engine.game import GameInfo
 from .channel import LineHook
+from .command import BotCommand
+from .command import describe_exit as describe_exit
 from .conversation import Conversation, Reply, Request, Setup
 from .errors import (
     BotCrashedError,
@@ -28,8 +30,8 @@ from .errors import (
     FaultOutcome,
     SeatStartError,
 )
-from .process import BotCommand, BotProcess, Limits, PipeTransport
-from .process import describe_exit as describe_exit
+from .limits import Limits
+from .process import BotProcess, PipeTransport
 
 JSON = Any
 class Seat(ABC):

@@ -13,7 +13,7 @@ import fakegame
 import pytest
 from support import BAD_BOT_PATH, FAKE, FAST, PATIENT, PYTHON, BadGame, PlayBad, gone, wait_for
 
-from meldref.protocol.process import BotCommand
+from meldref.protocol.command import BotCommand
 from meldref.protocol.referee import MatchPolicy, close_all, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
 

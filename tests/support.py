@@ -14,10 +14,10 @@ from typing import Any
 
 import fakegame
 
-from meldref.protocol.process import group_members
 from meldref.protocol.records import GameRecord
 from meldref.protocol.referee import MatchPolicy
 from meldref.protocol.seats import Limits, ProcessSeat
+from meldref.protocol.sweep import group_members
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable  # the venv's python: bot programs import nothing of meldref

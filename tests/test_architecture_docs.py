@@ -1,7 +1,9 @@
 """What the maintainers' docs say of the code's layout is true: docs/architecture.md's layers
 table names every module of every layer (was: no `verdicts/`, half of `replay/`), and
 protocol/__init__.py's list of modules names each module with what it really holds (was:
-`BotProcess` under `channel`, which holds none)."""
+`BotProcess` under `channel`, which holds none); and the table's rows are the layers of the
+import contract, in its order (was: four layers drawn, the app one of them, against the ten
+the code shows)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from support import ROOT
+from test_import_layers import layers_contract
 
 import meldref.protocol
 
@@ -63,3 +66,17 @@ def test_the_protocol_docstring_names_each_module_with_what_it_holds() -> None:
                  if name[0].isupper() or "_" in name}
         here = defined(ROOT / "protocol" / f"{module}.py")
         assert names <= here, f"{module} does not define {sorted(names - here)}"
+
+
+def where(cell: str) -> list[str]:
+    """`cli/`, `settings.py` -> meldref.cli, meldref.settings."""
+    return [f"meldref.{name.rstrip('/').removesuffix('.py')}"
+            for name in re.findall(r"`([a-z_]+(?:/|\.py))`", cell)]
+
+
+def test_the_layers_table_draws_the_contract_top_to_bottom() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[2] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| layer ")]
+    assert [where(cell) for cell in rows] == layers_contract()

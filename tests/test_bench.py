@@ -24,6 +24,9 @@ def load_run() -> ModuleType:
     return module
 
 
+# Over 100 s of CPU even on its tiny input (it builds C bots, plays tournaments, profiles):
+# out of the default run, which it held for a fifth of its time; .ci/run runs it on its own.
+@pytest.mark.slow
 def test_every_figure_of_bench_run(tmp_path: Path) -> None:
     if shutil.which("gcc") is None:
         pytest.skip("gcc is missing: bench/run.py builds its C bots and pipe pair with it")

@@ -20,7 +20,7 @@ from support import BAD_BOT_PATH, FAKE, FAST, PYTHON, ROOT, command, pids_with, 
 from typer.testing import CliRunner
 
 from meldref.cli import app
-from meldref.protocol.process import BotCommand
+from meldref.protocol.command import BotCommand
 from meldref.protocol.seats import ProcessSeat
 
 SHORT = ["--rules", "phases-to-win=1", "--players", "2"]
@@ -169,9 +169,9 @@ def test_a_limit_that_could_not_be_set_is_refused_naming_it(
     recorded in `limits_missed`, which nothing read, and the match played.)"""
     import resource
 
-    from meldref.protocol import process
+    from meldref.protocol import launch, process
 
-    monkeypatch.setattr(process, "GUARDED", False)
+    monkeypatch.setattr(launch, "GUARDED", False)
     monkeypatch.setattr(process, "apply_limits",
                         lambda pid, limits: [str(resource.RLIMIT_AS)])
     result = runner.invoke(app, ["match", "phase10", "--bot", command(BAD_BOT_PATH, "good"),

@@ -17,7 +17,7 @@ from meldref.cli.app import app
 from meldref.engine.game import find_game
 from meldref.engine.position import read_position
 from meldref.replay.files import ReplayError, load_replay, simulate, verify
-from meldref.tools.positions import PositionFileError, load_position
+from meldref.replay.positions import PositionFileError, load_position
 
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 4"
 runner = CliRunner()

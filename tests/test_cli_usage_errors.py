@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from meldref.cli.app import app
 from meldref.engine.game import RuleOptionError, find_game
-from meldref.protocol.process import BotCommand, why_not_started
+from meldref.protocol.command import BotCommand, why_not_started
 from meldref.settings import parse_rules
 
 runner = CliRunner()

@@ -43,7 +43,9 @@ import dask.config  # noqa: E402
 from meldref.cli.app import app  # noqa: E402
 from meldref.replay.files import verify  # noqa: E402
 from meldref.tournament import cluster as cluster_module  # noqa: E402
-from meldref.tournament.cluster import ClusterPool, files_of, inflate  # noqa: E402
+from meldref.tournament import cluster_worker  # noqa: E402
+from meldref.tournament.cluster import ClusterPool, inflate  # noqa: E402
+from meldref.tournament.cluster_worker import files_of  # noqa: E402
 from meldref.tournament.config import build_config  # noqa: E402
 from meldref.tournament.run import open_tournament  # noqa: E402
 from meldref.tournament.runner import run_job  # noqa: E402
@@ -372,7 +374,7 @@ def test_a_killed_tournament_resumes_on_the_cluster(cluster: Cluster, tmp_path: 
     assert len(verify_all(out)) == 8
     # The killed run's bots kept on the workers get no `release_run`: they are stopped once
     # the run has been idle there for KEEP_IDLE seconds.
-    wait_until_gone(token, 20 + cluster_module.KEEP_IDLE)
+    wait_until_gone(token, 20 + cluster_worker.KEEP_IDLE)
 
 
 def test_a_worker_that_cannot_start_a_bot_fails_the_start_up_check(cluster: Cluster,
@@ -739,26 +741,26 @@ def ancestry(pid: int) -> list[int]:
 
 def test_a_run_has_a_keeper_per_task_thread_until_it_is_released() -> None:
     token = f"run{uuid.uuid4().hex[:8]}"
-    with cluster_module.run_keeper(token) as first:
+    with cluster_worker.run_keeper(token) as first:
         pass
-    with cluster_module.run_keeper(token) as again:
+    with cluster_worker.run_keeper(token) as again:
         pass
     other: list[object] = []
 
     def play_elsewhere() -> None:
-        with cluster_module.run_keeper(token) as keeper:
+        with cluster_worker.run_keeper(token) as keeper:
             other.append(keeper)
 
     thread = threading.Thread(target=play_elsewhere)
     thread.start()
     thread.join()
     assert again is first and other[0] is not first
-    assert sum(key[0] == token for key in cluster_module._KEPT) == 2
-    cluster_module.release_run(token)
-    assert not any(key[0] == token for key in cluster_module._KEPT)
-    with cluster_module.run_keeper(token) as after:  # a game of the run after its end
+    assert sum(key[0] == token for key in cluster_worker._KEPT) == 2
+    cluster_worker.release_run(token)
+    assert not any(key[0] == token for key in cluster_worker._KEPT)
+    with cluster_worker.run_keeper(token) as after:  # a game of the run after its end
         assert after is not first
-    cluster_module.release_run(token)
+    cluster_worker.release_run(token)
 
 
 

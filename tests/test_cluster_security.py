@@ -33,17 +33,19 @@ distributed = pytest.importorskip(
 
 from meldref.protocol.seats import BotSpec  # noqa: E402
 from meldref.replay.files import ReplayWriter  # noqa: E402
-from meldref.tournament import cluster as cluster_module  # noqa: E402
+from meldref.tournament import cluster_worker  # noqa: E402
 from meldref.tournament.cluster import (  # noqa: E402
     Batches,
     ClusterError,
     ClusterPool,
+    _files_way,
+    batches,
+)
+from meldref.tournament.cluster_worker import (  # noqa: E402
     GameOutcome,
     WorkerReport,
     WorkerSetup,
     _checked_bots,
-    _files_way,
-    batches,
     check_worker,
     seating_only,
 )
@@ -228,8 +230,8 @@ def test_a_bot_program_that_differs_on_a_worker_is_refused_naming_the_file(tmp_p
     entry = BotEntry("b", BotSpec.parse(f"{sys.executable} bot.py --seed 2"))
     expected = program_digests([entry], tmp_path)
     (tmp_path / "bot.py").write_text("print('theirs')\n")
-    setup = WorkerSetup("tok", cluster_module.__version__, "phase10", (entry,), 5.0,
-                        cluster_module.Limits(), str(tmp_path), True, None, None, "client",
+    setup = WorkerSetup("tok", cluster_worker.__version__, "phase10", (entry,), 5.0,
+                        cluster_worker.Limits(), str(tmp_path), True, None, None, "client",
                         str(tmp_path / "a"), code_digest(), expected, os.getuid())
     folder, problem = _checked_bots(setup)
     assert folder is None and problem is not None
@@ -314,8 +316,8 @@ def test_a_task_carries_only_the_bots_its_games_seat(tmp_path: Path) -> None:
             "bots": [f"{sys.executable} {RANDOM_BOT_PATH} --seed {i}" for i in range(count)],
             "players": 2, "games": 2, "seed": 3, "out": str(tmp_path / str(count))}))
         bots = config.plan.bots
-        setup = WorkerSetup("tok", cluster_module.__version__, "phase10", bots, 5.0,
-                            cluster_module.Limits(), str(ROOT), False, None, None, "client",
+        setup = WorkerSetup("tok", cluster_worker.__version__, "phase10", bots, 5.0,
+                            cluster_worker.Limits(), str(ROOT), False, None, None, "client",
                             str(tmp_path / "a"), code_digest(), program_digests(bots, ROOT),
                             os.getuid())
         pool = object.__new__(ClusterPool)  # its submitting only: no cluster needed
@@ -339,8 +341,8 @@ def test_a_worker_checks_each_bot_the_first_time_a_task_seats_it(
         shutil.copy(RANDOM_BOT_PATH, tmp_path / f"{name}.py")
     entries = tuple(BotEntry(name, BotSpec.parse(f"{sys.executable} {name}.py"))
                     for name in ("a", "b"))
-    setup = WorkerSetup(uuid.uuid4().hex, cluster_module.__version__, "phase10", entries, 10.0,
-                        cluster_module.Limits(), str(tmp_path), True, None, None, "client",
+    setup = WorkerSetup(uuid.uuid4().hex, cluster_worker.__version__, "phase10", entries, 10.0,
+                        cluster_worker.Limits(), str(tmp_path), True, None, None, "client",
                         str(tmp_path / "x"), code_digest(), program_digests(entries, tmp_path),
                         os.getuid())
     with (tmp_path / "b.py").open("a") as f:
@@ -363,8 +365,8 @@ def test_a_file_the_bot_writes_is_its_argument_not_its_program(tmp_path: Path) -
     expected = program_digests([entry], tmp_path)
     assert [word for word, _ in expected[str(entry.spec)]] == [sys.executable, "bot.py"]
     (tmp_path / "games.log").write_text("pid 123\n")
-    setup = WorkerSetup("tok", cluster_module.__version__, "phase10", (entry,), 5.0,
-                        cluster_module.Limits(), str(tmp_path), True, None, None, "client",
+    setup = WorkerSetup("tok", cluster_worker.__version__, "phase10", (entry,), 5.0,
+                        cluster_worker.Limits(), str(tmp_path), True, None, None, "client",
                         str(tmp_path / "a"), code_digest(), expected, os.getuid())
     assert _checked_bots(setup)[1] is None
     jar = BotEntry("j", BotSpec.parse("java -jar bot.py games.log"))  # java on PATH: no file

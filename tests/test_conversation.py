@@ -23,7 +23,7 @@ from meldref.protocol.errors import (
     BotProtocolError,
     BotTimeoutError,
 )
-from meldref.protocol.process import Limits
+from meldref.protocol.limits import Limits
 
 
 class Clock:

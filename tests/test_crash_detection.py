@@ -21,9 +21,10 @@ from typer.testing import CliRunner
 
 from meldref.cli.app import app
 from meldref.engine.game import find_game
-from meldref.protocol import process
+from meldref.protocol import launch, process
 from meldref.protocol.channel import EXITED
-from meldref.protocol.process import BotCommand, BotProcess, PipeTransport
+from meldref.protocol.command import BotCommand
+from meldref.protocol.process import BotProcess, PipeTransport
 from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import ProcessSeat
 
@@ -98,7 +99,7 @@ def test_the_pipes_say_exited_after_the_last_words_and_before_the_deadline(
     as soon as it ended, though a child it left behind holds the pipe open. (Started without
     the guard, protocol/guard.py, which kills such a child as soon as the program ends: the
     transport must still tell where no guard runs.)"""
-    monkeypatch.setattr(process, "GUARDED", False)
+    monkeypatch.setattr(launch, "GUARDED", False)
     duration = unique_sleep()
     bot = BotProcess(BotCommand(("sh", "-c", f"echo last words; sleep {duration} & exit 3")))
     pipes = PipeTransport.to(bot)

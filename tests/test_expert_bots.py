@@ -31,8 +31,8 @@ from meldref.engine.play import play_inprocess
 from meldref.engine.position import position_of, read_position
 from meldref.engine.solitaire import SolitaireView
 from meldref.replay.files import load_replay
+from meldref.replay.positions import position_toml
 from meldref.settings import parse_rules
-from meldref.tools.positions import position_toml
 
 GAMES = {"phase10": Phase10ExpertBot, "fivecrowns": FiveCrownsExpertBot,
          "solitaire": SolitaireExpertBot}

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from meldref.cli import app
-from meldref.protocol.process import network_isolation_problem
+from meldref.protocol.launch import network_isolation_problem
 
 runner = CliRunner()
 NETWORK = network_isolation_problem()
@@ -65,9 +65,9 @@ def test_no_network_denies_a_connect_to_loopback(tmp_path: Path) -> None:
 def test_no_network_is_refused_clearly_where_it_cannot_be_had(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
-    from meldref.protocol import process
+    from meldref.protocol import launch
 
-    monkeypatch.setattr(process, "UNSHARE", "/nonexistent/unshare")
+    monkeypatch.setattr(launch, "UNSHARE", "/nonexistent/unshare")
     bot = connecting_bot(tmp_path, 9)
     result = runner.invoke(app, ["match", "solitaire", "--bot", bot, "--no-network"])
     assert result.exit_code == 2 and "--no-network:" in result.stderr

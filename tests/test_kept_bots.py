@@ -193,7 +193,8 @@ def test_a_timeout_restarts_the_process_for_the_next_game(
 def test_a_kept_process_writes_each_game_to_its_own_log(tmp_path: Path) -> None:
     """What the bot wrote before its last line read goes to the log it was writing to; what it
     writes between two games (`hold_log`) opens the next game's log."""
-    from meldref.protocol.process import BotCommand, BotProcess, PipeTransport
+    from meldref.protocol.command import BotCommand
+    from meldref.protocol.process import BotProcess, PipeTransport
 
     one, two, three = (tmp_path / f"{n}.stderr" for n in ("one", "two", "three"))
     script = ("echo first >&2; echo a; read x; echo between >&2; echo b; read y; "
@@ -242,13 +243,13 @@ def test_a_closed_keeper_stops_the_seats_given_back_to_it(tmp_path: Path) -> Non
 
 
 def test_a_bot_dies_with_the_thread_that_started_it(tmp_path: Path) -> None:
-    """Why a dask worker keeps bots per task thread (tournament/cluster.py): the death signal
+    """Why a dask worker keeps bots per task thread (tournament/cluster_worker.py): the death signal
     (`setpriv --pdeathsig KILL`) is sent when the THREAD that started the bot ends, even if
     its process lives on."""
     import threading
 
     from meldref.engine.game import find_game
-    from meldref.protocol.process import SETPRIV
+    from meldref.protocol.launch import SETPRIV
     from meldref.protocol.seats import BotSpec, Limits
     from meldref.tournament.keeper import BotKeeper
 

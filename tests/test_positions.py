@@ -20,7 +20,7 @@ from meldref.engine.position import (
     read_position,
     same_action,
 )
-from meldref.tools.positions import position_toml
+from meldref.replay.positions import position_toml
 
 # (game, players, rule options, bot): variants that reach tie-breaks, re-laid last phases,
 # fixed dealers, any-order, party mode and the tie-break round.

@@ -31,8 +31,8 @@ from support import (
 )
 
 from meldref.protocol.channel import LineChannel
+from meldref.protocol.command import BotCommand
 from meldref.protocol.errors import BotCrashedError, SeatStartError
-from meldref.protocol.process import BotCommand
 from meldref.protocol.referee import close_all, play_game
 from meldref.protocol.seats import InProcessSeat, ProcessSeat, connect_all
 

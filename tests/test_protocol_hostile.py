@@ -29,10 +29,11 @@ from support import (
 )
 
 from meldref.protocol.channel import LineChannel
+from meldref.protocol.command import BotCommand
 from meldref.protocol.errors import MAX_DETAIL, Fault, FaultOutcome
-from meldref.protocol.process import BotCommand, descendants
 from meldref.protocol.referee import NOTES_PER_KIND, MatchPolicy, play_game
 from meldref.protocol.seats import InProcessSeat, Limits, ProcessSeat
+from meldref.protocol.sweep import descendants
 from meldref.protocol.wire import MAX_LINE, fit_line, quote
 
 

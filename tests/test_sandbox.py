@@ -36,7 +36,7 @@ from typer.testing import CliRunner
 
 from meldref.cli import app
 from meldref.protocol import sandbox
-from meldref.protocol.process import BotCommand
+from meldref.protocol.command import BotCommand
 from meldref.protocol.seats import ProcessSeat
 
 PROBLEM = sandbox.sandbox_problem()
@@ -237,7 +237,7 @@ def test_a_sandboxed_bot_has_a_uid_of_its_own_and_a_fresh_environment(
 
 def uids_of(seat: ProcessSeat) -> set[int]:
     """The real uids of the bot's processes but bwrap's own (root)."""
-    from meldref.protocol.process import descendants
+    from meldref.protocol.sweep import descendants
 
     assert seat.process is not None
     out = set()

@@ -248,7 +248,8 @@ def test_a_game_that_kills_every_worker_is_recorded_as_an_error(tmp_path: Path) 
 
 WAITING_WORKER = """
 import signal, sys, time
-from meldref.protocol.process import BotCommand, BotProcess
+from meldref.protocol.command import BotCommand
+from meldref.protocol.process import BotProcess
 from meldref.tournament.pool import _stop_now
 
 signal.signal(signal.SIGTERM, _stop_now)

@@ -24,8 +24,8 @@ from support import (
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
-from meldref.protocol.process import descendants, kill_strays
 from meldref.protocol.seats import BotSpec
+from meldref.protocol.sweep import descendants, kill_strays
 from meldref.replay.files import verify
 from meldref.tournament.schedule import BotEntry, deal_seed
 

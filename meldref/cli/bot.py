@@ -64,8 +64,8 @@ def bot_check(
     decision type. Exit 0 only if every check passes."""
     from rich.table import Table
 
+    from ..replay.positions import PositionFileError, load_position
     from ..tools.botcheck import check_bot
-    from ..tools.positions import PositionFileError, load_position
 
     refuse_overwriting_inputs({"--position": position}, {"--logs": logs})
     command = program_line(bot)
@@ -128,8 +128,8 @@ def bot_test(
     from rich.table import Table
 
     from ..protocol.seats import BotSpec
+    from ..replay.positions import PositionFileError, load_position, position_files
     from ..tools.bottest import Answer, ask_all
-    from ..tools.positions import PositionFileError, load_position, position_files
 
     refuse_overwriting_inputs({"FOLDER": folder}, {"--logs": logs})
     # Every answer has the same time, the first of a game's too, and no bank.

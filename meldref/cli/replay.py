@@ -176,7 +176,7 @@ def replay_resume(
     game of built-in bots continues with its own; a replay's bot commands run only with
     --trust-replay-bots."""
     from ..replay.files import ReplayError, ReplayPathError, check_replay_file
-    from ..replay.resume import resume
+    from ..tools.resume import resume
     from ..tournament.match import check_output_file, game_summary
     from .report import match_table
 
@@ -224,7 +224,7 @@ def replay_position(
     """Write the position at action --at of a replay as a position file (spec/POSITION.md),
     to play on with `meldref match --position` or to test a bot with `meldref bot test`."""
     from ..replay.files import ReplayError, ReplayPathError, check_replay_file
-    from ..tools.positions import PositionFileError, position_at
+    from ..replay.positions import PositionFileError, position_at
 
     refuse_overwriting_inputs({"PATH": path}, {"--output": output})
     try:

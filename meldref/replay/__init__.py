@@ -1,2 +1,3 @@
-"""Replays: the file format and its checks (`files`), telling a game and counting games
-(`show`), and playing on from a recorded point (`resume`)."""
+"""Replays and positions, the game files of spec/: the replay format and its checks
+(`files`), telling a game and counting games (`show`), a game's state written down to start
+from (`positions`)."""

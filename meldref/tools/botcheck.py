@@ -22,12 +22,13 @@ from ..bots.sdk import SDK_RAISED
 from ..engine.game import GAME_NAMES, UnknownGameError, find_game
 from ..private import private_dir
 from ..protocol.channel import EOF, EXITED, TOO_LONG
+from ..protocol.command import BotCommand, describe_exit
 from ..protocol.errors import TIMED_OUT, Fault, FaultOutcome, SeatStatus
-from ..protocol.process import BotCommand, BotProcess, PipeTransport, describe_exit
+from ..protocol.process import BotProcess, PipeTransport
 from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
 from ..protocol.wire import MAX_LINE, BotLine, parse_bot_line
-from .positions import PositionFile
+from ..replay.positions import PositionFile
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 OPPONENT = "builtin:greedy"

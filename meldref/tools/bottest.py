@@ -20,7 +20,7 @@ from ..engine.position import same_action, why_not_action
 from ..protocol.errors import BotError
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Limits, Request, Setup, seat_from_spec
-from .positions import PositionFile
+from ..replay.positions import PositionFile
 
 
 @dataclass(frozen=True, slots=True)

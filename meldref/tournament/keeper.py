@@ -1,7 +1,7 @@
 """Bot programs kept running from game to game, as cutechess keeps its engines.
 
 A match, or a tournament's worker process (a local pool's, or a dask worker's, which keeps one
-keeper per tournament run and task thread: `cluster.py`), starts each bot program once and
+keeper per tournament run and task thread: `cluster_worker.py`), starts each bot program once and
 seats that process in every game it plays, each game marked by `game` ... `gameover`
 (spec/PROTOCOL.md section 3).
 A process is started afresh, with a new handshake, only when it is no longer fit to play:

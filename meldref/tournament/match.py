@@ -19,12 +19,12 @@ from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to
 from ..engine.position import Position
 from ..private import copy_private, file_problem, folder_problem, private_dir
 from ..protocol.errors import BotError
-from ..protocol.process import network_isolation_problem
+from ..protocol.launch import network_isolation_problem
 from ..protocol.records import ResultLine
 from ..protocol.sandbox import sandbox_problem
 from ..protocol.seats import BotSpec, Limits, ProcessSeat
+from ..replay.positions import load_position
 from ..settings import LimitSettings, SettingsError, parse_rules
-from ..tools.positions import load_position
 from ..verdicts.tally import Tally
 from .config import MAX_GAMES, MAX_PLAYERS, ConfigError
 from .keeper import BotKeeper

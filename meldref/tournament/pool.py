@@ -34,8 +34,8 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Final
 
-from ..protocol.process import kill_all_bots
 from ..protocol.records import ResultLine
+from ..protocol.sweep import kill_all_bots
 from .keeper import keep_bots_here
 from .runner import replay_file
 from .schedule import GameJob

@@ -20,6 +20,7 @@ import tomlkit
 from ..engine.game import GameInfo, UnknownGameError, find_game, rules_to_json
 from ..engine.position import Position, PositionError, position_of, read_position
 from ..settings import SettingsError, parse_rules
+from .files import ReplayError, load_replay, simulate
 
 MAX_BYTES: Final = 1 << 20  # a position is a few KB; a larger file is not one
 HEADER: Final = ("meldref position (spec/POSITION.md): every card of the deck exactly once; "
@@ -122,8 +123,6 @@ def position_toml(position: Mapping[str, Any], rules: Any) -> str:
 def position_at(path: Path, at: int, expect: bool = False) -> str:
     """The position file of the replay `path` after `at` actions; with `expect`, the action
     the replay played there as `expect`. `ReplayError` or `PositionFileError` saying why not."""
-    from ..replay.files import ReplayError, load_replay, simulate
-
     replay = load_replay(path)
     actions = [str(r["action"]) for _, r in replay.actions()]
     if not 0 <= at <= len(actions):

@@ -20,11 +20,11 @@ from ..protocol.errors import Fault
 from ..protocol.records import ResultLine
 from ..protocol.referee import close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
+from ..replay.files import ReplayError, simulate
+from ..replay.show import lenient_replay
 from ..settings import LimitSettings
 from ..tournament.runner import make_seats, play_recorded
 from ..tournament.schedule import BotEntry, bot_entries
-from .files import ReplayError, simulate
-from .show import lenient_replay
 
 
 @dataclass(slots=True)
