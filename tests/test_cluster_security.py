@@ -31,6 +31,7 @@ from support import RANDOM_BOT_PATH, ROOT
 distributed = pytest.importorskip(
     "distributed", reason="dask.distributed is not installed (pip install -e '.[cluster]')")
 
+from meldref.protocol.records import ResultLine  # noqa: E402
 from meldref.protocol.seats import BotSpec  # noqa: E402
 from meldref.replay.files import ReplayWriter  # noqa: E402
 from meldref.tournament import cluster_worker  # noqa: E402
@@ -51,7 +52,7 @@ from meldref.tournament.cluster_worker import (  # noqa: E402
 )
 from meldref.tournament.config import build_config  # noqa: E402
 from meldref.tournament.proof import code_digest, program_digests  # noqa: E402
-from meldref.tournament.run import prepare_folder, settle_seed  # noqa: E402
+from meldref.tournament.run import open_tournament, settle_seed  # noqa: E402
 from meldref.tournament.runner import run_job  # noqa: E402
 from meldref.tournament.schedule import BotEntry  # noqa: E402
 
@@ -260,31 +261,34 @@ def test_the_client_re_simulates_each_replay_a_worker_sends_before_counting_it(
     # Was: a worker on a modified checkout (a wild worth 50 points) played 3 of 60 games
     # differently and the tournament counted them, exit 0. A game played here stands in for
     # the worker's; its replay and result line come back forged as such a worker's would.
-    config = settle_seed(build_config({}, {
+    opened = open_tournament(build_config({}, {
         "bots": ["builtin:greedy", "builtin:random"], "games": 1, "seed": 3,
         "out": str(tmp_path / "worker"), "rules": {"phases-to-win": 1}}))
-    job = next(iter(config.schedule()))
-    line = run_job(job, prepare_folder(config), False)
-    replay = tmp_path / "worker" / line["replay"]
+    job = next(iter(opened.config.schedule()))
+    line = run_job(job, opened.folder, False)
+    assert line.figures is not None and line.replay is not None
+    name, figures = line.replay, line.figures
+    replay = tmp_path / "worker" / name
     pool = object.__new__(ClusterPool)  # the client's side only: no cluster needed
     pool.folder = tmp_path / "client"
 
-    def sent(data: bytes, result: dict) -> dict:
+    def sent(data: bytes, result: ResultLine) -> ResultLine | None:
         outcome = GameOutcome("tls://10.0.0.9:4000", line=result,
-                              files={line["replay"]: zlib.compress(data)})
-        return pool._line(outcome, job, False) or {}
+                              files={name: zlib.compress(data)})
+        return pool._line(outcome, job, False)
 
-    scores = [s + 50 for s in line["scores"]]
-    for data, result in ((rewritten(replay, scores), {**line, "scores": scores}),
-                         (replay.read_bytes(), {**line, "scores": scores})):
-        got = sent(data, result)
-        assert got["status"] == "error", got
-        assert got["error"].startswith("the replay worker tls://10.0.0.9:4000 sent does not "
-                                       "verify"), got["error"]
-        assert "it was not counted" in got["error"]
-        assert not (pool.folder / line["replay"]).exists()  # not left to be read as played
+    scores = tuple(s + 50 for s in figures.outcome.scores)
+    claimed = replace(line, figures=replace(figures, outcome=replace(figures.outcome,
+                                                                     scores=scores)))
+    for data in (rewritten(replay, list(scores)), replay.read_bytes()):
+        got = sent(data, claimed)
+        assert got is not None and got.error is not None, got
+        assert got.error.startswith("the replay worker tls://10.0.0.9:4000 sent does not "
+                                    "verify"), got.error
+        assert "it was not counted" in got.error
+        assert not (pool.folder / name).exists()  # not left to be read as played
     assert sent(replay.read_bytes(), line) == line  # the honest worker's game counts
-    assert (pool.folder / line["replay"]).exists()
+    assert (pool.folder / name).exists()
 
 
 class Submitted:
