@@ -279,3 +279,15 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site" / "index.html").is_file()
     assert (tmp_path / "site" / "tournaments" / "index.html").is_file()
+
+
+# ----------------------------------------------------------------------------------------------
+# The README's first screen
+
+
+def test_the_readmes_first_screen_says_what_each_command_family_is_for() -> None:
+    # A first screen: what a reader sees before scrolling, about 30 lines. Issue 22 asked that
+    # it say what `meldref contest` is for (it said only "matches, tournaments and contests").
+    first = "\n".join((ROOT / "README.md").read_text().splitlines()[:30])
+    assert "python3 -m venv" in first and "Linux" in first and "3.11" in first
+    assert re.search(r"`meldref contest` for a contest that runs for weeks", first), first
