@@ -283,3 +283,32 @@ def test_the_rating_history_is_an_svg_plot_with_its_band() -> None:
                        "v2": [(2, -5.0, -60.0, 40.0)]})
     assert svg.startswith("<svg") and svg.count("<polyline") == 2
     assert svg.count("<polygon") == 2 and ">v1<" in svg and ">v2<" in svg
+
+
+def test_a_run_waiting_for_submissions_starts_no_pool(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # One version in play, a table of two: nothing to play until a submission. The run looked
+    # every second with a new pool, and with --cluster local:N that is a new dask cluster and
+    # every worker's start-up check each time (tcp://: the checks on every worker).
+    from meldref.contest.ladder import run as ladder_run
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    staged_version(store, "a")
+    store.close()
+    made: list[object] = []
+
+    def pool(*args: Any) -> GamePool:
+        made.append(args)
+        return GamePool(1, echo, tmp_path, False)
+
+    monkeypatch.setattr(ladder_run, "game_pool", pool)
+    monkeypatch.setattr(ladder_run, "IDLE_POLL", 0.01)
+    looks = itertools.count()
+
+    def on_event(kind: str, data: dict[str, Any]) -> None:
+        if kind == "waiting" and next(looks) == 3:
+            raise KeyboardInterrupt  # as Ctrl-C would, after the fourth look
+
+    result = ladder_run.play_ladder(tmp_path / "c", on_event=on_event)
+    assert result.stopped == "interrupted" and result.played == 0
+    assert made == []

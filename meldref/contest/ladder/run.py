@@ -182,10 +182,13 @@ def play_ladder(folder: Path, jobs: int = 1, cluster: str | None = None,
         ladder = Ladder(store, events)
         budget = Budget(games, None if hours is None else began + hours * 3600)
         while True:
-            pool = game_pool(store, jobs, cluster)
-            for line in pool.play(feed(store, ladder, budget)):
-                _take(store, ladder, line, out)
-                events("game", line)
+            # A pool only when there is a game to give it: with --cluster a pool is a dask
+            # cluster (local:N) or every worker's start-up check, not to be made at every look.
+            if store.queued_games("ladder") or ladder.next_table() is not None:
+                pool = game_pool(store, jobs, cluster)
+                for line in pool.play(feed(store, ladder, budget)):
+                    _take(store, ladder, line, out)
+                    events("game", line)
             stop = budget.spent()
             if stop is not None:
                 out.stopped = stop
