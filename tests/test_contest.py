@@ -312,3 +312,56 @@ def test_a_run_waiting_for_submissions_starts_no_pool(tmp_path: Path,
     result = ladder_run.play_ladder(tmp_path / "c", on_event=on_event)
     assert result.stopped == "interrupted" and result.played == 0
     assert made == []
+
+
+# ----------------------------------------------------------------------------------------------
+# The commands' smaller promises
+
+
+def test_a_submission_is_a_copy_the_authors_later_edits_do_not_reach(tmp_path: Path) -> None:
+    from meldref.contest.submit import Submission, submit
+
+    original = tmp_path / "mine.py"
+    original.write_text(RANDOM_BOT_PATH.read_text())
+    store = ContestStore.create(tmp_path / "c", settings(sandbox=False))
+    try:
+        version, _ = submit(store, Submission.of(original, "mine", None))
+        original.write_text("raise SystemExit('edited after the submission')\n")
+        copy = store.folder / version.folder / "mine.py"
+        assert copy.read_text() == RANDOM_BOT_PATH.read_text()
+    finally:
+        store.close()
+
+
+def test_retire_stops_scheduling_a_bot_and_keeps_its_record(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from meldref.cli import app
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    a, b = staged_version(store, "a"), staged_version(store, "b")
+    store.add_deal_set("ladder", (a, b), seatings(2))
+    store.close()
+    runner = CliRunner()
+    done = runner.invoke(app, ["contest", "retire", str(tmp_path / "c"), "a"])
+    assert done.exit_code == 0 and "a v1 retired" in done.stdout, done.output
+    again = runner.invoke(app, ["contest", "retire", str(tmp_path / "c"), "a"])
+    assert again.exit_code == 2 and "no version of this bot is in play" in again.stderr
+    store = ContestStore.open(tmp_path / "c")
+    try:
+        assert [(v.label, v.state) for v in store.versions()] == [("a v1", "retired"),
+                                                                   ("b v1", "active")]
+        assert store.queued_games() == []  # its open deal set is not played
+    finally:
+        store.close()
+
+
+def test_hours_stop_the_run_from_making_deal_sets(tmp_path: Path) -> None:
+    from meldref.contest.ladder.run import play_ladder
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    staged_version(store, "a")
+    staged_version(store, "b")
+    store.close()
+    result = play_ladder(tmp_path / "c", hours=0.0)
+    assert (result.stopped, result.played, result.deal_sets) == ("hours", 0, 0)

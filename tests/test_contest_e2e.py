@@ -211,6 +211,31 @@ def test_a_version_failing_its_games_is_suspended_with_the_reason(
     assert sneaky["faults"] >= 3
 
 
+def test_a_bots_page_shows_its_faults_with_the_end_of_its_stderr(
+        contest: dict[str, Any]) -> None:
+    from meldref.contest.serve.server import ContestServer
+
+    server = ContestServer(contest["folder"], port=0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"{server.url}bot/sneaky", timeout=60) as answer:
+            page = answer.read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "suspended" in page and "crashed" in page
+    assert "sneaky: crashing on purpose in a ladder game" in page  # its stderr, at the fault
+
+
+def test_the_database_is_sqlite_in_wal_mode(contest: dict[str, Any]) -> None:
+    db = sqlite3.connect(contest["folder"] / "contest.db", timeout=30)
+    try:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        db.close()
+
+
 def test_sigterm_discards_the_games_in_flight_cleanly(contest: dict[str, Any]) -> None:
     folder = contest["folder"]
     run = subprocess.Popen([PYTHON, "-m", "meldref", "contest", "run", str(folder), "-j", "2"],
