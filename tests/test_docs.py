@@ -6,7 +6,8 @@ top-level entry of the repository linked into it (bots/, docs/, spec/, ...), but
 its own, so commands write under `runs/...` (or `/tmp/...`) and never into the checkout. The
 page's blocks run there in order, so a later block may read what an earlier one wrote (a
 tournament, then its replays). `meldref` is this checkout's (a shim on PATH runs
-`python -m meldref` with the repository first on PYTHONPATH), in a terminal 120 columns wide.
+`python -m meldref` with the repository first on PYTHONPATH) and `python3` the interpreter
+running the tests, in a terminal 120 columns wide.
 
 - ```sh: run by `bash` with `set -eo pipefail`; it must exit 0 within two minutes. The line
   `<!-- docs-test: skip (reason) -->` before it skips it (the reason is printed).
@@ -73,7 +74,11 @@ def scratch_root(folder: Path) -> Path:
 def environment(folder: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env["PATH"] = os.pathsep.join([str(folder / ".bin"), env.get("PATH", "")])
+    # Then the folder of the python running the tests, as an activated venv has it: a
+    # contest's bots run in the sandbox, whose fresh environment has no PYTHONPATH, so a bot
+    # importing meldref (the SDK) needs the `python3` that has it installed.
+    env["PATH"] = os.pathsep.join([str(folder / ".bin"), os.path.dirname(sys.executable),
+                                   env.get("PATH", "")])
     env["COLUMNS"], env["TERM"] = "120", "dumb"
     env.pop("FORCE_COLOR", None)
     return env
