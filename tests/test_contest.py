@@ -6,6 +6,7 @@ tests/test_contest_e2e.py.)"""
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import re
 import shlex
@@ -412,3 +413,35 @@ def test_hours_stop_the_run_from_making_deal_sets(tmp_path: Path) -> None:
     store.close()
     result = play_ladder(tmp_path / "c", hours=0.0)
     assert (result.stopped, result.played, result.deal_sets) == ("hours", 0, 0)
+
+
+def test_run_and_final_hold_numpys_linear_algebra_to_one_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The ladder's fits are small solves that BLAS threads only slow down while the workers
+    # hold the cores: a refresh at 200 bots took 14.96 s with OpenBLAS's threads, 3.66 s with
+    # one. What the environment already says is kept.
+    from typer.testing import CliRunner
+
+    import meldref.contest.final as final_module
+    import meldref.contest.ladder.run as run_module
+    from meldref.cli import app
+    from meldref.contest import BLAS_THREADS
+
+    ContestStore.create(tmp_path / "c", settings()).close()
+    seen: list[dict[str, str | None]] = []
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        seen.append({name: os.environ.get(name) for name in BLAS_THREADS})
+        raise ContestError("recorded")
+
+    monkeypatch.setattr(run_module, "play_ladder", record)
+    monkeypatch.setattr(final_module, "play_final", record)
+    for name in BLAS_THREADS:  # unset for the test, and as before it afterwards
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("MKL_NUM_THREADS", "4")
+    runner = CliRunner()
+    for command in (["run"], ["final", "--top", "2"]):
+        runner.invoke(app, ["contest", *command, str(tmp_path / "c")])
+    assert seen == [{"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                     "MKL_NUM_THREADS": "4"}] * 2

@@ -158,6 +158,9 @@ def run(
 ) -> None:
     """Play the ladder until stopped (Ctrl-C, SIGTERM) or the games or hours are done;
     rerun to continue."""
+    from ..contest import one_blas_thread
+
+    one_blas_thread()  # before the ladder imports numpy
     from ..contest.ladder.run import play_ladder
 
     if not 1 <= jobs <= 256:
@@ -258,6 +261,9 @@ def final(
 ) -> None:
     """A closing round robin of the top K versions on fresh deal sets; its standings beside
     the ladder's. Rerun to resume it."""
+    from ..contest import one_blas_thread
+
+    one_blas_thread()  # before the final imports numpy
     from ..contest.final import play_final
     from .report import standings_table
 
