@@ -55,6 +55,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from meldref.contest import one_blas_thread  # noqa: E402
+
+one_blas_thread()  # as `contest run` does, before numpy is imported
 from meldref.contest.matchmaking import Candidate, next_table  # noqa: E402
 from meldref.contest.ranking import Rating, ranked  # noqa: E402
 from meldref.contest.ratings import LadderRatings  # noqa: E402

@@ -6,12 +6,13 @@ command line) wherever a command takes one."""
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import RANDOM_BOT, cli_commands
+from support import RANDOM_BOT, ROOT, cli_commands
 from typer.testing import CliRunner
 
 from meldref.cli import app
@@ -115,3 +116,19 @@ def test_bot_check_names_the_builtin_bots_when_one_is_unknown() -> None:
     result = runner.invoke(app, ["bot", "check", "builtin:nobody"])
     assert result.exit_code == 2
     assert "greedy" in result.stderr
+
+
+def test_the_docs_teach_no_hidden_old_spelling() -> None:
+    # The old spellings stay accepted but hidden; a page that shows one teaches a second
+    # grammar (docs/checking-bots.md, positions.md, sandbox.md, tournaments.md and
+    # spec/PROTOCOL.md showed `bot check ... --game G` and "the game is `--game`").
+    hidden = {o for _, command in ALL for p in command.params if getattr(p, "hidden", False)
+              for o in p.opts if o.startswith("--")}
+    assert hidden, "no hidden option found: the test looks for nothing"
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md")),
+             *sorted((ROOT / "spec").glob("*.md"))]
+    found = [f"{page.relative_to(ROOT)}:{n}: {line.strip()}" for page in pages
+             for n, line in enumerate(page.read_text().splitlines(), 1)
+             for option in hidden if re.search(rf"{option}(?![\w-])", line)
+             and "bench/" not in line]  # the bench scripts have options of their own
+    assert found == [], "\n".join(found)

@@ -6,15 +6,18 @@ tests/test_contest_e2e.py.)"""
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from support import PYTHON, RANDOM_BOT_PATH
 
+import meldref.contest.ratings as ratings_module
 from meldref.contest.matchmaking import Candidate, next_table, overlap
 from meldref.contest.ratings import LadderRatings
 from meldref.contest.settings import ContestError, ContestSettings
@@ -23,7 +26,7 @@ from meldref.tools.botcheck import check_bot
 from meldref.tournament.pool import GamePool
 from meldref.tournament.schedule import GameJob
 from meldref.verdicts.games import GameResult
-from meldref.verdicts.ratings import standings
+from meldref.verdicts.ratings import ELO_PER_UNIT, standings
 from meldref.verdicts.seatings import seatings
 
 
@@ -180,6 +183,51 @@ def test_the_ladder_fit_is_the_verdicts_fit() -> None:
     assert set(three) == set(names[:3])
 
 
+class CountingNumpy:
+    """numpy, with its calls of `exp` counted: one per step of the fit (two per full Newton
+    step), so a test counts a fit's work without a clock."""
+
+    def __init__(self) -> None:
+        self.exps = 0
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "exp":
+            return getattr(np, name)
+
+        def exp(x: Any) -> Any:
+            self.exps += 1
+            return np.exp(x)
+        return exp
+
+
+def test_resamples_of_few_games_a_bot_settle_in_few_steps(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    # 20 bots in 15 deal sets of four seats: each bot in about 3 deal sets, as 200 bots are
+    # after their first 2,000 games. A resample that drops a bot's deal sets changes its
+    # Hessian entirely, and the chord method crawled (0.95 a step): 100 steps, unsettled,
+    # then a full Newton fit from the start (111 steps in all, 27 s a refresh at 200 bots).
+    rng = np.random.default_rng(8)
+    n, strength = 20, rng.normal(0.0, 1.0, 20)
+    deal_sets = []
+    for _ in range(15):
+        table, wins = rng.choice(n, 4, replace=False), np.zeros((n, n))
+        for _ in range(12):
+            order = table[np.argsort(-strength[table] - rng.normal(0.0, 1.5, 4))]
+            for x, better in enumerate(order):
+                for worse in order[x + 1:]:
+                    wins[better, worse] += 1
+        deal_sets.append(wins)
+    total = sum(deal_sets)
+    point = ratings_module.newton_fit(total[None], np.zeros(n))[0] / ELO_PER_UNIT
+    batch = np.stack([sum(rng.poisson(1.0) * w for w in deal_sets) for _ in range(25)])
+    counting = CountingNumpy()
+    monkeypatch.setattr(ratings_module, "np", counting)
+    chorded = ratings_module.newton_fit(batch, point, chord=total)
+    monkeypatch.undo()
+    assert counting.exps <= 40, f"{counting.exps} steps"
+    assert np.allclose(chorded, ratings_module.newton_fit(batch, point), atol=1e-6)
+
+
 # ----------------------------------------------------------------------------------------------
 # Matchmaking
 
@@ -305,3 +353,117 @@ def test_the_rating_history_is_an_svg_plot_with_its_band() -> None:
                        "v2": [(2, -5.0, -60.0, 40.0)]})
     assert svg.startswith("<svg") and svg.count("<polyline") == 2
     assert svg.count("<polygon") == 2 and ">v1<" in svg and ">v2<" in svg
+
+
+def test_a_run_waiting_for_submissions_starts_no_pool(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # One version in play, a table of two: nothing to play until a submission. The run looked
+    # every second with a new pool, and with --cluster local:N that is a new dask cluster and
+    # every worker's start-up check each time (tcp://: the checks on every worker).
+    from meldref.contest.ladder import run as ladder_run
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    staged_version(store, "a")
+    store.close()
+    made: list[object] = []
+
+    def pool(*args: Any) -> GamePool:
+        made.append(args)
+        return GamePool(1, echo, tmp_path, False)
+
+    monkeypatch.setattr(ladder_run, "game_pool", pool)
+    monkeypatch.setattr(ladder_run, "IDLE_POLL", 0.01)
+    looks = itertools.count()
+
+    def on_event(kind: str, data: dict[str, Any]) -> None:
+        if kind == "waiting" and next(looks) == 3:
+            raise KeyboardInterrupt  # as Ctrl-C would, after the fourth look
+
+    result = ladder_run.play_ladder(tmp_path / "c", on_event=on_event)
+    assert result.stopped == "interrupted" and result.played == 0
+    assert made == []
+
+
+# ----------------------------------------------------------------------------------------------
+# The commands' smaller promises
+
+
+def test_a_submission_is_a_copy_the_authors_later_edits_do_not_reach(tmp_path: Path) -> None:
+    from meldref.contest.submit import Submission, submit
+
+    original = tmp_path / "mine.py"
+    original.write_text(RANDOM_BOT_PATH.read_text())
+    store = ContestStore.create(tmp_path / "c", settings(sandbox=False))
+    try:
+        version, _ = submit(store, Submission.of(original, "mine", None))
+        original.write_text("raise SystemExit('edited after the submission')\n")
+        copy = store.folder / version.folder / "mine.py"
+        assert copy.read_text() == RANDOM_BOT_PATH.read_text()
+    finally:
+        store.close()
+
+
+def test_retire_stops_scheduling_a_bot_and_keeps_its_record(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from meldref.cli import app
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    a, b = staged_version(store, "a"), staged_version(store, "b")
+    store.add_deal_set("ladder", (a, b), seatings(2))
+    store.close()
+    runner = CliRunner()
+    done = runner.invoke(app, ["contest", "retire", str(tmp_path / "c"), "a"])
+    assert done.exit_code == 0 and "a v1 retired" in done.stdout, done.output
+    again = runner.invoke(app, ["contest", "retire", str(tmp_path / "c"), "a"])
+    assert again.exit_code == 2 and "no version of this bot is in play" in again.stderr
+    store = ContestStore.open(tmp_path / "c")
+    try:
+        assert [(v.label, v.state) for v in store.versions()] == [("a v1", "retired"),
+                                                                   ("b v1", "active")]
+        assert store.queued_games() == []  # its open deal set is not played
+    finally:
+        store.close()
+
+
+def test_hours_stop_the_run_from_making_deal_sets(tmp_path: Path) -> None:
+    from meldref.contest.ladder.run import play_ladder
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    staged_version(store, "a")
+    staged_version(store, "b")
+    store.close()
+    result = play_ladder(tmp_path / "c", hours=0.0)
+    assert (result.stopped, result.played, result.deal_sets) == ("hours", 0, 0)
+
+
+def test_run_and_final_hold_numpys_linear_algebra_to_one_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The ladder's fits are small solves that BLAS threads only slow down while the workers
+    # hold the cores: a refresh at 200 bots took 14.96 s with OpenBLAS's threads, 3.66 s with
+    # one. What the environment already says is kept.
+    from typer.testing import CliRunner
+
+    import meldref.contest.final as final_module
+    import meldref.contest.ladder.run as run_module
+    from meldref.cli import app
+    from meldref.contest import BLAS_THREADS
+
+    ContestStore.create(tmp_path / "c", settings()).close()
+    seen: list[dict[str, str | None]] = []
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        seen.append({name: os.environ.get(name) for name in BLAS_THREADS})
+        raise ContestError("recorded")
+
+    monkeypatch.setattr(run_module, "play_ladder", record)
+    monkeypatch.setattr(final_module, "play_final", record)
+    for name in BLAS_THREADS:  # unset for the test, and as before it afterwards
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("MKL_NUM_THREADS", "4")
+    runner = CliRunner()
+    for command in (["run"], ["final", "--top", "2"]):
+        runner.invoke(app, ["contest", *command, str(tmp_path / "c")])
+    assert seen == [{"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                     "MKL_NUM_THREADS": "4"}] * 2

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,18 +96,30 @@ def contest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     refused = meldref("contest", "submit", str(folder), str(NO_READY), "--name", "charlie",
                       check=False)
     story["refused"] = (refused, before, (tree(folder), rows(folder)))
+    serve = subprocess.Popen([PYTHON, "-m", "meldref", "contest", "serve", str(folder),
+                              "--port", "0"], env=env(), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
     run = subprocess.Popen([PYTHON, "-m", "meldref", "contest", "run", str(folder), "-j", "2"],
                            env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        assert serve.stdout is not None
+        url = re.search(r"at (http://\S+)", serve.stdout.readline())
+        assert url, "serve did not say where it serves"
         assert wait_for(lambda: games(folder) >= 4, 120)
         meldref("contest", "submit", str(folder), str(RANDOM_BOT_PATH), "--name", "alpha")
+        # While the run writes: status and the served leaderboard read the same database.
+        story["status_running"] = json.loads(meldref("contest", "status", str(folder),
+                                                     "--json").stdout)
+        with urllib.request.urlopen(url[1], timeout=60) as answer:
+            story["page_running"] = answer.read().decode()
         assert wait_for(lambda: games(folder, "running") > 0 and games(folder) >= 10, 120)
         run.send_signal(signal.SIGKILL)
         run.wait(30)
     finally:
-        if run.poll() is None:
-            run.kill()
-        run.communicate()
+        for process in (run, serve):
+            if process.poll() is None:
+                process.kill()
+            process.communicate()
     story["after_kill"] = (games(folder), games(folder, "running"), agree(folder))
     story["rerun"] = meldref("contest", "run", str(folder), "-j", "2", "--games", "8")
     story["status"] = json.loads(meldref("contest", "status", str(folder), "--json").stdout)
@@ -144,6 +158,22 @@ def test_a_version_submitted_while_running_joins_and_supersedes(contest: dict[st
     assert board["running"] == [] and board["run"] is False
 
 
+def test_status_and_serve_read_while_the_run_writes(contest: dict[str, Any]) -> None:
+    board = contest["status_running"]
+    assert board["run"] is True and board["played"] >= 4
+    assert "alpha v2" in {row["label"] for row in board["leaderboard"]}  # just submitted
+    page = contest["page_running"]
+    assert "alpha" in page and "bravo" in page and "http-equiv='refresh'" in page
+
+
+def test_run_writes_a_line_per_game(contest: dict[str, Any]) -> None:
+    # As a tournament does off a terminal: a contest's run, for weeks, says what it plays.
+    rerun = contest["rerun"]
+    played = int(re.search(r"(\d+) games played", rerun.stdout)[1])  # type: ignore[index]
+    lines = re.findall(r"(?m)^game (\d+) ds\d+-s\d+: .+ won \(", rerun.stderr)
+    assert [int(n) for n in lines] == list(range(1, played + 1)), rerun.stderr
+
+
 def test_status_prints_the_leaderboard(contest: dict[str, Any]) -> None:
     text = meldref("contest", "status", str(contest["folder"])).stdout
     assert "alpha" in text and "v2" in text and "95% CI" in text
@@ -161,11 +191,12 @@ def test_settings_are_fixed_at_init(contest: dict[str, Any]) -> None:
 
 def test_final_publishes_its_standings_beside_the_ladder(contest: dict[str, Any]) -> None:
     folder = contest["folder"]
-    result = json.loads(meldref("contest", "final", str(folder), "--top", "2", "--deal-sets",
-                                "2", "--json").stdout)
+    done = meldref("contest", "final", str(folder), "--top", "2", "--deal-sets", "2", "--json")
+    result = json.loads(done.stdout)
     finalists = {row["bot"] for row in result["final"]["standings"]}
     assert finalists == {"alpha v2", "bravo v1"}
     assert all(row["games"] == 4 for row in result["final"]["standings"])  # 2 deal sets x 2
+    assert len(re.findall(r"(?m)^game \d+ ds\d+-s\d+: ", done.stderr)) == 4  # a line each
     assert {row["bot"] for row in result["ladder"]} == finalists
     board = json.loads(meldref("contest", "status", str(folder), "--json").stdout)
     assert board["final"]["final"]["standings"] == result["final"]["standings"]
@@ -178,6 +209,31 @@ def test_a_version_failing_its_games_is_suspended_with_the_reason(
     assert sneaky["state"] == "suspended"
     assert sneaky["reason"].startswith("3 of its last") and "crashed" in sneaky["reason"]
     assert sneaky["faults"] >= 3
+
+
+def test_a_bots_page_shows_its_faults_with_the_end_of_its_stderr(
+        contest: dict[str, Any]) -> None:
+    from meldref.contest.serve.server import ContestServer
+
+    server = ContestServer(contest["folder"], port=0, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"{server.url}bot/sneaky", timeout=60) as answer:
+            page = answer.read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "suspended" in page and "crashed" in page
+    assert "sneaky: crashing on purpose in a ladder game" in page  # its stderr, at the fault
+
+
+def test_the_database_is_sqlite_in_wal_mode(contest: dict[str, Any]) -> None:
+    db = sqlite3.connect(contest["folder"] / "contest.db", timeout=30)
+    try:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        db.close()
 
 
 def test_sigterm_discards_the_games_in_flight_cleanly(contest: dict[str, Any]) -> None:
@@ -244,3 +300,50 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             headless=True, args=ARGS, viewport={"width": 1200, "height": 900})
         yield context
         context.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# On a cluster
+
+
+@pytest.mark.cluster
+def test_the_ladder_plays_on_a_cluster_and_takes_a_version_submitted_meanwhile(
+        tmp_path: Path) -> None:
+    # `run --cluster local:1`: the same ladder on a dask cluster (the contest folder is shared,
+    # as on one machine); a version submitted while it runs is played there too.
+    pytest.importorskip("distributed", reason="dask.distributed (the cluster extra) is not "
+                        "installed: pip install -e '.[cluster]'")
+    folder = tmp_path / "c"
+    meldref("contest", "init", str(folder), *TINY[:-1], "1")  # placement 1
+    for name in ("alpha", "bravo"):
+        meldref("contest", "submit", str(folder), str(RANDOM_BOT_PATH), "--name", name)
+    run = subprocess.Popen([PYTHON, "-m", "meldref", "contest", "run", str(folder),
+                            "--cluster", "local:1"], env=env(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: games(folder) >= 2, 150), "no game on the cluster"
+        meldref("contest", "submit", str(folder), str(RANDOM_BOT_PATH), "--name", "charlie")
+        assert wait_for(lambda: versions_played(folder) >= {"charlie"}, 150), \
+            "the new version was not played"
+        run.send_signal(signal.SIGTERM)
+        _, stderr = run.communicate(timeout=90)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 130, stderr
+    done, replays = agree(folder)
+    assert games(folder, "running") == 0 and done == replays
+    board = json.loads(meldref("contest", "status", str(folder), "--json").stdout)
+    assert {row["bot"] for row in board["leaderboard"]} == {"alpha", "bravo", "charlie"}
+
+
+def versions_played(folder: Path) -> set[str]:
+    """The bots with a finished game."""
+    db = sqlite3.connect(folder / "contest.db", timeout=30)
+    try:
+        return {r[0] for r in db.execute(
+            "SELECT DISTINCT v.bot FROM seats s JOIN versions v ON v.id = s.version "
+            "JOIN games g ON g.id = s.game WHERE g.state = 'done'")}
+    finally:
+        db.close()

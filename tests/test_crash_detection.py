@@ -2,8 +2,11 @@
 `crashed` when it exits, not at its move's deadline, and the child dies with it.
 
 The bot (tests/bots/crash_orphan_bot.py) starts `sleep` with its stdout, then exits with code
-3 at its third decision. Each game is given a long move time: it must end in a small fraction
-of it. (`python bench/bench_crash.py` measures the detection time itself.)
+3 at its third decision. Each game is given a long move time, and the state reached tells when
+the exit was noticed, not a clock: a transport read returns EXITED only before its deadline
+(after it, nothing), and the referee says "before answering request N" only for that EXITED
+(a death found at the deadline says "before sending answer"). (`python bench/bench_crash.py`
+measures the detection time itself.)
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ from meldref.protocol.referee import MatchPolicy, play_game
 from meldref.protocol.seats import ProcessSeat
 
 BOT = ROOT / "tests" / "bots" / "crash_orphan_bot.py"
-# Long, so that "long before its deadline" (a third of it) holds on a loaded machine too: a
-# crash noticed only at the deadline still fails (and within the suite's 300 s timeout).
+# Long, so that a crash noticed only at the deadline would be plain (and still fail within the
+# suite's 300 s timeout).
 MOVE_TIME = 240.0
 runner = CliRunner()
 
@@ -54,25 +57,22 @@ def unique_sleep() -> str:
     return f"{random.randrange(500, 900)}.{random.randrange(10**6)}"
 
 
-def test_a_match_ends_the_crashed_seat_long_before_its_deadline(
+def test_a_match_ends_the_crashed_seat_at_its_exit_not_its_deadline(
         monkeypatch: pytest.MonkeyPatch) -> None:
     duration = unique_sleep()
     monkeypatch.setenv("BOT_ORPHAN_SLEEP", duration)
-    began = time.monotonic()
     result = runner.invoke(app, ["match", "solitaire", "--bot", f"{sys.executable} {BOT} orphan",
                                  "--seed", "3", "--move-time", str(MOVE_TIME), "--json"])
-    took = time.monotonic() - began
     assert result.exit_code == 0, result.output
     (game,) = json.loads(result.stdout)["games"]
     (fault,) = game["faults"][0]
     assert fault["outcome"] == "crashed" and fault["fatal"]
-    assert fault["detail"] == "exited with code 3 before answering request 3"
+    assert fault["detail"] == "exited with code 3 before answering request 3"  # not at the deadline
     assert game["seat_status"] == ["forfeit"]
-    assert took < MOVE_TIME / 3, f"the crash was noticed after {took:.1f} s"
     assert sleepers(duration) == [], "the orphan holding the bot's stdout outlived it"
 
 
-def test_without_pidfds_the_exit_is_still_found_in_a_fraction_of_the_deadline(
+def test_without_pidfds_the_exit_is_still_found_before_the_deadline(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The fallback of systems without `os.pidfd_open`: the exit is looked for during waits."""
     duration = unique_sleep()
@@ -82,14 +82,12 @@ def test_without_pidfds_the_exit_is_still_found_in_a_fraction_of_the_deadline(
     info = find_game("solitaire")
     seat = ProcessSeat(command, game=info.name)
     policy = MatchPolicy(move_time=MOVE_TIME, first_move_time=MOVE_TIME, time_bank=0.0)
-    began = time.monotonic()
     try:
         record = play_game(info, info.rules(), [seat], 3, policy)
     finally:
         seat.close()
-    took = time.monotonic() - began
-    assert [f.outcome for f in record.faults[0]] == ["crashed"]
-    assert took < MOVE_TIME / 3, f"the crash was noticed after {took:.1f} s"
+    assert [(f.outcome, f.detail) for f in record.faults[0]] == [
+        ("crashed", "exited with code 3 before answering request 2")]  # not at the deadline
     assert sleepers(duration) == []
 
 
@@ -107,8 +105,7 @@ def test_the_pipes_say_exited_after_the_last_words_and_before_the_deadline(
         deadline = time.monotonic() + MOVE_TIME
         first, then = pipes.read(deadline), pipes.read(deadline)
         assert first is not None and first.data == b"last words"
-        assert then is not None and then.kind == EXITED
-        assert time.monotonic() < deadline - 2 * MOVE_TIME / 3
+        assert then is not None and then.kind == EXITED  # a read past its deadline gives None
         assert pipes.exit_code(1.0) == 3 and not pipes.eof  # the child still holds the pipe
     finally:
         bot.kill()

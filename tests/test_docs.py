@@ -6,7 +6,8 @@ top-level entry of the repository linked into it (bots/, docs/, spec/, ...), but
 its own, so commands write under `runs/...` (or `/tmp/...`) and never into the checkout. The
 page's blocks run there in order, so a later block may read what an earlier one wrote (a
 tournament, then its replays). `meldref` is this checkout's (a shim on PATH runs
-`python -m meldref` with the repository first on PYTHONPATH), in a terminal 120 columns wide.
+`python -m meldref` with the repository first on PYTHONPATH) and `python3` the interpreter
+running the tests, in a terminal 120 columns wide.
 
 - ```sh: run by `bash` with `set -eo pipefail`; it must exit 0 within two minutes. The line
   `<!-- docs-test: skip (reason) -->` before it skips it (the reason is printed).
@@ -73,7 +74,11 @@ def scratch_root(folder: Path) -> Path:
 def environment(folder: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env["PATH"] = os.pathsep.join([str(folder / ".bin"), env.get("PATH", "")])
+    # Then the folder of the python running the tests, as an activated venv has it: a
+    # contest's bots run in the sandbox, whose fresh environment has no PYTHONPATH, so a bot
+    # importing meldref (the SDK) needs the `python3` that has it installed.
+    env["PATH"] = os.pathsep.join([str(folder / ".bin"), os.path.dirname(sys.executable),
+                                   env.get("PATH", "")])
     env["COLUMNS"], env["TERM"] = "120", "dumb"
     env.pop("FORCE_COLOR", None)
     return env
@@ -279,3 +284,15 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site" / "index.html").is_file()
     assert (tmp_path / "site" / "tournaments" / "index.html").is_file()
+
+
+# ----------------------------------------------------------------------------------------------
+# The README's first screen
+
+
+def test_the_readmes_first_screen_says_what_each_command_family_is_for() -> None:
+    # A first screen: what a reader sees before scrolling, about 30 lines. Issue 22 asked that
+    # it say what `meldref contest` is for (it said only "matches, tournaments and contests").
+    first = "\n".join((ROOT / "README.md").read_text().splitlines()[:30])
+    assert "python3 -m venv" in first and "Linux" in first and "3.11" in first
+    assert re.search(r"`meldref contest` for a contest that runs for weeks", first), first

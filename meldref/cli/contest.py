@@ -3,9 +3,11 @@ serve); the work is done in `meldref.contest`."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -128,6 +130,9 @@ def run(
 ) -> None:
     """Play the ladder until stopped (Ctrl-C, SIGTERM) or the games or hours are done;
     rerun to continue."""
+    from ..contest import one_blas_thread
+
+    one_blas_thread()  # before the ladder imports numpy
     from ..contest.ladder.run import play_ladder
 
     if not 1 <= jobs <= 256:
@@ -137,11 +142,13 @@ def run(
     _open(folder).close()
     stop_on_signals()
 
-    waiting = False
+    waiting, game_played = False, _game_printer()
 
     def on_event(kind: str, data: dict[str, Any]) -> None:
         nonlocal waiting
-        if kind == "suspended":
+        if kind == "game":
+            game_played(data)
+        elif kind == "suspended":
             err.print(f"{data['version']}: {data['reason']}", markup=False)
         elif kind == "waiting" and not waiting:
             err.print(f"waiting for submissions: {data['in_play']} versions in play, a table "
@@ -226,13 +233,18 @@ def final(
 ) -> None:
     """A closing round robin of the top K versions on fresh deal sets; its standings beside
     the ladder's. Rerun to resume it."""
+    from ..contest import one_blas_thread
+
+    one_blas_thread()  # before the final imports numpy
     from ..contest.final import play_final
     from .report import standings_table
 
     _open(folder).close()
     stop_on_signals()
+    game_played = _game_printer()
     try:
-        result = play_final(folder, top, deal_sets, jobs, cluster)
+        result = play_final(folder, top, deal_sets, jobs, cluster,
+                            lambda kind, data: game_played(data) if kind == "game" else None)
     except ValueError as exc:
         fail(str(exc))
     if as_json:
@@ -265,6 +277,18 @@ def serve(
         pass
     finally:
         server.server_close()
+
+
+def _game_printer() -> Callable[[dict[str, Any]], None]:
+    """A line on stderr per finished game, as a tournament writes off a terminal (a contest
+    runs for weeks with no total to draw a bar against): `game 12 ds000003-s01: alpha v2 won
+    (alpha v2 5, bravo v1 85)`."""
+    from ..protocol.records import ResultLine
+    from .tournament import game_line
+
+    count = itertools.count(1)
+    return lambda line: err.print(game_line(ResultLine.from_json(line), next(count), None),
+                                  markup=False)
 
 
 def _open(folder: Path) -> Any:

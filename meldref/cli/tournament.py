@@ -229,10 +229,10 @@ def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | N
     return run
 
 
-def game_line(result: ResultLine, done: int, total: int) -> str:
+def game_line(result: ResultLine, done: int, total: int | None) -> str:
     """A finished game in one line, for logs: `game 3/12 t00-d0001-s00: greedy won (greedy 5,
-    random 85)`, with its faults, or why it failed."""
-    head = f"game {done}/{total} {result.game_id}"
+    random 85)`, with its faults, or why it failed (`game 3 ...` when no total is known)."""
+    head = f"game {done}{'' if total is None else f'/{total}'} {result.game_id}"
     if result.figures is None:
         return f"{head}: failed: {result.error}"
     bots, outcome = result.bots, result.figures.outcome

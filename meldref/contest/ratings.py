@@ -197,8 +197,11 @@ def newton_fit(wins: FloatArray, start: FloatArray, prior_draws: float = PRIOR_D
     With `chord` (the wins the start was fitted on: the bootstrap's resamples), every step
     uses that one fit's Hessian, inverted once, instead of each resample's own (the chord
     method): it converges to the same maximum, in a few more steps that cost a matrix
-    product each instead of a solve per resample. A batch it does not settle within
-    `max_iter` steps is fitted again with full Newton steps."""
+    product each instead of a solve per resample. Its convergence is linear, at a rate set by
+    how far the resamples' Hessians are from that one: where a step is not at most half the
+    one before (few games a bot: a resample that drops a bot's only deal sets changes its
+    Hessian entirely; the rate was 0.95 at 200 bots and 2,000 games, 100 steps without
+    settling), the batch goes on from there with full Newton steps."""
     batch, m = wins.shape[0], wins.shape[1]
     if m == 0:
         return np.zeros((batch, 0))
@@ -212,15 +215,19 @@ def newton_fit(wins: FloatArray, start: FloatArray, prior_draws: float = PRIOR_D
     if chord is not None:
         fixed = _laplacian(chord[None] + prior_draws / 2 * (1 - np.eye(m)), theta[:1])[0]
         inverse = np.linalg.inv(fixed + pin)
+        last = math.inf
         for _ in range(max_iter):
             p = 1 / (1 + np.exp(theta[:, None, :] - theta[:, :, None]))
             step = (won - (games * p).sum(axis=2)) @ inverse.T
             theta += np.clip(step, -2.0, 2.0)
             theta -= theta.mean(axis=1, keepdims=True)
-            if np.max(np.abs(step)) < tol:
+            size = float(np.max(np.abs(step)))
+            if size < tol:
                 out: FloatArray = theta * ELO_PER_UNIT
                 return out
-        return newton_fit(wins, start, prior_draws, tol, max_iter)
+            if size > last / 2:  # slow: full Newton steps from here (see above)
+                break
+            last = size
     for _ in range(max_iter):
         p = 1 / (1 + np.exp(theta[:, None, :] - theta[:, :, None]))  # P(i beats j)
         grad = won - (games * p).sum(axis=2)

@@ -182,11 +182,14 @@ def play_ladder(folder: Path, jobs: int = 1, cluster: str | None = None,
         ladder = Ladder(store, events)
         budget = Budget(games, None if hours is None else began + hours * 3600)
         while True:
-            pool = game_pool(store, jobs, cluster)
-            for line in pool.play(feed(store, ladder, budget)):
-                record = line.to_json()  # the store keeps it as JSON
-                _take(store, ladder, record, out)
-                events("game", record)
+            # A pool only when there is a game to give it: with --cluster a pool is a dask
+            # cluster (local:N) or every worker's start-up check, not to be made at every look.
+            if store.queued_games("ladder") or ladder.next_table() is not None:
+                pool = game_pool(store, jobs, cluster)
+                for line in pool.play(feed(store, ladder, budget)):
+                    record = line.to_json()  # the store keeps it as JSON
+                    _take(store, ladder, record, out)
+                    events("game", record)
             stop = budget.spent()
             if stop is not None:
                 out.stopped = stop
