@@ -30,6 +30,8 @@ SCRIPTS = [
       "8", "--resamples", "20", "--refresh-bots", "10", "--refresh-games", "600",
       "--run-games", "2"],
      "| games until the top 3 are ordered with 95% confidence | contenders | 4 |"),
+    (["bench_jobs.py", "--games", "3", "--contest-games", "2", "--rounds", "1"],
+     '"figure": "contest run", "jobs": 2'),
 ]
 
 

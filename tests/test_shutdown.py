@@ -68,8 +68,16 @@ def in_workers(token: str, proc: subprocess.Popen[bytes] | subprocess.Popen[str]
 
 
 def workers_of(pid: int) -> list[int]:
-    """The tournament's pool workers (spawned: their command line says so)."""
-    return [c for c in children_of(pid) if b"spawn_main" in _cmdline(c)]
+    """The tournament's pool workers: the children of its fork server (whose command line says
+    so), or its own children spawned (where there is no fork server)."""
+    found = []
+    for child in children_of(pid):
+        line = _cmdline(child)
+        if b"multiprocessing.forkserver" in line:
+            found += children_of(child)
+        elif b"spawn_main" in line:
+            found.append(child)
+    return found
 
 
 def _cmdline(pid: int) -> bytes:
@@ -134,7 +142,8 @@ def test_a_tournament_killed_with_sigkill_leaves_nothing(tmp_path: Path, jobs: s
     # workers even one at a time: -j 1 has one), the bot deciding (its mark written).
     assert wait_for(lambda: mark.exists() and in_workers(bot_token, proc)
                     and len(workers_of(proc.pid)) == int(jobs), 60), "no game in the workers"
-    helpers = children_of(proc.pid)  # workers, and multiprocessing's resource tracker
+    # The workers, multiprocessing's resource tracker and fork server
+    helpers = children_of(proc.pid) + workers_of(proc.pid)
     assert len([h for h in helpers if h in workers_of(proc.pid)]) == int(jobs)
     playing = in_workers(bot_token, proc)
     proc.send_signal(signal.SIGKILL)
@@ -158,7 +167,7 @@ def test_a_tournament_stopped_by_sigterm_leaves_nothing_and_resumes(tmp_path: Pa
     # bots, and resuming after played games, went untested. Now mid-tournament.
     assert wait_for(lambda: results_written(out) >= 1 and in_workers(token, proc)
                     and len(workers_of(proc.pid)) == 2, 60), "no game in the workers"
-    helpers = children_of(proc.pid)
+    helpers = children_of(proc.pid) + workers_of(proc.pid)
     proc.send_signal(sig)
     assert proc.wait(timeout=30) == 130
     assert wait_for(lambda: not pids_with(token) and not alive(helpers), 15), \

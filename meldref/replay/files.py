@@ -34,7 +34,6 @@ from ..engine.game import (
 from ..engine.position import Position, PositionError, read_position
 from ..private import open_private, private_dir
 from ..protocol.records import event_record
-from . import schema
 
 if TYPE_CHECKING:
     from .audit import Verified
@@ -268,6 +267,10 @@ def _check_line(number: int, raw: bytes, previous: str, partial: bool) -> tuple[
     if not isinstance(record, dict) or not isinstance(record.get("type"), str):
         raise ReplayError(number, 'altered: not a JSON object with a "type"')
     record.pop("sum", None)
+    # Imported when a replay is read, not written: the schema's pydantic models cost a
+    # tournament worker, which only writes, a third of a second of CPU to import.
+    from . import schema
+
     wrong = schema.problem(record)
     if wrong is not None:
         raise ReplayError(number, f"altered: a {record['type']} record with {wrong}")

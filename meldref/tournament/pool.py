@@ -3,13 +3,20 @@ that never outlive the tournament or leave a bot behind.
 
 Games between in-process bots are CPU-bound and would queue behind one GIL in threads, and games
 between bot programs still spend the referee's own CPU on every move (legality, observations,
-the protocol's text), so games run in processes (`ProcessPoolExecutor`, spawned).
+the protocol's text), so games run in processes (`ProcessPoolExecutor`). The workers are forked
+from multiprocessing's fork server, which has imported meldref once (`worker_context`): a
+spawned worker imported meldref (and pydantic) itself, about 0.4 s of CPU each, which made a
+game at -j 2 cost x1.25 the CPU of one at -j 1 (bench/bench_jobs.py). Forking the tournament
+process itself would be cheaper still, but it may have threads (the progress display's), and a
+fork copies their locks in whatever state they are.
 
 A worker:
+- runs with the tournament's environment (the fork server's is that of the first pool);
 - keeps the bot programs it seats from game to game (`keeper.BotKeeper`; fresh ones per game
   with `Limits.fresh_bots`), and stops them when it ends;
-- asks the kernel for SIGTERM when the tournament process dies (`PR_SET_PDEATHSIG`), also on
-  `kill -9`, after which nothing of the tournament runs to stop it;
+- asks the kernel for SIGTERM when its parent dies (`PR_SET_PDEATHSIG`): the fork server,
+  which ends when the tournament process does, also on `kill -9`, after which nothing of the
+  tournament runs to stop it;
 - on SIGTERM kills every bot program it started (their process groups and what escaped them)
   and exits at once. It must not raise `SystemExit` there: the executor would take it for the
   game's result and keep the worker waiting for the next game.
@@ -31,9 +38,11 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Final
 
+from ..engine.game import GAME_NAMES
 from ..protocol.records import ResultLine
 from ..protocol.sweep import kill_all_bots
 from .keeper import keep_bots_here
@@ -110,8 +119,8 @@ class GamePool:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=worker_init, initargs=(os.getpid(),))
+                max_workers=self.workers, mp_context=worker_context(),
+                initializer=worker_init, initargs=(os.getpid(), dict(os.environ)))
         return self._pool
 
     def _replace(self) -> None:
@@ -144,18 +153,67 @@ def stop_workers() -> None:
             process.terminate()
 
 
-def worker_init(parent: int) -> None:
-    """Set up a worker: Ctrl-C is the tournament's to decide; SIGTERM (sent by the tournament,
-    or by the kernel when the tournament dies) kills the worker's bots and ends it. The bot
-    programs the worker seats are kept from game to game (`keeper`), stopped when it ends."""
+def worker_context() -> BaseContext:
+    """How workers start: forked from the fork server, which imports what a game needs
+    (`worker_modules`) once, when the first pool starts; spawned where there is no fork server."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(worker_modules())  # heeded only before the server starts
+    return context
+
+
+def worker_modules() -> list[str]:
+    """The modules a worker's games import: this one (the referee, the engines, the replay
+    writer), the built-in bots. A worker also runs the tournament's main script again (as
+    multiprocessing does), so with meldref's own command line that is loaded too."""
+    root = __name__.partition(".")[0]
+    names = [__name__, *(f"{root}.bots.{game}" for game in GAME_NAMES)]
+    return [*names, f"{root}.cli"] if f"{root}.cli" in sys.modules else names
+
+
+def worker_init(tournament: int, environment: dict[str, str]) -> None:
+    """Set up a worker: the tournament's environment (a forked worker has the fork server's);
+    Ctrl-C is the tournament's to decide; SIGTERM (sent by the tournament, or by the kernel
+    when the worker's parent dies) kills the worker's bots and ends it. The bot programs the
+    worker seats are kept from game to game (`keeper`), stopped when it ends."""
+    os.environ.clear()
+    os.environ.update(environment)
+    _leave_fork_server()
     keep_bots_here()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_now)
+    parent = os.getppid()  # the tournament, or the fork server (which ends with it)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:
-        os._exit(1)  # the parent died before prctl took effect
+    if os.getppid() != parent or not _alive(tournament):
+        os._exit(1)  # the tournament died before prctl took effect
+
+
+def _leave_fork_server() -> None:
+    """Close this worker's copy of the fork server's "alive" pipe. The server ends when no
+    process holds it; were the workers to hold it, the server would outlive a tournament
+    killed with SIGKILL, and so would they (their parent-death signal is the server's end),
+    and their bots."""
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if isinstance(fd, int) and getattr(server, "_forkserver_pid", None) is None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        server._forkserver_alive_fd = None  # type: ignore[union-attr]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _stop_now(signum: int, frame: object) -> None:

@@ -21,7 +21,6 @@ from ..protocol.records import GameRecord, ResultLine
 from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
-from ..settings import in_table, limit_settings, parse_rules
 from .keeper import BotKeeper, kept_here
 from .schedule import BotEntry, GameJob, bot_entries, bot_seed, seating_of
 
@@ -247,6 +246,10 @@ def play_one(game: str, specs: Sequence[str], seed: int, *, rules: Mapping[str, 
     """One game given as text (bot specs; rules and limits by their public names, as flags
     and TOML give them), checked here and played; its result line. For scripts, benchmarks and
     tests; `SettingsError` or `ValueError` if a value is wrong."""
+    # Here, not at the top: a tournament worker imports this module but never checks a
+    # setting, and the settings' pydantic models cost it a third of a second of CPU.
+    from ..settings import in_table, limit_settings, parse_rules
+
     info = find_game(game)
     settings = limit_settings(limits or {}, in_table("limits"))
     parsed = [BotSpec.parse(s) for s in specs]

@@ -1,0 +1,60 @@
+"""How a tournament's workers start (issue 28: -j 2 cost x1.25 the CPU a game of -j 1).
+
+A spawned worker imported meldref, pydantic with it, itself: the CPU of two imports a run. The
+workers are now forked from a fork server that imported what a game needs once, and that
+import leaves pydantic out (only reading a replay or checking settings needs it)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from meldref.tournament.pool import GamePool
+from meldref.tournament.schedule import GameJob
+
+MARK = "MELDREF_TEST_POOL_MARK"
+
+
+def jobs(count: int) -> list[GameJob]:
+    return [GameJob(k, f"g{k}", "phase10", None, k, k, ()) for k in range(count)]
+
+
+def what_the_worker_has(job: GameJob, folder: Path, keep_logs: bool) -> dict[str, Any]:
+    """A game's stand-in: what its worker had loaded and saw, as it began."""
+    return {"index": job.index, "game_id": job.game_id, "status": "ok", "pid": os.getpid(),
+            "bots_loaded": "meldref.bots.phase10" in sys.modules,
+            "runner_loaded": "meldref.tournament.runner" in sys.modules,
+            "pydantic": sorted(m for m in sys.modules if m.split(".")[0] == "pydantic")[:3],
+            "mark": os.environ.get(MARK)}
+
+
+def play(tmp_path: Path, count: int = 4) -> list[dict[str, Any]]:
+    pool = GamePool(2, what_the_worker_has, tmp_path, False)
+    return list(pool.play(jobs(count)))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server: Linux")
+def test_workers_start_with_a_games_modules_loaded_and_without_pydantic(tmp_path: Path) -> None:
+    # Was: spawned workers, which had loaded only what unpickling the job needed (the
+    # built-in bots were imported by the first game, in every worker), and pydantic with the
+    # replay writer and the runner.
+    results = play(tmp_path)
+    assert [r["status"] for r in results] == ["ok"] * 4
+    assert all(r["bots_loaded"] and r["runner_loaded"] for r in results), results
+    assert all(r["pydantic"] == [] for r in results), results
+
+
+def test_workers_see_the_tournaments_environment_of_now(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fork server keeps the environment of the moment it started (the first pool of the
+    # process); a worker must see the tournament's as it is when its pool starts.
+    monkeypatch.setenv(MARK, "first")
+    assert {r["mark"] for r in play(tmp_path / "a")} == {"first"}
+    monkeypatch.setenv(MARK, "second")
+    assert {r["mark"] for r in play(tmp_path / "b")} == {"second"}
+    monkeypatch.delenv(MARK)
+    assert {r["mark"] for r in play(tmp_path / "c")} == {None}
