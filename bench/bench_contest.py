@@ -108,8 +108,7 @@ def adaptive(names: Sequence[str], ratings: LadderRatings, placement: int = 6) -
         order = ranked({n: fitted.get(n, Rating(None, None, None, 0)) for n in names})
         key = {n: k for k, n in enumerate(names)}
         # Deal sets chosen since the last refit are in flight, as in a run with -j.
-        ranking = [Candidate(key[n], fitted[n].low if n in fitted else None,
-                             fitted[n].high if n in fitted else None,
+        ranking = [Candidate(key[n], *(fitted[n].resampled if n in fitted else (None, None)),
                              played.get(n, 0) - pending.get(n, 0), pending.get(n, 0))
                    for n in order]
         table = next_table(ranking, 2, placement, ratings.doubt(order))

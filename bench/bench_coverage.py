@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from meldref.contest.ratings import LadderRatings
 from meldref.verdicts.games import GameResult
 from meldref.verdicts.pairs import HeadToHead, cross_table
 from meldref.verdicts.ratings import standings
@@ -44,6 +45,9 @@ from meldref.verdicts.seatings import seatings
 
 LUCK = 0.5  # sd of a seat's luck in a deal, in units of log-strength
 FIELDS = {2: {"a": 0.0, "b": 0.3}, 4: {"a": 0.0, "b": 0.2, "c": 0.4, "d": 0.6, "e": 1.0}}
+# The contest ladder's versions: eight, each table `seats` of them drawn at random.
+LADDER = {"v0": 0.0, "v1": 0.2, "v2": 0.4, "v3": 0.6, "v4": 0.8, "v5": 1.0, "v6": 1.2,
+          "v7": 1.5}
 
 
 def simulate(seats: int, deals: int, rng: np.random.Generator) -> list[GameResult]:
@@ -144,6 +148,59 @@ def measure(seats: int, deals: int, runs: int, seed: int,
     return out
 
 
+def ladder_deal_set(seats: int, deal: int, rng: np.random.Generator) -> list[dict[str, Any]]:
+    """One deal set of the contest ladder: a table of `seats` versions of `LADDER` drawn at
+    random (the matchmaking's choice aside), every seating of one deal, as result lines."""
+    table = [str(b) for b in rng.choice(sorted(LADDER), size=seats, replace=False)]
+    s = np.array([LADDER[b] for b in table])
+    luck = rng.normal(0, LUCK, seats)
+    rows = seatings(seats)
+    noise = rng.gumbel(size=(len(rows), seats))
+    lines = []
+    for r, row in enumerate(rows):
+        keys = s[list(row)] + luck + noise[r]
+        places = [int(1 + (keys > k).sum()) for k in keys]
+        lines.append({"status": "ok", "deal": deal, "bots": [table[i] for i in row],
+                      "places": places, "scores": [10.0 * p for p in places]})
+    return lines
+
+
+def ladder_fit(seats: int, deal_sets: int, rng: np.random.Generator,
+               resamples: int) -> dict[str, Any]:
+    ladder = LadderRatings()
+    for deal in range(deal_sets):
+        ladder.add_deal_set(ladder_deal_set(seats, deal, rng))
+    return ladder.fit(sorted(LADDER), resamples=resamples)
+
+
+def measure_ladder(seats: int, deal_sets: int, runs: int, seed: int, truth: dict[str, float],
+                   resamples: int) -> Tally:
+    """The ladder's printed rating intervals (`contest.ratings`, as `contest status` and the
+    leaderboard show them) over `runs` ladders of `deal_sets` deal sets."""
+    rng = np.random.default_rng([seed, seats, deal_sets, 1])
+    tally = Tally()
+    for _ in range(runs):
+        fitted = ladder_fit(seats, deal_sets, rng, resamples)
+        rated = {b: r for b, r in fitted.items() if r.rating is not None}
+        true = anchored(truth, {b: float(r.rating) for b, r in rated.items()})
+        for bot, r in rated.items():
+            why = getattr(r, "no_interval", None)
+            if why is not None and "anchor" in why:
+                continue
+            tally.add(r.low, r.high, true[bot], why is not None)
+    return tally
+
+
+def _markdown(row: dict[str, Any]) -> str:
+    cov = ("-" if row["coverage_pct"] is None else
+           f"{row['coverage_pct']:.1f}% +- {row['coverage_se']:.1f}")
+    width = row["median_width"]
+    shown = "-" if width is None else (
+        f"{100 * width:.1f} pts" if row["interval"] == "score" else f"{width:.0f} Elo")
+    return (f"| {row['seats']} | {row['deals']} | {row['interval']} | {row['printed_pct']}% "
+            f"| {cov} | {row['warned_pct']}% | {shown} |")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=300)
@@ -151,26 +208,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seats", default="2,4")
     parser.add_argument("--truth", type=int, default=3000, help="deals per table for the truth")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--quick", action="store_true", help="20 runs, deals 1,5, truth 300")
+    parser.add_argument("--ladder", default="20,40,80,160",
+                        help="deal sets of the contest ladder (all versions); '' for none")
+    parser.add_argument("--resamples", type=int, default=100,
+                        help="the ladder fit's bootstrap resamples (matchmaking's)")
+    parser.add_argument("--quick", action="store_true",
+                        help="20 runs, deals 1,5, ladder 40, truth 300")
     args = parser.parse_args(argv)
     if args.quick:
-        args.runs, args.deals, args.truth = 20, "1,5", 300
+        args.runs, args.deals, args.truth, args.ladder = 20, "1,5", 300, "40"
     table = ["| seats | deal sets per table | interval | printed | coverage (95% target) "
              "| warned instead | median width |", "|---|---|---|---|---|---|---|"]
     lines = []
     for seats in (int(x) for x in args.seats.split(",")):
         truth = truths(seats, args.truth, args.seed + 10_000)
-        for deals in (int(x) for x in args.deals.split(",")):
+        for deals in (int(x) for x in args.deals.split(",") if x):
             for name, tally in measure(seats, deals, args.runs, args.seed, truth).items():
                 row = {"seats": seats, "deals": deals, "interval": name, **tally.row()}
                 lines.append(json.dumps(row))
-                cov = ("-" if row["coverage_pct"] is None else
-                       f"{row['coverage_pct']:.1f}% +- {row['coverage_se']:.1f}")
-                width = row["median_width"]
-                shown = "-" if width is None else (
-                    f"{100 * width:.1f} pts" if name == "score" else f"{width:.0f} Elo")
-                table.append(f"| {seats} | {deals} | {name} | {row['printed_pct']}% | {cov} "
-                             f"| {row['warned_pct']}% | {shown} |")
+                table.append(_markdown(row))
+        ladder_truth = {b: float(r.rating or 0.0) for b, r in ladder_fit(
+            seats, args.truth, np.random.default_rng(args.seed + 20_000), 0).items()}
+        for deal_sets in (int(x) for x in args.ladder.split(",") if x):
+            tally = measure_ladder(seats, deal_sets, args.runs, args.seed, ladder_truth,
+                                   args.resamples)
+            row = {"seats": seats, "deals": deal_sets, "interval": "ladder rating",
+                   **tally.row()}
+            lines.append(json.dumps(row))
+            table.append(_markdown(row))
     print("\n".join(table))
     print("\n".join(lines))
     return 0

@@ -199,10 +199,11 @@ def status(folder: DirArg,
 
 
 def _rating(row: dict[str, Any]) -> tuple[str, str]:
-    low, high = row["rating_ci95"]
+    from ..contest.board import interval_text
+
     if row["rating"] is None:
         return "-", "-"
-    return f"{row['rating']:+.0f}", "-" if low is None else f"{low:+.0f}..{high:+.0f}"
+    return f"{row['rating']:+.0f}", escape(interval_text(row, ".."))
 
 
 @contest_app.command("retire")

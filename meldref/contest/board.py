@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .ranking import Rating, ranked
-from .store import ContestStore, is_running
+from .store import ContestStore, SavedRating, is_running
 
 
 def leaderboard(store: ContestStore) -> dict[str, Any]:
@@ -15,7 +15,7 @@ def leaderboard(store: ContestStore) -> dict[str, Any]:
     ratings = store.latest_ratings()
     versions = store.versions()
     labels = {v.id: v.label for v in versions}
-    playing = {v.label: Rating(*ratings.get(v.id, (None, None, None, 0)))
+    playing = {v.label: Rating(*ratings.get(v.id, (None, None, None, 0, None)))
                for v in versions if v.in_play}
     rows = []
     for rank, label in enumerate(ranked(playing), start=1):
@@ -34,10 +34,22 @@ def leaderboard(store: ContestStore) -> dict[str, Any]:
 
 
 def _row(store: ContestStore, vid: int, labels: dict[int, str],
-         ratings: dict[int, tuple[float | None, float | None, float | None, int]]
-         ) -> dict[str, Any]:
+         ratings: dict[int, SavedRating]) -> dict[str, Any]:
     version = store.version(vid)
     games, faults = store.version_record(vid)
-    rating, low, high, _ = ratings.get(vid, (None, None, None, 0))
+    rating, low, high, _, why = ratings.get(vid, (None, None, None, 0, None))
     return {"bot": version.bot, "version": version.number, "label": labels[vid],
-            "rating": rating, "rating_ci95": [low, high], "games": games, "faults": faults}
+            "rating": rating, "rating_ci95": [low, high], "no_interval": why, "games": games,
+            "faults": faults}
+
+
+def interval_text(row: dict[str, Any], joiner: str) -> str:
+    """A leaderboard row's 95% interval as `status` and the page print it: both ends, one
+    (a version never placed below, or above, another), or, where there is none, why."""
+    low, high = row["rating_ci95"]
+    if low is not None and high is not None:
+        return f"{low:+.0f}{joiner}{high:+.0f}"
+    if low is not None or high is not None:
+        return f">= {low:+.0f}" if low is not None else f"<= {high:+.0f}"
+    why = row.get("no_interval")
+    return f"none: {why}" if why else "-"

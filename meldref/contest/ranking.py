@@ -10,12 +10,17 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Rating:
-    """A version's rating with its 95% interval (None: not rated yet) and its games."""
+    """A version's rating with its printed 95% interval (None: not rated yet, or none and
+    `no_interval` says why) and its games; `resampled`: the bootstrap's 95% range, which
+    matchmaking reads (the printed interval is missing below 10 deal sets a version, where
+    matchmaking still has to place it)."""
 
     rating: float | None
     low: float | None
     high: float | None
     games: int
+    no_interval: str | None = None
+    resampled: tuple[float | None, float | None] = (None, None)
 
     @property
     def width(self) -> float:

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..verdicts.games import GameResult
-from ..verdicts.ratings import ELO_PER_UNIT, median_weights
+from ..verdicts.ratings import ELO_PER_UNIT, Spread, median_weights
 from .ranking import Rating
 
 RESAMPLES: Final = 200
@@ -125,6 +125,7 @@ class LadderRatings:
         # The verdicts' scale: zero at the median version (`verdicts.ratings.median_weights`),
         # so the ladder's figures are the tournament's, and one hopeless version moves none.
         weights = median_weights(np.nan_to_num(point), rated)
+        spread = Spread.of_counts(ds, i, j, w, rated, point / ELO_PER_UNIT, PRIOR_DRAWS)
         point = point - float(np.sum(weights * np.nan_to_num(point)))
         samples = samples - np.sum(weights * np.nan_to_num(samples), axis=1, keepdims=True)
         self._samples = samples
@@ -134,8 +135,10 @@ class LadderRatings:
                 continue
             low, high = (np.nanquantile(samples[:, k], [0.025, 0.975]) if resamples
                          else (np.nan, np.nan))
-            out[name] = Rating(round(float(point[k]), 1), _opt(low), _opt(high),
-                               self.games.get(name, 0))
+            # Printed: the verdicts' interval, counted in the version's own deal sets.
+            shown_low, shown_high, why = spread.interval(k, point, weights, unit="deal set")
+            out[name] = Rating(round(float(point[k]), 1), shown_low, shown_high,
+                               self.games.get(name, 0), why, (_opt(low), _opt(high)))
             self._last[name] = float(point[k])
         return out
 

@@ -34,7 +34,12 @@ from typing import IO, Any, Final, Literal
 from ..private import folder_problem, open_private, private_dir
 from .settings import ContestError, ContestSettings
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+# Each step brings a database of the schema before it to the next, in place.
+MIGRATIONS: Final = {
+    # 1 -> 2: the reason a rating has no interval (issue 21's ladder intervals).
+    1: "ALTER TABLE ratings ADD COLUMN no_interval TEXT",
+}
 DB_NAME: Final = "contest.db"
 BUSY_MS: Final = 30_000
 STAGING: Final = ".staging"  # bots/.staging/<id>: a submission being checked
@@ -71,12 +76,36 @@ CREATE TABLE seats (
 CREATE INDEX seats_by_version ON seats (version, game);
 CREATE TABLE ratings (
     at INTEGER NOT NULL, version INTEGER NOT NULL, rating REAL, low REAL, high REAL,
-    games INTEGER NOT NULL, PRIMARY KEY (at, version));
+    games INTEGER NOT NULL, no_interval TEXT, PRIMARY KEY (at, version));
 CREATE INDEX ratings_by_version ON ratings (version, at);
 CREATE TABLE finals (
     id INTEGER PRIMARY KEY, top INTEGER NOT NULL, deal_sets INTEGER NOT NULL,
     versions TEXT NOT NULL, created REAL NOT NULL, standings TEXT);
 """
+
+
+# A saved rating: rating, low, high, games, why there is no interval.
+SavedRating = tuple[float | None, float | None, float | None, int, str | None]
+
+
+def _migrated(db: sqlite3.Connection, version: str | None) -> str | None:
+    """Brings a contest database of an older schema to this one (`MIGRATIONS`, in one
+    transaction); its schema version after."""
+    if version is None or not version.isdigit() or int(version) not in MIGRATIONS:
+        return version
+    db.execute("BEGIN IMMEDIATE")  # re-read inside: another process may have migrated it
+    try:
+        now = int(db.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+                  .fetchone()[0])
+        for step in range(now, SCHEMA_VERSION):
+            db.execute(MIGRATIONS[step])
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                   (str(SCHEMA_VERSION),))
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return str(SCHEMA_VERSION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +223,7 @@ class ContestStore:
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
             raise ContestError(f"{path}: not a contest database ({exc})") from None
+        meta["schema_version"] = _migrated(db, meta.get("schema_version"))
         if meta.get("schema_version") != str(SCHEMA_VERSION):
             db.close()
             raise ContestError(f"{path}: schema version {meta.get('schema_version')}, this "
@@ -447,23 +477,24 @@ class ContestStore:
                 for r in rows]
 
     def save_ratings(self, rows: Sequence[tuple[int, float | None, float | None, float | None,
-                                                int]]) -> int:
-        """A snapshot of the ladder's ratings (version, rating, low, high, games); its
-        number (the ladder deal sets done when it was taken)."""
+                                                int, str | None]]) -> int:
+        """A snapshot of the ladder's ratings (version, rating, low, high, games, why there is
+        no interval); its number (the ladder deal sets done when it was taken)."""
         at = self.db.execute("SELECT COUNT(*) FROM deal_sets WHERE state = 'done' AND kind != "
                              "'final'").fetchone()[0]
         with self.write() as db:
             db.execute("DELETE FROM ratings WHERE at = ?", (at,))
-            db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?)",
+            db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)",
                            [(at, *row) for row in rows])
         return int(at)
 
-    def latest_ratings(self) -> dict[int, tuple[float | None, float | None, float | None, int]]:
+    def latest_ratings(self) -> dict[int, SavedRating]:
         at = self.db.execute("SELECT MAX(at) FROM ratings").fetchone()[0]
         if at is None:
             return {}
-        return {r[0]: (r[1], r[2], r[3], r[4]) for r in self.db.execute(
-            "SELECT version, rating, low, high, games FROM ratings WHERE at = ?", (at,))}
+        return {r[0]: (r[1], r[2], r[3], r[4], r[5]) for r in self.db.execute(
+            "SELECT version, rating, low, high, games, no_interval FROM ratings WHERE at = ?",
+            (at,))}
 
     def rating_history(self, vid: int) -> list[tuple[int, float, float, float]]:
         return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(

@@ -150,7 +150,7 @@ def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
     else:
         anchor, weights = None, median_weights(theta, rated)
     point = _anchored(theta, weights, rated) * ELO_PER_UNIT
-    fit = _Spread.of(data, rated, theta, prior_draws)
+    fit = Spread.of(data, rated, theta, prior_draws)
     margins = MarginFit.of(data.pairs + data.pairs.transpose(0, 2, 1), data.margins, rated)
     by_margin = rank_by == "margin"
     margin_weights = weights if anchor else median_weights(margins.value, rated)
@@ -178,7 +178,7 @@ def _anchored(values: FloatArray, weights: FloatArray, rated: NDArray[np.bool_]
 
 
 def _margin_cells(i: int, margin: FloatArray, weights: FloatArray, fit: MarginFit,
-                  spread: _Spread) -> tuple[float | None, float | None, float | None]:
+                  spread: Spread) -> tuple[float | None, float | None, float | None]:
     """Bot i's margin and its 95% interval (None where the ratings have none)."""
     if not math.isfinite(margin[i]):
         return None, None, None
@@ -209,7 +209,7 @@ def median_weights(theta: FloatArray, rated: NDArray[np.bool_]) -> FloatArray:
 
 
 def _row(data: _Tally, rank: int, i: int, point: FloatArray, weights: FloatArray,
-         fit: _Spread, held: FloatArray | None) -> BotStanding:
+         fit: Spread, held: FloatArray | None) -> BotStanding:
     games, wins, places, scores = data.totals()[:, i]
     per_game = 1 / games if games else 0.0
     rating = low = high = None
@@ -223,8 +223,16 @@ def _row(data: _Tally, rank: int, i: int, point: FloatArray, weights: FloatArray
                        None if held is None or rating is None else float(held[i]), why)
 
 
+def too_few(units: int, unit: str) -> str | None:
+    """Why there is no rating interval on `units` deals (or deal sets): None if enough."""
+    if units < MIN_UNITS:
+        return (f"{units} {unit}{'s' if units != 1 else ''}: a rating interval needs "
+                f"{MIN_UNITS} or more")
+    return None
+
+
 @dataclass(frozen=True, slots=True)
-class _Spread:
+class Spread:
     """The fit's cluster-robust covariance (deals as clusters) on the rated bots, and what a
     bot's record allows: a two-sided interval, a one-sided bound, or none (`why`)."""
 
@@ -237,44 +245,64 @@ class _Spread:
 
     @property
     def why(self) -> str | None:
-        if self.units < MIN_UNITS:
-            return (f"{self.units} deal{'s' if self.units != 1 else ''}: a rating interval "
-                    f"needs {MIN_UNITS} or more")
-        return None
+        return too_few(self.units, "deal")
 
     @staticmethod
     def of(data: _Tally, rated: NDArray[np.bool_], theta: FloatArray,
-           prior_draws: float) -> _Spread:
-        idx = np.flatnonzero(rated)
-        per_deal = data.pairs[:, idx][:, :, idx]
-        used = per_deal.sum(axis=(1, 2)) > 0
-        per_deal = per_deal[used]
-        total = data.pairs.sum(axis=0)
-        played = (data.pairs + data.pairs.transpose(0, 2, 1)).sum(axis=2) > 0
+           prior_draws: float) -> Spread:
+        deal, i, j = np.nonzero(data.pairs)
+        return Spread.of_counts(deal, i, j, data.pairs[deal, i, j], rated, theta, prior_draws)
+
+    @staticmethod
+    def of_counts(deal: NDArray[np.intp], i: NDArray[np.intp], j: NDArray[np.intp],
+                  w: FloatArray, rated: NDArray[np.bool_], theta: FloatArray,
+                  prior_draws: float) -> Spread:
+        """From flat counts (entry e: bot i[e]'s wins w[e] over bot j[e] in deal deal[e]),
+        so a caller with thousands of deals (the contest ladder) never holds a deals x bots x
+        bots array. `theta`: the fit's log-strengths (NaN for bots not rated)."""
+        n = len(rated)
+        total = np.bincount(i * n + j, weights=w, minlength=n * n).astype(float).reshape(n, n)
         won = total.sum(axis=1)
         comparisons = total + total.T
-        units = int(used.sum())
+        seen = np.unique(np.concatenate([deal * n + i, deal * n + j]))
+        deals_of = np.bincount(seen % n, minlength=n).astype(float)
+        idx = np.flatnonzero(rated)
+        pos = np.full(n, -1)
+        pos[idx] = np.arange(len(idx))
+        inside = (pos[i] >= 0) & (pos[j] >= 0)
+        used, unit = np.unique(deal[inside], return_inverse=True)
+        units = len(used)
         cov = np.zeros((len(idx), len(idx)))
         if len(idx) >= 2 and units >= 2:
+            a_, b_, wins = pos[i[inside]], pos[j[inside]], w[inside]
             t = theta[idx]
             p = 1 / (1 + np.exp(-(t[:, None] - t[None, :])))  # p[i, j]: i beats j
             # A deal's score vector: d/dtheta_k of sum w_ij log p_ij.
-            a = per_deal * (1 - p)
-            g = a.sum(axis=2) - a.sum(axis=1)
+            share = wins * (1 - p[a_, b_])
+            m_ = len(idx)
+            g = (np.bincount(unit * m_ + a_, weights=share, minlength=units * m_)
+                 - np.bincount(unit * m_ + b_, weights=share, minlength=units * m_)
+                 ).reshape(units, m_)
             g -= g.mean(axis=0)
             meat = g.T @ g * units / (units - 1)
-            w = per_deal.sum(axis=0) + prior_draws / 2 * (1 - np.eye(len(idx)))
-            m = (w + w.T) * p * p.T
+            w_ = (np.bincount(a_ * m_ + b_, weights=wins, minlength=m_ * m_).reshape(m_, m_)
+                  + prior_draws / 2 * (1 - np.eye(m_)))
+            m = (w_ + w_.T) * p * p.T
             np.fill_diagonal(m, 0.0)
             bread = np.linalg.pinv(np.diag(m.sum(axis=1)) - m)
             cov = bread @ meat @ bread
-        return _Spread(idx, cov, units, comparisons, won, played.sum(axis=0).astype(float))
+        return Spread(idx, cov, units, comparisons, won, deals_of)
 
-    def interval(self, i: int, point: FloatArray, weights: FloatArray
+    def interval(self, i: int, point: FloatArray, weights: FloatArray, unit: str = ""
                  ) -> tuple[float | None, float | None, str | None]:
-        """Bot i's 95% interval (low, high, why-not); either end None when unsupported."""
-        if self.why is not None:
-            return None, None, self.why
+        """Bot i's 95% interval (low, high, why-not); either end None when unsupported.
+        With `unit` (the contest ladder's "deal set"), the bot's own units count, not all
+        of them: on a ladder a new version has played a few of its thousands of deal sets,
+        and its variance rests on those few."""
+        units = int(self.deals_of[i]) if unit else self.units
+        why = too_few(units, unit) if unit else self.why
+        if why is not None:
+            return None, None, why
         lost = self.comparisons[i].sum() - self.won[i]
         if self.won[i] == 0 or lost == 0:
             return self._one_sided(i, point, won=self.won[i] > 0)
@@ -283,7 +311,7 @@ class _Spread:
         var = float(c @ self.cov @ c)
         if not var > 0:
             return None, None, "the scale's zero (the anchor): 0 by definition"
-        half = t95(self.units) * math.sqrt(var) * ELO_PER_UNIT
+        half = t95(units) * math.sqrt(var) * ELO_PER_UNIT
         return (round(float(point[i] - half), DIGITS), round(float(point[i] + half), DIGITS),
                 None)
 

@@ -81,7 +81,7 @@ class Ladder:
         versions = self.store.in_play()
         fitted = self.ratings.fit([v.label for v in versions])
         self.current = {v.id: fitted[v.label] for v in versions}
-        self.store.save_ratings([(vid, r.rating, r.low, r.high, r.games)
+        self.store.save_ratings([(vid, r.rating, r.low, r.high, r.games, r.no_interval)
                                  for vid, r in self.current.items()])
 
     def next_table(self) -> tuple[int, ...] | None:
@@ -94,7 +94,7 @@ class Ladder:
         for vid in order:
             done, pending = counts.get(vid, (0, 0))
             r = rows[vid]
-            candidates.append(Candidate(vid, r.low, r.high, done, pending))
+            candidates.append(Candidate(vid, *r.resampled, done, pending))
         settings = self.store.settings
         doubt = self.ratings.doubt([versions[vid].label for vid in order])
         return next_table(candidates, settings.players, settings.placement, doubt)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
-from ..board import leaderboard
+from ..board import interval_text, leaderboard
 from ..store import ContestStore
 
 REFRESH_SECONDS: Final = 10
@@ -44,10 +44,9 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[in
 
 
 def _rating(row: dict[str, Any]) -> tuple[str, str]:
-    low, high = row["rating_ci95"]
     if row["rating"] is None:
         return "-", "-"
-    return f"{row['rating']:+.0f}", "-" if low is None else f"{low:+.0f} .. {high:+.0f}"
+    return f"{row['rating']:+.0f}", escape(interval_text(row, " .. "))
 
 
 def bot_link(bot: str) -> str:
