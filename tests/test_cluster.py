@@ -9,6 +9,7 @@ Deselect with `-m 'not cluster'`; skipped (and says why) without dask.distribute
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http.client
 import json
 import logging
@@ -41,6 +42,7 @@ pytest.importorskip("cryptography", reason="cryptography (the test's TLS certifi
 import dask.config  # noqa: E402
 
 from meldref.cli.app import app  # noqa: E402
+from meldref.protocol.records import ResultLine  # noqa: E402
 from meldref.replay.files import verify  # noqa: E402
 from meldref.tournament import cluster as cluster_module  # noqa: E402
 from meldref.tournament import cluster_worker  # noqa: E402
@@ -482,21 +484,23 @@ def test_a_game_played_twice_is_counted_once(cluster: Cluster, tmp_path: Path) -
     first, second = config.schedule()
     pool = ClusterPool(config, run_job, folder, False)
     lines = list(pool.play([first, first, second, first]))
-    assert sorted(line["game_id"] for line in lines) == [first.game_id, second.game_id]
+    assert sorted(line.game_id for line in lines) == [first.game_id, second.game_id]
     for line in lines:
-        assert verify(folder / line["replay"]).actions == line["actions"]
+        assert line.replay is not None and line.figures is not None
+        assert verify(folder / line.replay).actions == line.figures.actions
     assert not (folder / ".cluster").exists()
 
 
 def test_a_worker_may_not_send_files_outside_its_game() -> None:
-    line = {"game_id": "t00-d0000-s00", "replay": "replays/t00-d0000-s00.jsonl",
-            "logs": ["logs/t00-d0000-s00/seat0-a.stderr", None]}
+    line = ResultLine("t00-d0000-s00", "phase10", 1, ("a", "b"),
+                      replay="replays/t00-d0000-s00.jsonl",
+                      logs=("logs/t00-d0000-s00/seat0-a.stderr", None))
     assert files_of(line) == ["replays/t00-d0000-s00.jsonl",
                               "logs/t00-d0000-s00/seat0-a.stderr"]
     for bad in ("../x", "replays/other.jsonl", "logs/t00-d0000-s00/../../x",
                 "results.jsonl", "/etc/passwd", "logs/t01-d0000-s00/seat0-a.stderr"):
         with pytest.raises(ValueError, match="not a replay or log"):
-            files_of({**line, "logs": [bad]})
+            files_of(dataclasses.replace(line, logs=(bad,)))
 
 
 def test_files_sent_back_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,7 +38,7 @@ def test_the_tally_counts_the_typed_figures() -> None:
                       ((), (Fault("timeout", "slow", fatal=True),
                             Fault("late", "5 more", suppressed=5))), 120, 130)
     tally = Tally(["a", "b"])
-    tally.add(("b", "a"), figures)
+    tally.add(("b", "a"), figures.outcome, figures.faults)
     rows = {row.name: row for row in tally.rows()}
     assert (rows["b"].wins, rows["a"].wins, rows["a"].score_sum) == (1.0, 0.0, 40)
     assert rows["a"].faults == {"timeout": 1, "late": 5}

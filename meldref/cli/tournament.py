@@ -6,7 +6,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,6 +25,9 @@ from .common import (
     stop_on_signals,
 )
 from .limits import LIMIT_FLAGS, LimitFlags, warn_about, with_limit_flags
+
+if TYPE_CHECKING:  # loaded when the command runs: `meldref --help` stays quick
+    from ..tournament.run import OpenTournament
 
 SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
                 "machine via /proc (a bot could rebuild every deal); use the config file's "
@@ -96,15 +99,7 @@ def tournament(
 
     Results are streamed to the output folder as games end: rerun the same command to resume."""
     game, config = _game_and_config(game, config, old_game)
-    from ..private import folder_problem
-    from ..tournament.config import with_announced_names
-    from ..tournament.match import preflight
-    from ..tournament.run import (
-        StandingsInterrupted,
-        cluster_missing,
-        open_tournament,
-        run_tournament,
-    )
+    from ..tournament.run import StandingsInterrupted, run_tournament
 
     refuse_overwriting_inputs({"CONFIG": config, "--bot-folder": bot_folder},
                               {"--out": out_dir})
@@ -113,37 +108,16 @@ def tournament(
     if stop_after is not None and stop_after < 1:
         fail(f"--stop-after {stop_after}: at least 1")
     stop_on_signals()  # from here on bots may run: a signal must close them
+    overrides = {
+        "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
+        "format": fmt, "duplicate": duplicate, "seed": seed, "sprt": sprt, "rank-by": rank_by,
+        "out": None if out_dir is None else str(out_dir), "cluster": cluster,
+        "bot-folder": None if bot_folder is None else str(bot_folder),
+        "upload-bots": upload_bots, "cluster-files": cluster_files,
+        "insecure-tcp": insecure_tcp, "rules": rules or [], "limits": limits,
+    }
     try:
-        data = read_toml(config) if config is not None else {}
-        if config is not None and "seed" in data and _readable_by_others(config):
-            err.print(f"warning: {config} holds the seed and other users can read it; "
-                      f"chmod 600 it for contests", markup=False)
-        overrides = {
-            "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
-            "format": fmt, "duplicate": duplicate, "seed": seed, "sprt": sprt,
-            "rank-by": rank_by,
-            "out": None if out_dir is None else str(out_dir), "cluster": cluster,
-            "bot-folder": None if bot_folder is None else str(bot_folder),
-            "upload-bots": upload_bots, "cluster-files": cluster_files,
-            "insecure-tcp": insecure_tcp, "rules": parse_pairs(rules or []),
-            "limits": limits,
-        }
-        cfg = build_config(data, overrides)
-        warn_about(cfg.limits)
-        if cfg.cluster is not None and cfg.cluster.insecure_tcp:
-            from ..tournament.config import TCP_EXPOSES
-
-            err.print(f"warning: --cluster {cfg.cluster.target}: {TCP_EXPOSES}", markup=False)
-        problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
-        if problem or (cfg.cluster is not None and (problem := cluster_missing())):
-            raise ConfigError(problem)
-        announced = preflight(cfg.plan.game, cfg.plan.bots, cfg.policy.startup_time,
-                              cfg.folder / "logs", cfg.process_limits,
-                              None if cfg.bot_folder is None else str(cfg.bot_folder))
-        cfg = with_announced_names(cfg, announced)  # standings show each bot's `id name`
-        # The seed settled (drawn now, or the one this folder already used) and the folder
-        # made now: a folder that cannot be written stops before any game.
-        opened = open_tournament(cfg)
+        opened = _opened(config, overrides)
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
@@ -160,6 +134,33 @@ def tournament(
         raise typer.Exit(EXIT_INTERRUPTED)
     if not all(r.ok for r in run.results):
         raise typer.Exit(EXIT_FAILED)
+
+
+def _opened(config: Path | None, flags: dict[str, Any]) -> OpenTournament:
+    """The tournament of the CONFIG file and the flags, checked, its bot programs started
+    once each (a wrong command fails before any game; the standings show each bot's `id
+    name`), then opened (`open_tournament`: the seed settled, the folder made); `ConfigError`
+    saying what is wrong."""
+    from ..private import folder_problem
+    from ..tournament.config import TCP_EXPOSES, with_announced_names
+    from ..tournament.match import preflight
+    from ..tournament.run import cluster_missing, open_tournament
+
+    data = read_toml(config) if config is not None else {}
+    if config is not None and "seed" in data and _readable_by_others(config):
+        err.print(f"warning: {config} holds the seed and other users can read it; "
+                  f"chmod 600 it for contests", markup=False)
+    cfg = build_config(data, {**flags, "rules": parse_pairs(flags["rules"])})
+    warn_about(cfg.limits)
+    if cfg.cluster is not None and cfg.cluster.insecure_tcp:
+        err.print(f"warning: --cluster {cfg.cluster.target}: {TCP_EXPOSES}", markup=False)
+    problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
+    if problem or (cfg.cluster is not None and (problem := cluster_missing())):
+        raise ConfigError(problem)
+    announced = preflight(cfg.plan.game, cfg.plan.bots, cfg.policy.startup_time,
+                          cfg.folder / "logs", cfg.process_limits,
+                          None if cfg.bot_folder is None else str(cfg.bot_folder))
+    return open_tournament(with_announced_names(cfg, announced))
 
 
 def _game_and_config(game: str | None, config: Path | None,

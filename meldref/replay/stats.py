@@ -56,7 +56,7 @@ class Stats:
         record = Figures.from_result(result, faults)
         self.decisions += record.decisions
         self.hands += record.hands or 0
-        self.tally.add(names, record)
+        self.tally.add(names, record.outcome, record.faults)
 
     def to_json(self) -> dict[str, Any]:
         finished = self.finished

@@ -324,7 +324,7 @@ def totals(lines: Sequence[ResultLine], bots: Sequence[BotEntry]) -> list[dict[s
     tally = Tally(b.name for b in bots)
     for line in lines:
         if line.figures is not None:
-            tally.add(line.bots, line.figures)
+            tally.add(line.bots, line.figures.outcome, line.figures.faults)
     return [{"bot": row.name, "games": row.games, "wins": round(row.wins, 4),
              "mean_score": None if row.mean_score is None else round(row.mean_score, 2),
              "mean_place": None if row.mean_place is None else round(row.mean_place, 3),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocol.records import ResultLine
-from ..verdicts.games import GameResult, played_games
+from ..verdicts.games import GameResult, ResultLineError
 from ..verdicts.pairs import CrossTable, HeadToHead, SameDeals, cross_table
 from ..verdicts.ratings import RankBy, Standings, standings
 from ..verdicts.sprt import SprtSpec, SprtTest
@@ -63,16 +63,25 @@ def compute_standings(results: Sequence[ResultLine], bots: Sequence[str], *,
     lines = [r for r in results if upto is None or (r.index or 0) <= upto]
     after = len(results) - len(lines)
     ok = [r for r in lines if r.ok]
-    games = played_games(ok)
+    games = sorted((_game(line) for line in ok), key=lambda g: g.key)
     faults = Tally(bots)
     for line in ok:
         assert line.figures is not None
-        faults.add(line.bots, line.figures)
+        faults.add(line.bots, line.figures.outcome, line.figures.faults)
     cross = cross_table(games, bots, higher_is_better)
     pair = cross.get(bots[0], bots[1]) if len(bots) == 2 else None
     return Report(standings(games, bots, higher_is_better=higher_is_better, rank_by=rank_by),
                   cross, pair, sprt, faults,
                   len(lines) - len(ok), after)
+
+
+def _game(line: ResultLine) -> GameResult:
+    """A finished game of the schedule as the verdicts read it."""
+    if line.figures is None or line.deal is None:
+        raise ResultLineError(f"result {line.game_id}: no finished game of a schedule")
+    outcome = line.figures.outcome
+    return GameResult(line.deal, line.bots, outcome.places,
+                      tuple(float(s) for s in outcome.scores), line.seed)
 
 
 @dataclass(slots=True)
@@ -128,8 +137,7 @@ class SprtWatch:
             return None
         total = 0
         for line in lines:
-            game = GameResult.of(line)
-            assert game is not None
+            game = _game(line)
             a, b = game.places[game.bots.index(self.first)], game.places[
                 game.bots.index(self.second)]
             total += 2 if a < b else 1 if a == b else 0

@@ -19,8 +19,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..protocol.records import ResultLine
-
 GameKey = tuple[tuple[str, ...], int, tuple[str, ...], tuple[int, ...], tuple[float, ...]]
 
 
@@ -63,18 +61,6 @@ class GameResult:
             name = line.get("game_id", "?")
             raise ResultLineError(f"result {name}: no usable {exc}") from None
 
-    @staticmethod
-    def of(line: ResultLine) -> GameResult | None:
-        """The game of a result line; None for a game that did not finish;
-        `ResultLineError` for one outside a schedule (no deal)."""
-        if line.figures is None:
-            return None
-        if line.deal is None:
-            raise ResultLineError(f"result {line.game_id}: no usable deal")
-        outcome = line.figures.outcome
-        return GameResult(line.deal, line.bots, outcome.places,
-                          tuple(float(s) for s in outcome.scores), line.seed)
-
     @property
     def table(self) -> tuple[str, ...]:
         """The bots at the table, in alphabetical order."""
@@ -98,18 +84,8 @@ class GameResult:
 
 
 def read_games(lines: Iterable[Mapping[str, Any]]) -> list[GameResult]:
-    """The finished games of result lines as read from a file, in canonical order
-    (unfinished ones left out)."""
-    return _canonical(GameResult.from_json(line) for line in lines)
-
-
-def played_games(lines: Iterable[ResultLine]) -> list[GameResult]:
     """The finished games of result lines, in canonical order (unfinished ones left out)."""
-    return _canonical(GameResult.of(line) for line in lines)
-
-
-def _canonical(found: Iterable[GameResult | None]) -> list[GameResult]:
-    games = [g for g in found if g is not None]
+    games = [g for g in (GameResult.from_json(line) for line in lines) if g is not None]
     return sorted(games, key=lambda g: g.key)
 
 

@@ -1,15 +1,35 @@
 """Games counted per bot: games, wins (a win shared by k seats counts 1/k), places, scores and
-faults by outcome, for match totals, tournament standings and replay stats alike."""
+faults by outcome, for match totals, tournament standings and replay stats alike. It reads a
+game's outcome and faults by their shape (`Ranked`, `Counted`): the verdicts import nothing
+of meldref."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from ..protocol.errors import Fault
-from ..protocol.records import Figures
+
+class Ranked(Protocol):
+    """What a tally reads of a game's outcome (`engine.game.Outcome`)."""
+
+    @property
+    def places(self) -> tuple[int, ...]: ...
+    @property
+    def scores(self) -> tuple[int, ...]: ...
+    @property
+    def winners(self) -> tuple[int, ...]: ...
+
+
+class Counted(Protocol):
+    """What a tally reads of a fault (`protocol.errors.Fault`): its outcome, and how many
+    faults it stands for (a summary stands for those it counts)."""
+
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def weight(self) -> int: ...
 
 
 @dataclass(slots=True)
@@ -58,10 +78,11 @@ class Tally:
         self.wins_by_seat: Counter[int] = Counter()
         self.games = 0
 
-    def add(self, bots: Sequence[str], game: Figures) -> None:
-        """Count a finished game whose seat k was played by the bot named `bots[k]`."""
+    def add(self, bots: Sequence[str], outcome: Ranked,
+            faults: Sequence[Sequence[Counted]]) -> None:
+        """Count a finished game whose seat k was played by the bot named `bots[k]`, with
+        its faults by seat."""
         self.games += 1
-        outcome = game.outcome
         winners = outcome.winners
         for seat, name in enumerate(bots):
             line = self.bots.setdefault(name, BotTally(name))
@@ -70,11 +91,11 @@ class Tally:
             line.score_sum += outcome.scores[seat]
             if seat in winners:
                 line.wins += 1 / len(winners)
-        self.add_faults(bots, game.faults or [[] for _ in bots])
+        self.add_faults(bots, faults or [[] for _ in bots])
         for seat in winners:
             self.wins_by_seat[seat] += 1
 
-    def add_faults(self, bots: Sequence[str], faults: Sequence[Sequence[Fault]]) -> None:
+    def add_faults(self, bots: Sequence[str], faults: Sequence[Sequence[Counted]]) -> None:
         """Count the faults of a game (also of one that did not finish: a cut replay)."""
         for seat, name in enumerate(bots):
             line = self.bots.setdefault(name, BotTally(name))
