@@ -120,13 +120,16 @@ def reap_all() -> None:
 # One run, in a fresh process
 
 
-def timed_job(job: Any, folder: Path, keep_logs: bool) -> dict[str, Any]:
-    """`run_job`, with the CPU the game took where it ran (the parent, or a worker)."""
+def timed_job(job: Any, folder: Path, keep_logs: bool) -> Any:
+    """`run_job`, noting the CPU the game took where it ran (the parent, or a worker) in a
+    file of its own under `folder`/bench-cpu (a result line is typed: it has no room for it)."""
     from meldref.tournament.runner import run_job
 
     began = time.process_time()
     line = run_job(job, folder, keep_logs)
-    line["bench_game_cpu"] = time.process_time() - began
+    noted = folder / "bench-cpu"
+    noted.mkdir(exist_ok=True)
+    (noted / line.game_id).write_text(repr(time.process_time() - began))
     return line
 
 
@@ -134,7 +137,7 @@ def tournament_child(jobs: int, games: int, start: str | None = None) -> dict[st
     from meldref.engine.game import find_game
     from meldref.protocol.seats import BotSpec
     from meldref.tournament.config import TournamentConfig
-    from meldref.tournament.run import run_tournament
+    from meldref.tournament.run import open_tournament, run_tournament
     from meldref.tournament.schedule import Plan, bot_entries
 
     if start is not None:  # workers started another way, to compare (forkserver is meldref's)
@@ -149,10 +152,12 @@ def tournament_child(jobs: int, games: int, start: str | None = None) -> dict[st
     with tempfile.TemporaryDirectory() as tmp:
         config = TournamentConfig(plan, jobs=jobs, out=Path(tmp) / "t")
         with measured() as figures:
-            run = run_tournament(config, run=timed_job)
-    if run.played != games or any(r.get("status") != "ok" for r in run.results):
-        raise RuntimeError(f"played {run.played} of {games} games, or some failed")
-    figures["game_cpu"] = sum(r["bench_game_cpu"] for r in run.results)
+            opened = open_tournament(config)
+            run = run_tournament(opened, run=timed_job)
+        if run.played != games or not all(r.ok for r in run.results):
+            raise RuntimeError(f"played {run.played} of {games} games, or some failed")
+        figures["game_cpu"] = sum(float(f.read_text())
+                                  for f in (opened.folder / "bench-cpu").iterdir())
     figures["games"] = games
     return figures
 

@@ -638,7 +638,7 @@ ROWS: tuple[Row, ...] = (
     Row("exits, a child holding its output open", "crashed", orphan_crash,
         does=("wakes on the bot's exit (a pidfd; else a check every 50 ms), reads what it "
              'wrote before, stops the group with the child'),
-        tested_by=('test_crash_detection.py::test_a_match_ends_the_crashed_seat_long_before'
+        tested_by=('test_crash_detection.py::test_a_match_ends_the_crashed_seat_at_its_exit_not'
                   '_its_deadline')),
     Row("answers after the deadline", "timeout", lambda: bad_game("slow", at_deadline=True),
         does='pings; a line within the ping grace shows it alive; the late answer is noted `late`',

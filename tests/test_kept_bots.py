@@ -124,6 +124,9 @@ def test_tournament_workers_keep_their_bots_and_logs_stay_per_game(tmp_path: Pat
         # The start-up check's process, then at most one per worker: not one per game.
         assert len(started(pids)) <= 3
         assert running(started(pids)) == []
+        # Each was told `quit` when its worker ended (was: workers forked from the fork
+        # server end without atexit handlers, so their kept bots were killed, not told).
+        assert sorted(started(pids)) == sorted(started(pids.with_suffix(".pids.quit")))
     logs = sorted(out.glob("logs/*/*.stderr"))
     assert len(logs) == 16  # every game of a program bot, kept with --keep-logs
     for log in logs:

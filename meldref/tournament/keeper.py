@@ -19,11 +19,11 @@ Built-in bots are never kept: each game seeds its own.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
+from multiprocessing.util import Finalize
 from pathlib import Path
 
 from ..engine.game import GameInfo
@@ -131,7 +131,10 @@ def keep_bots_here() -> BotKeeper:
     global _HERE
     if _HERE is None:
         _HERE = BotKeeper()
-        atexit.register(_HERE.close)
+        # A finalizer of multiprocessing's, not atexit: a pool worker forked from the fork
+        # server ends with os._exit, which runs these but no atexit handler (its bots were
+        # killed by their guards instead of told `quit`); the main process runs them at exit.
+        Finalize(None, _HERE.close, exitpriority=10)
     return _HERE
 
 

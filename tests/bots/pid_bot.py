@@ -8,7 +8,8 @@ It appends its pid to PIDS_FILE when it starts (one line per process), and write
 at `game`, each `go`, `gameover`), so per-game logs can be checked. With CRASH_IN_GAME = k it
 exits with code 3 at its first decision of the k-th game of a process. With PID_BOT_BURN set,
 it spends that many seconds of CPU at every `game` line. With PID_BOT_QUIT_ON_GAMEOVER set, it
-exits (code 0) on every `gameover`, as a bot that plays one game a process does. Used by
+exits (code 0) on every `gameover`, as a bot that plays one game a process does. At `quit` it
+appends its pid to PIDS_FILE.quit (a bot told to go, not killed). Used by
 tests/test_kept_bots.py and tests/test_restart_between_games.py.
 """
 
@@ -69,4 +70,6 @@ for raw in sys.stdin:
     elif kind == "ping":
         send(f"pong {words[1]}")
     elif kind == "quit":
+        with open(PIDS + ".quit", "a") as f:  # told to go, as the spec's goodbye says
+            f.write(f"{os.getpid()}\n")
         break
