@@ -165,7 +165,8 @@ def _other_figures(figures: Figures) -> list[str]:
 
 
 def _targets(figures: Figures) -> list[str]:
-    """Issue 13's targets, met or missed and by how much, from this run's figures."""
+    """Issue 13's targets as issue 28 raised them, met or missed and by how much, from this
+    run's figures (the build measured: the compiled one where it is)."""
     get = figures.get
     trip = get("pipe_round_trip")
     spiel = get("openspiel_rate", game="gin_rummy")
@@ -178,8 +179,8 @@ def _targets(figures: Figures) -> list[str]:
                                   note=f"referee CPU alone {cpu / trip:.1f}x"))
         rate = get("engine_rate", game=name)
         if rate and spiel:
-            found.append(_verdict(f"{name}: engine at least as fast as OpenSpiel gin rummy",
-                                  rate / spiel, 1, below=False))
+            found.append(_verdict(f"{name}: engine at least 1.5x OpenSpiel gin rummy",
+                                  rate / spiel, 1.5, below=False))
     for case in ("built-in bots", "bot programs"):
         row = next((r for r in figures.rows if r["figure"] == "tournament_rate"
                     and r.get("bots") == case and r.get("jobs") == 2), None)
@@ -194,8 +195,8 @@ def _targets(figures: Figures) -> list[str]:
                               below=True))
     if not found:
         return []
-    return ["", "## Targets (issue 13)", "", "| target | this run | verdict |", "|---|---|---|",
-            *found, "", *BOUNDS]
+    return ["", "## Targets (issues 13 and 28)", "", "| target | this run | verdict |",
+            "|---|---|---|", *found, "", *BOUNDS]
 
 
 def _verdict(target: str, value: float, limit: float, below: bool, note: str = "") -> str:
