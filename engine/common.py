@@ -201,6 +201,12 @@ class CardGameState(abc.ABC, Generic[RulesT]):
         return {"game": self.game_name, "rules": rules_to_json(self.rules),
                 "players": self.players, "seed": self.seed}
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        # A copy is the snapshot read back (exact: the engine's contract), as OpenSpiel's
+        # searches make them; compiled (setup.py), frozen values inside cannot be copied field
+        # by field.
+        return self.from_snapshot(self.snapshot())
+
     @classmethod
     def from_snapshot(cls, data: Mapping[str, JSON]) -> Self:
         """The state `snapshot()` wrote; `ValueError` if `data` is not this game's snapshot."""
