@@ -20,6 +20,7 @@ import cProfile
 import importlib
 import io
 import pstats
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -62,6 +63,24 @@ def load_revision(rev: str, folders: tuple[str, ...]) -> ModuleType:
     folder.mkdir()
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(folder, filter="data")
+    return _import_copy(folder, folders)
+
+
+def load_pure(folders: tuple[str, ...]) -> ModuleType:
+    """`folders` of this checkout as pure Python (their sources, never the compiled modules
+    beside them), as the subpackages of a package of their own (`pure_meldref`), so that the
+    compiled and the pure build run in one process."""
+    folder = Path(tempfile.mkdtemp(prefix="meldref-bench-")) / "pure_meldref"
+    for sub in folders:
+        shutil.copytree(ROOT / sub, folder / sub,
+                        ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    return _import_copy(folder, folders)
+
+
+def _import_copy(folder: Path, folders: tuple[str, ...]) -> ModuleType:
+    """The copy in `folder` imported as a package named after the folder, its absolute imports
+    of `meldref.<folder>` pointed at the copies."""
+    name = folder.name
     (folder / "__init__.py").write_text("")
     for source in folder.rglob("*.py"):
         text = source.read_text()

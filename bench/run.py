@@ -31,6 +31,7 @@ import argparse
 import cProfile
 import io
 import json
+import math
 import os
 import platform
 import pstats
@@ -46,12 +47,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from report import GAMES, PURE, README_MARKS, Figures, markdown, readme_block, render, write_readme
+
+from meldref.build import compiled, describe
 from meldref.protocol.referee import MatchPolicy
 from meldref.protocol.seats import Seat
 
 ROOT = Path(__file__).resolve().parent.parent
 C_SOURCES = ROOT / "bench" / "c"
-GAMES = {"phase10": 2, "fivecrowns": 2, "solitaire": 1}  # game -> seats
 POLICY = MatchPolicy(move_time=10.0, first_move_time=20.0, startup_time=20.0)
 LCG_MUL, LCG_ADD, MASK = 6364136223846793005, 1442695040888963407, (1 << 64) - 1
 
@@ -76,26 +79,6 @@ QUICK = Sizes(3, {"phase10": 1, "fivecrowns": 1, "solitaire": 10}, 0.3, 5000, 6,
               0)
 
 
-@dataclass
-class Figures:
-    """The figures of one run, printed as JSON lines as they come."""
-
-    out: Callable[[str], None] = print
-    rows: list[dict[str, Any]] = field(default_factory=list)
-
-    def add(self, figure: str, value: Any, unit: str, **extra: Any) -> None:
-        row = {"figure": figure, **extra, "value": value, "unit": unit}
-        self.rows.append(row)
-        self.out(json.dumps(row))
-
-    def get(self, figure: str, **match: Any) -> Any:
-        match = {"referee": None, **match}  # this checkout's figures unless told
-        for row in self.rows:
-            if row["figure"] == figure and all(row.get(k) == v for k, v in match.items()):
-                return row["value"]
-        return None
-
-
 # ----------------------------------------------------------------------------------------------
 # The machine and the C programs
 
@@ -113,7 +96,7 @@ def machine() -> dict[str, Any]:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(),
             "system": f"{platform.system()} {platform.release()}", "load": load,
-            "command": " ".join(["python bench/run.py", *sys.argv[1:]])}
+            "command": " ".join(["python bench/run.py", *sys.argv[1:]]), "build": describe()}
 
 
 def build_c(folder: Path) -> dict[str, Path] | None:
@@ -172,6 +155,7 @@ class Referee:
     """The engine and protocol to measure: this checkout's, or a git revision's (`--against`)."""
 
     label: str
+    package: str  # the package its engine and protocol are imported from
     find_game: Callable[[str], Any]
     play_game: Callable[..., Any]
     close_all: Callable[[Sequence[Any]], None]
@@ -186,7 +170,7 @@ class Referee:
         referee = importlib.import_module(f"{package}.protocol.referee")
         seats = importlib.import_module(f"{package}.protocol.seats")
         game = importlib.import_module(f"{package}.engine.game")
-        return Referee(label, game.find_game, referee.play_game, referee.close_all,
+        return Referee(label, package, game.find_game, referee.play_game, referee.close_all,
                        seats.InProcessSeat, seats.ProcessSeat, seats.BotCommand)
 
     def policy(self) -> Any:
@@ -290,6 +274,108 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None, round_trip: f
                     figures.add("speedup", round(cpu_us[referee.label, way]
                                                  / cpu_us["current", way], 2),
                                 "x", game=name, way=f"{way} CPU", against=referee.label)
+
+
+# ----------------------------------------------------------------------------------------------
+# The referee's work per decision, piece by piece, on a recorded game
+
+
+@dataclass
+class Recorded:
+    """One game's decisions as the referee meets them: per decision the seat's view, the answer
+    line an instant bot sends, and the events of the action played (as the referee sends them:
+    the public form, and the owner's where it has a private part)."""
+
+    seed: int
+    views: list[Any] = field(default_factory=list)
+    hints: list[Callable[[], list[str]]] = field(default_factory=list)
+    answers: list[bytes] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    events: list[list[Any]] = field(default_factory=list)
+
+
+def record_game(name: str, seed: int, referee: Referee) -> Recorded:
+    game = referee.find_game(name)
+    state = game.new_game(game.rules(), GAMES[name], seed)
+    bots = [InstantBot(seat_seed(seed, i)) for i in range(GAMES[name])]
+    recorded = Recorded(seed)
+    while (seat := state.to_move) is not None:
+        view = state.observation(seat)
+        legal = [str(a) for a in state.legal_actions()]
+        action = str(bots[seat].act(view))
+        recorded.views.append(view)
+        recorded.hints.append(lambda legal=legal: legal)  # type: ignore[misc]
+        recorded.answers.append(f"action {len(recorded.actions) + 1} {action}".encode())
+        recorded.actions.append(action)
+        recorded.events.append(state.apply(state.parse_action(action)))
+    return recorded
+
+
+def timed(work: Callable[[], object], decisions: int, rounds: int) -> float:
+    """Microseconds of CPU per decision of `work` (one pass over a recorded game), best of
+    `rounds` (the least disturbed by the machine's other work)."""
+    best = math.inf
+    for _ in range(rounds):
+        began = time.process_time()
+        work()
+        best = min(best, time.process_time() - began)
+    return best / decisions * 1e6
+
+
+def piece_work(name: str, game: Recorded, referee: Referee) -> dict[str, Callable[[], object]]:
+    """Each piece of the referee's work per decision, as a pass over the recorded game."""
+    import importlib
+
+    viewtext = importlib.import_module(f"{referee.package}.protocol.viewtext")
+    wire = importlib.import_module(f"{referee.package}.protocol.wire")
+    nobody = importlib.import_module(f"{referee.package}.protocol.referee").NOBODY
+    info = referee.find_game(name)
+    players = GAMES[name]
+
+    def view() -> None:
+        for observation in game.views:
+            viewtext.observation_lines(observation)
+
+    def legal() -> None:
+        for observation, hints in zip(game.views, game.hints, strict=True):
+            viewtext.legal_lines(observation, hints)
+
+    def events() -> None:
+        for turn in game.events:
+            for e in turn:  # as `Match.tell`: one public line, and the owner's if private
+                wire.event_line(wire.EventFields(e.for_seat(nobody)))
+                if e.private:
+                    wire.event_line(wire.EventFields(e.for_seat(e.seat)))
+
+    def answer() -> None:
+        for line in game.answers:
+            wire.parse_bot_line(line)
+
+    def rules() -> None:  # the engine's share: parse the answer's action, judge it, play it
+        state = info.new_game(info.rules(), players, game.seed)
+        for text in game.actions:
+            state.apply(state.judge(state.parse_action(text)))
+
+    def clock() -> None:  # one reading of the clock per decision
+        for _ in game.actions:
+            time.monotonic()
+
+    return {"view": view, "legal": legal, "events": events, "answer": answer,
+            "rules": rules, "clock": clock}
+
+
+def pieces(figures: Figures, sizes: Sizes, games: Sequence[str],
+           referees: Sequence[Referee] = (CURRENT,)) -> None:
+    """CPU microseconds per decision of each piece of the referee's work (the view's lines, the
+    `legal` lines, the events' lines, parsing the answer, the engine judging and playing it,
+    a clock reading), for every referee on the same recorded game."""
+    for name in games:
+        for referee in referees:
+            game = record_game(name, 1, referee)
+            tag = {} if referee is CURRENT else {"referee": referee.label}
+            for piece, work in piece_work(name, game, referee).items():
+                figures.add("piece", round(timed(work, len(game.actions), sizes.rounds), 2),
+                            "us", game=name, piece=piece, decisions=len(game.actions), **tag)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -509,243 +595,8 @@ def profile(figures: Figures, sizes: Sizes, bot: Path | None, games: Sequence[st
 
 
 # ----------------------------------------------------------------------------------------------
-# The table
 
-
-def markdown(figures: Figures, info: dict[str, Any]) -> str:
-    """The table of docs/performance.md, the other figures, the targets and the profile."""
-    lines = [
-        "# Performance",
-        "",
-        f"Measured by `{info.get('command', 'python bench/run.py')}` on "
-        f"{info['cpu']}, {info['cores']} cores, Python {info['python']}, {info['system']} "
-        f"(load average {info['load']:.2f} at the start: the cores are shared with other work). "
-        "Every ratio compares figures of this one run; each timed figure is the median of "
-        "interleaved rounds.",
-        "",
-        *_game_table(figures),
-        "",
-        *_other_figures(figures),
-        *_targets(figures),
-        *_speedups(figures),
-        *_profile(figures),
-    ]
-    return "\n".join(lines) + "\n"
-
-
-README_MARKS = ("<!-- performance-table -->", "<!-- /performance-table -->")
-
-
-def readme_block(figures: Figures, info: dict[str, Any]) -> str:
-    """README's share of a run, a few lines for a first page: the machine and, per game, what a
-    decision costs and how fast the engine plays (docs/performance.md has every figure, the
-    targets, the speedups and the profile)."""
-    lines = [
-        f"On {info['cpu']}, {info['cores']} cores, Python {info['python']} (load average "
-        f"{info['load']:.2f}), by `{info.get('command', 'python bench/run.py')}`:",
-        "",
-        "| game | a decision, in-process | a decision, through pipes | engine, random "
-        "decisions/s |",
-        "|---|---|---|---|",
-    ]
-    for name in GAMES:
-        inproc, piped = (figures.get(f"decision_{way}", game=name)
-                         for way in ("in_process", "pipes"))
-        rate = figures.get("engine_rate", game=name)
-        if inproc is None and rate is None:
-            continue
-        cells = [name, *(f"{value} us" if value is not None else "-" for value in (inproc, piped)),
-                 f"{rate:,}" if rate else "-"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def write_readme(path: Path, block: str) -> None:
-    """Put `block` between README's performance marks, leaving the rest of the file as it is."""
-    text = path.read_text()
-    start, end = README_MARKS
-    if text.count(start) != 1 or text.count(end) != 1 or text.index(start) > text.index(end):
-        raise SystemExit(f"{path}: needs one {start} ... {end} block for the table")
-    head, rest = text.split(start, 1)
-    path.write_text(f"{head}{start}\n{block}{end}{rest.split(end, 1)[1]}")
-
-
-def _game_table(figures: Figures) -> list[str]:
-    get = figures.get
-    trip = get("pipe_round_trip")
-    spiel = get("openspiel_rate", game="gin_rummy")
-    lines = [
-        "| game | in-process, per decision | through pipes, per decision | pipes' overhead | "
-        "pipes' overhead, referee CPU | raw pipe round trip | engine, random decisions/s | "
-        "engine vs OpenSpiel gin rummy |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for name in GAMES:
-        inproc, piped = get("decision_in_process", game=name), get("decision_pipes", game=name)
-        overhead, cpu = get("pipes_overhead", game=name), get("pipes_overhead_cpu", game=name)
-        rate = get("engine_rate", game=name)
-        if inproc is None and rate is None:
-            continue
-        cells = [
-            name, f"{inproc} us" if inproc is not None else "-",
-            f"{piped} us" if piped is not None else "-",
-            f"{overhead} us = {overhead / trip:.1f}x" if overhead is not None and trip else "-",
-            f"{cpu} us = {cpu / trip:.1f}x" if cpu is not None and trip else "-",
-            f"{trip} us" if trip else "-",
-            f"{rate:,}" if rate else "-",
-            f"{rate / spiel:.2f}x" if rate and spiel else "-",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    if spiel:
-        lines += ["", f"OpenSpiel gin rummy (C++ core, called from Python, uniform over "
-                  f"`legal_actions()`, chance sampled): {spiel:,} decisions/s."]
-    elif get("engine_rate", game="phase10"):
-        lines += ["", "OpenSpiel is not installed (`pip install -e '.[bench]'`): no comparison."]
-    return lines
-
-
-def _other_figures(figures: Figures) -> list[str]:
-    get = figures.get
-    lines = ["| figure | value |", "|---|---|"]
-    for case in ("built-in bots", "bot programs"):
-        one, two = (get("tournament_rate", bots=case, jobs=j) for j in (1, 2))
-        if one is not None:
-            row = next(r for r in figures.rows if r["figure"] == "tournament_rate"
-                       and r.get("bots") == case and r.get("jobs") == 2)
-            lines.append(f"| tournament games/s, {case}: -j 1, -j 2 | {one}, {two} "
-                         f"(x{two / one:.2f}; CPU per game with -j 2: x{row['cpu_ratio']} of "
-                         "-j 1's) |")
-    rows = [r for r in figures.rows if r["figure"] == "rss"]
-    if len(rows) == 2:
-        lines.append(f"| referee peak RSS after {rows[0]['games']:,} and {rows[1]['games']:,} "
-                     f"Solitaire games ({rows[0]['seat']}) | {rows[0]['value']} MiB, "
-                     f"{rows[1]['value']} MiB ({rows[1]['growth']:+.1%}) |")
-    for row in figures.rows:
-        if row["figure"] == "solver_worst":
-            lines.append(f"| Five Crowns solver, worst {row['question']} (cold tables) | "
-                         f"{row['value']} ms (`{row['hand']}`, wild {row['wild']}) |")
-    return lines if len(lines) > 2 else []
-
-
-def _targets(figures: Figures) -> list[str]:
-    """Issue 13's targets, met or missed and by how much, from this run's figures."""
-    get = figures.get
-    trip = get("pipe_round_trip")
-    spiel = get("openspiel_rate", game="gin_rummy")
-    found = []
-    for name in GAMES:
-        overhead, cpu = get("pipes_overhead", game=name), get("pipes_overhead_cpu", game=name)
-        if overhead is not None and trip:
-            found.append(_verdict(f"{name}: pipes' overhead at most 4x the round trip",
-                                  overhead / trip, 4, below=True,
-                                  note=f"referee CPU alone {cpu / trip:.1f}x"))
-        rate = get("engine_rate", game=name)
-        if rate and spiel:
-            found.append(_verdict(f"{name}: engine at least as fast as OpenSpiel gin rummy",
-                                  rate / spiel, 1, below=False))
-    for case in ("built-in bots", "bot programs"):
-        row = next((r for r in figures.rows if r["figure"] == "tournament_rate"
-                    and r.get("bots") == case and r.get("jobs") == 2), None)
-        if row is not None:
-            found.append(_verdict(f"tournament, {case}: -j 2 at least 1.8x -j 1",
-                                  row["speedup"], 1.8, below=False,
-                                  note=f"CPU per game x{row['cpu_ratio']}"))
-    rows = [r for r in figures.rows if r["figure"] == "rss"]
-    if len(rows) == 2:
-        found.append(_verdict(f"peak RSS after {rows[1]['games']:,} games within 10% of "
-                              f"after {rows[0]['games']:,}", 1 + rows[1]["growth"], 1.1,
-                              below=True))
-    if not found:
-        return []
-    return ["", "## Targets (issue 13)", "", "| target | this run | verdict |", "|---|---|---|",
-            *found, "", *BOUNDS]
-
-
-def _verdict(target: str, value: float, limit: float, below: bool, note: str = "") -> str:
-    met = value <= limit if below else value >= limit
-    by = value / limit if below else limit / value
-    shown = f"{value:.2f}x" + (f" ({note})" if note else "")
-    # Two decimals: a near miss (1.73x against 1.8x) must not read "missed by 1.0x".
-    return f"| {target} | {shown} | {'met' if met else f'missed by {by:.2f}x'} |"
-
-
-# What bounds the figures that miss their targets (why, not how much: the table says that).
-BOUNDS = [
-    "What bounds them:",
-    "",
-    "- **Pipes' overhead.** The C pair moves one short line each way and does nothing else. "
-    "Per decision the referee writes the seat's whole view (protocol section 4: a `view` "
-    "line, an `item` per seat and per group or pile, a `legal` line per action: up to 88 in "
-    "Solitaire), in one write; waits in one `poll`; reads and parses the answer; checks it "
-    "with the game; and writes the turn's events to the other seats (once per turn, as "
-    "section 4 promises). The referee-CPU column is what that Python costs; the rest of the "
-    "wall-clock overhead is waiting for a core, for the referee and for the bot it woke, and "
-    "grows with the machine's load, while the C pair's round trip (two processes that do "
-    "nothing else) stays a few microseconds at any load. Timed piece by piece on recorded "
-    "requests, the text work is small: the view's lines 3-11 us, the `legal` lines 4-8 us, "
-    "parsing the answer 4-6 us; the rest of the referee's 60-90 us is the Python of the "
-    "conversation (deadlines, ids, bookkeeping, judging the answer) around about 4.3 system "
-    "calls a decision (`strace -c` of a referee against two instant C bots, 21,869 Phase 10 "
-    "decisions: 1.9 poll, 1.4 write, 1.1 read), each a microsecond or two: no one function "
-    "holds over 4% of the profile (docs/performance.md).",
-    "- **Engines against OpenSpiel.** Gin rummy's rules run in C++; ours in Python, with a "
-    "solver for every Five Crowns discard decision (which discards go out) and for every "
-    "Solitaire move (does the pile close; at the end, the points of every open pile), on top "
-    "of building the legal actions that the random player draws from. In Solitaire the exact "
-    "points of the ~10 piles still open at the end take about 37% of a random game and the "
-    "closing check after each move about 25%; both searches visit only 5-15 states a pile, "
-    "so what is left is Python's cost per state.",
-    "- **Tournaments.** Games are independent and run in worker processes; the CPU a game "
-    "costs with -j 2 against -j 1 shows what parallel play adds (workers starting, results "
-    "passed back). The wall-clock speedup also needs two idle cores, which a shared machine "
-    "does not have: at a load average near 2 or more, -j 2 cannot double anything.",
-]
-
-
-def _speedups(figures: Figures) -> list[str]:
-    rows = [r for r in figures.rows if r["figure"] == "speedup"]
-    if not rows:
-        return []
-    rev = rows[0]["against"]
-    trip = figures.get("pipe_round_trip")
-    lines = ["", f"## Against `{rev}`", "",
-             "Its engine and protocol, loaded from git and measured interleaved in this run:", "",
-             "| game | in-process, per decision | through pipes, per decision | pipes' overhead | "
-             "pipes' overhead, referee CPU | engine, random decisions/s |",
-             "|---|---|---|---|---|---|"]
-    for name in GAMES:
-        got = {f: figures.get(f, game=name, referee=rev) for f in (
-            "decision_in_process", "decision_pipes", "pipes_overhead", "pipes_overhead_cpu",
-            "engine_rate")}
-        if any(v is not None for v in got.values()):
-            cells = [f"{v:,} us" if isinstance(v, float) else f"{v:,}" if v else "-"
-                     for v in got.values()]
-            if trip and got["pipes_overhead"] is not None:
-                cells[2] += f" = {got['pipes_overhead'] / trip:.1f}x"
-                cells[3] += f" = {got['pipes_overhead_cpu'] / trip:.1f}x"
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", "This checkout is faster by:", "",
-              *(f"- {r['game']}, {r['way'].replace('_', '-')}: x{r['value']}" for r in rows)]
-    return lines
-
-
-def _profile(figures: Figures) -> list[str]:
-    rows = [r for r in figures.rows if r["figure"] == "profile"]
-    if not rows:
-        return []
-    where = "through pipes" if rows[0]["pipes"] else "in-process"
-    lines = ["", f"Where the referee's CPU goes ({where}; cProfile, a function's own time):", ""]
-    for name in GAMES:
-        top = [r for r in rows if r["game"] == name]
-        if top:
-            lines.append(f"- {name}: " + "; ".join(f"`{r['function']}` {r['value']}%"
-                                                   for r in top))
-    return lines
-
-
-# ----------------------------------------------------------------------------------------------
-
-PARTS = ("pipes", "engines", "tournament", "rss", "solver", "profile")
+PARTS = ("pipes", "pieces", "engines", "tournament", "rss", "solver", "profile")
 
 
 def run(sizes: Sizes, parts: Sequence[str], games: Sequence[str], figures: Figures,
@@ -764,6 +615,7 @@ def run(sizes: Sizes, parts: Sequence[str], games: Sequence[str], figures: Figur
             figures.add("pipe_round_trip", trip, "us")
         per_decision(figures, sizes, bot, trip, games, referees)
     steps: dict[str, Callable[[], None]] = {
+        "pieces": lambda: pieces(figures, sizes, games, referees),
         "engines": lambda: engine_rates(figures, sizes, games, referees),
         "tournament": lambda: tournament_rates(figures, sizes, bot),
         "rss": lambda: rss(figures, sizes, bot),
@@ -788,6 +640,8 @@ def main(argv: list[str] | None = None) -> int:
                         "comparison (default 5, 3 with --quick): more on a busy machine")
     parser.add_argument("--against", metavar="REV", help="also measure the engine and protocol "
                         "of git revision REV, interleaved (pipes and engines): the speedups")
+    parser.add_argument("--no-pure", action="store_true", help="measure the compiled build "
+                        "alone (by default its sources also run as pure Python beside it)")
     parser.add_argument("--from-json", type=Path, metavar="PATH", help="measure nothing: write "
                         "the table of an earlier run's JSON lines (--json PATH)")
     args = parser.parse_args(argv)
@@ -808,6 +662,11 @@ def main(argv: list[str] | None = None) -> int:
     figures.add("machine", info, "")
     began = time.perf_counter()
     referees = [CURRENT]
+    if compiled() and not args.no_pure:
+        from bench_engine import load_pure
+
+        package = load_pure(("engine", "protocol", "bots"))
+        referees.append(Referee.of(PURE, package.__name__))
     if args.against:
         from bench_engine import load_revision
 
@@ -825,22 +684,6 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text("".join(json.dumps(r) + "\n" for r in figures.rows))
     if args.readme:
         write_readme(args.readme, readme_block(figures, info))
-    return 0
-
-
-def render(source: Path, target: Path | None, readme: Path | None = None) -> int:
-    """The table of the JSON lines of an earlier run (to `target` and `readme`, and printed)."""
-    figures = Figures(out=lambda line: None)
-    for line in source.read_text().splitlines():
-        row = json.loads(line)
-        figures.rows.append(row)
-    info = next(r["value"] for r in figures.rows if r["figure"] == "machine")
-    table = markdown(figures, info)
-    print(table)
-    if target:
-        target.write_text(table)
-    if readme:
-        write_readme(readme, readme_block(figures, info))
     return 0
 
 

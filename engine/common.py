@@ -14,7 +14,9 @@ import abc
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Literal, Self
+from typing import Any, ClassVar, Final, Generic, Literal, Self, TypeVar
+
+from mypy_extensions import mypyc_attr
 
 from .cards import Card, CardError, parse_cards, rng_for, shuffled
 from .game import (
@@ -96,29 +98,49 @@ Checks = Mapping[type, Callable[[Any, Any], Any]]
 Moves = Mapping[type, Callable[[Any, Any, Any], list[Event]]]  # (state, action, plan) -> events
 
 
-class CardGameState(abc.ABC):
+RulesT = TypeVar("RulesT")  # the game's rule options (a frozen dataclass)
+StateT = TypeVar("StateT", bound="CardGameState[Any]")
+
+
+def blank_state(cls: type[StateT]) -> StateT:
+    """A state of `cls` whose `__init__` has not run: a snapshot is restored into it."""
+    return cls.__new__(cls)
+
+
+# serializable: compiled (setup.py), a state pickles as in Python, and its `__new__` leaves
+# `__init__` to the caller, as `blank_state` needs.
+@mypyc_attr(serializable=True)
+class CardGameState(abc.ABC, Generic[RulesT]):
     """The `GameState` members every game answers alike.
 
     A game's state names its game (`game_name`, `title`), holds its `rules`, `players` and
     `seed`, keeps `_to_move`, `_decision` and `_opening` up to date and ends with `_end_game`.
-    It maps each action type to its check (`_checks`: the reason it is illegal, or what playing
-    it needs) and its move (`_moves`: play it with that plan, return the events): an action is
+    It maps each action type to its check (`_checks()`: the reason it is illegal, or what
+    playing it needs) and its move (`_moves()`: play it with that plan, return the events),
+    tables beside the game's class (a compiled class body cannot name its own methods): an
+    action is
     judged once (`judge`, a `Ruling`) and played from the ruling. It writes `observation`,
     `snapshot` (from `_snapshot_head`) and `_restore`.
     """
 
     game_name: ClassVar[str]
     title: ClassVar[str]  # the game's name in messages
-    rules: Any  # the game's rule options (a frozen dataclass)
+    rules: RulesT
     players: int
     seed: int | str
-    _checks: ClassVar[Checks]
-    _moves: ClassVar[Moves]
     _applied: int = 0  # actions applied so far (instances count their own): a ruling's position
     _to_move: int
     _decision: str
     _outcome: Outcome | None
     _opening: list[Event]
+
+    @abc.abstractmethod
+    def _checks(self) -> Checks:
+        """Each action type's check."""
+
+    @abc.abstractmethod
+    def _moves(self) -> Moves:
+        """Each action type's move."""
 
     @property
     def to_move(self) -> int | None:
@@ -148,7 +170,7 @@ class CardGameState(abc.ABC):
         position = self._applied
         if self._outcome is not None:
             return Ruling(action, "the game is over", position=position)
-        check = self._checks.get(type(action))
+        check = self._checks().get(type(action))
         if check is None:
             return Ruling(action, f"not a {self.title} action: {action!r}", position=position)
         verdict = check(self, action)
@@ -166,7 +188,7 @@ class CardGameState(abc.ABC):
         if ruling.position != self._applied:
             raise IllegalActionError("a ruling of another position: judge the action again")
         self._applied += 1
-        return self._moves[type(ruling.action)](self, ruling.action, ruling.plan)
+        return self._moves()[type(ruling.action)](self, ruling.action, ruling.plan)
 
     def _end_game(self, outcome: Outcome, events: list[Event]) -> None:
         """The game is over with `outcome`, which every seat is told (`game_over`)."""
@@ -181,6 +203,12 @@ class CardGameState(abc.ABC):
         """What every snapshot starts with: the game, its rules, the players and the seed."""
         return {"game": self.game_name, "rules": rules_to_json(self.rules),
                 "players": self.players, "seed": self.seed}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        # A copy is the snapshot read back (exact: the engine's contract), as OpenSpiel's
+        # searches make them; compiled (setup.py), frozen values inside cannot be copied field
+        # by field.
+        return self.from_snapshot(self.snapshot())
 
     @classmethod
     def from_snapshot(cls, data: Mapping[str, JSON]) -> Self:
@@ -206,7 +234,7 @@ class CardGameState(abc.ABC):
 # Phase 10 and Five Crowns: a table of seats drawing and discarding
 
 
-class DrawDiscardState(CardGameState):
+class DrawDiscardState(CardGameState[RulesT]):
     """Seats in turn, hands dealt from a seeded shuffle, a draw pile and a discard pile.
 
     Deal number d (Phase 10's hand, Five Crowns' round) is shuffled by rng_for(seed, "deal", d),

@@ -226,6 +226,12 @@ class GameInfo:
     # `RuleOptionError` if not (Five Crowns: party=off seats at most 7).
     check_rules: Callable[[Any, int], object] | None = None
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameInfo:
+        # A game is one immutable entry, shared by every copy of what refers to it (OpenSpiel's
+        # searches deep-copy states and games); compiled (setup.py), it could not be rebuilt
+        # field by field anyway.
+        return self
+
     def seats_for(self, bots: int) -> int:
         """Seats per table for `bots` bots when none are asked for: all of them, up to the
         default, within the game's range."""

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 from .wire import MAX_LINE, fit_line
 
 LineHook = Callable[[str, str], None]  # (direction ">" to bot / "<" from bot, text)
@@ -40,6 +42,8 @@ class Incoming:
     ended: bool = True  # False: the last bytes before the bot closed its output, no newline
 
 
+# Compiled (setup.py), yet subclassed by process.py's PipeTransport, which stays Python.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class LineChannel:
     """Newline-terminated lines over a pair of pipe ends, with deadlines and no blocking."""
 

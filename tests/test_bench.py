@@ -38,7 +38,7 @@ def test_every_figure_of_bench_run(tmp_path: Path) -> None:
     run.run(tiny, run.PARTS, list(run.GAMES), figures, tmp_path)
     names = {row["figure"] for row in figures.rows}
     assert {"pipe_round_trip", "decision_in_process", "decision_pipes", "pipes_overhead",
-            "engine_rate", "tournament_rate", "rss", "solver_worst", "profile"} <= names
+            "engine_rate", "tournament_rate", "rss", "solver_worst", "profile", "piece"} <= names
     for game in run.GAMES:
         assert figures.get("decision_pipes", game=game) > 0
         assert figures.get("engine_rate", game=game) > 0
@@ -91,3 +91,23 @@ def test_rounds_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None
         run.main(["--rounds", "0", "--only", "solver"])
     assert stop.value.code == 2
     assert "--rounds must be at least 1" in capsys.readouterr().err
+
+
+def test_both_builds_side_by_side(tmp_path: Path) -> None:
+    # The sources loaded again as a package of their own run beside the installed build (the
+    # compiled one, where it is): one run measures both, and the table shows both.
+    run = load_run()
+    from bench_engine import load_pure
+
+    pure = run.Referee.of(run.PURE, load_pure(("engine", "protocol", "bots")).__name__)
+    assert pure.find_game("phase10").new_game.__module__.startswith("pure_meldref.")
+    tiny = run.Sizes(rounds=1, seeds={"phase10": 1, "fivecrowns": 1, "solitaire": 1},
+                     engine_seconds=0.02, trips=200, tournament_games=2, rss_games=(2, 4),
+                     profile_games=1, solver_climb=0)
+    figures = run.Figures(out=lambda line: None)
+    run.run(tiny, ["pieces", "engines"], ["solitaire"], figures, tmp_path, [run.CURRENT, pure])
+    assert figures.get("engine_rate", game="solitaire", referee=run.PURE) > 0
+    assert figures.get("piece", game="solitaire", piece="view", referee=run.PURE) > 0
+    table = run.markdown(figures, {**run.machine(), "build": "compiled with mypyc"})
+    assert "## Compiled and pure Python" in table and "| solitaire | pure Python |" in table
+    assert "The build measured: compiled with mypyc" in table

@@ -13,7 +13,8 @@ from meldref.engine.game import GAME_NAMES, Event, GameState, find_game
 from meldref.engine.play import play_inprocess
 
 MEMBERS = sorted(name for name in vars(GameState) if not name.startswith("_"))
-PROPERTIES = sorted(name for name in MEMBERS if isinstance(vars(GameState)[name], property))
+# A data descriptor: a property, or the attribute of a class compiled by mypyc (setup.py).
+PROPERTIES = sorted(name for name in MEMBERS if inspect.isdatadescriptor(vars(GameState)[name]))
 METHODS = sorted(set(MEMBERS) - set(PROPERTIES))
 PLAYERS = {"phase10": 3, "fivecrowns": 3, "solitaire": 1}
 

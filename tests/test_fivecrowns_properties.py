@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 import pytest
 from fivecrowns_positions import all_cards, hide_from, table_cards
@@ -130,17 +130,29 @@ def test_greedy_beats_random_over_full_games() -> None:
     assert wins >= 5
 
 
-class LeakyState(FiveCrownsState):
-    """Shows the next card of the draw pile, and tells everyone what a pile draw took."""
+class LeakyState:
+    """A Five Crowns state that shows the next card of the draw pile, and tells everyone what a
+    pile draw took. It wraps a real state: a compiled state class takes no Python subclass."""
+
+    def __init__(self, state: FiveCrownsState) -> None:
+        self.state = state
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.state, name)
+
+    @classmethod
+    def from_snapshot(cls, data: Mapping[str, Any]) -> FiveCrownsState:
+        return cast(FiveCrownsState, cls(FiveCrownsState.from_snapshot(data)))
 
     def observation(self, seat: int) -> FiveCrownsView:
-        view = super().observation(seat)
+        view = self.state.observation(seat)
         leak = view.to_json()
-        leak["next_card"] = self.draw_pile[-1].text if self.draw_pile else None
+        draw_pile = self.state.draw_pile
+        leak["next_card"] = draw_pile[-1].text if draw_pile else None
         return type("Leaky", (), {"to_json": lambda _: leak})()  # type: ignore[return-value]
 
     def apply(self, action: object) -> list[Event]:
-        events = super().apply(action)
+        events = self.state.apply(action)
         return [Event(e.kind, e.seat, {**e.public, **e.private}) for e in events]
 
 

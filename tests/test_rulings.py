@@ -8,7 +8,7 @@ import pytest
 from phase10_positions import position
 
 from meldref.engine.game import IllegalActionError
-from meldref.engine.phase10.state import LayPlan, Phase10State
+from meldref.engine.phase10.state import LayPlan
 
 
 def test_a_legal_ruling_carries_the_plan_and_is_played_without_a_second_judgement(
@@ -20,7 +20,7 @@ def test_a_legal_ruling_carries_the_plan_and_is_played_without_a_second_judgemen
     def judged_again(*_: object) -> str:
         raise AssertionError("the lay-down was judged a second time")
 
-    monkeypatch.setitem(Phase10State._checks, type(ruling.action), judged_again)
+    monkeypatch.setitem(state._checks(), type(ruling.action), judged_again)
     events = state.apply(ruling)
     assert events[0].kind == "lay_down" and state.laid[0] == 1
 

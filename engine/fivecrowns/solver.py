@@ -55,10 +55,10 @@ Every answer is built into real groups through `meld_check.build_meld`, which ch
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar
+from typing import Final, Literal
 
 from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
 from ..meld_check import build_meld
@@ -66,31 +66,6 @@ from ..melds import GroupKind, Meld, MeldRules
 from .rules import fivecrowns_melds
 
 Natural = Literal["none", "group"]
-
-_T = TypeVar("_T")
-
-
-class _CachedProperty(Generic[_T]):
-    """`functools.cached_property` without its lock (Python 3.11 takes one on every read until
-    the value is stored): a solver lives in one thread, and is asked thousands of times a second."""
-
-    def __init__(self, func: Callable[[Any], _T]) -> None:
-        self.func = func
-        self.name = func.__name__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, instance: Any, owner: type | None = None) -> _T:
-        # A non-data descriptor: once stored, the instance's own value is found first.
-        value = instance.__dict__[self.name] = self.func(instance)
-        return value
-
-
-if TYPE_CHECKING:
-    cached_property = functools.cached_property
-else:
-    cached_property = _CachedProperty
 
 JOKER_POINTS: Final = 50
 WILD_POINTS: Final = 20  # the round's (or pile's) wild rank
@@ -739,19 +714,33 @@ class Solver:
         wild = _wild_cards(wild_rank)
         self.wilds = [c for c in self.hand if c in wild]
         self.naturals = [c for c in self.hand if c not in wild]
+        # Built on first use (the properties below): most questions need only a few of them.
+        self._memo_search: _Search | None = None
+        self._memo_sigs: list[int] | None = None
+        self._memo_natural_points: int | None = None
+        self._memo_loners: list[Card] | None = None
+        self._memo_whole: Split | None = None
+        self._memo_whole_points: int | None = None
+        self._memo_floor: int | None = None
+        self._memo_spare_wild: bool | None = None
+        self._memo_near_out: bool | None = None
 
-    @cached_property
+    @property
     def _search(self) -> _Search:
         # Built only to build groups (`split`): the values come from the shapes' tables.
-        return _Search(self.naturals, len(self.wilds))
+        if self._memo_search is None:
+            self._memo_search = _Search(self.naturals, len(self.wilds))
+        return self._memo_search
 
-    @cached_property
+    @property
     def _sigs(self) -> list[int]:
         """The naturals' signature per suit (see `Shapes`)."""
-        sigs = [0, 0, 0, 0, 0]
-        for c in self.naturals:
-            sigs[_SUIT_INDEX[c.suit]] += 1 << 3 * (c.rank - LOWEST)
-        return sigs
+        if self._memo_sigs is None:
+            sigs = [0, 0, 0, 0, 0]
+            for c in self.naturals:
+                sigs[_SUIT_INDEX[c.suit]] += 1 << 3 * (c.rank - LOWEST)
+            self._memo_sigs = sigs
+        return self._memo_sigs
 
     def _state(self, without: Card | None, loners: Sequence[Card] = ()
                ) -> tuple[Shape, int, int]:
@@ -774,17 +763,21 @@ class Solver:
                 sigs[_SUIT_INDEX[c.suit]] -= 1 << 3 * (c.rank - LOWEST)
         return _shape(FREE, sigs), wilds, points
 
-    @cached_property
+    @property
     def _natural_points(self) -> int:
-        return sum(c.rank for c in self.naturals)
+        if self._memo_natural_points is None:
+            self._memo_natural_points = sum(c.rank for c in self.naturals)
+        return self._memo_natural_points
 
-    @cached_property
+    @property
     def loners(self) -> list[Card]:
         """The naturals (each copy) that no book or run of this hand can hold: fewer than two
         other cards of the rank counting the wilds, and no three consecutive ranks of the suit
         around it with their gaps within the wilds (a longer run holds such three). They are
         left over in every split of the hand, and of the hand less any other card."""
-        return _loners(self.naturals, len(self.wilds))
+        if self._memo_loners is None:
+            self._memo_loners = _loners(self.naturals, len(self.wilds))
+        return self._memo_loners
 
     def _without(self, card: Card | None) -> tuple[int, list[Card]]:
         full = self._search.full
@@ -802,19 +795,23 @@ class Solver:
         count = wilds if isinstance(wilds, int) else len(wilds)
         return self.natural == "none" and count >= MIN_GROUP
 
-    @cached_property
+    @property
     def whole(self) -> Split:
         """The best split of the whole hand; it bounds every discard (see `points`)."""
-        return self.split()
+        if self._memo_whole is None:
+            self._memo_whole = self.split()
+        return self._memo_whole
 
-    @cached_property
+    @property
     def whole_points(self) -> int:
         """The fewest points the whole hand leaves: `whole.points` without building groups."""
-        return self.points()
+        if self._memo_whole_points is None:
+            self._memo_whole_points = self.points()
+        return self._memo_whole_points
 
     def points(self, without: Card | None = None) -> int:
         """The fewest points the hand (less `without`) leaves unlaid."""
-        whole: Split | None = self.__dict__.get("whole")  # only when already built: it costs
+        whole = self._memo_whole  # only when already built: it costs
         if without is not None and whole is not None and without in whole.leftover:  # more
             return whole.points - card_points(without, self.wild_rank)
         # Loners are left over whatever the rest does: the search goes without them.
@@ -845,10 +842,12 @@ class Solver:
             return False
         return fits(_shape(FREE, self._sigs), len(self.wilds))
 
-    @cached_property
+    @property
     def floor(self) -> int:
         """`wild_floor` of the hand's naturals."""
-        return wild_floor(self.naturals)
+        if self._memo_floor is None:
+            self._memo_floor = wild_floor(self.naturals)
+        return self._memo_floor
 
     def goes_out_without(self, card: Card) -> bool:
         """Whether every card but `card` makes books and runs."""
@@ -868,21 +867,26 @@ class Solver:
         rest.remove(card)
         return wild_floor(rest) <= wilds and fits(shape, wilds)
 
-    @cached_property
+    @property
     def spare_wild(self) -> bool:
         """Whether the hand's naturals all fit in groups with a wild to spare. Then the hand
         less any natural goes out: its group takes a wild in its place (a book of three, a
         run's gap or end) or stays as it is; a group left without a natural breaks up and
         its wilds join the others."""
-        return bool(self.wilds) and fits(_shape(FREE, self._sigs), len(self.wilds) - 1)
+        if self._memo_spare_wild is None:
+            self._memo_spare_wild = bool(self.wilds) and fits(_shape(FREE, self._sigs),
+                                                              len(self.wilds) - 1)
+        return self._memo_spare_wild
 
-    @cached_property
+    @property
     def near_out(self) -> bool:
         """Whether the hand's naturals all fit in groups with its wilds and two more: a natural
         added to a grouped hand gets a book of its own with two more wilds, so a hand less one
         card goes out only if this is true."""
-        budget = len(self.wilds) + 2
-        return self.floor <= budget and fits(_shape(FREE, self._sigs), budget)
+        if self._memo_near_out is None:
+            budget = len(self.wilds) + 2
+            self._memo_near_out = self.floor <= budget and fits(_shape(FREE, self._sigs), budget)
+        return self._memo_near_out
 
     def split(self, without: Card | None = None) -> Split:
         """A best split of the hand (less `without`), with its groups built and checked."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Final
 
 from ..cards import Card, CardError, fivecrowns_deck, format_cards, sort_key, sorted_cards
 from ..common import (
@@ -27,6 +27,7 @@ from ..common import (
     Draw,
     DrawDiscardState,
     Moves,
+    blank_state,
     first_dealer,
     restore_outcome,
     snapshot_outcome,
@@ -65,7 +66,7 @@ def build_group(token: str, melds: MeldRules, natural: str) -> Meld:
     return meld
 
 
-class FiveCrownsState(DrawDiscardState):
+class FiveCrownsState(DrawDiscardState[FiveCrownsRules]):
     """A Five Crowns game in progress (implements `engine.game.GameState`).
 
     Hands, piles, seats and turns are `DrawDiscardState`'s; deal number d is round d.
@@ -74,7 +75,6 @@ class FiveCrownsState(DrawDiscardState):
     game_name = "fivecrowns"
     title = "Five Crowns"
     after_draw = "discard"
-    rules: FiveCrownsRules
     # The round in play, set by `_deal` (and `_restore`).
     table: list[tuple[int, Meld]]  # (seat, group) laid this round
     went_out: int | None
@@ -207,9 +207,13 @@ class FiveCrownsState(DrawDiscardState):
             self._start_turn(following, events)
         return events
 
-    # Each action type's check and move (`CardGameState.why_illegal` and `apply`).
-    _checks: ClassVar[Checks] = {Draw: _why_draw, Discard: _why_discard}
-    _moves: ClassVar[Moves] = {Draw: DrawDiscardState._draw, Discard: _discard}
+    # Each action type's check and move (`CardGameState.why_illegal` and `apply`): the tables
+    # after the class.
+    def _checks(self) -> Checks:
+        return _CHECKS
+
+    def _moves(self) -> Moves:
+        return _MOVES
 
     # -- the flow of a round -------------------------------------------------------------------
 
@@ -322,7 +326,7 @@ class FiveCrownsState(DrawDiscardState):
 
     @classmethod
     def _restore(cls, data: Mapping[str, JSON]) -> FiveCrownsState:
-        state = cls.__new__(cls)
+        state = blank_state(cls)
         n = int(data["players"])
         state._setup(rules_from_json(FiveCrownsRules, data["rules"]), n, data["seed"])
         state.scores, state.round = list(data["scores"]), data["round"]
@@ -369,3 +373,8 @@ def _covers_rest(hand: list[Card], discard: Card, melds: list[Meld]) -> str | No
 def new_game(rules: FiveCrownsRules, players: int, seed: int | str) -> FiveCrownsState:
     """A new game: round 1 is dealt and the seat left of the dealer is to draw."""
     return FiveCrownsState(rules, players, seed)
+
+
+# Each action type's check and move, read by `_checks` and `_moves`.
+_CHECKS: Final[Checks] = {Draw: FiveCrownsState._why_draw, Discard: FiveCrownsState._why_discard}
+_MOVES: Final[Moves] = {Draw: FiveCrownsState._draw, Discard: FiveCrownsState._discard}

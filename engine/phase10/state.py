@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import ClassVar, NamedTuple, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from ..cards import SKIP, WILD, Card, format_cards, phase10_deck
 from ..common import (
@@ -27,6 +27,7 @@ from ..common import (
     Draw,
     DrawDiscardState,
     Moves,
+    blank_state,
     first_dealer,
     restore_outcome,
     snapshot_outcome,
@@ -56,7 +57,7 @@ class LayPlan(NamedTuple):
     phase: int
 
 
-class Phase10State(DrawDiscardState):
+class Phase10State(DrawDiscardState[Phase10Rules]):
     """A Phase 10 game in progress (implements `engine.game.GameState`).
 
     Hands, piles, seats and turns are `DrawDiscardState`'s (tie-break hands leave the others'
@@ -66,7 +67,6 @@ class Phase10State(DrawDiscardState):
     game_name = "phase10"
     title = "Phase 10"
     after_draw = "play"
-    rules: Phase10Rules
     # The hand in play, set by `_deal` (and `_restore`).
     table: tuple[TableGroup, ...]  # group id i is table[i - 1]
     phase_now: tuple[int | None, ...]  # per seat: the phase made this hand (any-order: once laid)
@@ -301,13 +301,13 @@ class Phase10State(DrawDiscardState):
         self._start_turn(self._next[seat], events)
         return events
 
-    # Each action type's check and move (`CardGameState.why_illegal` and `apply`).
-    _checks: ClassVar[Checks] = {
-        Draw: _why_draw, LayDown: _why_lay, Hit: _why_hit, Discard: _why_discard,
-    }
-    _moves: ClassVar[Moves] = {
-        Draw: DrawDiscardState._draw, LayDown: _lay, Hit: _hit, Discard: _discard,
-    }
+    # Each action type's check and move (`CardGameState.why_illegal` and `apply`): the tables
+    # after the class.
+    def _checks(self) -> Checks:
+        return _CHECKS
+
+    def _moves(self) -> Moves:
+        return _MOVES
 
     # -- the flow of a hand --------------------------------------------------------------------
 
@@ -486,7 +486,7 @@ class Phase10State(DrawDiscardState):
 
     @classmethod
     def _restore(cls, data: Mapping[str, JSON]) -> Phase10State:
-        state = cls.__new__(cls)
+        state = blank_state(cls)
         rules = rules_from_json(Phase10Rules, data["rules"])
         n = int(data["players"])
         state._setup(rules, n, data["seed"])
@@ -529,3 +529,14 @@ def _seats(seats: Iterable[int]) -> str:
 def new_game(rules: Phase10Rules, players: int, seed: int | str) -> Phase10State:
     """A new game: the first hand is dealt and the first player is to draw."""
     return Phase10State(rules, players, seed)
+
+
+# Each action type's check and move, read by `_checks` and `_moves`.
+_CHECKS: Final[Checks] = {
+    Draw: Phase10State._why_draw, LayDown: Phase10State._why_lay, Hit: Phase10State._why_hit,
+    Discard: Phase10State._why_discard,
+}
+_MOVES: Final[Moves] = {
+    Draw: Phase10State._draw, LayDown: Phase10State._lay, Hit: Phase10State._hit,
+    Discard: Phase10State._discard,
+}

@@ -16,10 +16,18 @@ The outcome ranks the player against the deck: place 1 (winners [0]) for a won g
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Final
 
 from ..cards import Card, fivecrowns_deck, parse_cards, rng_for, shuffled, sorted_cards
-from ..common import CardGameState, Checks, Moves, restore_outcome, snapshot_outcome, tokens
+from ..common import (
+    CardGameState,
+    Checks,
+    Moves,
+    blank_state,
+    restore_outcome,
+    snapshot_outcome,
+    tokens,
+)
 from ..fivecrowns.solver import Solver, groups_all
 from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
 from .actions import Place, parse_action, place
@@ -27,7 +35,7 @@ from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
 from .view import SolitaireView, legal_places, pile_places
 
 
-class SolitaireState(CardGameState):
+class SolitaireState(CardGameState[SolitaireRules]):
     """A Solitaire game in progress (implements `engine.game.GameState`)."""
 
     game_name = "solitaire"
@@ -128,9 +136,13 @@ class SolitaireState(CardGameState):
         self._check_end(events)
         return events
 
-    # The one action's check and move (`CardGameState.why_illegal` and `apply`).
-    _checks: ClassVar[Checks] = {Place: _why_place}
-    _moves: ClassVar[Moves] = {Place: _place}
+    # Each action type's check and move (`CardGameState.why_illegal` and `apply`): the tables
+    # after the class.
+    def _checks(self) -> Checks:
+        return _CHECKS
+
+    def _moves(self) -> Moves:
+        return _MOVES
 
     def _check_close(self, size: int, events: list[Event]) -> None:
         """Close pile `size` if its cards all make groups (the only pile a move changes)."""
@@ -175,7 +187,7 @@ class SolitaireState(CardGameState):
 
     @classmethod
     def _restore(cls, data: Mapping[str, JSON]) -> SolitaireState:
-        state = cls.__new__(cls)
+        state = blank_state(cls)
         state.rules = rules_from_json(SolitaireRules, data["rules"])
         state.seed = data["seed"]
         state.piles = [parse_cards(p) for p in data["piles"]]
@@ -200,3 +212,8 @@ def _places_of(piles: list[tuple[Card, ...]]) -> list[tuple[Place, ...]]:
 def new_game(rules: SolitaireRules, players: int, seed: int | str) -> SolitaireState:
     """A new game: the piles are dealt (and checked) and the first card is to be placed."""
     return SolitaireState(rules, players, seed)
+
+
+# Each action type's check and move, read by `_checks` and `_moves`.
+_CHECKS: Final[Checks] = {Place: SolitaireState._why_place}
+_MOVES: Final[Moves] = {Place: SolitaireState._place}

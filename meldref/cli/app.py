@@ -89,11 +89,12 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from ..build import describe
         from ..protocol.wire import PROTOCOL_VERSION
         from ..replay.files import FORMAT_VERSION
 
         typer.echo(f"meldref {__version__} (protocol {PROTOCOL_VERSION}, replay format "
-                   f"{FORMAT_VERSION})")
+                   f"{FORMAT_VERSION}, {describe()})")
         raise typer.Exit()
 
 

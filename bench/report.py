@@ -1,0 +1,345 @@
+"""bench/run.py's figures as tables: docs/performance.md and README's share, from a run's rows.
+
+`render` writes the tables of an earlier run's JSON lines (`python bench/run.py --from-json
+PATH`) without measuring anything; bench/run.py measures and calls `markdown` and
+`readme_block` on what it measured.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+GAMES = {"phase10": 2, "fivecrowns": 2, "solitaire": 1}  # game -> seats
+
+
+@dataclass
+class Figures:
+    """The figures of one run, printed as JSON lines as they come."""
+
+    out: Callable[[str], None] = print
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, figure: str, value: Any, unit: str, **extra: Any) -> None:
+        row = {"figure": figure, **extra, "value": value, "unit": unit}
+        self.rows.append(row)
+        self.out(json.dumps(row))
+
+    def get(self, figure: str, **match: Any) -> Any:
+        match = {"referee": None, **match}  # this checkout's figures unless told
+        for row in self.rows:
+            if row["figure"] == figure and all(row.get(k) == v for k, v in match.items()):
+                return row["value"]
+        return None
+
+
+def markdown(figures: Figures, info: dict[str, Any]) -> str:
+    """The table of docs/performance.md, the other figures, the targets and the profile."""
+    lines = [
+        "# Performance",
+        "",
+        f"Measured by `{info.get('command', 'python bench/run.py')}` on "
+        f"{info['cpu']}, {info['cores']} cores, Python {info['python']}, {info['system']} "
+        f"(load average {info['load']:.2f} at the start: the cores are shared with other work). "
+        "Every ratio compares figures of this one run; each timed figure is the median of "
+        "interleaved rounds.",
+        "",
+        f"The build measured: {info.get('build', 'pure Python')} (`meldref --version` says "
+        "which runs); pure Python's figures are in [Compiled and pure "
+        "Python](#compiled-and-pure-python) when the build is compiled.",
+        "",
+        *_game_table(figures),
+        "",
+        *_other_figures(figures),
+        *_targets(figures),
+        *_speedups(figures),
+        *_pieces(figures, info),
+        *_profile(figures),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+README_MARKS = ("<!-- performance-table -->", "<!-- /performance-table -->")
+
+
+def readme_block(figures: Figures, info: dict[str, Any]) -> str:
+    """README's share of a run, a few lines for a first page: the machine and, per game, what a
+    decision costs and how fast the engine plays, in the build measured and (when it is
+    compiled) in pure Python (docs/performance.md has every figure, the targets, the speedups
+    and the profile)."""
+    build = info.get("build", "pure Python")
+    pure = any(r.get("referee") == PURE for r in figures.rows)
+    lines = [
+        f"On {info['cpu']}, {info['cores']} cores, Python {info['python']} (load average "
+        f"{info['load']:.2f}), {build}, by `{info.get('command', 'python bench/run.py')}`:",
+        "",
+        "| game | a decision, in-process | a decision, through pipes | engine, random "
+        "decisions/s |" + (" pure Python: through pipes | pure Python: engine |" if pure else ""),
+        "|---|---|---|---|" + ("---|---|" if pure else ""),
+    ]
+    for name in GAMES:
+        inproc, piped = (figures.get(f"decision_{way}", game=name)
+                         for way in ("in_process", "pipes"))
+        rate = figures.get("engine_rate", game=name)
+        if inproc is None and rate is None:
+            continue
+        cells = [name, *(f"{value} us" if value is not None else "-" for value in (inproc, piped)),
+                 f"{rate:,}" if rate else "-"]
+        if pure:
+            slow_piped = figures.get("decision_pipes", game=name, referee=PURE)
+            slow_rate = figures.get("engine_rate", game=name, referee=PURE)
+            cells += [f"{slow_piped} us" if slow_piped is not None else "-",
+                      f"{slow_rate:,}" if slow_rate else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_readme(path: Path, block: str) -> None:
+    """Put `block` between README's performance marks, leaving the rest of the file as it is."""
+    text = path.read_text()
+    start, end = README_MARKS
+    if text.count(start) != 1 or text.count(end) != 1 or text.index(start) > text.index(end):
+        raise SystemExit(f"{path}: needs one {start} ... {end} block for the table")
+    head, rest = text.split(start, 1)
+    path.write_text(f"{head}{start}\n{block}{end}{rest.split(end, 1)[1]}")
+
+
+def _game_table(figures: Figures) -> list[str]:
+    get = figures.get
+    trip = get("pipe_round_trip")
+    spiel = get("openspiel_rate", game="gin_rummy")
+    lines = [
+        "| game | in-process, per decision | through pipes, per decision | pipes' overhead | "
+        "pipes' overhead, referee CPU | raw pipe round trip | engine, random decisions/s | "
+        "engine vs OpenSpiel gin rummy |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name in GAMES:
+        inproc, piped = get("decision_in_process", game=name), get("decision_pipes", game=name)
+        overhead, cpu = get("pipes_overhead", game=name), get("pipes_overhead_cpu", game=name)
+        rate = get("engine_rate", game=name)
+        if inproc is None and rate is None:
+            continue
+        cells = [
+            name, f"{inproc} us" if inproc is not None else "-",
+            f"{piped} us" if piped is not None else "-",
+            f"{overhead} us = {overhead / trip:.1f}x" if overhead is not None and trip else "-",
+            f"{cpu} us = {cpu / trip:.1f}x" if cpu is not None and trip else "-",
+            f"{trip} us" if trip else "-",
+            f"{rate:,}" if rate else "-",
+            f"{rate / spiel:.2f}x" if rate and spiel else "-",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    if spiel:
+        lines += ["", f"OpenSpiel gin rummy (C++ core, called from Python, uniform over "
+                  f"`legal_actions()`, chance sampled): {spiel:,} decisions/s."]
+    elif get("engine_rate", game="phase10"):
+        lines += ["", "OpenSpiel is not installed (`pip install -e '.[bench]'`): no comparison."]
+    return lines
+
+
+def _other_figures(figures: Figures) -> list[str]:
+    get = figures.get
+    lines = ["| figure | value |", "|---|---|"]
+    for case in ("built-in bots", "bot programs"):
+        one, two = (get("tournament_rate", bots=case, jobs=j) for j in (1, 2))
+        if one is not None:
+            row = next(r for r in figures.rows if r["figure"] == "tournament_rate"
+                       and r.get("bots") == case and r.get("jobs") == 2)
+            lines.append(f"| tournament games/s, {case}: -j 1, -j 2 | {one}, {two} "
+                         f"(x{two / one:.2f}; CPU per game with -j 2: x{row['cpu_ratio']} of "
+                         "-j 1's) |")
+    rows = [r for r in figures.rows if r["figure"] == "rss"]
+    if len(rows) == 2:
+        lines.append(f"| referee peak RSS after {rows[0]['games']:,} and {rows[1]['games']:,} "
+                     f"Solitaire games ({rows[0]['seat']}) | {rows[0]['value']} MiB, "
+                     f"{rows[1]['value']} MiB ({rows[1]['growth']:+.1%}) |")
+    for row in figures.rows:
+        if row["figure"] == "solver_worst":
+            lines.append(f"| Five Crowns solver, worst {row['question']} (cold tables) | "
+                         f"{row['value']} ms (`{row['hand']}`, wild {row['wild']}) |")
+    return lines if len(lines) > 2 else []
+
+
+def _targets(figures: Figures) -> list[str]:
+    """Issue 13's targets as issue 28 raised them, met or missed and by how much, from this
+    run's figures (the build measured: the compiled one where it is)."""
+    get = figures.get
+    trip = get("pipe_round_trip")
+    spiel = get("openspiel_rate", game="gin_rummy")
+    found = []
+    for name in GAMES:
+        overhead, cpu = get("pipes_overhead", game=name), get("pipes_overhead_cpu", game=name)
+        if overhead is not None and trip:
+            found.append(_verdict(f"{name}: pipes' overhead at most 4x the round trip",
+                                  overhead / trip, 4, below=True,
+                                  note=f"referee CPU alone {cpu / trip:.1f}x"))
+        rate = get("engine_rate", game=name)
+        if rate and spiel:
+            found.append(_verdict(f"{name}: engine at least 1.5x OpenSpiel gin rummy",
+                                  rate / spiel, 1.5, below=False))
+    for case in ("built-in bots", "bot programs"):
+        row = next((r for r in figures.rows if r["figure"] == "tournament_rate"
+                    and r.get("bots") == case and r.get("jobs") == 2), None)
+        if row is not None:
+            found.append(_verdict(f"tournament, {case}: -j 2 at least 1.8x -j 1",
+                                  row["speedup"], 1.8, below=False,
+                                  note=f"CPU per game x{row['cpu_ratio']}"))
+    rows = [r for r in figures.rows if r["figure"] == "rss"]
+    if len(rows) == 2:
+        found.append(_verdict(f"peak RSS after {rows[1]['games']:,} games within 10% of "
+                              f"after {rows[0]['games']:,}", 1 + rows[1]["growth"], 1.1,
+                              below=True))
+    if not found:
+        return []
+    return ["", "## Targets (issues 13 and 28)", "", "| target | this run | verdict |",
+            "|---|---|---|", *found, "", *BOUNDS]
+
+
+def _verdict(target: str, value: float, limit: float, below: bool, note: str = "") -> str:
+    met = value <= limit if below else value >= limit
+    by = value / limit if below else limit / value
+    shown = f"{value:.2f}x" + (f" ({note})" if note else "")
+    # Two decimals: a near miss (1.73x against 1.8x) must not read "missed by 1.0x".
+    return f"| {target} | {shown} | {'met' if met else f'missed by {by:.2f}x'} |"
+
+
+# What bounds the figures that miss their targets (why, not how much: the table says that).
+BOUNDS = [
+    "What bounds them:",
+    "",
+    "- **Pipes' overhead.** The C pair moves one short line each way and does nothing else. "
+    "Per decision the referee writes the seat's whole view (protocol section 4: a `view` "
+    "line, an `item` per seat and per group or pile, a `legal` line per action: up to 88 in "
+    "Solitaire), in one write; waits in one `poll`; reads and parses the answer; checks it "
+    "with the game; and writes the turn's events to the other seats (once per turn, as "
+    "section 4 promises). The referee-CPU column is what that costs the referee; the rest of "
+    "the wall-clock overhead is waiting for a core, for the referee and for the bot it woke, "
+    "and grows with the machine's load, while the C pair's round trip (two processes that do "
+    "nothing else) stays a few microseconds at any load. The pieces' table below times the "
+    "text work and the engine's share per decision in both builds: a few microseconds each. "
+    "The compiled build compiles the engine, the conversation, the wire, the channel and the "
+    "view's text; the referee's loop around them (protocol/referee.py and seats.py: clocks, "
+    "faults, records) stays Python, and so does the operating system's share, about 4.3 "
+    "system calls a decision (`strace -c` of a referee against two instant C bots, 21,869 "
+    "Phase 10 decisions: 1.9 poll, 1.4 write, 1.1 read), each a microsecond or two, and "
+    "the two context switches of a round trip on a loaded machine.",
+    "- **Engines against OpenSpiel.** Gin rummy's rules run in C++; ours run compiled by "
+    "mypyc from the same Python (or as Python), which removes the interpreter's dispatch but "
+    "keeps Python's objects: every card, meld, action, event and legal action list is a "
+    "Python object allocated and counted, and the solver's tables are dicts. Five Crowns "
+    "solves every discard decision (which discards go out) and Solitaire every move (does "
+    "the pile close; at the end, the points of every open pile), on top of building the legal "
+    "actions that the random player draws from.",
+    "- **Tournaments.** Games are independent and run in worker processes; the CPU a game "
+    "costs with -j 2 against -j 1 shows what parallel play adds (workers starting, results "
+    "passed back). The wall-clock speedup also needs two idle cores, which a shared machine "
+    "does not have: at a load average near 2 or more, -j 2 cannot double anything.",
+]
+
+
+PURE = "pure Python"  # the label of this checkout's sources run as pure Python (run.py)
+WAYS = ("in_process", "in_process CPU", "pipes", "pipes CPU", "engine")
+
+
+def _speedups(figures: Figures) -> list[str]:
+    """Per build or revision compared with (pure Python, `--against REV`): its figures, and by
+    how much this build is faster (a ratio of figures of this one run)."""
+    labels = dict.fromkeys(r["against"] for r in figures.rows if r["figure"] == "speedup")
+    return [line for label in labels for line in _against(figures, label)]
+
+
+def _against(figures: Figures, label: str) -> list[str]:
+    trip = figures.get("pipe_round_trip")
+    if label == PURE:
+        head = ["", "## Compiled and pure Python", "",
+                "The same engine and protocol as pure Python (their sources, as `MELDREF_PURE=1` "
+                "runs them), loaded beside the compiled build and measured interleaved in this "
+                "run:"]
+        faster = "The compiled build is faster by (pure Python's time over the compiled's):"
+    else:
+        head = ["", f"## Against `{label}`", "",
+                "Its engine and protocol, loaded from git and measured interleaved in this run:"]
+        faster = f"This checkout is faster by (`{label}`'s time over this checkout's):"
+    lines = [*head, "",
+             "| game | in-process, per decision | through pipes, per decision | pipes' overhead | "
+             "pipes' overhead, referee CPU | engine, random decisions/s |",
+             "|---|---|---|---|---|---|"]
+    for name in GAMES:
+        got = {f: figures.get(f, game=name, referee=label) for f in (
+            "decision_in_process", "decision_pipes", "pipes_overhead", "pipes_overhead_cpu",
+            "engine_rate")}
+        if any(v is not None for v in got.values()):
+            cells = [f"{v:,} us" if isinstance(v, float) else f"{v:,}" if v else "-"
+                     for v in got.values()]
+            if trip and got["pipes_overhead"] is not None:
+                cells[2] += f" = {got['pipes_overhead'] / trip:.1f}x"
+                cells[3] += f" = {got['pipes_overhead_cpu'] / trip:.1f}x"
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", faster, "", "| game | " + " | ".join(w.replace("_", "-") for w in WAYS) + " |",
+              "|---" * (len(WAYS) + 1) + "|"]
+    for name in GAMES:
+        ratios = [figures.get("speedup", game=name, way=way, against=label) for way in WAYS]
+        if any(r is not None for r in ratios):
+            lines.append(f"| {name} | " + " | ".join(f"x{r}" if r is not None else "-"
+                                                     for r in ratios) + " |")
+    return lines
+
+
+PIECES = {"view": "the view's lines", "legal": "`legal` lines", "events": "events' lines",
+          "answer": "parsing the answer", "rules": "the engine: parse, judge, play",
+          "clock": "a clock reading"}
+
+
+def _pieces(figures: Figures, info: dict[str, Any]) -> list[str]:
+    rows = [r for r in figures.rows if r["figure"] == "piece"]
+    if not rows:
+        return []
+    labels = dict.fromkeys(r.get("referee") for r in rows)
+    lines = ["", "## The referee's work per decision, piece by piece", "",
+             "CPU microseconds per decision of each piece, the best of the rounds' passes over "
+             "one recorded game (seed 1, the instant bots' moves): what the referee does "
+             "besides waiting for the bot and the system calls.", "",
+             "| game | build | " + " | ".join(PIECES.values()) + " |",
+             "|---|---|" + "---|" * len(PIECES)]
+    for name in GAMES:
+        for label in labels:
+            got = [figures.get("piece", game=name, piece=p, referee=label) for p in PIECES]
+            if any(v is not None for v in got):
+                build = label if label is not None else info.get("build", "pure Python")
+                lines.append(f"| {name} | {build} | " + " | ".join(
+                    f"{v} us" if v is not None else "-" for v in got) + " |")
+    return lines
+
+
+def _profile(figures: Figures) -> list[str]:
+    rows = [r for r in figures.rows if r["figure"] == "profile"]
+    if not rows:
+        return []
+    where = "through pipes" if rows[0]["pipes"] else "in-process"
+    lines = ["", f"Where the referee's CPU goes ({where}; cProfile, a function's own time):", ""]
+    for name in GAMES:
+        top = [r for r in rows if r["game"] == name]
+        if top:
+            lines.append(f"- {name}: " + "; ".join(f"`{r['function']}` {r['value']}%"
+                                                   for r in top))
+    return lines
+
+
+def render(source: Path, target: Path | None, readme: Path | None = None) -> int:
+    """The table of the JSON lines of an earlier run (to `target` and `readme`, and printed)."""
+    figures = Figures(out=lambda line: None)
+    for line in source.read_text().splitlines():
+        row = json.loads(line)
+        figures.rows.append(row)
+    info = next(r["value"] for r in figures.rows if r["figure"] == "machine")
+    table = markdown(figures, info)
+    print(table)
+    if target:
+        target.write_text(table)
+    if readme:
+        write_readme(readme, readme_block(figures, info))
+    return 0
