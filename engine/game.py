@@ -43,6 +43,12 @@ class Action(Protocol):
     def __str__(self) -> str: ...
 
 
+class Plan(Protocol):
+    """A game's own working for a ruling (what its check found, what its move reads): opaque
+    to everyone else, so any value is one. (A name of its own rather than `object`: a compiled
+    dataclass resolves its fields' annotations by name, and `object` is not one it finds.)"""
+
+
 class Observation(Protocol):
     """What a seat may know (a game's view): its JSON is what the seat is told."""
 
@@ -61,7 +67,7 @@ class Ruling:
 
     action: Action
     reason: str | None
-    plan: object = None  # the game's own working (its checks make it, its moves read it)
+    plan: Plan | None = None  # the game's own working (its checks make it, its moves read it)
     position: int = 0
 
     @property
