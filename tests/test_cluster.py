@@ -482,9 +482,10 @@ def test_a_game_played_twice_is_counted_once(cluster: Cluster, tmp_path: Path) -
     first, second = config.schedule()
     pool = ClusterPool(config, run_job, folder, False)
     lines = list(pool.play([first, first, second, first]))
-    assert sorted(line["game_id"] for line in lines) == [first.game_id, second.game_id]
+    assert sorted(line.game_id for line in lines) == [first.game_id, second.game_id]
     for line in lines:
-        assert verify(folder / line["replay"]).actions == line["actions"]
+        assert line.replay is not None and line.figures is not None
+        assert verify(folder / line.replay).actions == line.figures.actions
     assert not (folder / ".cluster").exists()
 
 

@@ -174,7 +174,7 @@ def test_a_tournament_stopped_by_sigterm_leaves_nothing_and_resumes(tmp_path: Pa
         "processes left behind"
     # The games killed in flight lose their replay (issue 21: a stop never leaves one that
     # fails `replay verify`); every replay left is a game with its result line.
-    recorded = {line["replay"] for line in read_results(out / "results.jsonl")}
+    recorded = {line.replay for line in read_results(out / "results.jsonl")}
     for path in (out / "replays").glob("*.jsonl"):
         assert path.relative_to(out).as_posix() in recorded, path.name
         verify(path)
