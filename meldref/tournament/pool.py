@@ -28,6 +28,7 @@ as the referee's own error. Game ids make a game played twice count once.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import multiprocessing
@@ -160,7 +161,29 @@ def worker_context() -> BaseContext:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(worker_modules())  # heeded only before the server starts
+    atexit.unregister(stop_fork_server)  # once, however many pools the process makes
+    atexit.register(stop_fork_server)
     return context
+
+
+def stop_fork_server() -> None:
+    """End the fork server this process started, and wait for its end (at the process's exit,
+    `atexit`). Left to itself it ends only once this process has exited (its "alive" pipe closed),
+    so it outlived `meldref tournament -j 2`'s return a moment. SIGTERM, not the pipe alone: a
+    copy of the pipe held elsewhere must not keep the exit waiting; its workers, if any were
+    left, get their parent-death SIGTERM and kill their bots."""
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver
+    pid = getattr(server, "_forkserver_pid", None)
+    if not isinstance(pid, int):
+        return
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGTERM)
+    stop = getattr(server, "_stop", None)  # closes the pipe, reaps the server, removes its socket
+    if callable(stop):
+        with contextlib.suppress(OSError):
+            stop()
 
 
 def worker_modules() -> list[str]:
