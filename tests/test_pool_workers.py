@@ -92,3 +92,28 @@ def test_nothing_of_a_tournament_outlives_the_command(tmp_path: Path) -> None:
                    env={**os.environ, MARK: token}, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert fork_servers_carrying(MARK, token) == []
+
+
+def write_to_stderr(job: GameJob, folder: Path, keep_logs: bool) -> dict[str, Any]:
+    """A game's stand-in that writes a line where its worker's stderr goes."""
+    os.write(2, f"worker {os.getpid()} game {job.game_id}\n".encode())
+    return {"index": job.index, "game_id": job.game_id, "status": "ok"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server: Linux")
+def test_workers_write_where_the_tournaments_stderr_goes_now(tmp_path: Path) -> None:
+    # A fork server keeps the stdout and stderr of the moment it started (the first pool of
+    # the process); a worker's own output (a warning, a traceback) goes where the tournament's
+    # goes when its pool starts.
+    for name in ("a", "b"):
+        log = tmp_path / f"{name}.stderr"
+        with log.open("w") as f:
+            kept = os.dup(2)
+            os.dup2(f.fileno(), 2)
+            try:
+                pool = GamePool(2, write_to_stderr, tmp_path, False)
+                assert len(list(pool.play(jobs(4)))) == 4
+            finally:
+                os.dup2(kept, 2)
+                os.close(kept)
+        assert log.read_text().count(" game g") == 4, (name, log.read_text())
