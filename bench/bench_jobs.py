@@ -48,7 +48,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # meldref is imported inside the measured runs only
+    from meldref.protocol.records import ResultLine
 
 ROOT = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
@@ -120,16 +123,19 @@ def reap_all() -> None:
 # One run, in a fresh process
 
 
-def timed_job(job: Any, folder: Path, keep_logs: bool) -> Any:
-    """`run_job`, noting the CPU the game took where it ran (the parent, or a worker) in a
-    file of its own under `folder`/bench-cpu (a result line is typed: it has no room for it)."""
+GAME_CPU = "bench-game-cpu"  # a folder in the tournament's: a file per game, its CPU seconds
+
+
+def timed_job(job: Any, folder: Path, keep_logs: bool) -> ResultLine:
+    """`run_job`, with the CPU the game took where it ran (the parent, or a worker), written
+    beside its result (a result line is typed: it has no room for a figure of ours)."""
     from meldref.tournament.runner import run_job
 
     began = time.process_time()
     line = run_job(job, folder, keep_logs)
-    noted = folder / "bench-cpu"
-    noted.mkdir(exist_ok=True)
-    (noted / line.game_id).write_text(repr(time.process_time() - began))
+    cpu = time.process_time() - began
+    (folder / GAME_CPU).mkdir(exist_ok=True)
+    (folder / GAME_CPU / job.game_id).write_text(repr(cpu))
     return line
 
 
@@ -152,12 +158,11 @@ def tournament_child(jobs: int, games: int, start: str | None = None) -> dict[st
     with tempfile.TemporaryDirectory() as tmp:
         config = TournamentConfig(plan, jobs=jobs, out=Path(tmp) / "t")
         with measured() as figures:
-            opened = open_tournament(config)
-            run = run_tournament(opened, run=timed_job)
-        if run.played != games or not all(r.ok for r in run.results):
-            raise RuntimeError(f"played {run.played} of {games} games, or some failed")
+            run = run_tournament(open_tournament(config), run=timed_job)
         figures["game_cpu"] = sum(float(f.read_text())
-                                  for f in (opened.folder / "bench-cpu").iterdir())
+                                  for f in (config.folder / GAME_CPU).iterdir())
+    if run.played != games or not all(r.ok for r in run.results):
+        raise RuntimeError(f"played {run.played} of {games} games, or some failed")
     figures["games"] = games
     return figures
 

@@ -543,7 +543,7 @@ with tempfile.TemporaryDirectory() as tmp:
         job = GameJob(n, f"g{n}", "solitaire", SolitaireRules(), n, n, bots)
         line = run_job(job, Path(tmp))
         assert line.ok, line
-        Path(tmp, line["replay"]).unlink()
+        Path(tmp, str(line.replay)).unlink()
         if n in checkpoints:
             print(n, peak_kib(), flush=True)
 """

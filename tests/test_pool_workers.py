@@ -6,12 +6,16 @@ import leaves pydantic out (only reading a replay or checking settings needs it)
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import RANDOM_BOT_PATH, command
 
 from meldref.tournament.pool import GamePool
 from meldref.tournament.schedule import GameJob
@@ -58,3 +62,58 @@ def test_workers_see_the_tournaments_environment_of_now(tmp_path: Path,
     assert {r["mark"] for r in play(tmp_path / "b")} == {"second"}
     monkeypatch.delenv(MARK)
     assert {r["mark"] for r in play(tmp_path / "c")} == {None}
+
+
+def fork_servers_carrying(name: str, value: str) -> list[int]:
+    """Live fork servers whose environment holds `name=value` (inherited from a run)."""
+    mark, found = f"{name}={value}".encode(), []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if (stat[0] != "Z" and b"multiprocessing.forkserver" in
+                        (entry / "cmdline").read_bytes()
+                        and mark in (entry / "environ").read_bytes().split(b"\0")):
+                    found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server: Linux")
+def test_nothing_of_a_tournament_outlives_the_command(tmp_path: Path) -> None:
+    # Was: the fork server noticed the command's end only once its process had exited (its
+    # "alive" pipe closed), so it was still running when `meldref tournament -j 2` returned.
+    # (Its output not read here: a caller reading it waited for the server's end, which held
+    # the command's stdout and stderr.)
+    token = uuid.uuid4().hex
+    subprocess.run([sys.executable, "-m", "meldref", "tournament", "phase10",
+                    "-b", command(RANDOM_BOT_PATH, "--seed", "1"), "-b", "builtin:random",
+                    "-g", "2", "-j", "2", "--rules", "phases-to-win=1", "--out",
+                    str(tmp_path / "t"), "--no-progress"],
+                   env={**os.environ, MARK: token}, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert fork_servers_carrying(MARK, token) == []
+
+
+def write_to_stderr(job: GameJob, folder: Path, keep_logs: bool) -> dict[str, Any]:
+    """A game's stand-in that writes a line where its worker's stderr goes."""
+    os.write(2, f"worker {os.getpid()} game {job.game_id}\n".encode())
+    return {"index": job.index, "game_id": job.game_id, "status": "ok"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server: Linux")
+def test_workers_write_where_the_tournaments_stderr_goes_now(tmp_path: Path) -> None:
+    # A fork server keeps the stdout and stderr of the moment it started (the first pool of
+    # the process); a worker's own output (a warning, a traceback) goes where the tournament's
+    # goes when its pool starts.
+    for name in ("a", "b"):
+        log = tmp_path / f"{name}.stderr"
+        with log.open("w") as f:
+            kept = os.dup(2)
+            os.dup2(f.fileno(), 2)
+            try:
+                pool = GamePool(2, write_to_stderr, tmp_path, False)
+                assert len(list(pool.play(jobs(4)))) == 4
+            finally:
+                os.dup2(kept, 2)
+                os.close(kept)
+        assert log.read_text().count(" game g") == 4, (name, log.read_text())

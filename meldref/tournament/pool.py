@@ -11,7 +11,8 @@ process itself would be cheaper still, but it may have threads (the progress dis
 fork copies their locks in whatever state they are.
 
 A worker:
-- runs with the tournament's environment (the fork server's is that of the first pool);
+- runs with the tournament's environment, stdout and stderr (the fork server's are those of
+  the first pool);
 - keeps the bot programs it seats from game to game (`keeper.BotKeeper`; fresh ones per game
   with `Limits.fresh_bots`), and stops them when it ends;
 - asks the kernel for SIGTERM when its parent dies (`PR_SET_PDEATHSIG`): the fork server,
@@ -28,6 +29,7 @@ as the referee's own error. Game ids make a game played twice count once.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import multiprocessing
@@ -120,7 +122,8 @@ class GamePool:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=worker_context(),
-                initializer=worker_init, initargs=(os.getpid(), dict(os.environ)))
+                initializer=worker_init,
+                initargs=(os.getpid(), dict(os.environ), StandardFd(1), StandardFd(2)))
         return self._pool
 
     def _replace(self) -> None:
@@ -160,7 +163,29 @@ def worker_context() -> BaseContext:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(worker_modules())  # heeded only before the server starts
+    atexit.unregister(stop_fork_server)  # once, however many pools the process makes
+    atexit.register(stop_fork_server)
     return context
+
+
+def stop_fork_server() -> None:
+    """End the fork server this process started, and wait for its end (at the process's exit,
+    `atexit`). Left to itself it ends only once this process has exited (its "alive" pipe closed),
+    so it outlived `meldref tournament -j 2`'s return a moment. SIGTERM, not the pipe alone: a
+    copy of the pipe held elsewhere must not keep the exit waiting; its workers, if any were
+    left, get their parent-death SIGTERM and kill their bots."""
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver
+    pid = getattr(server, "_forkserver_pid", None)
+    if not isinstance(pid, int):
+        return
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGTERM)
+    stop = getattr(server, "_stop", None)  # closes the pipe, reaps the server, removes its socket
+    if callable(stop):
+        with contextlib.suppress(OSError):
+            stop()
 
 
 def worker_modules() -> list[str]:
@@ -172,8 +197,40 @@ def worker_modules() -> list[str]:
     return [*names, f"{root}.cli"] if f"{root}.cli" in sys.modules else names
 
 
-def worker_init(tournament: int, environment: dict[str, str]) -> None:
-    """Set up a worker: the tournament's environment (a forked worker has the fork server's);
+class StandardFd:
+    """The tournament's stdout or stderr (`fd` 1 or 2) as it is when a worker starts, handed
+    to the worker with its start-up arguments: a worker forked from the fork server has the
+    server's, those of the process's first pool (another file, or a pipe no one reads)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __reduce__(self) -> tuple[Callable[..., int | None], tuple[object, int]]:
+        # Pickled as the worker starts: multiprocessing sends the descriptor along.
+        try:
+            os.fstat(self.fd)
+        except OSError:
+            return _standard_fd, (None, self.fd)  # closed here: the worker keeps its own
+        from multiprocessing import reduction
+
+        return _standard_fd, (reduction.DupFd(self.fd), self.fd)
+
+
+def _standard_fd(sent: object, fd: int) -> int | None:
+    """In the worker: the descriptor received put in place of its `fd`."""
+    detach = getattr(sent, "detach", None)
+    if not callable(detach):
+        return None
+    received = int(detach())
+    if received != fd:
+        os.dup2(received, fd)
+        os.close(received)
+    return fd
+
+
+def worker_init(tournament: int, environment: dict[str, str], *standard: object) -> None:
+    """Set up a worker: the tournament's environment (a forked worker has the fork server's),
+    its stdout and stderr (`StandardFd`, put in place as the arguments arrive);
     Ctrl-C is the tournament's to decide; SIGTERM (sent by the tournament, or by the kernel
     when the worker's parent dies) kills the worker's bots and ends it. The bot programs the
     worker seats are kept from game to game (`keeper`), stopped when it ends."""
