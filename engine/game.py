@@ -140,6 +140,13 @@ class Outcome:
     scores: tuple[int, ...]  # per seat, the game's own score (penalty points, piles closed...)
     detail: Mapping[str, JSON] = field(default_factory=dict)
 
+    def __reduce__(self) -> tuple[type[Outcome], tuple[Termination, tuple[int, ...],
+                                                       tuple[int, ...], Mapping[str, JSON]]]:
+        # Pickled through the constructor: a game's result crosses processes (a pool worker's
+        # result line, a cluster's), and a compiled frozen dataclass cannot be rebuilt field
+        # by field (its state setter meets the frozen __setattr__).
+        return (Outcome, (self.termination, self.places, self.scores, self.detail))
+
     @property
     def winners(self) -> tuple[int, ...]:
         return tuple(s for s, p in enumerate(self.places) if p == 1)

@@ -6,6 +6,7 @@ line (no seed, no rules, no actions)."""
 from __future__ import annotations
 
 import json
+import pickle
 
 from meldref.engine.game import Outcome, Termination
 from meldref.protocol.errors import Fault
@@ -22,6 +23,14 @@ def test_a_game_played_is_a_typed_line_that_the_file_gives_back() -> None:
     assert isinstance(line, ResultLine) and isinstance(line.figures, Figures)
     written = json.dumps(line.to_json(), separators=(",", ":"))
     assert ResultLine.from_json(json.loads(written)) == line
+
+
+def test_a_result_line_crosses_processes_whole() -> None:
+    # A pool worker's and a cluster's lines come back pickled. Was, on the compiled build: the
+    # frozen Outcome could not be unpickled (FrozenInstanceError), and every game of -j 2
+    # was recorded as "its worker died 3 times".
+    line = play_one("fivecrowns", ["builtin:greedy", "builtin:random"], 3)
+    assert pickle.loads(pickle.dumps(line)) == line
 
 
 def test_an_error_line_round_trips_and_is_not_a_finished_game() -> None:
