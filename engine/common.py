@@ -204,7 +204,7 @@ class CardGameState(abc.ABC, Generic[RulesT]):
         return {"game": self.game_name, "rules": rules_to_json(self.rules),
                 "players": self.players, "seed": self.seed}
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
         # A copy is the snapshot read back (exact: the engine's contract), as OpenSpiel's
         # searches make them; compiled (setup.py), frozen values inside cannot be copied field
         # by field.

@@ -239,7 +239,7 @@ class GameInfo:
     # `RuleOptionError` if not (Five Crowns: party=off seats at most 7).
     check_rules: Callable[[Any, int], object] | None = None
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> GameInfo:
+    def __deepcopy__(self, memo: dict[int, object]) -> GameInfo:
         # A game is one immutable entry, shared by every copy of what refers to it (OpenSpiel's
         # searches deep-copy states and games); compiled (setup.py), it could not be rebuilt
         # field by field anyway.

@@ -112,11 +112,16 @@ class BotProcess:
         try:
             jail.started(proc.pid, self.rlimits)
         except OSError as exc:
+            jail.abandon()
             proc.kill()
-            said = proc.communicate()[1].decode("utf-8", "replace").strip().splitlines()
+            try:
+                said = proc.communicate(timeout=5)[1].decode("utf-8", "replace").strip()
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                said = ""
             jail.reap()
             os.close(read)
-            why = said[-1] if said else str(exc)
+            why = said.splitlines()[-1] if said else str(exc)
             raise OSError(f"cannot start bot {command} in its sandbox: {why}") from exc
         self.jail = jail
         return proc, os.fdopen(read, "rb", buffering=0)

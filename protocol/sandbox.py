@@ -491,6 +491,15 @@ class Jail:
         for folder in self.cgroup_dirs:
             (folder / "cgroup.procs").write_text(str(pid))
 
+    def abandon(self) -> None:
+        """A start that failed half-way: close our ends of bubblewrap's pipes, so that a
+        sandbox waiting to be let go (the block pipe) ends instead of holding its stderr open
+        for ever."""
+        for fd in self._fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+
     def reap(self) -> None:
         """After the bot ended: reap the container's init (an orphan of bwrap's, reparented to
         this subreaper), remove the cgroup, give the uid back."""
@@ -555,12 +564,20 @@ def _remove_cgroup(folder: Path) -> None:
         time.sleep(0.01)
 
 
+STALE_AFTER: Final = 60.0  # seconds an empty bot cgroup lives before another referee clears it
+
+
 def _clear_stale(parent: Path) -> None:
-    """Remove the empty cgroups of bots whose referee was killed before it could."""
+    """Remove the empty cgroups of bots whose referee was killed before it could. Only old
+    ones: a cgroup another referee has just made is empty until it puts its bot in, and
+    removing it then failed that bot's start (two workers of one `-j 2` run starting bots at
+    once), which left the referee waiting on a half-built sandbox."""
+    now = time.time()
     with contextlib.suppress(OSError):
         for folder in parent.glob("meldref-*"):
             with contextlib.suppress(OSError):
-                if not (folder / "cgroup.procs").read_text().strip():
+                if (now - folder.stat().st_mtime > STALE_AFTER
+                        and not (folder / "cgroup.procs").read_text().strip()):
                     folder.rmdir()
 
 

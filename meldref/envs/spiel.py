@@ -214,7 +214,7 @@ class MeldrefState(pyspiel.State):  # type: ignore[misc]
         rng = random.Random(int(sampler() * 2**31))  # the sampler draws uniformly in [0, 1)
         return MeldrefState(self.get_game(), resampled_state(self.inner, player, rng))
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> MeldrefState:
+    def __deepcopy__(self, memo: dict[int, object]) -> MeldrefState:
         # OpenSpiel's searches deep-copy states: a copy through the engine's snapshot, as
         # `clone` (the compiled build's frozen values cannot be copied field by field).
         return self.clone()
