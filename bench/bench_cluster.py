@@ -4,7 +4,7 @@ workers (`-j 1`, `-j 2`) and through `cluster.ClusterPool` on `local:1` and `loc
 LocalCluster of 1 or 2 worker processes, TLS, files written by the workers).
 
     python bench/bench_cluster.py [--games 24] [--phases 10] [--rounds 2] [--fresh-bots]
-    python bench/bench_cluster.py --overhead [--games 120]
+    python bench/bench_cluster.py --overhead [--games 900]
 
 For each way: the seconds until the first result (the pool's or cluster's start-up, its start-up
 check and a first game), the games per second from the first result to the last (the steady
@@ -13,11 +13,14 @@ best round of each is shown (the machine may be shared). Needs the `cluster` ext
 
 `--overhead`: what the cluster itself costs per game, on a `dask scheduler` and two `dask
 worker` processes of this machine (plain TCP on 127.0.0.1): the client's CPU (the tournament
-process: submitting, gathering, placing and re-simulating each replay) and the scheduler's CPU
-per game, for tasks of one game each (as before deal-set batches) and of a deal set each (now),
-in one run, with the games/s ceiling each implies (1 / CPU per game: the scheduler and the
-client each run on one thread). Short games of built-in bots (three seats: six seatings a
-deal set), so the overhead is what shows.
+process: submitting, gathering, placing and verifying each replay) and the scheduler's CPU per
+game, in one run, before and after, with the games/s ceiling each implies (1 / CPU per game:
+the scheduler and the client each run on one thread), and the games/s the two workers played.
+"Before" is the earlier way as far as the pool still plays it: a deal set a task and every
+replay re-simulated by the client (the run's setup is installed once per worker either way,
+and results gathered in batches); "after" is the default: tasks of about 2 s of play, each
+task's replays re-simulated by the other worker and 1 game in 500 by the client. Short games
+of built-in bots (three seats: six seatings a deal set), so the overhead is what shows.
 """
 
 from __future__ import annotations
@@ -111,15 +114,15 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+IDLE_SECONDS = 6.0  # the scheduler's and client's CPU measured with nothing to do
+
+
 def overhead(games: int) -> None:
-    """Client and scheduler CPU per game, one game a task against a deal set a task."""
+    """Client and scheduler CPU per game, before and after (see the module)."""
     import os
-    import resource
     import signal
     import socket
     import subprocess
-
-    from meldref.tournament import cluster as cluster_module
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -141,43 +144,82 @@ def overhead(games: int) -> None:
 
         with distributed.Client(address, timeout=60) as waiting:
             waiting.wait_for_workers(2, timeout=120)  # both in before the clock starts
-        for label, batch in (("a game a task (before)", 1),
-                             ("a deal set a task", cluster_module.BATCH_GAMES)):
-            cluster_module.BATCH_GAMES = batch
+            # What the scheduler (heartbeats, its event loop's ticks, work stealing's looks)
+            # and a client spend each second with no task: paid whatever the games.
+            idle = _busy(procs[0].pid, lambda: time.sleep(IDLE_SECONDS))
+            idle = (idle[0] / IDLE_SECONDS, idle[1] / IDLE_SECONDS, 1.0)
+        for label, before in (("before: a deal set a task, the client verifies all", True),
+                              ("after: ~2 s tasks, verified by the other worker", False)):
             with tempfile.TemporaryDirectory(prefix="meldref-bench-") as tmp:
-                flags: dict[str, Any] = {
-                    "bots": ["builtin:greedy", "builtin:random", "builtin:expert"],
-                    "players": 3, "games": games, "seed": 1, "out": str(Path(tmp) / "t"),
-                    "rules": {"phases-to-win": 1}, "cluster": address, "insecure-tcp": True}
-                cfg = build_config({}, flags)
-                folder = open_tournament(cfg).folder
-                pool = cluster_module.ClusterPool(cfg, run_job, folder, False)
-                client0 = resource.getrusage(resource.RUSAGE_SELF)
-                scheduler0 = _cpu_of(procs[0].pid)
-                began = time.perf_counter()
-                played = sum(1 for _ in pool.play(cfg.schedule()))
-                wall = time.perf_counter() - began
-                client1 = resource.getrusage(resource.RUSAGE_SELF)
-                client = (client1.ru_utime + client1.ru_stime - client0.ru_utime
-                          - client0.ru_stime) / played
-                scheduler = (_cpu_of(procs[0].pid) - scheduler0) / played
-                rows.append((label, played, played / wall, client, scheduler))
+                rows.append((label, *_overhead_run(address, procs[0].pid, games, Path(tmp),
+                                                   before)))
     finally:
         for proc in procs:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+    _overhead_table(games, idle, rows)
+
+
+def _busy(scheduler: int, work: Callable[[], Any]) -> tuple[float, float, float]:
+    """(this process's CPU seconds, the scheduler's, wall seconds) over `work()`."""
+    import resource
+
+    def own() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    client0, scheduler0, began = own(), _cpu_of(scheduler), time.perf_counter()
+    work()
+    return own() - client0, _cpu_of(scheduler) - scheduler0, time.perf_counter() - began
+
+
+def _overhead_run(address: str, scheduler: int, games: int, tmp: Path, before: bool
+                  ) -> tuple[int, float, float, float]:
+    """(games played, wall seconds, client CPU seconds, scheduler CPU seconds) of one run."""
+    from meldref.tournament import cluster as cluster_module
+
+    flags: dict[str, Any] = {
+        "bots": ["builtin:greedy", "builtin:random", "builtin:expert"], "players": 3,
+        "games": games, "seed": 1, "out": str(tmp / "t"), "rules": {"phases-to-win": 1},
+        "cluster": address, "insecure-tcp": True}
+    cfg = build_config({}, flags)
+    folder = open_tournament(cfg).folder
+    pool = cluster_module.ClusterPool(cfg, run_job, folder, False)
+    if before:
+        pool.size.seconds = 0.0  # a deal set a task
+        pool.verify_elsewhere = False  # the client re-simulates every replay
+    played: list[ResultLine] = []
+    client, scheduler_cpu, wall = _busy(scheduler, lambda: played.extend(pool.play(
+        cfg.schedule())))
+    return len(played), wall, client, scheduler_cpu
+
+
+def _overhead_table(games: int, idle: tuple[float, float, float],
+                    rows: list[tuple[str, int, float, float, float]]) -> None:
+    """The CPU per game each way cost the client and the scheduler: as measured, and over
+    their idle spending (what a game adds), with the games/s ceiling that implies: the rate
+    at which the idle share plus the games' fill one thread."""
     print(f"{games} three-seat Phase 10 games (phases-to-win 1) of built-in bots, one "
-          "scheduler and two workers on this machine")
-    print("| tasks | games | games/s | client CPU/game | its ceiling | scheduler CPU/game | "
-          "its ceiling |")
-    print("|---|---|---|---|---|---|---|")
-    for label, played, rate, client, scheduler in rows:
-        print(f"| {label} | {played} | {rate:.1f} | {client * 1000:.2f} ms | "
-              f"{1 / client:,.0f}/s | {scheduler * 1000:.2f} ms | {1 / scheduler:,.0f}/s |")
-    base = rows[0]
-    for label, _, _, client, scheduler in rows[1:]:
-        print(f"{label}: client CPU per game x{base[3] / client:.2f} less, scheduler "
-              f"x{base[4] / scheduler:.2f} less")
+          "scheduler and two workers on this machine (plain TCP on 127.0.0.1); idle: the "
+          f"client {idle[0] * 1000:.1f} ms and the scheduler {idle[1] * 1000:.1f} ms of CPU "
+          "a second")
+    print("| way | games/s played | client CPU/game (over idle) | its ceiling | "
+          "scheduler CPU/game (over idle) | its ceiling |")
+    print("|---|---|---|---|---|---|")
+    figures = []
+    for label, played, wall, client, scheduler in rows:
+        per = [(cpu / played, max(cpu - rate * wall, 1e-9) / played, rate)
+               for cpu, rate in ((client, idle[0]), (scheduler, idle[1]))]
+        ceilings = [(1 - rate) / added for _, added, rate in per]
+        figures.append((played / wall, [added for _, added, _ in per], ceilings))
+        cells = [f"{raw * 1000:.3f} ms ({added * 1000:.3f} ms) | {ceiling:,.0f}/s"
+                 for (raw, added, _), ceiling in zip(per, ceilings, strict=True)]
+        print(f"| {label} | {played / wall:.1f} | {' | '.join(cells)} |")
+    (rate0, added0, ceiling0), (rate1, added1, ceiling1) = figures
+    print(f"after/before: client CPU a game x{added0[0] / added1[0]:.1f} less, scheduler "
+          f"x{added0[1] / added1[1]:.1f} less; ceilings x{ceiling1[0] / ceiling0[0]:.1f} "
+          f"(client) and x{ceiling1[1] / ceiling0[1]:.1f} (scheduler); games/s played "
+          f"x{rate1 / rate0:.2f}")
 
 
 if __name__ == "__main__":
@@ -185,7 +227,7 @@ if __name__ == "__main__":
 
     if "--overhead" in _sys.argv:
         games = int(_sys.argv[_sys.argv.index("--games") + 1]) if "--games" in _sys.argv \
-            else 120
+            else 900
         overhead(games)
     else:
         main()

@@ -506,7 +506,7 @@ def test_a_worker_may_not_send_files_outside_its_game() -> None:
 def test_files_sent_back_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     text = b"replay line\n" * 1000
     assert inflate(zlib.compress(text, 1), "r") == text
-    monkeypatch.setattr(cluster_module, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(cluster_worker, "MAX_FILE_BYTES", 1000)
     with pytest.raises(ValueError, match="over"):
         inflate(zlib.compress(text, 1), "r")  # 12,000 bytes from 60: refused, not inflated
     with pytest.raises(ValueError, match="damaged"):

@@ -1,11 +1,25 @@
 """Games played on a dask.distributed cluster: `ClusterPool`, with `pool.GamePool`'s interface;
 the client side (what its workers run is in `cluster_worker`).
 
-Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). Each deal
-set (a deal's games in all its seatings, `BATCH_GAMES` at most) is one dask task, carrying
-the run's setup once for its games, cut to the bots they seat; the scheduler spreads the tasks
-over the workers, and results stream back to the tournament process, which alone writes the
-output folder's `results.jsonl`.
+Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). What
+the client and the scheduler spend per game bounds a cluster's games per second whatever its
+size (each runs on one thread), so:
+- **Setup once per worker.** The run's setup (its bots, their programs' digests, limits) is
+  installed on each worker once, as a dask worker plugin (`cluster_worker.RunSetup`: the
+  scheduler gives it to every worker that joins later, or is restarted, before its first
+  task); a task carries the run's token only, and a worker that lacks the setup all the same
+  says so and is sent it again.
+- **Tasks of whole deal sets** (a deal's games in all its seatings), as many as make about
+  `TASK_SECONDS` of play at the game time measured so far (a deal set a task until the first
+  results say; `TASK_GAMES` at most); the scheduler spreads the tasks over the workers.
+- **Results gathered in batches**: every task finished since the last look, in one gather.
+- **Replays verified by another worker.** When a task's games are played, a verifying task
+  on another worker than the player re-simulates each replay (`cluster_worker.verify_batch`)
+  and returns its sha256 digest and figures; the client compares them with the replay it
+  keeps and the player's result line. It re-simulates a game itself when they differ, when
+  no other worker verified (one worker; a task moved to its player), and 1 game in
+  `CLIENT_SAMPLE` at random; if its own re-simulation disagrees, the run stops (exit 2)
+  naming the worker. Only the tournament process writes the output folder's `results.jsonl`.
 
 How it keeps the guarantees of local runs:
 - **Start-up check.** Before any game, a task pinned to every worker checks that worker: the
@@ -25,13 +39,16 @@ How it keeps the guarantees of local runs:
   `replays/` and `logs/`, and only for the one result it counts per game: a game still played
   by a worker after its tournament process was killed (dask cannot stop a running task)
   writes nowhere that counts, and is played again when the tournament resumes. Each replay that
-  comes back is re-simulated here (`replay verify`) before its game counts: a worker's proof
-  at start-up says what it runs, this says what it played.
+  comes back is verified (above) before its game counts: a worker's proof at start-up says
+  what it runs, this says what it played.
 - **Worker deaths.** dask plays again elsewhere the tasks of a worker that died (up to the
   scheduler's `allowed-failures`; `local:N` sets 2, so 3 plays as with local workers), then
-  reports `KilledWorker`: a deal set's task is then played again a game a task, and a game
+  reports `KilledWorker`: a task's games are then played again a game a task, and a game
   that alone kills its worker is recorded as the referee's own error, played again by a
-  rerun. A game id is counted once whatever arrives twice.
+  rerun. A game id is counted once whatever arrives twice: the client takes one result per
+  task (a task dask plays again, as when its player died before its verifier read it, is
+  seen only by the verifier: a digest that differs sends the game to the client's own
+  re-simulation, not to the results twice).
 - **Bots.** Games run in the workers' task threads; every bot program runs under `setpriv
   --pdeathsig KILL`, so a worker process that dies (killed, out of memory) takes its bots with
   it, and under the same `Limits` as everywhere. The seed travels inside the pickled job, never
@@ -60,20 +77,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import os
+import random
 import shutil
 import signal
 import tempfile
 import threading
 import time
 import uuid
-import zlib
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NoReturn
 
 import dask.config
 import distributed
@@ -83,14 +101,21 @@ from ..private import open_private, private_dir, write_private_text
 from ..protocol.records import ResultLine
 from .botfolder import BotFolderError, digest, pack
 from .cluster_worker import (
+    Checked,
     GameOutcome,
+    RunSetup,
+    Verdict,
     WorkerReport,
     WorkerSetup,
     check_worker,
     files_of,
+    inflate,
+    install_setup,
+    line_figures,
     play_batch,
+    plugin_name,
     release_run,
-    seating_only,
+    verify_batch,
 )
 from .config import ConfigError, TournamentConfig
 from .pool import MAX_TRIES, RunJob
@@ -102,7 +127,10 @@ WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
 CHECK_POLL: Final = 0.5  # seconds between looks for workers gone during the start-up check
 WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
 CLOSE_TIMEOUT: Final = 10.0  # seconds for the client, then a local cluster, to close
-MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
+TASK_SECONDS: Final = 2.0  # a task's play, at the game time measured so far
+TASK_GAMES: Final = 480  # games in one task at most
+CLIENT_SAMPLE: Final = 500  # the client re-simulates 1 game in so many itself, at random
+MAX_RESENDS: Final = 3  # a worker sent the run's setup again this often, then refused
 Files = Literal["shared", "client"]
 # What a lost scheduler raises at the client: a closed connection (an OSError), a time-out,
 # or futures cancelled under it.
@@ -115,18 +143,16 @@ TLS_SETTINGS: Final = ("distributed.comm.tls.ca-file", "distributed.comm.tls.cli
 
 class ClusterError(ConfigError):
     """The cluster cannot play this tournament: unreachable, no workers, a worker that cannot
-    start a bot or see the bot folder, the scheduler lost."""
+    start a bot or see the bot folder, the scheduler lost, a worker whose games do not
+    verify."""
 
 
-BATCH_GAMES: Final = 12  # games in one task at most: a deal set's (2 seatings, 6 at 3 seats)
-
-
-def batches(jobs: Iterable[GameJob]) -> Iterator[tuple[GameJob, ...]]:
-    """Consecutive jobs of one deal set (the same id but for its seating), `BATCH_GAMES` at
-    most a batch."""
+def deal_sets(jobs: Iterable[GameJob]) -> Iterator[tuple[GameJob, ...]]:
+    """Consecutive jobs of one deal set (the same id but for its seating), `TASK_GAMES` at
+    most a set."""
     batch: list[GameJob] = []
     for job in jobs:
-        if batch and (len(batch) >= BATCH_GAMES or _deal_set(job) != _deal_set(batch[0])):
+        if batch and (len(batch) >= TASK_GAMES or _deal_set(job) != _deal_set(batch[0])):
             yield tuple(batch)
             batch = []
         batch.append(job)
@@ -135,9 +161,8 @@ def batches(jobs: Iterable[GameJob]) -> Iterator[tuple[GameJob, ...]]:
 
 
 class Batches:
-    """The batches still to submit: those a killed task gives back, one game each, first;
-    then the rest, taken from the plan only as they are submitted (a million-game plan is
-    never held)."""
+    """The tasks still to submit: those a failed task gives back first; then whole deal sets
+    from the plan, taken only as they are submitted (a million-game plan is never held)."""
 
     def __init__(self, source: Iterator[tuple[GameJob, ...]]) -> None:
         self.source = source
@@ -147,15 +172,77 @@ class Batches:
     def more(self) -> bool:
         return bool(self.returned) or self.next is not None
 
-    def take(self) -> tuple[GameJob, ...] | None:
+    def take(self, games: int = 1) -> tuple[GameJob, ...] | None:
+        """The next task: one given back, else as many whole deal sets as fit in `games`
+        (one at least)."""
         if self.returned:
             return self.returned.popleft()
-        batch, self.next = self.next, next(self.source, None) if self.next else None
-        return batch
+        if self.next is None:
+            return None
+        task = list(self.next)
+        self.next = next(self.source, None)
+        while self.next is not None and len(task) + len(self.next) <= games:
+            task += self.next
+            self.next = next(self.source, None)
+        return tuple(task)
 
     def again(self, batch: tuple[GameJob, ...]) -> None:
         """Play each game of `batch` again, alone."""
         self.returned.extendleft((job,) for job in reversed(batch))
+
+    def whole_again(self, batch: tuple[GameJob, ...]) -> None:
+        """Play `batch` again as it was (a worker without the setup played none of it)."""
+        self.returned.appendleft(batch)
+
+
+class TaskSize:
+    """How many games a task holds: `seconds` of play at the mean game time measured so far
+    (a deal set a task until results say; `TASK_GAMES` at most). Larger tasks cost the
+    scheduler and the client less per game; smaller ones leave less to wait for at the end."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.played = 0
+        self.time = 0.0
+
+    def observe(self, outcomes: Iterable[GameOutcome]) -> None:
+        for outcome in outcomes:
+            if outcome.line is not None:
+                self.played += 1
+                self.time += outcome.seconds
+
+    def games(self) -> int:
+        if not self.played or self.seconds <= 0:
+            return 1
+        mean = max(self.time / self.played, 1e-4)
+        return max(1, min(TASK_GAMES, int(self.seconds / mean)))
+
+
+Task = distributed.Future[list[GameOutcome]] | distributed.Future[Checked]  # playing, verifying
+
+
+class Flight:
+    """The tasks in flight: playing (by their games), verifying (with the games and what
+    their player sent), and dask's view of which have finished."""
+
+    def __init__(self, finished: distributed.as_completed) -> None:
+        self.finished = finished
+        self.playing: dict[Task, tuple[GameJob, ...]] = {}
+        self.checking: dict[Task, tuple[tuple[GameJob, ...], list[GameOutcome]]] = {}
+        self.verifiers: dict[Task, list[str]] = {}  # the workers a verifying task may run on
+
+    def next_done(self, until: float) -> list[Task]:
+        """The tasks finished since the last look, waiting for one until `until` (monotonic)
+        at most: past it, none (the caller looks at the workers again)."""
+        while True:
+            done: list[Task] = self.finished.next_batch(block=False)
+            if done or time.monotonic() >= until:
+                return done
+            # Notified as a task finishes; a tenth of a second at most, as dask's own wait,
+            # should a notice come between the look above and the wait.
+            with self.finished.thread_condition:
+                self.finished.thread_condition.wait(
+                    timeout=max(0.0, min(0.1, until - time.monotonic())))
 
 
 def _once(batch: tuple[GameJob, ...], seen: set[str]) -> list[GameJob]:
@@ -186,6 +273,14 @@ class ClusterPool:
         self._cluster: Any = None
         self.client: distributed.Client | None = None
         self.files: Files = "client"
+        self.size = TaskSize(TASK_SECONDS)  # its `seconds` 0: a deal set a task
+        self.verify_elsewhere = True  # False: the client re-simulates every replay itself
+        self.sample_every = CLIENT_SAMPLE  # ... and 1 in so many when another worker did
+        self._sample = random.SystemRandom()  # not to be foreseen by a worker
+        self.workers: list[str] = []
+        self.resent: Counter[str] = Counter()
+        self.plugin: str | None = None
+        self._made: set[Path] = set()  # the folders `_place` made or found already
         try:
             self._start(config)
         except BaseException:
@@ -207,6 +302,9 @@ class ClusterPool:
             self.address = target.address
         self.client = _connect(self.address, self._cluster)
         self.setup = self._check(self._setup(config))
+        # Once per worker, and to each that joins later (the scheduler keeps it for them).
+        self.client.register_plugin(RunSetup(self.setup), name=plugin_name(self.token))
+        self.plugin = plugin_name(self.token)
 
     def _setup(self, config: TournamentConfig) -> WorkerSetup:
         """The run's setup, the bot folder uploaded first if asked, and the probe written."""
@@ -293,83 +391,196 @@ class ClusterPool:
         return left
 
     def play(self, jobs: Iterable[GameJob]) -> Iterator[ResultLine]:
-        """Each job's result line as games finish, a game id yielded once. Each task plays a
-        deal set's games (`batches`, at most `BATCH_GAMES`) with the run's setup; two tasks per
-        worker thread are in flight, so a stop leaves
-        little to cancel. `ClusterError` if the scheduler is lost: rerun to resume."""
+        """Each job's result line as games finish, a game id yielded once. Each task plays
+        whole deal sets (`Batches`, `TaskSize`) with the setup installed on its worker; two
+        tasks per worker thread are in flight, so a stop leaves little to cancel; the tasks
+        finished since the last look are gathered at once. `ClusterError` if the scheduler is
+        lost (rerun to resume) or a worker's game does not verify."""
         assert self.client is not None
-        queue = Batches(batches(jobs))
-        pending: dict[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]] = {}
-        finished = distributed.as_completed(loop=self.client.loop)
+        queue = Batches(deal_sets(jobs))
+        flight = Flight(distributed.as_completed(loop=self.client.loop))
         seen: set[str] = set()
         window, looked = 0, 0.0
         try:
-            # Each task carries the setup (not scattered: scattered data dies with the workers
-            # that hold it, and a killed worker's games would be cancelled, not played again),
-            # cut to the bots its games seat (`_next`); a task is a deal set, so it is sent
-            # once for its games.
-            setup = self.setup
-            while queue.more() or pending:
+            while queue.more() or flight.playing or flight.checking:
                 try:
+                    lines: list[ResultLine] = []
+                    stop: ClusterError | None = None
                     if time.monotonic() - looked > WINDOW_REFRESH:
-                        window = 2 * max(1, sum(self.client.nthreads().values()))
+                        threads = self.client.nthreads()
+                        window = 2 * max(1, sum(threads.values()))
+                        self.workers = sorted(threads)
                         looked = time.monotonic()
-                    future, batch = self._next(queue, pending, finished, window, setup)
-                    lines = self._take(future, batch, seen, queue)
+                        stop = self._orphans(flight, seen, lines)
+                    if stop is None:
+                        self._submit(queue, flight, window)
+                        done = flight.next_done(looked + WINDOW_REFRESH)
+                        stop = self._settle(done, flight, queue, seen, lines)
                 except LOST as exc:
                     raise ClusterError(f"lost the dask scheduler at {self.address} "
                                        f"({type(exc).__name__}); rerun to resume") from None
                 yield from lines
+                if stop is not None:
+                    raise stop
         finally:
             with signals_held():
-                if pending:
+                left = [*flight.playing, *flight.checking]
+                if left:
                     with contextlib.suppress(Exception):
-                        self.client.cancel(list(pending), force=True)
+                        self.client.cancel(left, force=True)
                 self.close()
 
-    def _next(self, queue: Batches,
-              pending: dict[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]],
-              finished: Any, window: int, setup: Any
-              ) -> tuple[distributed.Future[list[GameOutcome]], tuple[GameJob, ...]]:
-        """Submit batches up to `window` in flight (one at least), then wait for one."""
+    def _submit(self, queue: Batches, flight: Flight, window: int) -> None:
+        """Submit tasks up to `window` playing (one at least): each carries its games and the
+        run's token, not its setup (installed on the workers: `RunSetup`)."""
         assert self.client is not None
-        while len(pending) < max(1, window) and (batch := queue.take()) is not None:
-            seated = seating_only(setup, (bot.name for job in batch for bot in job.bots))
+        while len(flight.playing) < max(1, window) and (
+                batch := queue.take(self.size.games())) is not None:
             future = self.client.submit(
-                play_batch, self.run, batch, seated, self.keep_logs, pure=False,
+                play_batch, self.run, batch, self.token, self.keep_logs, pure=False,
                 key=f"meldref-{batch[0].game_id}-{uuid.uuid4().hex[:8]}",
                 priority=-batch[0].index)
-            pending[future] = batch
-            finished.add(future)
-        future = next(finished)
-        return future, pending.pop(future)
+            flight.playing[future] = batch
+            flight.finished.add(future)
 
-    def _take(self, future: distributed.Future[list[GameOutcome]], batch: tuple[GameJob, ...],
-              seen: set[str], queue: Batches) -> list[ResultLine]:
-        """The result lines of a finished task, files put in place, games counted already
-        left out. A task of several games that killed its worker every time is played again
-        a game a task, so only a game that kills its worker alone is counted against."""
+    def _settle(self, done: list[Task], flight: Flight, queue: Batches, seen: set[str],
+                lines: list[ResultLine]) -> ClusterError | None:
+        """Append to `lines` the result lines of the tasks `done` (played, or verified),
+        gathered in one round trip; a played task whose games another worker can verify is
+        sent to it first. The error that stops the run, if one does (the lines counted
+        before it are in `lines`)."""
+        assert self.client is not None
+        done = [f for f in done if f in flight.playing or f in flight.checking]
+        ready = [f for f in done if f.status == "finished"]
+        values: dict[Task, object] = dict(zip(ready, self.client.gather(ready), strict=True)) \
+            if ready else {}
+        for future in done:
+            try:
+                if future in flight.playing:
+                    batch = flight.playing.pop(future)
+                    lines += self._played(future, batch, values.get(future), flight, queue,
+                                          seen)
+                else:
+                    batch, outcomes = flight.checking.pop(future)
+                    del flight.verifiers[future]
+                    checked = values.get(future)
+                    if future.status not in ("finished", "error"):
+                        self._lost(batch, future.status)
+                    self._record(batch, outcomes,
+                                 checked if isinstance(checked, Checked) else None, seen, lines)
+            except ClusterError as exc:
+                return exc
+        return None
+
+    def _orphans(self, flight: Flight, seen: set[str], lines: list[ResultLine]
+                 ) -> ClusterError | None:
+        """Verifying tasks none of whose workers is left (they wait for one of them): given
+        up, their games verified here instead."""
+        assert self.client is not None
+        present = set(self.workers)
+        orphans = [f for f, allowed in flight.verifiers.items()
+                   if not present.intersection(allowed) and not f.done()]
+        if orphans:
+            with contextlib.suppress(Exception):
+                self.client.cancel(orphans)
+        for future in orphans:
+            batch, outcomes = flight.checking.pop(future)
+            del flight.verifiers[future]
+            try:
+                self._record(batch, outcomes, None, seen, lines)
+            except ClusterError as exc:
+                return exc
+        return None
+
+    def _lost(self, batch: tuple[GameJob, ...], status: str | None) -> NoReturn:
+        raise ClusterError(f"lost the dask scheduler at {self.address} (game "
+                           f"{batch[0].game_id} {status}); rerun to resume")
+
+    def _played(self, future: Task, batch: tuple[GameJob, ...], outcomes: object,
+                flight: Flight,
+                queue: Batches, seen: set[str]) -> list[ResultLine]:
+        """A played task: its games given back (a killed worker, no setup there), refused (a
+        worker that cannot play), sent to another worker to verify, or recorded."""
+        assert self.client is not None
         if future.status == "error":
-            error = future.exception()
-            if isinstance(error, distributed.KilledWorker):
-                if len(batch) > 1:
-                    queue.again(batch)
-                    return []
-                why = (f"its worker died {error.allowed_failures + 1} times (killed, or out "
-                       "of memory?)")
-            else:
-                why = f"the worker failed: {error!r}"
-            return [self._count(job.error_line(why), seen) for job in _once(batch, seen)]
+            return self._failed(future, batch, seen, queue)
         if future.status != "finished":
-            raise ClusterError(f"lost the dask scheduler at {self.address} (game "
-                               f"{batch[0].game_id} {future.status}); rerun to resume")
-        outcomes: list[GameOutcome] = future.result()
-        lines = []
-        for job, outcome in zip(batch, outcomes, strict=False):
-            line = self._line(outcome, job, job.game_id in seen)
-            if line is not None:
-                lines.append(self._count(line, seen))
+            self._lost(batch, future.status)
+        assert isinstance(outcomes, list)
+        first: GameOutcome = outcomes[0]
+        if first.missing:
+            self._resend(first.worker)
+            queue.whole_again(batch)
+            return []
+        for outcome in outcomes:
+            if outcome.unfit is not None:
+                raise ClusterError(f"worker {outcome.worker} joined after the start and "
+                                   f"cannot play: {outcome.unfit}; fix or stop it, then "
+                                   "rerun to resume")
+        self.size.observe(outcomes)
+        others = [w for w in self.workers if w != first.worker]
+        if self.verify_elsewhere and others and any(o.line and o.line.replay
+                                                    for o in outcomes):
+            # Only on the others: dask would otherwise move it to an idle player (work
+            # stealing), whose verdict proves nothing; if they all leave, `_orphans`.
+            check = self.client.submit(verify_batch, future, workers=others,
+                                       allow_other_workers=False, pure=False, priority=1,
+                                       key=f"meldref-verify-{batch[0].game_id}-"
+                                           f"{uuid.uuid4().hex[:8]}")
+            flight.checking[check] = (batch, outcomes)
+            flight.verifiers[check] = others
+            flight.finished.add(check)
+            return []
+        lines: list[ResultLine] = []
+        self._record(batch, outcomes, None, seen, lines)
         return lines
+
+    def _resend(self, worker: str) -> None:
+        """Install the run's setup again on `worker`, which had none (its plugin failed, or it
+        was restarted as the plugin went out); `ClusterError` if it keeps losing it."""
+        assert self.client is not None
+        self.resent[worker] += 1
+        if self.resent[worker] > MAX_RESENDS:
+            raise ClusterError(f"worker {worker} lost the run's setup {MAX_RESENDS} times; "
+                               "fix or stop it, then rerun to resume")
+        with contextlib.suppress(Exception):  # gone meanwhile: its tasks go elsewhere
+            self.client.run(install_setup, self.setup, workers=[worker])
+
+    def _failed(self, future: Task, batch: tuple[GameJob, ...], seen: set[str],
+                queue: Batches) -> list[ResultLine]:
+        """A task that failed: a task of several games that killed its worker every time is
+        played again a game a task, so only a game that kills its worker alone is counted
+        against; any other failure is each game's error."""
+        error = future.exception()
+        if isinstance(error, distributed.KilledWorker):
+            if len(batch) > 1:
+                queue.again(batch)
+                return []
+            why = (f"its worker died {error.allowed_failures + 1} times (killed, or out "
+                   "of memory?)")
+        else:
+            why = f"the worker failed: {error!r}"
+        return [self._count(job.error_line(why), seen) for job in _once(batch, seen)]
+
+    def _record(self, batch: tuple[GameJob, ...], outcomes: list[GameOutcome],
+                checked: Checked | None, seen: set[str], lines: list[ResultLine]) -> None:
+        """Append the result lines of a task's games to `lines`, files put in place and
+        replays verified, games counted already left out; `ClusterError` at the first game
+        that does not verify (the lines before it are in `lines`)."""
+        try:
+            for k, (job, outcome) in enumerate(zip(batch, outcomes, strict=False)):
+                verdict = None
+                if checked is not None and checked.verifier != outcome.worker and \
+                        k < len(checked.verdicts):
+                    verdict = checked.verdicts[k]
+                line = self._line(outcome, job, job.game_id in seen, verdict,
+                                  checked.verifier if checked is not None else None)
+                if line is not None:
+                    lines.append(self._count(line, seen))
+        finally:
+            # A task's games share an attempt folder; those not reached (a stop) go too.
+            for attempt in {outcome.attempt for outcome in outcomes}:
+                _remove(attempt)
 
     @staticmethod
     def _count(line: ResultLine, seen: set[str]) -> ResultLine:
@@ -377,38 +588,55 @@ class ClusterPool:
         seen.add(line.game_id)
         return line
 
-    def _line(self, outcome: GameOutcome, job: GameJob, duplicate: bool
+    def _line(self, outcome: GameOutcome, job: GameJob, duplicate: bool,
+              verdict: Verdict | None = None, verifier: str | None = None
               ) -> ResultLine | None:
         """A played game's result line, its files put in place and its replay verified;
-        None for a game already counted."""
-        if outcome.unfit is not None:
-            raise ClusterError(f"worker {outcome.worker} joined after the start and cannot "
-                               f"play: {outcome.unfit}; fix or stop it, then rerun to resume")
+        None for a game already counted; `ClusterError` for a game that does not verify."""
         assert outcome.line is not None
         if duplicate:
-            _remove(outcome.attempt)
-            return None
+            return None  # its attempt folder goes with its task's (`_record`)
         try:
-            self._place(outcome)
+            digest = self._place(outcome)
         except (OSError, ValueError) as exc:
             return job.error_line(f"its files could not be kept: {exc}")
-        finally:
-            _remove(outcome.attempt)
-        problem = self._unverified(outcome.line)
+        line = outcome.line
+        figures = line_figures(line)
+        if not line.replay:
+            return line  # a game that never started writes no replay
+        if figures is None:  # a game that did not finish: its replay may be cut short
+            problem = self._unverified(line)
+            if problem is not None:
+                return job.error_line(f"the replay worker {outcome.worker} sent does not "
+                                      f"verify ({problem}): it was not counted")
+            return line
+        same = verdict is not None and verdict.digest == digest
+        if same and verdict is not None and verdict.figures == figures and \
+                self._sample.random() * self.sample_every >= 1:
+            return line  # another worker re-simulated these very bytes to these figures
+        problem = self._unverified(line)
         if problem is not None:
-            return job.error_line(f"the replay worker {outcome.worker} sent does not verify "
-                                  f"({problem}): it was not counted")
-        return outcome.line
+            raise ClusterError(
+                f"worker {outcome.worker} sent game {line.game_id}, whose replay does not "
+                f"verify here ({problem}): it does not play what it proved at its start-up "
+                "check; fix or stop it, then rerun to resume (the game was not counted)")
+        if same and verdict is not None and verdict.figures != figures:  # the verifier's
+            (self.folder / line.replay).unlink(missing_ok=True)
+            found = "it does not verify" if verdict.figures is None else \
+                f"figures {verdict.figures}"
+            raise ClusterError(
+                f"worker {verifier} re-simulated game {line.game_id} otherwise than this "
+                f"machine ({found}; here {figures}): it does not run what it proved at its "
+                "start-up check; fix or stop it, then rerun to resume")
+        return line
 
     def _unverified(self, line: ResultLine) -> str | None:
         """What is wrong with a game's replay as it arrived, re-simulated here from its seed
         and actions under this machine's rules (None: it verifies, and says the result the
-        line says); a replay that does not verify is removed. A worker proved its code at
-        its start-up check; this proves each game."""
+        line says); a replay that does not verify is removed."""
         from ..replay.files import ReplayError, verify
 
-        if not line.replay:
-            return None  # a game that never started writes no replay
+        assert line.replay
         path = self.folder / line.replay
         try:
             done = verify(path)
@@ -426,19 +654,31 @@ class ClusterPool:
             return str(exc)
         return None
 
-    def _place(self, outcome: GameOutcome) -> None:
-        """Move (shared) or write (client) the game's replay and kept logs into the folder."""
+    def _place(self, outcome: GameOutcome) -> str | None:
+        """Move (shared) or write (client) the game's replay and kept logs into the folder;
+        the sha256 digest of the replay as kept."""
         assert outcome.line is not None
+        digest = None
         for rel in files_of(outcome.line):
             target = self.folder / rel
-            private_dir(target.parent)
+            if target.parent not in self._made:  # once a run for replays/
+                private_dir(target.parent)
+                self._made.add(target.parent)
+            data = None
             if outcome.attempt is not None:
                 source = Path(outcome.attempt) / rel
                 if source.exists():
                     os.replace(source, target)
+                    if rel == outcome.line.replay:
+                        data = target.read_bytes()
             elif outcome.files is not None and rel in outcome.files:
+                data = inflate(outcome.files[rel], rel)
                 with open_private(target, "wb") as f:
-                    f.write(inflate(outcome.files[rel], rel))
+                    f.write(data)
+            if rel == outcome.line.replay and data is not None:
+                digest = hashlib.sha256(data).hexdigest()
+        return digest
+
 
     def _sweep(self) -> None:
         """Remove the attempt folders of earlier runs (a killed run's, and those its games
@@ -456,6 +696,9 @@ class ClusterPool:
         cluster, self._cluster = self._cluster, None
         if client is not None:
             if cluster is None:  # local:N's workers stop, and their bots with them
+                if self.plugin is not None:
+                    with contextlib.suppress(Exception):
+                        client.unregister_worker_plugin(self.plugin)
                 with contextlib.suppress(Exception):
                     client.run(release_run, self.token, on_error="ignore")
             with contextlib.suppress(Exception):
@@ -603,18 +846,6 @@ def _files_way(asked: str, reports: list[WorkerReport], folder: Path) -> Files:
         raise ClusterError(f"shared files in {folder} cannot work: {why}; give "
                            "--cluster-files client (files come back with each result)")
     return "shared"
-
-
-def inflate(data: bytes, name: str) -> bytes:
-    """A file sent back compressed; `ValueError` past `MAX_FILE_BYTES` (a worker's bomb)."""
-    inflater = zlib.decompressobj()
-    try:
-        out = inflater.decompress(data, MAX_FILE_BYTES)
-    except zlib.error:
-        out = b""
-    if inflater.unconsumed_tail or not inflater.eof:
-        raise ValueError(f"{name} is over {MAX_FILE_BYTES >> 20} MiB, or damaged")
-    return out
 
 
 def _remove(path: str | None) -> None:

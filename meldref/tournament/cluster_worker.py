@@ -1,20 +1,28 @@
 """The cluster's worker side: what a dask worker runs for `cluster.ClusterPool`, and the
-values the two sides exchange (`WorkerSetup` with every task of a run, `WorkerReport`, a
-`GameOutcome` per game).
+values the two sides exchange (`WorkerSetup`, installed once per worker by `RunSetup`, a
+`WorkerReport`, a `GameOutcome` per game, a `Checked` per task verified).
 
 A worker checks itself once a run (`check_worker`: the same meldref by version and by digest,
 every bot program's files, the bot folder, every bot started through its handshake, whether
-it sees the output folder), then plays deal sets (`play_batch`), its files in an attempt folder
-of the shared output folder or sent back compressed. It keeps a run's bot programs from game to
-game, one keeper per run and task thread (`run_keeper`: the kernel's death signal follows the
-thread that started a bot); they stop when the run ends (`release_run`), when the worker
-process exits, and once the run has played no game here for `KEEP_IDLE` seconds.
+it sees the output folder). The run's setup then reaches it once, as a dask worker plugin
+(`RunSetup`: the scheduler gives it to every worker, and to each that joins later, as it
+joins), and each task carries only the run's token: `play_batch` plays a task's deal sets with
+the setup installed under that token, or says it has none (`GameOutcome.missing`: the client
+installs it again). Another worker then re-simulates the task's replays (`verify_batch`) and
+returns their digests and figures, for the client to compare with what the player sent.
+
+Games' files go to an attempt folder of the shared output folder or are sent back compressed.
+A worker keeps a run's bot programs from game to game, one keeper per run and task thread
+(`run_keeper`: the kernel's death signal follows the thread that started a bot); they stop
+when the run ends (`release_run`), when the worker process exits, and once the run has played
+no game here for `KEEP_IDLE` seconds.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import os
 import re
 import tempfile
@@ -22,6 +30,7 @@ import threading
 import time
 import uuid
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +40,7 @@ import distributed
 
 from .. import __version__
 from ..private import private_dir
-from ..protocol.records import ResultLine
+from ..protocol.records import JSON, ResultLine
 from ..protocol.seats import Limits
 from .botfolder import BotFolderError, digest, unpack
 from .config import ConfigError
@@ -41,14 +50,16 @@ from .pool import RunJob
 from .proof import Digests, code_digest, program_mismatch
 from .schedule import BotEntry, GameJob
 
+MAX_FILE_BYTES: Final = 256 << 20  # a replay or log sent back (logs are cut at 1 MiB)
 KEEP_IDLE: Final = 10.0  # seconds a run's kept bots wait idle on a worker (run killed?)
 REAP_POLL: Final = 1.0  # seconds between a worker's looks for such idle bots
 
 
 @dataclass(frozen=True, slots=True)
 class WorkerSetup:
-    """What every task of one run carries: enough for a worker to check itself (once per run)
-    and to know where a game's files go."""
+    """A run's setup, installed once on each worker (`RunSetup`; the start-up check carries
+    it too): enough for a worker to check itself (once per run) and to know where a game's
+    files go."""
 
     token: str  # this run's id: the worker's check is cached under it
     version: str  # the tournament's meldref
@@ -93,10 +104,79 @@ class GameOutcome:
     attempt: str | None = None  # shared files: the attempt folder
     files: dict[str, bytes] | None = None  # client files: relative path -> zlib content
     unfit: str | None = None
+    seconds: float = 0.0  # the game's time here (the client sizes its tasks by it)
+    missing: bool = False  # this worker has no setup for the run: nothing was played
+
+
+Figures = tuple[int, tuple[int, ...], tuple[int, ...]]  # actions, places, scores
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A replay as another worker than its player read and re-simulated it."""
+
+    digest: str  # sha256 of the replay's bytes as read
+    figures: Figures | None  # as re-simulated; None: it does not verify (`problem`)
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A verifying task's answer: who verified, and a verdict per outcome (None: no replay to
+    verify, as for a game that never started)."""
+
+    verifier: str
+    verdicts: list[Verdict | None]
 
 
 # ----------------------------------------------------------------------------------------------
 # On the workers
+
+
+_SETUPS: dict[str, WorkerSetup] = {}  # by run token: the setups installed on this worker
+_INSTALLS: Counter[str] = Counter()  # by run token: how often it was installed here
+_TASKS: Counter[str] = Counter()  # by run token: the game tasks this worker took
+_SETUP_LOCK = threading.Lock()
+
+
+class RunSetup(distributed.WorkerPlugin):
+    """A run's setup, installed on each worker once: registered with the scheduler, which
+    gives it to every worker now and to each that joins (or is restarted) later, before its
+    first task. Tasks then carry the run's token only, whatever the number of bots."""
+
+    def __init__(self, setup: WorkerSetup) -> None:
+        self.run_setup = setup  # not `setup`: that is the plugin's method
+        self.name = plugin_name(setup.token)
+
+    def setup(self, worker: object) -> None:
+        install_setup(self.run_setup)
+
+    def teardown(self, worker: object) -> None:
+        with _SETUP_LOCK:
+            _SETUPS.pop(self.run_setup.token, None)
+
+
+def plugin_name(token: str) -> str:
+    return f"meldref-setup-{token}"
+
+
+def install_setup(setup: WorkerSetup) -> None:
+    """Keep `setup` on this worker for the tasks of its run."""
+    with _SETUP_LOCK:
+        _SETUPS[setup.token] = setup
+        _INSTALLS[setup.token] += 1
+
+
+def setup_counts(token: str) -> tuple[int, int]:
+    """(how often run `token`'s setup was installed here, how many game tasks it took here)."""
+    with _SETUP_LOCK:
+        return _INSTALLS[token], _TASKS[token]
+
+
+def forget_setup(token: str) -> None:
+    """Drop run `token`'s setup here (as a worker restarted without it would be)."""
+    with _SETUP_LOCK:
+        _SETUPS.pop(token, None)
 
 
 _CHECKED: dict[str, WorkerReport] = {}  # by run token: each worker checks itself once a run
@@ -295,8 +375,10 @@ def _close_each(keepers: list[BotKeeper]) -> None:
             keeper.close()
 
 
-def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) -> GameOutcome:
-    """Play one game on this worker: its result line, with its files (see the module)."""
+def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
+              attempt: Path | None = None) -> GameOutcome:
+    """Play one game on this worker: its result line, with its files (see the module; shared
+    files in `attempt`, else in an attempt folder of its own)."""
     report = check_worker(setup)
     if report.problem is None and setup.files == "shared" and not report.sees_folder:
         return GameOutcome(report.address, unfit=f"it does not see the output folder "
@@ -305,30 +387,111 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool) ->
         return GameOutcome(report.address, unfit=report.problem)
     job = replace(job, cwd=report.bot_folder)
     if job.limits.fresh_bots:
-        return _play_here(run, job, setup, keep_logs, report.address)
+        return _play_here(run, job, setup, keep_logs, report.address, attempt)
     with run_keeper(setup.token) as keeper, lending_from(keeper):
-        return _play_here(run, job, setup, keep_logs, report.address)
+        return _play_here(run, job, setup, keep_logs, report.address, attempt)
 
 
-def play_batch(run: RunJob, jobs: tuple[GameJob, ...], setup: WorkerSetup, keep_logs: bool
+def play_batch(run: RunJob, jobs: tuple[GameJob, ...], token: str, keep_logs: bool
                ) -> list[GameOutcome]:
-    """Play `jobs` (a deal set's games) one after another on this worker: one task for
-    several games, so the scheduler and the client handle a task per deal set, not per game.
-    A worker that cannot play says so once (the first outcome, `unfit`)."""
+    """Play `jobs` (whole deal sets) one after another on this worker, with the setup of run
+    `token` installed here (`RunSetup`): one task for many games, so the scheduler and the
+    client handle a task per couple of seconds of play, not per game. A worker without the
+    setup (`missing`) or that cannot play (`unfit`) says so in its one outcome."""
+    with _SETUP_LOCK:
+        setup = _SETUPS.get(token)
+        _TASKS[token] += setup is not None
+    if setup is None:
+        return [GameOutcome(distributed.get_worker().address, missing=True)]
+    # Only the bots these games seat are checked here (a worker that joined late meets a
+    # run's bots a few at a time).
+    setup = seating_only(setup, (bot.name for job in jobs for bot in job.bots))
+    # One attempt folder for the task's games (their files are named by game id): the client
+    # removes one folder a task, not one a game.
+    attempt = Path(setup.attempts) / f"{jobs[0].game_id}.{uuid.uuid4().hex[:8]}" \
+        if setup.files == "shared" else None
     outcomes = []
     for job in jobs:
-        outcome = play_task(run, job, setup, keep_logs)
-        outcomes.append(outcome)
+        began = time.perf_counter()
+        outcome = play_task(run, job, setup, keep_logs, attempt)
+        outcomes.append(replace(outcome, seconds=time.perf_counter() - began))
         if outcome.unfit is not None:
             break
     return outcomes
 
 
+def verify_batch(outcomes: list[GameOutcome]) -> Checked:
+    """Another worker's games' replays read and re-simulated here (`replay verify`): the
+    digest of each replay's bytes and the figures the re-simulation found, for the client
+    to compare with the player's result lines and the files it keeps."""
+    return Checked(distributed.get_worker().address,
+                   [_verdict(outcome) for outcome in outcomes])
+
+
+def _verdict(outcome: GameOutcome) -> Verdict | None:
+    from ..replay.files import ReplayError, verify  # only where a task verifies
+
+    line = outcome.line
+    if line is None or not line.replay:
+        return None
+    try:
+        data = replay_bytes(outcome, line.replay)
+    except (OSError, ValueError) as exc:
+        return Verdict("", None, f"the replay cannot be read: {exc}")
+    found = hashlib.sha256(data).hexdigest()
+    with tempfile.TemporaryDirectory(prefix="meldref-verify-") as scratch:
+        path = Path(scratch) / "replay.jsonl"
+        path.write_bytes(data)
+        try:
+            done = verify(path)
+        except (ReplayError, OSError) as exc:
+            return Verdict(found, None, str(exc))
+    return Verdict(found, verified_figures(done.actions, done.result))
+
+
+def verified_figures(actions: int, result: dict[str, JSON]) -> Figures:
+    """A re-simulated game's figures, as `line_figures` gives a result line's."""
+    outcome = result.get("outcome") or {}
+    return (actions, tuple(outcome.get("places") or ()), tuple(outcome.get("scores") or ()))
+
+
+def line_figures(line: ResultLine) -> Figures | None:
+    """What a result line says its game came to (None: a game that did not finish)."""
+    if line.figures is None:
+        return None
+    return (line.figures.actions, tuple(line.figures.outcome.places),
+            tuple(line.figures.outcome.scores))
+
+
+def replay_bytes(outcome: GameOutcome, rel: str) -> bytes:
+    """The replay `rel` of a game as its worker left it: sent back (inflated) or in its
+    attempt folder."""
+    if outcome.files is not None:
+        if rel not in outcome.files:
+            raise ValueError(f"{rel} was not sent")
+        return inflate(outcome.files[rel], rel)
+    if outcome.attempt is None:
+        raise ValueError(f"{rel} is nowhere")
+    return (Path(outcome.attempt) / rel).read_bytes()
+
+
+def inflate(data: bytes, name: str) -> bytes:
+    """A file sent back compressed; `ValueError` past `MAX_FILE_BYTES` (a worker's bomb)."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(data, MAX_FILE_BYTES)
+    except zlib.error:
+        out = b""
+    if inflater.unconsumed_tail or not inflater.eof:
+        raise ValueError(f"{name} is over {MAX_FILE_BYTES >> 20} MiB, or damaged")
+    return out
+
+
 def _play_here(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
-               address: str) -> GameOutcome:
+               address: str, attempt: Path | None = None) -> GameOutcome:
     """`job` played by `run` here, its files where `setup.files` says."""
     if setup.files == "shared":
-        attempt = Path(setup.attempts) / f"{job.game_id}.{uuid.uuid4().hex[:8]}"
+        attempt = attempt or Path(setup.attempts) / f"{job.game_id}.{uuid.uuid4().hex[:8]}"
         private_dir(attempt)
         return GameOutcome(address, run(job, attempt, keep_logs), attempt=str(attempt))
     with tempfile.TemporaryDirectory(prefix="meldref-game-") as scratch:
