@@ -103,6 +103,7 @@ from .botfolder import BotFolderError, digest, pack
 from .cluster_worker import (
     Checked,
     GameOutcome,
+    Played,
     RunSetup,
     Verdict,
     WorkerReport,
@@ -218,7 +219,7 @@ class TaskSize:
         return max(1, min(TASK_GAMES, int(self.seconds / mean)))
 
 
-Task = distributed.Future[list[GameOutcome]] | distributed.Future[Checked]  # playing, verifying
+Task = distributed.Future[Played] | distributed.Future[Checked]  # playing, verifying
 
 
 class Flight:
@@ -276,7 +277,7 @@ class ClusterPool:
         self.size = TaskSize(TASK_SECONDS)  # its `seconds` 0: a deal set a task
         self.verify_elsewhere = True  # False: the client re-simulates every replay itself
         self.sample_every = CLIENT_SAMPLE  # ... and 1 in so many when another worker did
-        self._sample = random.SystemRandom()  # not to be foreseen by a worker
+        self._sample = random.Random()  # seeded from os.urandom: no worker foresees it
         self.workers: list[str] = []
         self.resent: Counter[str] = Counter()
         self.plugin: str | None = None
@@ -496,7 +497,7 @@ class ClusterPool:
         raise ClusterError(f"lost the dask scheduler at {self.address} (game "
                            f"{batch[0].game_id} {status}); rerun to resume")
 
-    def _played(self, future: Task, batch: tuple[GameJob, ...], outcomes: object,
+    def _played(self, future: Task, batch: tuple[GameJob, ...], played: object,
                 flight: Flight,
                 queue: Batches, seen: set[str]) -> list[ResultLine]:
         """A played task: its games given back (a killed worker, no setup there), refused (a
@@ -506,8 +507,9 @@ class ClusterPool:
             return self._failed(future, batch, seen, queue)
         if future.status != "finished":
             self._lost(batch, future.status)
-        assert isinstance(outcomes, list)
-        first: GameOutcome = outcomes[0]
+        assert isinstance(played, Played)
+        outcomes = played.outcomes
+        first = outcomes[0]
         if first.missing:
             self._resend(first.worker)
             queue.whole_again(batch)
@@ -666,11 +668,12 @@ class ClusterPool:
                 self._made.add(target.parent)
             data = None
             if outcome.attempt is not None:
-                source = Path(outcome.attempt) / rel
-                if source.exists():
-                    os.replace(source, target)
-                    if rel == outcome.line.replay:
-                        data = target.read_bytes()
+                try:
+                    os.replace(os.path.join(outcome.attempt, rel), target)
+                except FileNotFoundError:
+                    continue  # a log the game did not write
+                if rel == outcome.line.replay:
+                    data = target.read_bytes()
             elif outcome.files is not None and rel in outcome.files:
                 data = inflate(outcome.files[rel], rel)
                 with open_private(target, "wb") as f:
