@@ -806,3 +806,56 @@ def test_the_seed_is_on_no_command_line_or_environment_a_bot_can_read(
     lines = found.read_text().splitlines()
     assert lines.count("scanned") >= 2  # the start-up check's process and a game's
     assert [line for line in lines if line != "scanned"] == []
+
+
+def pool_on(cluster: Cluster, tmp_path: Path, games: int) -> tuple[ClusterPool, object]:
+    """A `ClusterPool` of three-seat short games on `cluster`, a deal set (6 games) a task;
+    with the plan's jobs."""
+    config = build_config({}, {
+        "bots": ["builtin:greedy", "builtin:random", "builtin:expert"], "players": 3,
+        "games": games, "seed": 2, "out": str(tmp_path / "t"), "rules": {"phases-to-win": 1},
+        "cluster": cluster.address})
+    pool = ClusterPool(config, run_job, open_tournament(config).folder, False)
+    pool.size.seconds = 0.0  # a deal set a task, so that each worker takes several
+    return pool, config.schedule()
+
+
+def test_the_runs_setup_is_installed_once_per_worker(cluster: Cluster, tmp_path: Path) -> None:
+    # Was: every task carried the run's setup (1.0 KB with 3 bots, 23.4 KB with 300). Now it
+    # is installed on each worker once (a worker plugin), and tasks carry its token.
+    pool, jobs = pool_on(cluster, tmp_path, 48)
+    token = pool.token
+    lines = list(pool.play(jobs))  # type: ignore[call-overload]
+    assert len({line.game_id for line in lines}) == len(lines) == 48
+    counts = cluster.client.run(cluster_worker.setup_counts, token)
+    assert [installs for installs, _ in counts.values()] == [1, 1], counts
+    assert sum(tasks for _, tasks in counts.values()) == 8, counts  # 48 games, 6 a task
+
+
+def test_a_late_worker_gets_the_setup_and_one_without_it_is_sent_it_again(
+        own_cluster: Cluster, tmp_path: Path) -> None:
+    # A worker that joins after the run began gets the setup as it joins (the scheduler keeps
+    # the plugin for it); a worker that lacks it all the same (restarted as it went out)
+    # says so, is sent it again, and its games are played: every game once.
+    pool, jobs = pool_on(own_cluster, tmp_path, 60)
+    client = own_cluster.client
+    first = sorted(client.nthreads())
+    client.run(cluster_worker.forget_setup, pool.token)  # as if both had been restarted
+    late = subprocess.Popen(
+        ["dask", "worker", own_cluster.address, "--nthreads", "1", "--no-dashboard", "--host",
+         "127.0.0.1"], env={**os.environ, **own_cluster.env}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        client.wait_for_workers(3, timeout=RESTART_WAIT)
+        new = (set(client.nthreads()) - set(first)).pop()
+        assert client.run(cluster_worker.setup_counts, pool.token, workers=[new]) == \
+            {new: (1, 0)}
+        lines = list(pool.play(jobs))  # type: ignore[call-overload]
+        counts = client.run(cluster_worker.setup_counts, pool.token)
+    finally:
+        os.killpg(late.pid, signal.SIGKILL)
+        late.wait()
+    assert len({line.game_id for line in lines}) == len(lines) == 60
+    assert all(line.ok for line in lines)
+    assert [counts[address][0] for address in first] == [2, 2], counts  # sent again once
+    assert counts[new][0] == 1, counts

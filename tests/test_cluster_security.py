@@ -1,14 +1,16 @@
 """How a cluster run ends when its cluster fails or is not safe (issue 29): a scheduler killed
 mid-run, local:N without cryptography, tls:// without TLS settings, a plain tcp:// address, a
-worker on other code or with another copy of a bot, Ctrl-C on local:2, a worker of another
-user on a shared folder. Each ends with its documented exit code and one message, never a
-traceback.
+worker on other code or with another copy of a bot, a worker whose replays do not verify,
+Ctrl-C on local:2, a worker of another user on a shared folder. Each ends with its documented
+exit code and one message, never a traceback. And how it scales: tasks of several deal sets
+carrying the run's token, not its setup.
 
 Real `dask scheduler` and `dask worker` processes on 127.0.0.1 where a test needs them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
@@ -36,18 +38,23 @@ from meldref.protocol.seats import BotSpec  # noqa: E402
 from meldref.replay.files import ReplayWriter  # noqa: E402
 from meldref.tournament import cluster_worker  # noqa: E402
 from meldref.tournament.cluster import (  # noqa: E402
+    TASK_GAMES,
     Batches,
     ClusterError,
     ClusterPool,
+    Flight,
+    TaskSize,
     _files_way,
-    batches,
+    deal_sets,
 )
 from meldref.tournament.cluster_worker import (  # noqa: E402
     GameOutcome,
+    Verdict,
     WorkerReport,
     WorkerSetup,
     _checked_bots,
     check_worker,
+    line_figures,
     seating_only,
 )
 from meldref.tournament.config import build_config  # noqa: E402
@@ -256,84 +263,210 @@ def rewritten(replay: Path, scores: list[int]) -> bytes:
     return forged.read_bytes()
 
 
-def test_the_client_re_simulates_each_replay_a_worker_sends_before_counting_it(
-        tmp_path: Path) -> None:
-    # Was: a worker on a modified checkout (a wild worth 50 points) played 3 of 60 games
-    # differently and the tournament counted them, exit 0. A game played here stands in for
-    # the worker's; its replay and result line come back forged as such a worker's would.
+def client_side(folder: Path) -> ClusterPool:
+    """A `ClusterPool`'s client side only (no cluster): what takes a worker's results."""
+    pool = object.__new__(ClusterPool)
+    pool.folder, pool._made = folder, set()
+    pool.sample_every, pool._sample = 500, __import__("random").Random(1)
+    return pool
+
+
+def forged_game(tmp_path: Path) -> tuple[Any, ResultLine, Path, ResultLine]:
+    """A game played here standing in for a worker's: (its job, its honest line, its replay,
+    the line a worker on other code would send: other scores)."""
     opened = open_tournament(build_config({}, {
         "bots": ["builtin:greedy", "builtin:random"], "games": 1, "seed": 3,
         "out": str(tmp_path / "worker"), "rules": {"phases-to-win": 1}}))
     job = next(iter(opened.config.schedule()))
     line = run_job(job, opened.folder, False)
     assert line.figures is not None and line.replay is not None
-    name, figures = line.replay, line.figures
-    replay = tmp_path / "worker" / name
-    pool = object.__new__(ClusterPool)  # the client's side only: no cluster needed
-    pool.folder = tmp_path / "client"
-
-    def sent(data: bytes, result: ResultLine) -> ResultLine | None:
-        outcome = GameOutcome("tls://10.0.0.9:4000", line=result,
-                              files={name: zlib.compress(data)})
-        return pool._line(outcome, job, False)
-
+    figures = line.figures
     scores = tuple(s + 50 for s in figures.outcome.scores)
     claimed = replace(line, figures=replace(figures, outcome=replace(figures.outcome,
                                                                      scores=scores)))
-    for data in (rewritten(replay, list(scores)), replay.read_bytes()):
-        got = sent(data, claimed)
-        assert got is not None and got.error is not None, got
-        assert got.error.startswith("the replay worker tls://10.0.0.9:4000 sent does not "
-                                    "verify"), got.error
-        assert "it was not counted" in got.error
-        assert not (pool.folder / name).exists()  # not left to be read as played
+    return job, line, tmp_path / "worker" / line.replay, claimed
+
+
+def test_the_client_re_simulates_a_replay_no_other_worker_verified_and_stops_if_it_lies(
+        tmp_path: Path) -> None:
+    # Was: a worker on a modified checkout (a wild worth 50 points) played 3 of 60 games
+    # differently and the tournament counted them, exit 0. With one worker (no other to
+    # verify) the client re-simulates each replay itself; one that does not verify, or does
+    # not say what its result line says, stops the run (exit 2) naming the worker.
+    job, line, replay, claimed = forged_game(tmp_path)
+    assert line.replay is not None
+    pool = client_side(tmp_path / "client")
+
+    def sent(data: bytes, result: ResultLine) -> ResultLine | None:
+        outcome = GameOutcome("tls://10.0.0.9:4000", line=result,
+                              files={line.replay: zlib.compress(data)})  # type: ignore[dict-item]
+        return pool._line(outcome, job, False)
+
+    scores = list(claimed.figures.outcome.scores)  # type: ignore[union-attr]
+    for data in (rewritten(replay, scores), replay.read_bytes()):
+        with pytest.raises(ClusterError) as caught:
+            sent(data, claimed)
+        assert str(caught.value).startswith("worker tls://10.0.0.9:4000 sent game "
+                                            f"{line.game_id}, whose replay does not verify")
+        assert "rerun to resume" in str(caught.value)
+        assert not (pool.folder / line.replay).exists()  # not left to be read as played
     assert sent(replay.read_bytes(), line) == line  # the honest worker's game counts
-    assert (pool.folder / name).exists()
+    assert (pool.folder / line.replay).exists()
+
+
+def test_a_replay_whose_digest_disagrees_with_the_verifiers_stops_the_run(
+        tmp_path: Path) -> None:
+    # Another worker re-simulated the replay the player wrote (its digest and figures): the
+    # client keeps what the player sent it, so bytes that differ from what was verified go
+    # to its own re-simulation, and a forgery stops the run naming the player.
+    job, line, replay, claimed = forged_game(tmp_path)
+    assert line.replay is not None
+    honest = replay.read_bytes()
+    verdict = Verdict(hashlib.sha256(honest).hexdigest(), line_figures(line))
+    forged = rewritten(replay, list(claimed.figures.outcome.scores))  # type: ignore[union-attr]
+    pool = client_side(tmp_path / "client")
+    outcome = GameOutcome("tcp://10.0.0.9:4000", line=claimed,
+                          files={line.replay: zlib.compress(forged)})
+    with pytest.raises(ClusterError, match=r"worker tcp://10\.0\.0\.9:4000 sent game .* whose "
+                                           "replay does not verify"):
+        pool._line(outcome, job, False, verdict, "tcp://10.0.0.8:4000")
+    # The same bytes as verified, the figures the verifier found: counted, not re-simulated.
+    pool.sample_every = 10**9
+    outcome = GameOutcome("tcp://10.0.0.9:4000", line=line,
+                          files={line.replay: zlib.compress(honest)})
+    calls: list[ResultLine] = []
+    pool._unverified = calls.append  # type: ignore[assignment, method-assign]
+    assert pool._line(outcome, job, False, verdict, "tcp://10.0.0.8:4000") == line
+    assert calls == []
+    # The same bytes, other figures from the verifier: the verifier is the one named.
+    del pool._unverified
+    wrong = replace(verdict, figures=(1, (1, 2), (0, 0)))
+    with pytest.raises(ClusterError, match=r"worker tcp://10\.0\.0\.8:4000 re-simulated "):
+        pool._line(outcome, job, False, wrong, "tcp://10.0.0.8:4000")
+
+
+def test_a_worker_whose_replays_do_not_verify_stops_the_run_with_exit_2(plain_cluster
+                                                                       ) -> None:
+    # A worker on the same meldref code (its start-up check passes) that rewrites each replay
+    # it plays (other final scores, every line's sum chained again), as a drifted machine
+    # might: the other worker's verification, then the client's, find it; exit 2 naming it.
+    address, _, tmp_path = plain_cluster
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(FORGER)
+    honest = start_worker(address, ROOT)
+    forger = start_worker(address, ROOT, pythonpath=Path(f"{site}{os.pathsep}{ROOT}"))
+    try:
+        with distributed.Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)  # the forger plays too
+        done = tournament("--bot", "builtin:greedy", "--bot", "builtin:random", "--game",
+                          "phase10", *SHORT, "--games", "400", "--cluster", address,
+                          "--insecure-tcp", "--out", str(tmp_path / "t"), "--no-progress")
+    finally:
+        stop(honest)
+        stop(forger)
+    assert done.returncode == 2, done.stderr
+    assert "whose replay does not verify here" in done.stderr, done.stderr
+    assert "worker tcp://127.0.0.1:" in done.stderr and "rerun to resume" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# A worker's sitecustomize: each replay it writes is rewritten with other final scores.
+FORGER = """
+import json
+from pathlib import Path
+
+from meldref.replay.files import ReplayWriter
+from meldref.tournament import cluster_worker
+
+_play_here = cluster_worker._play_here
+
+
+def forged(run, job, setup, keep_logs, address, attempt=None):
+    outcome = _play_here(run, job, setup, keep_logs, address, attempt)
+    if outcome.attempt and outcome.line and outcome.line.replay:
+        path = Path(outcome.attempt) / outcome.line.replay
+        records = [json.loads(x) for x in path.read_text().splitlines()]
+        records[-1]["outcome"]["scores"] = [s + 50 for s in records[-1]["outcome"]["scores"]]
+        header = {k: v for k, v in records[0].items()
+                  if k not in ("type", "format", "version", "meldref", "sum")}
+        path.unlink()
+        writer = ReplayWriter(path, header)
+        for record in records[1:]:
+            writer.write(record)
+        writer.close()
+    return outcome
+
+
+cluster_worker._play_here = forged
+"""
 
 
 class Submitted:
-    """A dask client's `submit` and `as_completed` as `ClusterPool._next` uses them: it keeps
-    what the last task carried."""
+    """A dask client's `submit` and `as_completed` as `ClusterPool._submit` uses them: it
+    keeps what each task carried."""
 
     def __init__(self) -> None:
-        self.args: tuple[Any, ...] = ()
-        self.future = object()
+        self.tasks: list[tuple[Any, ...]] = []
 
     def submit(self, *args: Any, **_: Any) -> object:
-        self.args = args
-        return self.future
+        self.tasks.append(args)
+        return object()
 
     def add(self, _: object) -> None:
         pass
 
-    def __next__(self) -> object:
-        return self.future
+
+def submitting(config: Any, seconds: float, played: int = 0) -> Submitted:
+    """What `ClusterPool._submit` sends for `config`'s games, at most 100 tasks, with tasks
+    sized for `seconds` of play after `played` games of 10 ms each."""
+    pool = object.__new__(ClusterPool)  # its submitting only: no cluster needed
+    pool.run, pool.keep_logs, pool.token, pool.files = run_job, False, "tok", "client"
+    pool.size = TaskSize(seconds)
+    pool.size.observe([GameOutcome("w", line=object(), seconds=0.01)  # type: ignore[arg-type]
+                       ] * played)
+    pool.client = client = Submitted()  # type: ignore[assignment]
+    pool._submit(Batches(deal_sets(config.schedule())), Flight(client), 100)
+    return client
 
 
-def test_a_task_carries_only_the_bots_its_games_seat(tmp_path: Path) -> None:
-    # Was: every task carried the run's whole setup, every bot and its programs' digests:
-    # pickled, 1.9 KB a task with 3 bots, 10.1 KB with 30, 93.2 KB with 300, for a heads-up
-    # deal set of 2 games (the issue's 23.4 KB a game with 300 bots, and more).
+def test_a_task_carries_the_runs_token_not_its_setup(tmp_path: Path) -> None:
+    # Was: every task carried the run's setup, every bot and its programs' digests: pickled,
+    # 1.9 KB a task with 3 bots, 10.1 KB with 30, 93.2 KB with 300 (the issue's 23.4 KB a
+    # game with 300 bots). The setup is installed once per worker (`RunSetup`); a task
+    # holds its games and the run's token.
     sizes = {}
     for count in (3, 100):
         config = settle_seed(build_config({}, {
             "bots": [f"{sys.executable} {RANDOM_BOT_PATH} --seed {i}" for i in range(count)],
             "players": 2, "games": 2, "seed": 3, "out": str(tmp_path / str(count))}))
-        bots = config.plan.bots
-        setup = WorkerSetup("tok", cluster_worker.__version__, "phase10", bots, 5.0,
-                            cluster_worker.Limits(), str(ROOT), False, None, None, "client",
-                            str(tmp_path / "a"), code_digest(), program_digests(bots, ROOT),
-                            os.getuid())
-        pool = object.__new__(ClusterPool)  # its submitting only: no cluster needed
-        pool.run, pool.keep_logs = run_job, False
-        pool.client = client = Submitted()  # type: ignore[assignment]
-        pool._next(Batches(batches(config.schedule())), {}, client, 1, setup)
-        _, _, batch, sent, _ = client.args
-        seated = {bot.name for job in batch for bot in job.bots}
-        assert {bot.name for bot in sent.bots} == seated and len(seated) == 2
-        assert set(sent.programs) == {str(bot.spec) for bot in sent.bots}
-        sizes[count] = len(pickle.dumps(sent))
+        task = submitting(config, 0).tasks[0]
+        assert task[3:5] == ("tok", "client")
+        assert not any(isinstance(arg, WorkerSetup) for arg in task)
+        sizes[count] = len(pickle.dumps(task[1:]))
     assert sizes[100] < sizes[3] + 100, sizes  # the seated bots' names are a little longer
+
+
+def test_tasks_hold_several_whole_deal_sets(tmp_path: Path) -> None:
+    # Was: a task per deal set (6 games at three seats), each costing the scheduler and the
+    # client their per-task work. Now a deal set a task only until the first results say how
+    # long a game takes, then whole deal sets for about `seconds` of play, `TASK_GAMES` at
+    # most a task.
+    config = settle_seed(build_config({}, {
+        "bots": ["builtin:greedy", "builtin:random", "builtin:expert"], "players": 3,
+        "games": 3000, "seed": 3, "out": str(tmp_path / "t")}))
+    seatings = len(config.plan.seatings())
+    assert seatings == 6
+    first = [task[2] for task in submitting(config, 2.0).tasks]
+    assert {len(batch) for batch in first} == {seatings}  # nothing measured yet
+    sized = [task[2] for task in submitting(config, 2.0, played=12).tasks]
+    assert {len(batch) for batch in sized[:-1]} == {198}  # 2 s / 10 ms = 200: 33 deal sets
+    capped = [task[2] for task in submitting(config, 60.0, played=12).tasks]
+    assert {len(batch) for batch in capped[:-1]} == {TASK_GAMES}
+    for batch in sized:  # each deal set whole, in one task
+        sets = [job.game_id.rpartition("-s")[0] for job in batch]
+        assert all(sets.count(name) == seatings for name in set(sets))
+    assert sum(len(batch) for batch in sized) == 3000  # every game once
 
 
 def test_a_worker_checks_each_bot_the_first_time_a_task_seats_it(

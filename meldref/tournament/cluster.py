@@ -108,7 +108,7 @@ from .cluster_worker import (
     Verdict,
     WorkerReport,
     WorkerSetup,
-    check_worker,
+    check_run,
     files_of,
     inflate,
     install_setup,
@@ -231,6 +231,8 @@ class Flight:
         self.playing: dict[Task, tuple[GameJob, ...]] = {}
         self.checking: dict[Task, tuple[tuple[GameJob, ...], list[GameOutcome]]] = {}
         self.verifiers: dict[Task, list[str]] = {}  # the workers a verifying task may run on
+        self.order: dict[Task, int] = {}  # each playing task's number, in submission order
+        self.submitted = 0
 
     def next_done(self, until: float) -> list[Task]:
         """The tasks finished since the last look, waiting for one until `until` (monotonic)
@@ -280,6 +282,7 @@ class ClusterPool:
         self._sample = random.Random()  # seeded from os.urandom: no worker foresees it
         self.workers: list[str] = []
         self.resent: Counter[str] = Counter()
+        self.resent_after: dict[str, int] = {}  # by worker: the last task submitted then
         self.plugin: str | None = None
         self._made: set[Path] = set()  # the folders `_place` made or found already
         try:
@@ -302,10 +305,12 @@ class ClusterPool:
             assert target.address is not None
             self.address = target.address
         self.client = _connect(self.address, self._cluster)
-        self.setup = self._check(self._setup(config))
-        # Once per worker, and to each that joins later (the scheduler keeps it for them).
-        self.client.register_plugin(RunSetup(self.setup), name=plugin_name(self.token))
+        setup = self._setup(config)
+        # Sent once per worker, and to each that joins later (the scheduler keeps it for
+        # them); the start-up check then finds it there.
+        self.client.register_plugin(RunSetup(setup), name=plugin_name(self.token))
         self.plugin = plugin_name(self.token)
+        self.setup = self._check(setup)
 
     def _setup(self, config: TournamentConfig) -> WorkerSetup:
         """The run's setup, the bot folder uploaded first if asked, and the probe written."""
@@ -344,7 +349,7 @@ class ClusterPool:
         `ClusterError` naming each worker that failed and why."""
         assert self.client is not None
         workers = sorted(self.client.scheduler_info(n_workers=-1)["workers"])
-        futures = {self.client.submit(check_worker, setup, workers=[address],
+        futures = {self.client.submit(check_run, setup.token, workers=[address],
                                       allow_other_workers=False, pure=False,
                                       key=f"meldref-check-{self.token}-{k}"): address
                    for k, address in enumerate(workers)}
@@ -438,10 +443,12 @@ class ClusterPool:
         while len(flight.playing) < max(1, window) and (
                 batch := queue.take(self.size.games())) is not None:
             future = self.client.submit(
-                play_batch, self.run, batch, self.token, self.keep_logs, pure=False,
+                play_batch, self.run, batch, self.token, self.files, self.keep_logs, pure=False,
                 key=f"meldref-{batch[0].game_id}-{uuid.uuid4().hex[:8]}",
                 priority=-batch[0].index)
             flight.playing[future] = batch
+            flight.submitted += 1
+            flight.order[future] = flight.submitted
             flight.finished.add(future)
 
     def _settle(self, done: list[Task], flight: Flight, queue: Batches, seen: set[str],
@@ -460,7 +467,7 @@ class ClusterPool:
                 if future in flight.playing:
                     batch = flight.playing.pop(future)
                     lines += self._played(future, batch, values.get(future), flight, queue,
-                                          seen)
+                                          seen, flight.order.pop(future))
                 else:
                     batch, outcomes = flight.checking.pop(future)
                     del flight.verifiers[future]
@@ -498,8 +505,8 @@ class ClusterPool:
                            f"{batch[0].game_id} {status}); rerun to resume")
 
     def _played(self, future: Task, batch: tuple[GameJob, ...], played: object,
-                flight: Flight,
-                queue: Batches, seen: set[str]) -> list[ResultLine]:
+                flight: Flight, queue: Batches, seen: set[str], number: int
+                ) -> list[ResultLine]:
         """A played task: its games given back (a killed worker, no setup there), refused (a
         worker that cannot play), sent to another worker to verify, or recorded."""
         assert self.client is not None
@@ -511,7 +518,10 @@ class ClusterPool:
         outcomes = played.outcomes
         first = outcomes[0]
         if first.missing:
-            self._resend(first.worker)
+            # Once for the tasks it had taken before: they all come back so.
+            if self.resent_after.get(first.worker, -1) < number:
+                self._resend(first.worker)
+                self.resent_after[first.worker] = flight.submitted
             queue.whole_again(batch)
             return []
         for outcome in outcomes:

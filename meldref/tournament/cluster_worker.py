@@ -215,6 +215,16 @@ def check_worker(setup: WorkerSetup) -> WorkerReport:
         return report
 
 
+def check_run(token: str) -> WorkerReport:
+    """The start-up check of run `token` with the setup installed here (`RunSetup`)."""
+    with _SETUP_LOCK:
+        setup = _SETUPS.get(token)
+    if setup is None:
+        return WorkerReport(distributed.get_worker().address, "the run's setup did not reach "
+                            "it (its worker plugin failed: see the worker's log)", False)
+    return check_worker(setup)
+
+
 def _checked_bots(setup: WorkerSetup) -> tuple[str | None, str | None]:
     """(the bot folder here, what is wrong with it or with a bot here, or None)."""
     if setup.version != __version__:
@@ -400,12 +410,13 @@ def play_task(run: RunJob, job: GameJob, setup: WorkerSetup, keep_logs: bool,
         return _play_here(run, job, setup, keep_logs, report.address, attempt)
 
 
-def play_batch(run: RunJob, jobs: tuple[GameJob, ...], token: str, keep_logs: bool
-               ) -> Played:
+def play_batch(run: RunJob, jobs: tuple[GameJob, ...], token: str,
+               files: Literal["shared", "client"], keep_logs: bool) -> Played:
     """Play `jobs` (whole deal sets) one after another on this worker, with the setup of run
-    `token` installed here (`RunSetup`): one task for many games, so the scheduler and the
-    client handle a task per couple of seconds of play, not per game. A worker without the
-    setup (`missing`) or that cannot play (`unfit`) says so in its one outcome."""
+    `token` installed here (`RunSetup`), their files the way the start-up check settled: one
+    task for many games, so the scheduler and the client handle a task per couple of seconds
+    of play, not per game. A worker without the setup (`missing`) or that cannot play
+    (`unfit`) says so in its one outcome."""
     with _SETUP_LOCK:
         setup = _SETUPS.get(token)
         _TASKS[token] += setup is not None
@@ -413,7 +424,8 @@ def play_batch(run: RunJob, jobs: tuple[GameJob, ...], token: str, keep_logs: bo
         return Played([GameOutcome(distributed.get_worker().address, missing=True)])
     # Only the bots these games seat are checked here (a worker that joined late meets a
     # run's bots a few at a time).
-    setup = seating_only(setup, (bot.name for job in jobs for bot in job.bots))
+    setup = replace(seating_only(setup, (bot.name for job in jobs for bot in job.bots)),
+                    files=files)
     # One attempt folder for the task's games (their files are named by game id): the client
     # removes one folder a task, not one a game.
     attempt = Path(setup.attempts) / f"{jobs[0].game_id}.{uuid.uuid4().hex[:8]}" \
