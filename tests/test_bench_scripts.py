@@ -63,3 +63,13 @@ def test_the_sandbox_benchmark_runs() -> None:
         pytest.skip(f"no sandbox here: {problem}")
     shown = run(["bench_sandbox.py", "--starts", "1", "--games", "1", "--game", "solitaire"])
     assert "| sandbox |" in shown and "| guard | " in shown
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                    reason="dask.distributed is not installed (pip install -e '.[cluster]')")
+def test_the_cluster_overhead_benchmark_runs() -> None:  # a scheduler, two workers, 30 s
+    shown = run(["bench_cluster.py", "--overhead", "--games", "36"])
+    assert "| before: a deal set a task, the client verifies all | " in shown
+    assert "after/before: client CPU a game x" in shown

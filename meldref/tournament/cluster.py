@@ -441,7 +441,10 @@ class ClusterPool:
         run's token, not its setup (installed on the workers: `RunSetup`)."""
         assert self.client is not None
         while len(flight.playing) < max(1, window) and (
-                batch := queue.take(self.size.games())) is not None:
+                taken := queue.take(self.size.games())) is not None:
+            # A game given twice in one task is played once: its games share an attempt
+            # folder, named files by game id.
+            batch = tuple({job.game_id: job for job in taken}.values())
             future = self.client.submit(
                 play_batch, self.run, batch, self.token, self.files, self.keep_logs, pure=False,
                 key=f"meldref-{batch[0].game_id}-{uuid.uuid4().hex[:8]}",
