@@ -68,6 +68,12 @@ class Figures:
     think_time: tuple[float, ...] = ()
     wall_time: float = 0.0
 
+    def __reduce__(self) -> tuple[type[Figures], tuple[object, ...]]:
+        # Through the constructor: a dataclass's own state setter looks its fields up for
+        # every object, which made unpickling a cluster task's results three times slower.
+        return (Figures, (self.outcome, self.status, self.faults, self.actions,
+                          self.decisions, self.names, self.think_time, self.wall_time))
+
     @property
     def hands(self) -> int | None:
         """Hands (Phase 10) or rounds (Five Crowns) played; None where a game has neither."""
@@ -147,6 +153,12 @@ class ResultLine:
     logs: tuple[str | None, ...] = ()
     figures: Figures | None = None
     error: str | None = None
+
+    def __reduce__(self) -> tuple[type[ResultLine], tuple[object, ...]]:
+        # Through the constructor, as `Figures`: a cluster's results arrive in thousands.
+        return (ResultLine, (self.game_id, self.game, self.seed, self.bots, self.specs,
+                             self.index, self.deal, self.replay, self.logs, self.figures,
+                             self.error))
 
     @property
     def ok(self) -> bool:

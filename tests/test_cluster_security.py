@@ -545,3 +545,14 @@ def test_ctrl_c_on_local_2_prints_one_line_and_exits_130(tmp_path: Path) -> None
     assert "KeyboardInterrupt" not in stderr
     lines = [json.loads(x) for x in results.read_text().splitlines()]
     assert len({line["game_id"] for line in lines}) == len(lines)
+
+
+def test_a_game_outcome_pickles_with_every_field() -> None:
+    # Through its constructor (see test_result_lines.py): a field added later goes too.
+    import dataclasses
+
+    values = {f.name: object() for f in dataclasses.fields(GameOutcome)}
+    item = GameOutcome.__new__(GameOutcome)
+    for name, value in values.items():
+        object.__setattr__(item, name, value)
+    assert item.__reduce__() == (GameOutcome, tuple(values.values()))

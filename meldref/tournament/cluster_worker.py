@@ -107,6 +107,11 @@ class GameOutcome:
     seconds: float = 0.0  # the game's time here (the client sizes its tasks by it)
     missing: bool = False  # this worker has no setup for the run: nothing was played
 
+    def __reduce__(self) -> tuple[type[GameOutcome], tuple[object, ...]]:
+        # Through the constructor, as `ResultLine`: the client unpickles every game's.
+        return (GameOutcome, (self.worker, self.line, self.attempt, self.files, self.unfit,
+                              self.seconds, self.missing))
+
 
 @dataclass(frozen=True, slots=True)
 class Played:

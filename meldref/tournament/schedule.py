@@ -67,6 +67,13 @@ class GameJob:
     position: Position | None = None  # the game starts there (its seed is `seed`), not a deal
     cwd: str | None = None  # the folder bot programs run in (None: the referee's own)
 
+    def __reduce__(self) -> tuple[type[GameJob], tuple[object, ...]]:
+        # Through the constructor: a dataclass's own state getter looks its fields up for
+        # every job, and a cluster's client pickles every job it submits.
+        return (GameJob, (self.index, self.game_id, self.game, self.rules, self.seed,
+                          self.deal, self.bots, self.policy, self.limits, self.position,
+                          self.cwd))
+
     def result(self, figures: Figures | None = None, error: str | None = None,
                replay: str | None = None, logs: Sequence[str | None] = ()) -> ResultLine:
         """This game's result line: what it gave, or why the referee could not finish it."""
