@@ -469,8 +469,8 @@ class ClusterPool:
             try:
                 if future in flight.playing:
                     batch = flight.playing.pop(future)
-                    lines += self._played(future, batch, values.get(future), flight, queue,
-                                          seen, flight.order.pop(future))
+                    self._played(future, batch, values.get(future), flight, queue, seen,
+                                 flight.order.pop(future), lines)
                 else:
                     batch, outcomes = flight.checking.pop(future)
                     del flight.verifiers[future]
@@ -508,13 +508,15 @@ class ClusterPool:
                            f"{batch[0].game_id} {status}); rerun to resume")
 
     def _played(self, future: Task, batch: tuple[GameJob, ...], played: object,
-                flight: Flight, queue: Batches, seen: set[str], number: int
-                ) -> list[ResultLine]:
+                flight: Flight, queue: Batches, seen: set[str], number: int,
+                lines: list[ResultLine]) -> None:
         """A played task: its games given back (a killed worker, no setup there), refused (a
-        worker that cannot play), sent to another worker to verify, or recorded."""
+        worker that cannot play), sent to another worker to verify, or recorded (in
+        `lines`)."""
         assert self.client is not None
         if future.status == "error":
-            return self._failed(future, batch, seen, queue)
+            lines += self._failed(future, batch, seen, queue)
+            return
         if future.status != "finished":
             self._lost(batch, future.status)
         assert isinstance(played, Played)
@@ -526,7 +528,7 @@ class ClusterPool:
                 self._resend(first.worker)
                 self.resent_after[first.worker] = flight.submitted
             queue.whole_again(batch)
-            return []
+            return
         for outcome in outcomes:
             if outcome.unfit is not None:
                 raise ClusterError(f"worker {outcome.worker} joined after the start and "
@@ -545,10 +547,8 @@ class ClusterPool:
             flight.checking[check] = (batch, outcomes)
             flight.verifiers[check] = others
             flight.finished.add(check)
-            return []
-        lines: list[ResultLine] = []
+            return
         self._record(batch, outcomes, None, seen, lines)
-        return lines
 
     def _resend(self, worker: str) -> None:
         """Install the run's setup again on `worker`, which had none (its plugin failed, or it
