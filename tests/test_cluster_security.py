@@ -556,3 +556,36 @@ def test_a_game_outcome_pickles_with_every_field() -> None:
     for name, value in values.items():
         object.__setattr__(item, name, value)
     assert item.__reduce__() == (GameOutcome, tuple(values.values()))
+
+
+def test_a_verification_whose_workers_all_left_is_done_by_the_client(tmp_path: Path) -> None:
+    # A verifying task runs only on other workers than the player (dask's work stealing
+    # otherwise handed it to the idle player); if they all leave it would wait for ever: the
+    # client gives it up and re-simulates the games itself, which counts an honest one.
+    job, line, replay, claimed = forged_game(tmp_path)
+    assert line.replay is not None
+
+    class Waiting:  # a dask future that never finishes
+        def done(self) -> bool:
+            return False
+
+    cancelled: list[object] = []
+    pool = client_side(tmp_path / "client")
+    pool.client = SimpleNamespace(cancel=cancelled.extend)  # type: ignore[assignment]
+    pool.workers = ["tcp://10.0.0.9:4000"]  # the player alone is left
+    flight = Flight(None)  # type: ignore[arg-type]
+    waiting = Waiting()
+    outcome = GameOutcome("tcp://10.0.0.9:4000", line=line,
+                          files={line.replay: zlib.compress(replay.read_bytes())})
+    flight.checking[waiting] = ((job,), [outcome])  # type: ignore[index]
+    flight.verifiers[waiting] = ["tcp://10.0.0.8:4000"]  # type: ignore[index]
+    lines: list[ResultLine] = []
+    assert pool._orphans(flight, set(), lines) is None
+    assert lines == [line] and cancelled == [waiting] and not flight.checking
+    # ... and stops the run for a forged one.
+    forged = GameOutcome("tcp://10.0.0.9:4000", line=claimed, files={line.replay: zlib.compress(
+        rewritten(replay, list(claimed.figures.outcome.scores)))})  # type: ignore[union-attr]
+    flight.checking[waiting] = ((job,), [forged])  # type: ignore[index]
+    flight.verifiers[waiting] = ["tcp://10.0.0.8:4000"]  # type: ignore[index]
+    stop = pool._orphans(flight, set(), [])
+    assert stop is not None and "whose replay does not verify" in str(stop)

@@ -30,9 +30,9 @@ How it keeps the guarantees of local runs:
   started through its handshake under the tournament's limits, and whether it sees the output
   folder. Any failure stops the tournament (exit 2) naming the worker and the bot. A worker
   that joins later runs the same check before its first game, and checks each bot the first
-  time a task seats it (a task carries only its games' bots), and stops the tournament the
-  same way if it fails.
-- **Files.** "shared": a worker plays each game in its own attempt folder under
+  time a task seats it (`play_batch` checks only its games' bots), and stops the tournament
+  the same way if it fails.
+- **Files.** "shared": a worker plays each task's games in an attempt folder of its own under
   `<out>/.cluster/<run>/`, and the tournament process moves the replay and kept logs into
   place when it takes the result; "client": the worker plays in a scratch folder of its own
   and sends the files back with the result. Either way only the tournament process writes

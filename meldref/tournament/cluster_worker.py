@@ -200,7 +200,7 @@ _CHECK_LOCK = threading.Lock()
 def check_worker(setup: WorkerSetup) -> WorkerReport:
     """This worker's check for the run `setup.token`: itself and the setup's bots the first
     time (the start-up check's setup holds every bot), then each bot a later task seats that
-    it has not checked yet (a task carries only its games' bots: `seating_only`)."""
+    it has not checked yet (a task checks only its games' bots: `seating_only`)."""
     with _CHECK_LOCK:
         report = _CHECKED.get(setup.token)
         checked = _SEATED.setdefault(setup.token, set())
@@ -265,8 +265,8 @@ def _checked_programs(setup: WorkerSetup, folder: str | None) -> str | None:
 
 
 def seating_only(setup: WorkerSetup, names: Iterable[str]) -> WorkerSetup:
-    """`setup` with only the bots named (and their programs' digests): what a task carries
-    for the bots its games seat, so its size does not grow with the run's bots."""
+    """`setup` with only the bots named (and their programs' digests): what a task checks
+    for the bots its games seat (a late worker meets a run's bots a few at a time)."""
     wanted = set(names)
     bots = tuple(bot for bot in setup.bots if bot.name in wanted)
     specs = {str(bot.spec) for bot in bots}
