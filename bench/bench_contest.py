@@ -111,7 +111,8 @@ def adaptive(names: Sequence[str], ratings: LadderRatings, placement: int = 6) -
         ranking = [Candidate(key[n], *(fitted[n].resampled if n in fitted else (None, None)),
                              played.get(n, 0) - pending.get(n, 0), pending.get(n, 0))
                    for n in order]
-        table = next_table(ranking, 2, placement, ratings.doubt(order))
+        table = next_table(ranking, 2, placement, ratings.doubt(order),
+                           ratings.doubt(order, apart=2))
         assert table is not None
         return names[table[0]], names[table[1]]
     return choose
