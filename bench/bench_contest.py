@@ -20,8 +20,10 @@ cost per game.
    - **placement**: after a ladder of the other bots has played 20 deal sets per bot, a new
      bot of middle strength arrives; games (all of them, from its arrival) until its rank is
      within one of its true rank, and stays so to the end of the run.
-   Adaptive = `contest.matchmaking.next_table` (placement burst, then overlapping
-   neighbours); round robin = every pair in turn (the new bot: a new round robin of all).
+   Adaptive = `contest.matchmaking.next_table` (placement burst, settling within two
+   places, then the neighbours in most doubt, weighted top first); round robin = every pair
+   in turn (the new bot: a new round robin of all). A placement is checked after each refit
+   only: `--batch` deal sets (2 x `--batch` games) is the least either can score.
    The medians over `--seeds` runs, and their ratio (target: 0.5 or less).
 2. Refresh: `--refresh-bots` bots, `--refresh-games` four-seat games (12-game deal sets) of
    synthetic results; seconds to add them, to refit (point + 200 resamples), and to add one
