@@ -20,8 +20,10 @@ cost per game.
    - **placement**: after a ladder of the other bots has played 20 deal sets per bot, a new
      bot of middle strength arrives; games (all of them, from its arrival) until its rank is
      within one of its true rank, and stays so to the end of the run.
-   Adaptive = `contest.matchmaking.next_table` (placement burst, then overlapping
-   neighbours); round robin = every pair in turn (the new bot: a new round robin of all).
+   Adaptive = `contest.matchmaking.next_table` (placement burst, settling within two
+   places, then the neighbours in most doubt, weighted top first); round robin = every pair
+   in turn (the new bot: a new round robin of all). A placement is checked after each refit
+   only: `--batch` deal sets (2 x `--batch` games) is the least either can score.
    The medians over `--seeds` runs, and their ratio (target: 0.5 or less).
 2. Refresh: `--refresh-bots` bots, `--refresh-games` four-seat games (12-game deal sets) of
    synthetic results; seconds to add them, to refit (point + 200 resamples), and to add one
@@ -111,7 +113,8 @@ def adaptive(names: Sequence[str], ratings: LadderRatings, placement: int = 6) -
         ranking = [Candidate(key[n], *(fitted[n].resampled if n in fitted else (None, None)),
                              played.get(n, 0) - pending.get(n, 0), pending.get(n, 0))
                    for n in order]
-        table = next_table(ranking, 2, placement, ratings.doubt(order))
+        table = next_table(ranking, 2, placement, ratings.doubt(order),
+                           ratings.doubt(order, apart=2))
         assert table is not None
         return names[table[0]], names[table[1]]
     return choose

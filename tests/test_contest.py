@@ -282,10 +282,13 @@ def test_the_bootstraps_doubt_about_an_order_decides_where_it_is_given() -> None
 
 
 def test_deal_sets_in_flight_spread_the_games() -> None:
-    ranking = ladder_of([(100, 150), (90, 140), (40, 60), (35, 55)])
-    busy = [Candidate(0, 100, 150, 10, 3), Candidate(1, 90, 140, 10, 3), *ranking[2:]]
-    assert next_table(ranking, 2, 2) == (0, 1)
-    assert next_table(busy, 2, 2) == (2, 3)
+    # The top pair's doubt 0.1 against the next pair's 0.5, weighted 1/(1 + 5/3)^2 (its
+    # depth): 0.1 against 0.07, until two deal sets in flight divide the top's by 3.
+    ranking = ladder_of([(100, 150), (90, 140), (40, 60), (35, 55), (0, 50)])
+    busy = [Candidate(0, 100, 150, 10, 2), *ranking[1:]]
+    doubt = [0.1, 0.5, 0.01, 0.01]
+    assert next_table(ranking, 2, 2, doubt) == (0, 1)
+    assert next_table(busy, 2, 2, doubt) == (1, 2)
 
 
 def test_too_few_versions_in_play_make_no_table() -> None:

@@ -1,28 +1,38 @@
 """Which table the ladder plays next: every choice is a whole deal set, in balanced seatings.
 
-How the choice is made (docs/contest.md says it for organisers):
+How the choice is made (docs/contest.md says it for organisers), the first rule that applies:
 1. **Placement.** A version with fewer than `placement` deal sets (done or in flight) plays
    first. Its opponents are spread over the current ranking: its b-th placement deal set
    seats it with the versions found at evenly spaced places of the ranking, shifted by b, so a
    few deal sets see the top, the middle and the bottom, and its rating lands near its place
    at once, whatever that place is.
-2. **Where the ranking is least certain.** Otherwise, for every two versions next to each
+2. **Settling.** A version past its burst with fewer than `SETTLING` x `placement` deal sets
+   (done or in flight; the least of them first) plays the version within two places of it
+   in the ranking whose order against it is in most doubt (ties to the nearest). The burst
+   lands it near its place, often a place or two off; these deal sets are the ones that can
+   still move it there, where a round robin spreads them over bots far above and below it.
+   Two places, not one: a version one place too high has its true place's holder two
+   below.
+3. **Where the ranking is least certain.** Otherwise, for every two versions next to each
    other in the ranking, the doubt about their order: how likely the rating bootstrap makes
    it that they stand the other way round (the resamples' mean and spread of their rating
-   difference, read as a normal law; 1/2: nothing tells them apart; 0: sure). Their 95%
-   intervals overlap exactly when that doubt is not small; the doubt is read on the
-   difference itself, where the intervals each carry the uncertainty of the whole scale's
-   anchor (mean 0), which cancels between neighbours. (Without the resamples, the overlap of
-   the intervals as a share of the narrower one stands in.) It is divided by 1 + the pair's
-   deal sets in flight (evidence on its way), so parallel jobs do not all pile onto one
-   pair. The pair with the largest share plays (its deal set is what most likely changes the
-   order), ties to the pair with fewer deal sets played; the rest of a table of k seats is
-   filled with the pair's nearest neighbours in the ranking, the next-least-certain.
+   difference, read as a normal law, `ratings.LadderRatings.doubt`; 1/2: nothing tells
+   them apart; 0: sure). Their 95% intervals overlap exactly when that doubt is not small;
+   the doubt is read on the difference itself, where the intervals each carry the
+   uncertainty of the whole scale's anchor (mean 0), which cancels between neighbours.
+   (Without the resamples, the overlap of the intervals as a share of the narrower one
+   stands in.) It is weighted by the pair's depth, 1/(1 + 5x)^2 with x its place in the
+   ranking scaled to 0..1 (the top pair 1, the bottom pair 1/36): a leaderboard is read from
+   the top, and a doubt at the top is what its readers (and the final's cut) feel. It is
+   divided by 1 + the pair's deal sets in flight (evidence on its way), so parallel jobs
+   do not all pile onto one pair. The pair with the largest share plays, ties to the pair
+   with fewer deal sets played; the rest of a table of k seats is filled with the pair's
+   nearest neighbours in the ranking, the next-least-certain.
 Versions that are not in play (superseded, retired, suspended) are not candidates.
 
 Why: a round robin spends most of its games on pairs whose order is already sure (the top
-against the bottom); a deal set between two versions whose intervals overlap is the one whose
-outcome can still reorder them, and a ranking is known once each neighbouring pair is.
+against the bottom); a deal set between two versions whose order is in doubt is the one
+whose outcome can still reorder them, and a ranking is known once each neighbouring pair is.
 `bench/bench_contest.py` measures the games this saves.
 """
 
@@ -30,6 +40,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
+
+SETTLING: Final = 4  # a version settles until it has 4 x the placement burst's deal sets
+DEPTH: Final = 5.0  # the least certain pair is weighted 1/(1 + DEPTH x)^2, x its depth 0..1
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +63,13 @@ class Candidate:
 
 
 def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
-               doubt: Sequence[float] | None = None) -> tuple[int, ...] | None:
+               doubt: Sequence[float] | None = None,
+               doubt2: Sequence[float] | None = None) -> tuple[int, ...] | None:
     """The versions (ids) of the next deal set's table, or None with fewer than `seats`
     versions in play. `ranking` is best first; `doubt[i]`, when given, is how likely the
-    bootstrap makes it that `ranking[i]` and `ranking[i + 1]` stand the other way round
-    (`ratings.LadderRatings.doubt`), else the overlap of their intervals stands for it."""
+    bootstrap makes it that `ranking[i]` and `ranking[i + 1]` stand the other way round, and
+    `doubt2[i]` the same for `ranking[i]` and `ranking[i + 2]` (`ratings.LadderRatings.doubt`
+    with `apart` 1 and 2); else the overlap of their intervals stands for it."""
     if len(ranking) < seats:
         return None
     newcomers = [c for c in ranking if c.deal_sets < placement]
@@ -64,8 +80,46 @@ def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
     if unrated:  # a version that played only against versions now out of play
         new = min(unrated, key=lambda c: (c.deal_sets, c.key))
         return (new.key, *spread(ranking, new, seats - 1))
+    unsure = Doubts(ranking, doubt, doubt2)
+    settling = [c for c in ranking if c.deal_sets < SETTLING * placement]
+    if settling:
+        new = min(settling, key=lambda c: (c.deal_sets, c.key))
+        place = ranking.index(new)
+        rival = settling_rival(place, len(ranking), unsure)
+        return tuple(ranking[i].key for i in nearest(place, rival, len(ranking), seats))
     at = uncertain_pair(ranking, doubt)
     return tuple(ranking[i].key for i in around(at, len(ranking), seats))
+
+
+class Doubts:
+    """The doubt about the order of the versions at two places of the ranking, at most two
+    apart: the bootstrap's where given, else the overlap of their intervals."""
+
+    def __init__(self, ranking: Sequence[Candidate], doubt: Sequence[float] | None,
+                 doubt2: Sequence[float] | None) -> None:
+        self.ranking, self.given = ranking, {1: doubt, 2: doubt2}
+
+    def __call__(self, i: int, j: int) -> float:
+        top, apart = min(i, j), abs(i - j)
+        given = self.given.get(apart)
+        if given is not None:
+            return given[top]
+        return overlap(self.ranking[i], self.ranking[j])
+
+
+def settling_rival(place: int, n: int, unsure: Doubts) -> int:
+    """The place, within two of `place`, of the version whose order against it is in most
+    doubt, ties to the nearest (then the higher)."""
+    near = [q for q in range(place - 2, place + 3) if q != place and 0 <= q < n]
+    return min(near, key=lambda q: (-unsure(place, q), abs(q - place), q))
+
+
+def nearest(place: int, rival: int, n: int, seats: int) -> list[int]:
+    """`place` and `rival`, then the places nearest `place` (the higher first) up to
+    `seats`."""
+    rest = sorted((q for q in range(n) if q not in (place, rival)),
+                  key=lambda q: (abs(q - place), q))
+    return [place, rival, *rest[:seats - 2]]
 
 
 def spread(ranking: Sequence[Candidate], new: Candidate, count: int) -> list[int]:
@@ -91,16 +145,26 @@ def overlap(a: Candidate, b: Candidate) -> float:
     return max(0.0, shared / narrow)
 
 
+def depth_weight(i: int, pairs: int) -> float:
+    """How much the order of the pair at place i of `pairs` neighbouring pairs counts:
+    1/(1 + 5x)^2, x its place scaled to 0..1 (the top pair 1, the bottom one 1/36)."""
+    x = i / (pairs - 1) if pairs > 1 else 0.0
+    return 1.0 / (1.0 + DEPTH * x) ** 2
+
+
 def uncertain_pair(ranking: Sequence[Candidate], doubt: Sequence[float] | None = None) -> int:
-    """The place i of the neighbouring pair (i, i + 1) whose order is least certain."""
+    """The place i of the neighbouring pair (i, i + 1) whose order is least certain, weighted
+    top first (`depth_weight`)."""
+    pairs = len(ranking) - 1
 
     def key(i: int) -> tuple[float, int]:
         a, b = ranking[i], ranking[i + 1]
         unsure = doubt[i] if doubt is not None else overlap(a, b)
         # A deal set in flight is evidence on its way: the pair's claim shrinks with each.
-        return (-unsure / (1 + a.pending + b.pending), a.deal_sets + b.deal_sets)
+        return (-unsure * depth_weight(i, pairs) / (1 + a.pending + b.pending),
+                a.deal_sets + b.deal_sets)
 
-    return min(range(len(ranking) - 1), key=key)
+    return min(range(pairs), key=key)
 
 
 def around(i: int, n: int, seats: int) -> list[int]:

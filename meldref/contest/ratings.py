@@ -21,7 +21,6 @@ none in what they are:
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -150,29 +149,31 @@ class LadderRatings:
             return 0.0  # not fitted yet: nothing is sure
         return float(np.mean(np.all(cols[:, :-1] > cols[:, 1:], axis=1)))
 
-    def doubt(self, order: Sequence[str]) -> list[float]:
-        """For each two neighbours of `order` (best first), how likely the last fit's
-        resamples make it that they stand the other way round: P(difference < 0) under a
-        normal law with the resamples' mean and spread of their rating difference. 0 when
-        their order is sure, 1/2 when nothing tells them apart, 1 for a bot not fitted yet.
+    def doubt(self, order: Sequence[str], apart: int = 1) -> list[float]:
+        """For each two versions `apart` places apart in `order` (best first; 1: the
+        neighbours), how likely the last fit's resamples make it that they stand the other
+        way round: P(difference < 0) under a normal law with the resamples' mean and spread
+        of their rating difference. 0 when their order is sure, 1/2 when nothing tells them
+        apart, 1 for a bot not fitted yet. Entry i is about `order[i]` and `order[i + apart]`.
         Read from the spread rather than counted (the share of resamples that flip): a count
         of 200 resamples says 0 for every pair past 99.5%, and cannot tell the pairs still
-        short of sure from those long past it."""
-        out = []
-        for a, b in itertools.pairwise(order):
-            cols = self._columns([a, b])
-            if cols is None:
-                out.append(1.0)
-                continue
-            diff = cols[:, 0] - cols[:, 1]
-            diff = diff[np.isfinite(diff)]
-            spread = float(np.std(diff)) if len(diff) > 1 else 0.0
-            if spread == 0.0:
-                out.append(0.5 if not len(diff) or float(np.mean(diff)) == 0 else
-                           float(np.mean(diff) < 0))
-                continue
-            out.append(0.5 * math.erfc(float(np.mean(diff)) / spread / math.sqrt(2)))
-        return out
+        short of sure from those long past it. Matchmaking's settling step reads the doubts
+        two places apart too (a new version may stand one place off its true place)."""
+        if apart < 1:
+            raise ValueError(f"apart: at least 1, not {apart}")
+        return [self._doubt(order[k], order[k + apart]) for k in range(len(order) - apart)]
+
+    def _doubt(self, a: str, b: str) -> float:
+        cols = self._columns([a, b])
+        if cols is None:
+            return 1.0
+        diff = cols[:, 0] - cols[:, 1]
+        diff = diff[np.isfinite(diff)]
+        spread = float(np.std(diff)) if len(diff) > 1 else 0.0
+        if spread == 0.0:
+            return (0.5 if not len(diff) or float(np.mean(diff)) == 0 else
+                    float(np.mean(diff) < 0))
+        return 0.5 * math.erfc(float(np.mean(diff)) / spread / math.sqrt(2))
 
     def _columns(self, names: Sequence[str]) -> Any:
         if self._samples is None or not len(self._samples) or any(

@@ -96,8 +96,10 @@ class Ladder:
             r = rows[vid]
             candidates.append(Candidate(vid, *r.resampled, done, pending))
         settings = self.store.settings
-        doubt = self.ratings.doubt([versions[vid].label for vid in order])
-        return next_table(candidates, settings.players, settings.placement, doubt)
+        labels_in_order = [versions[vid].label for vid in order]
+        return next_table(candidates, settings.players, settings.placement,
+                          self.ratings.doubt(labels_in_order),
+                          self.ratings.doubt(labels_in_order, apart=2))
 
     def new_deal_set(self) -> int | None:
         table = self.next_table()
