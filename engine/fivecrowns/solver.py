@@ -61,6 +61,7 @@ from itertools import product
 from typing import Final, Literal
 
 from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
+from ..game import Rebuilt, by_init
 from ..meld_check import build_meld
 from ..melds import GroupKind, Meld, MeldRules
 from .rules import fivecrowns_melds
@@ -93,6 +94,15 @@ class Split:
     groups: tuple[Meld, ...]
     leftover: tuple[Card, ...]
     points: int
+
+    def __init__(self, groups: tuple[Meld, ...], leftover: tuple[Card, ...],
+                 points: int) -> None:
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "leftover", leftover)
+        object.__setattr__(self, "points", points)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     @property
     def goes_out(self) -> bool:

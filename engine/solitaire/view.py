@@ -13,7 +13,7 @@ from typing import Final
 
 from ..cards import FC_RANK_TEXT, Card
 from ..fivecrowns.solver import Natural, Solver
-from ..game import JSON
+from ..game import JSON, Rebuilt, by_init
 from .actions import Place, place
 from .rules import PILE_SIZES
 
@@ -35,6 +35,25 @@ class SolitaireView:
     decision: str
     seat: int = 0
     discarded: tuple[Card, ...] = ()  # the cards out of play, first first
+
+    def __init__(self, natural: Natural, piles: tuple[tuple[Card, ...], ...],
+                 closed: tuple[bool, ...], draw_top: Card | None, draw_pile_size: int,
+                 out_of_play: int, moves: int, to_move: int | None, decision: str,
+                 seat: int = 0, discarded: tuple[Card, ...] = ()) -> None:
+        object.__setattr__(self, "natural", natural)
+        object.__setattr__(self, "piles", piles)
+        object.__setattr__(self, "closed", closed)
+        object.__setattr__(self, "draw_top", draw_top)
+        object.__setattr__(self, "draw_pile_size", draw_pile_size)
+        object.__setattr__(self, "out_of_play", out_of_play)
+        object.__setattr__(self, "moves", moves)
+        object.__setattr__(self, "to_move", to_move)
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "discarded", discarded)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def pile(self, size: int) -> tuple[Card, ...]:
         return self.piles[PILE_SIZES.index(size)]
