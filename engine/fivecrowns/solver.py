@@ -685,25 +685,69 @@ def _each_loner(naturals: Sequence[Card], wilds: int, tally: Tally) -> Iterator[
 
 
 def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> bool:
-    """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes), the common
-    answers (a loner, too few wilds for `wild_floor`) read from one count of the cards."""
-    wild = _wild_cards(wild_rank)
-    ranks = [0] * (HIGHEST + 1)
-    suits = dict.fromkeys(SUITS, 0)
-    naturals = []
-    for c in cards:  # `_tally` of the naturals, as they are picked out
-        if c not in wild:
-            naturals.append(c)
-            ranks[c.rank] += 1
-            suits[c.suit] |= 1 << c.rank
-    if naturals:
-        wilds = len(cards) - len(naturals)
-        if wilds < MIN_GROUP - 1 and next(_each_loner(naturals, wilds, (ranks, suits)),
-                                          None) is not None:
-            return False
-        if _floor(naturals, ranks, suits) > wilds:
-            return False
-    return Solver(cards, wild_rank, natural).groups_all()
+    """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes: asked of
+    every pile after the deal and of one each move), from one pass over the cards: its loners,
+    its `wild_floor` and its shape for `fits`, without a solver or a card list of its own."""
+    ranks = [0] * (HIGHEST + 1)  # naturals per rank
+    suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
+    sigs = [0, 0, 0, 0, 0]  # per suit, its signature (see `Shapes`)
+    naturals: list[int] = []  # each natural as rank << 3 | suit
+    for c in cards:
+        rank = c.rank
+        if c.kind is Kind.NUMBER and rank != wild_rank:
+            suit = _SUIT_INDEX[c.suit]
+            ranks[rank] += 1
+            suits[suit] |= 1 << rank
+            sigs[suit] += 1 << 3 * (rank - LOWEST)
+            naturals.append(rank << 3 | suit)
+    wilds = len(cards) - len(naturals)
+    if not naturals:
+        return not wilds or (natural == "none" and wilds >= MIN_GROUP)
+    if wilds < MIN_GROUP - 1 and _has_loner(naturals, wilds, ranks, suits):
+        return False
+    if _coded_floor(naturals, ranks, suits) > wilds:
+        return False
+    return fits(_shape(FREE, sigs), wilds)
+
+
+def _has_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> bool:
+    """`_each_loner` finds one, for naturals coded as in `groups_all`."""
+    short = MIN_GROUP - wilds
+    runs = _RUNNABLE[short]
+    for code in naturals:
+        rank = code >> 3
+        if ranks[rank] < short and not runs[rank] >> (suits[code & 7] >> rank - 2 & 0b11111) & 1:
+            return True
+    return False
+
+
+# Suit indexes (`_SUIT_INDEX`) ranked as their letters are (`_floor` breaks ties by letter).
+_LETTER_RANK: Final = [sorted(SUITS).index(s) for s in SUITS]
+
+
+def _coded_floor(naturals: list[int], ranks: list[int], suits: list[int]) -> int:
+    """`_floor` for naturals coded as in `groups_all`: the same needs, taken in the same
+    order (neediest, then highest rank, then last suit letter first), each need coded as
+    need << 8 | rank << 3 | its suit's letter rank, so that they sort as plain numbers."""
+    needs: list[int] = []
+    for code in naturals:
+        rank, suit = code >> 3, code & 7
+        if ranks[rank] >= MIN_GROUP:
+            continue
+        need = min(MIN_GROUP - ranks[rank], _RUN_GAPS[rank][suits[suit] >> rank - 2 & 0b11111])
+        if need > 0:
+            needs.append(need << 8 | rank << 3 | _LETTER_RANK[suit])
+    if not needs:
+        return 0
+    needs.sort(reverse=True)
+    floor, seen_ranks, seen_suits = 0, 0, 0
+    for key in needs:
+        rank, letter = key >> 3 & 31, key & 7
+        if not seen_ranks >> rank & 1 and not seen_suits >> letter & 1:
+            floor += key >> 8
+            seen_ranks |= 1 << rank
+            seen_suits |= 1 << letter
+    return floor
 
 
 @functools.cache

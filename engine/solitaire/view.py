@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ..cards import FC_RANK_TEXT, Card
+from ..cards import FC_RANK_TEXT, Card, holds
 from ..fivecrowns.solver import Natural, Solver
 from ..game import JSON, Rebuilt, by_init
 from .actions import Place, place
@@ -122,7 +122,7 @@ def legal_places(piles: Sequence[tuple[Card, ...]], closed: Sequence[bool], top:
     for cards, shut, own, drawn in zip(piles, closed, places, _tops(top), strict=True):
         if not shut:
             out += own
-            if top not in cards:
+            if not holds(cards, top):
                 out.append(drawn)
     return out
 
