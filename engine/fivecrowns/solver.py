@@ -170,8 +170,30 @@ def _count_one() -> None:
         clear_tables()
 
 
-def _shape(mode: int, sigs: Iterable[int]) -> Shape:
-    return (mode, *sorted(sigs))
+def _shape(mode: int, sigs: list[int]) -> Shape:
+    """(mode, the five suits' signatures in order): a sorting network of five rather than
+    `sorted` (compiled, it runs on machine integers and allocates only the tuple; a search
+    makes several shapes a state)."""
+    a, b, c, d, e = sigs
+    if a > b:
+        a, b = b, a
+    if d > e:
+        d, e = e, d
+    if c > e:
+        c, e = e, c
+    if c > d:
+        c, d = d, c
+    if a > d:
+        a, d = d, a
+    if a > c:
+        a, c = c, a
+    if b > e:
+        b, e = e, b
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return (mode, a, b, c, d, e)
 
 
 def _can_run(sig: int, r: int, wilds: int) -> bool:
