@@ -159,14 +159,24 @@ Shape = tuple[int, ...]
 # States kept in all the tables together (under a MiB): past it they start afresh. The searches
 # gain far more from their floors than from old states, so a small bound costs little.
 TABLE_LIMIT: Final = 1024
-_stored = 0
+
+
+class _Counts:
+    """The tables' counts, as attributes of one object rather than module globals (compiled,
+    a global is a dict entry read and written through the module's dict, on every state)."""
+
+    def __init__(self) -> None:
+        self.stored = 0  # states in all the tables together
+        self.fits_solved = 0  # `fits` states searched (`solved_states`)
+
+
+_COUNTS: Final = _Counts()
 
 
 def _count_one() -> None:
     """One more state stored; at the bound every table is emptied (in place)."""
-    global _stored
-    _stored += 1
-    if _stored > TABLE_LIMIT:
+    _COUNTS.stored += 1
+    if _COUNTS.stored > TABLE_LIMIT:
         clear_tables()
 
 
@@ -338,8 +348,7 @@ def fits(shape: Shape, budget: int) -> bool:
         return True
     found = not any(shape[1:]) or any(
         fits(after, budget - need) for need, after, _ in _options(shape, budget, False))
-    global _fits_solved
-    _fits_solved += 1
+    _COUNTS.fits_solved += 1
     _count_one()
     FITS[shape] = (fail, budget) if found else (budget, ok)
     return found
@@ -358,28 +367,23 @@ def shapes(wilds: int, count: bool = False) -> Shapes:
 
 def clear_tables() -> None:
     """Forget every state (benchmarks time a cold search; the memory bound)."""
-    global _stored
     for table in SHAPES.values():  # in place: a search under way goes on with its own
         table.tables.clear()
     FITS.clear()
-    _stored = 0
+    _COUNTS.stored = 0
 
 
 def reset_counts() -> None:
     """Empty the tables and zero the counts of `solved_states`."""
-    global _fits_solved
     clear_tables()
     for table in SHAPES.values():
         table.solved = 0
-    _fits_solved = 0
+    _COUNTS.fits_solved = 0
 
 
 def solved_states() -> int:
     """States searched so far (a hand's hardness, after `clear_tables`, for benchmarks)."""
-    return sum(table.solved for table in SHAPES.values()) + _fits_solved
-
-
-_fits_solved = 0
+    return sum(table.solved for table in SHAPES.values()) + _COUNTS.fits_solved
 
 
 class _Search:
@@ -692,18 +696,12 @@ def _loners(naturals: Sequence[Card], wilds: int, tally: Tally | None = None) ->
     """`Solver.loners` of a hand of `naturals` and `wilds` wilds (`tally`: their `_tally`)."""
     if wilds >= MIN_GROUP - 1:
         return []  # every natural makes a book with two wilds
-    return list(_each_loner(naturals, wilds, _tally(naturals) if tally is None else tally))
-
-
-def _each_loner(naturals: Sequence[Card], wilds: int, tally: Tally) -> Iterator[Card]:
-    # `_loners` with fewer than two wilds, one at a time (a pile's closing check needs one).
-    ranks, suits = tally
+    ranks, suits = _tally(naturals) if tally is None else tally
     short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
     runs = _RUNNABLE[short]
-    for card in naturals:
-        if (ranks[card.rank] < short
-                and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1):
-            yield card
+    return [card for card in naturals
+            if ranks[card.rank] < short
+            and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1]
 
 
 def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> bool:
@@ -733,7 +731,7 @@ def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none")
 
 
 def _has_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> bool:
-    """`_each_loner` finds one, for naturals coded as in `groups_all`."""
+    """Whether `_loners` finds one, for naturals coded as in `groups_all`."""
     short = MIN_GROUP - wilds
     runs = _RUNNABLE[short]
     for code in naturals:
