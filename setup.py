@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parent
 # command line, tournaments, replays, the bots) stays Python, and so do the games' rules.py:
 # their option dataclasses are read by reflection (their annotations check option values and
 # write the command line's help), and a compiled class keeps no Literal in its annotations.
+# mypyc compiles no dataclass's generated __init__ (it stays Python, ten times slower): the
+# values made per decision write their own, and copy and pickle through it (engine.game.by_init).
 HOT = [
     *(f"meldref/engine/{name}.py" for name in (
         "cards", "common", "game", "meld_check", "meld_search", "melds", "numbers",

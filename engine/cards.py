@@ -18,7 +18,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Final
+from typing import Final, TypeVar
+
+T = TypeVar("T")
 
 
 class Kind(StrEnum):
@@ -114,10 +116,42 @@ def fivecrowns_deck(decks: int = 2) -> list[Card]:
 
 
 def shuffled(cards: Iterable[Card], rng: random.Random) -> list[Card]:
-    """A new list of `cards` in an order drawn from `rng` (never the global generator)."""
+    """A new list of `cards` in an order drawn from `rng` (never the global generator): the
+    order `rng.shuffle` gives, so a seed deals what it always dealt."""
     deck = list(cards)
-    rng.shuffle(deck)
+    if SAME_AS_RANDOM:
+        _shuffle(deck, rng)
+    else:
+        rng.shuffle(deck)
     return deck
+
+
+def _shuffle(deck: list[T], rng: random.Random) -> None:
+    # `random.shuffle`'s own steps (Fisher-Yates from the end, each index drawn by
+    # `_randbelow_with_getrandbits`), written out so that the compiled build runs them as C
+    # (random.shuffle is Python: a Solitaire deal spent more in it than in its 11 piles).
+    getrandbits = rng.getrandbits
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+
+
+def _same_as_random() -> bool:
+    """Whether `_shuffle` gives `random.shuffle`'s permutations here, on decks of every length
+    a game shuffles and more (checked once, on import): if not, as a Python version that drew
+    otherwise would, `shuffled` calls random.shuffle, so seeds keep their deals."""
+    for length in (0, 1, 2, 3, 17, 58, 100, 108, 116, 232):
+        for seed in ("meldref", "1:deal:1", "7:position"):
+            mine, theirs = list(range(length)), list(range(length))
+            _shuffle(mine, random.Random(seed))
+            random.Random(seed).shuffle(theirs)
+            if mine != theirs:
+                return False
+    return True
 
 
 def parse_cards(text: str | Sequence[str]) -> list[Card]:
@@ -146,6 +180,32 @@ def sorted_cards(cards: Iterable[Card]) -> list[Card]:
     return sorted(cards, key=_SORT_KEYS.__getitem__)
 
 
+# Every card's place in `sort_key` order (no two cards share a key: equal cards are one object).
+_ORDER: Final = {card: n for n, card in enumerate(sorted(_SORT_KEYS, key=_SORT_KEYS.__getitem__))}
+
+
+def sorted_swap(cards: tuple[Card, ...], out: Card, into: Card) -> tuple[Card, ...]:
+    """`cards`, in `sort_key` order, with one copy of `out` taken out and `into` put in its
+    place in that order: `tuple(sorted_cards(...))` of a hand or pile after a swap, without
+    sorting it again (a Solitaire move swaps one card of a pile)."""
+    if out is into:
+        return cards
+    rest = list(cards)
+    rest.remove(out)
+    order = _ORDER[into]
+    at = 0
+    while at < len(rest) and _ORDER[rest[at]] < order:
+        at += 1
+    rest.insert(at, into)
+    return tuple(rest)
+
+
+def holds(cards: Sequence[Card], card: Card) -> bool:
+    """`card in cards`, by identity (cards are interned): compiled, a loop of pointer
+    comparisons, where `in` asks each other card whether it equals this one."""
+    return any(c is card for c in cards)
+
+
 def rng_for(seed: int | str, *parts: object) -> random.Random:
     """A generator fixed by the game seed and a label (hand number, reshuffle count...).
 
@@ -153,3 +213,6 @@ def rng_for(seed: int | str, *parts: object) -> random.Random:
     state in its snapshot: each shuffle is a pure function of the seed and where it happens.
     """
     return random.Random(":".join(str(p) for p in (seed, *parts)))
+
+
+SAME_AS_RANDOM: Final = _same_as_random()

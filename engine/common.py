@@ -28,9 +28,11 @@ from .game import (
     InvalidActionError,
     Observation,
     Outcome,
+    Rebuilt,
     RuleOptionError,
     Ruling,
     Termination,
+    by_init,
     rules_to_json,
 )
 from .melds import MeldError
@@ -44,6 +46,12 @@ class Draw:
     """`draw pile` or `draw discard`."""
 
     source: Literal["pile", "discard"]
+
+    def __init__(self, source: Literal["pile", "discard"]) -> None:
+        object.__setattr__(self, "source", source)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def __str__(self) -> str:
         return f"draw {self.source}"

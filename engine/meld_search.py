@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Kind
+from .game import Rebuilt, by_init
 from .meld_check import build_meld
 from .melds import SAME_RANK, GroupKind, Meld, MeldRules, Placed
 
@@ -20,6 +21,13 @@ class Need:
 
     kind: GroupKind
     size: int
+
+    def __init__(self, kind: GroupKind, size: int) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "size", size)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def __str__(self) -> str:
         return f"{self.kind.value} of {self.size}"

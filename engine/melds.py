@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Final
 
 from .cards import FC_RANK_TEXT, SUITS, Card, CardError, Kind
+from .game import Rebuilt, by_init
 
 
 class MeldError(ValueError):
@@ -47,6 +48,18 @@ class MeldRules:
     run_same_suit: bool = False  # Five Crowns runs are of one suit; Phase 10 runs any colours
     wild_rank: int = 0  # Five Crowns: the round's rotating wild rank (0: none)
 
+    def __init__(self, low: int, high: int, suits: tuple[str, ...], wrap: bool = False,
+                 run_same_suit: bool = False, wild_rank: int = 0) -> None:
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "suits", suits)
+        object.__setattr__(self, "wrap", wrap)
+        object.__setattr__(self, "run_same_suit", run_same_suit)
+        object.__setattr__(self, "wild_rank", wild_rank)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
+
     def is_wild(self, card: Card) -> bool:
         """Whether `card` is wild under these rules (Wild, Joker, or the round's wild rank)."""
         kind = card.kind
@@ -73,6 +86,15 @@ class Meld:
     kind: GroupKind
     cards: tuple[Card, ...]
     stands_for: tuple[int | str, ...]
+
+    def __init__(self, kind: GroupKind, cards: tuple[Card, ...],
+                 stands_for: tuple[int | str, ...]) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "stands_for", stands_for)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def __str__(self) -> str:
         return format_meld(self)

@@ -19,6 +19,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
+from ..engine.game import Rebuilt, by_init
 from .wire import MAX_LINE, fit_line
 
 LineHook = Callable[[str, str], None]  # (direction ">" to bot / "<" from bot, text)
@@ -40,6 +41,15 @@ class Incoming:
     at: float
     kind: str = LINE
     ended: bool = True  # False: the last bytes before the bot closed its output, no newline
+
+    def __init__(self, data: bytes, at: float, kind: str = LINE, ended: bool = True) -> None:
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "at", at)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "ended", ended)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
 
 # Compiled (setup.py), yet subclassed by process.py's PipeTransport, which stays Python.

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn, Protocol
 
+from ..engine.game import Rebuilt, by_init
 from .channel import EOF, EXITED, TOO_LONG, Incoming
 from .command import describe_exit
 from .errors import (
@@ -58,6 +59,16 @@ class Setup:
     seat: int
     names: tuple[str, ...]  # every seat's name, in seat order
 
+    def __init__(self, game: str, rules: Mapping[str, JSON], seat: int, names: tuple[str,
+                 ...]) -> None:
+        object.__setattr__(self, "game", game)
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "names", names)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
+
     @property
     def players(self) -> int:
         return len(self.names)
@@ -76,6 +87,19 @@ class Request:
     # or None; a person's seat uses it to explain a mistake before answering.
     check: Callable[[str], str | None] | None = None
 
+    def __init__(self, decision: str, observation: object, time: float, bank: float,
+                 hints: Callable[[], Sequence[str]] | None = None,
+                 check: Callable[[str], str | None] | None = None) -> None:
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "observation", observation)
+        object.__setattr__(self, "time", time)
+        object.__setattr__(self, "bank", bank)
+        object.__setattr__(self, "hints", hints)
+        object.__setattr__(self, "check", check)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
+
     @property
     def deadline(self) -> float:
         return self.time + self.bank
@@ -89,6 +113,16 @@ class Reply:
     elapsed: float
     request_id: int | None = None
     action: Any = None
+
+    def __init__(self, text: str, elapsed: float, request_id: int | None = None,
+                 action: object = None) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "elapsed", elapsed)
+        object.__setattr__(self, "request_id", request_id)
+        object.__setattr__(self, "action", action)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
 
 class Transport(Protocol):

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..engine.game import Rebuilt, by_init
+
 PROTOCOL_VERSION: Final = 1
 MAX_LINE: Final = 16384  # bytes in a line, without its newline; longer lines are malformed
 BOT_MESSAGES: Final = ("id", "ready", "action", "pong", "info")
@@ -252,6 +254,16 @@ class BotLine:
     request_id: int | None = None
     text: str = ""  # action text, pong token, id value, info text, or the malformed reason
     key: str = ""  # for `id`: name / author / version / ...
+
+    def __init__(self, kind: str, request_id: int | None = None, text: str = "",
+                 key: str = "") -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "request_id", request_id)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "key", key)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     @property
     def malformed(self) -> bool:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 import pickle
+import random
 from collections import Counter
 
 import pytest
 
+from meldref.engine import cards
 from meldref.engine.cards import (
     JOKER,
     SKIP,
@@ -17,11 +19,14 @@ from meldref.engine.cards import (
     Kind,
     fivecrowns_deck,
     format_cards,
+    holds,
     parse_cards,
     phase10_deck,
     rng_for,
     shuffled,
     sort_key,
+    sorted_cards,
+    sorted_swap,
 )
 
 
@@ -100,3 +105,33 @@ def test_seeded_shuffles_are_reproducible_and_independent_of_global_random() -> 
     assert a == b
     assert a != c
     assert sorted(map(str, a)) == sorted(map(str, phase10_deck()))
+
+
+def test_the_compiled_shuffle_deals_what_random_shuffle_deals() -> None:
+    # `shuffled` draws its own permutation (compiled, it is C; random.shuffle is Python): it
+    # must be random.shuffle's, or every seed would deal another game (tests/test_fixed_seeds).
+    assert cards.SAME_AS_RANDOM
+    for deck in (phase10_deck(), fivecrowns_deck(), fivecrowns_deck(2)):
+        for seed in range(40):
+            theirs = list(deck)
+            random.Random(f"{seed}:deal:1").shuffle(theirs)
+            assert shuffled(deck, rng_for(seed, "deal", 1)) == theirs
+
+
+def test_a_swap_keeps_a_sorted_pile_sorted() -> None:
+    rng = random.Random(3)
+    deck = fivecrowns_deck(2)
+    for _ in range(500):
+        pile = rng.sample(deck, rng.randrange(1, 14))
+        ordered = tuple(sorted_cards(pile))
+        out, into = rng.choice(pile), rng.choice(deck)
+        rest = list(pile)
+        rest.remove(out)
+        assert sorted_swap(ordered, out, into) == tuple(sorted_cards([*rest, into]))
+
+
+def test_holds_is_membership() -> None:
+    hand = parse_cards("3S 3S QH X")
+    for card in fivecrowns_deck():
+        assert holds(hand, card) == (card in hand)
+    assert not holds((), JOKER)

@@ -17,6 +17,7 @@ from meldref.engine.game import (
     rules_to_json,
 )
 from meldref.engine.solitaire import GAME, PILE_SIZES, Place, SolitaireRules, SolitaireState
+from meldref.engine.solitaire.view import pile_places
 from meldref.settings import parse_rules
 
 # A pile of each size that no card can close in one move (its own wild rank aside), from which
@@ -172,3 +173,11 @@ def test_snapshots_round_trip() -> None:
         GAME.from_snapshot({"game": "fivecrowns"})
     with pytest.raises(ValueError, match="broken"):
         GAME.from_snapshot({"game": "solitaire"})
+
+
+def test_a_piles_own_places_are_its_distinct_cards_in_order() -> None:
+    for text in ("3S 3S 5H X X QD", "X 3S QD 3S X 5H", ""):
+        cards = tuple(parse_cards(text))
+        places = pile_places(7, cards)
+        assert [p.card for p in places] == list(dict.fromkeys(cards))
+        assert all(p == Place(7, p.card) for p in places)

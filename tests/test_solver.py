@@ -319,3 +319,13 @@ def test_groups_built_once_are_the_groups_build_meld_makes() -> None:
                 placed = list(zip(meld.cards, meld.stands_for, strict=True))
                 assert build_meld(meld.kind, placed, fivecrowns_melds(wild)) == meld
     assert 0 < len(solver_module._BUILT) <= solver_module.BUILT_LIMIT
+
+
+def test_a_shape_is_its_signatures_sorted() -> None:
+    # `_shape` sorts the five suits' signatures by a network of comparisons, not `sorted`.
+    for sigs in itertools.product(range(4), repeat=5):
+        assert solver_module._shape(1, list(sigs)) == (1, *sorted(sigs))
+    rng = random.Random(2)
+    for _ in range(2000):
+        sigs = [rng.randrange(1 << 33) for _ in range(5)]
+        assert solver_module._shape(0, sigs) == (0, *sorted(sigs))

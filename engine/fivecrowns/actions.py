@@ -12,7 +12,7 @@ from typing import Final
 
 from ..cards import SUITS, Card, CardError, Kind
 from ..common import Draw, parse_draw
-from ..game import InvalidActionError
+from ..game import InvalidActionError, Rebuilt, by_init
 from ..melds import Meld, MeldError, parse_group
 from ..numbers import quoted
 from .rules import fivecrowns_melds
@@ -27,6 +27,13 @@ class Discard:
 
     card: Card
     groups: tuple[str, ...] = ()
+
+    def __init__(self, card: Card, groups: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "groups", groups)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def __str__(self) -> str:
         return " ".join(("discard", self.card.text, *self.groups))

@@ -61,6 +61,7 @@ from itertools import product
 from typing import Final, Literal
 
 from ..cards import FIVECROWNS_SUITED, JOKER, SUITS, Card, Kind
+from ..game import Rebuilt, by_init
 from ..meld_check import build_meld
 from ..melds import GroupKind, Meld, MeldRules
 from .rules import fivecrowns_melds
@@ -93,6 +94,15 @@ class Split:
     groups: tuple[Meld, ...]
     leftover: tuple[Card, ...]
     points: int
+
+    def __init__(self, groups: tuple[Meld, ...], leftover: tuple[Card, ...],
+                 points: int) -> None:
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "leftover", leftover)
+        object.__setattr__(self, "points", points)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     @property
     def goes_out(self) -> bool:
@@ -149,19 +159,51 @@ Shape = tuple[int, ...]
 # States kept in all the tables together (under a MiB): past it they start afresh. The searches
 # gain far more from their floors than from old states, so a small bound costs little.
 TABLE_LIMIT: Final = 1024
-_stored = 0
+
+
+class _Counts:
+    """The tables' counts, as attributes of one object rather than module globals (compiled,
+    a global is a dict entry read and written through the module's dict, on every state)."""
+
+    def __init__(self) -> None:
+        self.stored = 0  # states in all the tables together
+        self.fits_solved = 0  # `fits` states searched (`solved_states`)
+
+
+_COUNTS: Final = _Counts()
 
 
 def _count_one() -> None:
     """One more state stored; at the bound every table is emptied (in place)."""
-    global _stored
-    _stored += 1
-    if _stored > TABLE_LIMIT:
+    _COUNTS.stored += 1
+    if _COUNTS.stored > TABLE_LIMIT:
         clear_tables()
 
 
-def _shape(mode: int, sigs: Iterable[int]) -> Shape:
-    return (mode, *sorted(sigs))
+def _shape(mode: int, sigs: list[int]) -> Shape:
+    """(mode, the five suits' signatures in order): a sorting network of five rather than
+    `sorted` (compiled, it runs on machine integers and allocates only the tuple; a search
+    makes several shapes a state)."""
+    a, b, c, d, e = sigs
+    if a > b:
+        a, b = b, a
+    if d > e:
+        d, e = e, d
+    if c > e:
+        c, e = e, c
+    if c > d:
+        c, d = d, c
+    if a > d:
+        a, d = d, a
+    if a > c:
+        a, c = c, a
+    if b > e:
+        b, e = e, b
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return (mode, a, b, c, d, e)
 
 
 def _can_run(sig: int, r: int, wilds: int) -> bool:
@@ -306,8 +348,7 @@ def fits(shape: Shape, budget: int) -> bool:
         return True
     found = not any(shape[1:]) or any(
         fits(after, budget - need) for need, after, _ in _options(shape, budget, False))
-    global _fits_solved
-    _fits_solved += 1
+    _COUNTS.fits_solved += 1
     _count_one()
     FITS[shape] = (fail, budget) if found else (budget, ok)
     return found
@@ -326,28 +367,23 @@ def shapes(wilds: int, count: bool = False) -> Shapes:
 
 def clear_tables() -> None:
     """Forget every state (benchmarks time a cold search; the memory bound)."""
-    global _stored
     for table in SHAPES.values():  # in place: a search under way goes on with its own
         table.tables.clear()
     FITS.clear()
-    _stored = 0
+    _COUNTS.stored = 0
 
 
 def reset_counts() -> None:
     """Empty the tables and zero the counts of `solved_states`."""
-    global _fits_solved
     clear_tables()
     for table in SHAPES.values():
         table.solved = 0
-    _fits_solved = 0
+    _COUNTS.fits_solved = 0
 
 
 def solved_states() -> int:
     """States searched so far (a hand's hardness, after `clear_tables`, for benchmarks)."""
-    return sum(table.solved for table in SHAPES.values()) + _fits_solved
-
-
-_fits_solved = 0
+    return sum(table.solved for table in SHAPES.values()) + _COUNTS.fits_solved
 
 
 class _Search:
@@ -660,40 +696,78 @@ def _loners(naturals: Sequence[Card], wilds: int, tally: Tally | None = None) ->
     """`Solver.loners` of a hand of `naturals` and `wilds` wilds (`tally`: their `_tally`)."""
     if wilds >= MIN_GROUP - 1:
         return []  # every natural makes a book with two wilds
-    return list(_each_loner(naturals, wilds, _tally(naturals) if tally is None else tally))
-
-
-def _each_loner(naturals: Sequence[Card], wilds: int, tally: Tally) -> Iterator[Card]:
-    # `_loners` with fewer than two wilds, one at a time (a pile's closing check needs one).
-    ranks, suits = tally
+    ranks, suits = _tally(naturals) if tally is None else tally
     short = MIN_GROUP - wilds  # naturals a book or a three-card window must hold
     runs = _RUNNABLE[short]
-    for card in naturals:
-        if (ranks[card.rank] < short
-                and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1):
-            yield card
+    return [card for card in naturals
+            if ranks[card.rank] < short
+            and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1]
 
 
 def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> bool:
-    """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes), the common
-    answers (a loner, too few wilds for `wild_floor`) read from one count of the cards."""
-    wild = _wild_cards(wild_rank)
-    ranks = [0] * (HIGHEST + 1)
-    suits = dict.fromkeys(SUITS, 0)
-    naturals = []
-    for c in cards:  # `_tally` of the naturals, as they are picked out
-        if c not in wild:
-            naturals.append(c)
-            ranks[c.rank] += 1
-            suits[c.suit] |= 1 << c.rank
-    if naturals:
-        wilds = len(cards) - len(naturals)
-        if wilds < MIN_GROUP - 1 and next(_each_loner(naturals, wilds, (ranks, suits)),
-                                          None) is not None:
-            return False
-        if _floor(naturals, ranks, suits) > wilds:
-            return False
-    return Solver(cards, wild_rank, natural).groups_all()
+    """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes: asked of
+    every pile after the deal and of one each move), from one pass over the cards: its loners,
+    its `wild_floor` and its shape for `fits`, without a solver or a card list of its own."""
+    ranks = [0] * (HIGHEST + 1)  # naturals per rank
+    suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
+    sigs = [0, 0, 0, 0, 0]  # per suit, its signature (see `Shapes`)
+    naturals: list[int] = []  # each natural as rank << 3 | suit
+    for c in cards:
+        rank = c.rank
+        if c.kind is Kind.NUMBER and rank != wild_rank:
+            suit = _SUIT_INDEX[c.suit]
+            ranks[rank] += 1
+            suits[suit] |= 1 << rank
+            sigs[suit] += 1 << 3 * (rank - LOWEST)
+            naturals.append(rank << 3 | suit)
+    wilds = len(cards) - len(naturals)
+    if not naturals:
+        return not wilds or (natural == "none" and wilds >= MIN_GROUP)
+    if wilds < MIN_GROUP - 1 and _has_loner(naturals, wilds, ranks, suits):
+        return False
+    if _coded_floor(naturals, ranks, suits) > wilds:
+        return False
+    return fits(_shape(FREE, sigs), wilds)
+
+
+def _has_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> bool:
+    """Whether `_loners` finds one, for naturals coded as in `groups_all`."""
+    short = MIN_GROUP - wilds
+    runs = _RUNNABLE[short]
+    for code in naturals:
+        rank = code >> 3
+        if ranks[rank] < short and not runs[rank] >> (suits[code & 7] >> rank - 2 & 0b11111) & 1:
+            return True
+    return False
+
+
+# Suit indexes (`_SUIT_INDEX`) ranked as their letters are (`_floor` breaks ties by letter).
+_LETTER_RANK: Final = [sorted(SUITS).index(s) for s in SUITS]
+
+
+def _coded_floor(naturals: list[int], ranks: list[int], suits: list[int]) -> int:
+    """`_floor` for naturals coded as in `groups_all`: the same needs, taken in the same
+    order (neediest, then highest rank, then last suit letter first), each need coded as
+    need << 8 | rank << 3 | its suit's letter rank, so that they sort as plain numbers."""
+    needs: list[int] = []
+    for code in naturals:
+        rank, suit = code >> 3, code & 7
+        if ranks[rank] >= MIN_GROUP:
+            continue
+        need = min(MIN_GROUP - ranks[rank], _RUN_GAPS[rank][suits[suit] >> rank - 2 & 0b11111])
+        if need > 0:
+            needs.append(need << 8 | rank << 3 | _LETTER_RANK[suit])
+    if not needs:
+        return 0
+    needs.sort(reverse=True)
+    floor, seen_ranks, seen_suits = 0, 0, 0
+    for key in needs:
+        rank, letter = key >> 3 & 31, key & 7
+        if not seen_ranks >> rank & 1 and not seen_suits >> letter & 1:
+            floor += key >> 8
+            seen_ranks |= 1 << rank
+            seen_suits |= 1 << letter
+    return floor
 
 
 @functools.cache

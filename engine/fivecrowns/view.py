@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..cards import Card
 from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
-from ..game import JSON
+from ..game import JSON, Rebuilt, by_init
 from ..meld_check import parse_meld
 from ..melds import Meld
 from .actions import Action, Discard
@@ -76,6 +76,36 @@ class FiveCrownsView:
     scores: tuple[int, ...]
     hand_sizes: tuple[int, ...]
     had_last_turn: tuple[bool, ...]
+
+    def __init__(self, seat: int, players: int, round: int, dealer: int, to_move: int | None,
+                 decision: str, turn: int, turn_cap: int | None, natural: Natural, decks: int,
+                 hand: tuple[Card, ...], discard_top: Card | None, discard_pile_size: int,
+                 draw_pile_size: int, went_out: int | None, table: tuple[tuple[int, Meld], ...],
+                 playing: tuple[bool, ...], scores: tuple[int, ...], hand_sizes: tuple[int,
+                 ...], had_last_turn: tuple[bool, ...]) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "to_move", to_move)
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "turn", turn)
+        object.__setattr__(self, "turn_cap", turn_cap)
+        object.__setattr__(self, "natural", natural)
+        object.__setattr__(self, "decks", decks)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "discard_top", discard_top)
+        object.__setattr__(self, "discard_pile_size", discard_pile_size)
+        object.__setattr__(self, "draw_pile_size", draw_pile_size)
+        object.__setattr__(self, "went_out", went_out)
+        object.__setattr__(self, "table", table)
+        object.__setattr__(self, "playing", playing)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "hand_sizes", hand_sizes)
+        object.__setattr__(self, "had_last_turn", had_last_turn)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     @property
     def deal_size(self) -> int:

@@ -14,7 +14,7 @@ from typing import Final
 
 from ..cards import Card, CardError
 from ..common import Draw, parse_draw
-from ..game import InvalidActionError
+from ..game import InvalidActionError, Rebuilt, by_init
 from ..melds import (
     Declared,
     GroupKind,
@@ -36,6 +36,13 @@ class LayDown:
 
     groups: tuple[Group, ...]
     phase: int | None = None
+
+    def __init__(self, groups: tuple[Group, ...], phase: int | None = None) -> None:
+        object.__setattr__(self, "groups", groups)
+        object.__setattr__(self, "phase", phase)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def __str__(self) -> str:
         words = ["lay"] if self.phase is None else ["lay", f"phase={self.phase}"]
@@ -60,6 +67,14 @@ class Hit:
     card: Card
     declared: Declared = None
 
+    def __init__(self, group_id: int, card: Card, declared: Declared = None) -> None:
+        object.__setattr__(self, "group_id", group_id)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "declared", declared)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
+
     def __str__(self) -> str:
         decl = "" if self.declared is None else f"={self.declared}"
         return f"hit {self.group_id} {self.card.text}{decl}"
@@ -71,6 +86,13 @@ class Discard:
 
     card: Card
     victim: int | None = None
+
+    def __init__(self, card: Card, victim: int | None = None) -> None:
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "victim", victim)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def __str__(self) -> str:
         return f"discard {self.card.text}" + ("" if self.victim is None else f" {self.victim}")

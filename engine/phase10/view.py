@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from ..cards import SKIP, WILD, Card, Kind
 from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
-from ..game import JSON
+from ..game import JSON, Rebuilt, by_init
 from ..meld_check import parse_meld
 from ..meld_search import Need, find_groups
 from ..melds import Declared, GroupKind, Meld, format_meld
@@ -223,6 +223,38 @@ class Phase10View:
     hand_sizes: tuple[int, ...]
     skips: tuple[int, ...]  # per seat: Skips pending against it
     completed: tuple[tuple[int, ...], ...]  # per seat: phases completed, in order
+
+    def __init__(self, seat: int, rules: Phase10Rules, players: int, hand_number: int,
+                 dealer: int, to_move: int | None, decision: str, turn: int, tiebreak: bool,
+                 hand: tuple[Card, ...], discard_top: Card | None, draw_pile_size: int,
+                 table: tuple[TableGroup, ...], laid_this_turn: bool, playing: tuple[bool, ...],
+                 phases: tuple[int | None, ...], laid: tuple[int | None, ...],
+                 scores: tuple[int, ...], hand_sizes: tuple[int, ...], skips: tuple[int, ...],
+                 completed: tuple[tuple[int, ...], ...]) -> None:
+        self.seat = seat
+        self.rules = rules
+        self.players = players
+        self.hand_number = hand_number
+        self.dealer = dealer
+        self.to_move = to_move
+        self.decision = decision
+        self.turn = turn
+        self.tiebreak = tiebreak
+        self.hand = hand
+        self.discard_top = discard_top
+        self.draw_pile_size = draw_pile_size
+        self.table = table
+        self.laid_this_turn = laid_this_turn
+        self.playing = playing
+        self.phases = phases
+        self.laid = laid
+        self.scores = scores
+        self.hand_sizes = hand_sizes
+        self.skips = skips
+        self.completed = completed
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     # -- derived facts -------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..cards import Card, CardError
-from ..game import InvalidActionError
+from ..game import InvalidActionError, Rebuilt, by_init
 from ..numbers import is_count, quoted
 
 
@@ -22,8 +22,14 @@ class Place:
     # The protocol text, written once: a request lists up to 88 of them.
     text: str = field(default="", init=False, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "text", f"place {self.pile} {self.card.text}")
+    # Hand-written: mypyc compiles it, not the dataclass's generated one (engine/game.py).
+    def __init__(self, pile: int, card: Card) -> None:
+        object.__setattr__(self, "pile", pile)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "text", f"place {pile} {card.text}")
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def __str__(self) -> str:
         return self.text

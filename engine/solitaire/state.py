@@ -18,7 +18,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ..cards import Card, fivecrowns_deck, parse_cards, rng_for, shuffled, sorted_cards
+from ..cards import (
+    Card,
+    fivecrowns_deck,
+    holds,
+    parse_cards,
+    rng_for,
+    shuffled,
+    sorted_cards,
+    sorted_swap,
+)
 from ..common import (
     CardGameState,
     Checks,
@@ -108,7 +117,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
         if self.closed[index]:
             return f"pile {action.pile} is closed and takes no more cards"
         top = self.draw_pile[-1]
-        if action.card is not top and action.card not in self.piles[index]:
+        if action.card is not top and not holds(self.piles[index], action.card):
             return (f"{action.card.text} is neither in pile {action.pile} nor the drawn card "
                     f"{top.text}")
         return None
@@ -121,7 +130,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
         drawn = self.draw_pile.pop()
         pile.append(drawn)
         pile.remove(action.card)
-        self._sorted[index] = cards = tuple(sorted_cards(pile))
+        self._sorted[index] = cards = sorted_swap(self._sorted[index], action.card, drawn)
         self._places[index] = pile_places(action.pile, cards)
         self.out_of_play.append(action.card)
         self.moves += 1

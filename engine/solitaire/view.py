@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ..cards import FC_RANK_TEXT, Card
+from ..cards import FC_RANK_TEXT, Card, holds
 from ..fivecrowns.solver import Natural, Solver
-from ..game import JSON
+from ..game import JSON, Rebuilt, by_init
 from .actions import Place, place
 from .rules import PILE_SIZES
 
@@ -35,6 +35,25 @@ class SolitaireView:
     decision: str
     seat: int = 0
     discarded: tuple[Card, ...] = ()  # the cards out of play, first first
+
+    def __init__(self, natural: Natural, piles: tuple[tuple[Card, ...], ...],
+                 closed: tuple[bool, ...], draw_top: Card | None, draw_pile_size: int,
+                 out_of_play: int, moves: int, to_move: int | None, decision: str,
+                 seat: int = 0, discarded: tuple[Card, ...] = ()) -> None:
+        object.__setattr__(self, "natural", natural)
+        object.__setattr__(self, "piles", piles)
+        object.__setattr__(self, "closed", closed)
+        object.__setattr__(self, "draw_top", draw_top)
+        object.__setattr__(self, "draw_pile_size", draw_pile_size)
+        object.__setattr__(self, "out_of_play", out_of_play)
+        object.__setattr__(self, "moves", moves)
+        object.__setattr__(self, "to_move", to_move)
+        object.__setattr__(self, "decision", decision)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "discarded", discarded)
+
+    def __reduce__(self) -> Rebuilt:
+        return by_init(self)
 
     def pile(self, size: int) -> tuple[Card, ...]:
         return self.piles[PILE_SIZES.index(size)]
@@ -103,7 +122,7 @@ def legal_places(piles: Sequence[tuple[Card, ...]], closed: Sequence[bool], top:
     for cards, shut, own, drawn in zip(piles, closed, places, _tops(top), strict=True):
         if not shut:
             out += own
-            if top not in cards:
+            if not holds(cards, top):
                 out.append(drawn)
     return out
 
@@ -118,23 +137,22 @@ def pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
     """Pile `size`'s own discards: each distinct card of `cards` once, in order."""
     by_card = _BY_PILE.get(size)
     if by_card is None:
-        by_card = _BY_PILE[size] = _PilePlaces(size)
-    return tuple(map(by_card.__getitem__, dict.fromkeys(cards)))
+        by_card = _BY_PILE[size] = {}
+    out: list[Place] = []
+    for card in cards:
+        # At most 13 comparisons of pointers (cards are interned): compiled, cheaper than
+        # `dict.fromkeys` and `map` over a dict subclass's __missing__ were.
+        if any(action.card is card for action in out):
+            continue
+        action = by_card.get(card)
+        if action is None:
+            action = by_card[card] = place(size, card)
+        out.append(action)
+    return tuple(out)
 
 
-class _PilePlaces(dict[Card, Place]):
-    """Card -> `place(pile, card)` of one pile, filled as cards are asked for."""
-
-    def __init__(self, pile: int) -> None:
-        super().__init__()
-        self.pile = pile
-
-    def __missing__(self, card: Card) -> Place:
-        action = self[card] = place(self.pile, card)
-        return action
-
-
-_BY_PILE: Final[dict[int, _PilePlaces]] = {}
+# Per pile, card -> `place(pile, card)`, filled as cards are asked for.
+_BY_PILE: Final[dict[int, dict[Card, Place]]] = {}
 
 
 # A view's piles: the pile changes one move in many, so most requests find them here. (The
