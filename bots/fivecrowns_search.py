@@ -15,8 +15,10 @@ candidates (`keep_wilds`), as for the expert.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any, Final
 
+from meldref.engine.cards import Card
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
 from meldref.engine.fivecrowns.actions import Action, Discard
 from meldref.engine.fivecrowns.rules import FiveCrownsRules
@@ -43,6 +45,15 @@ class FiveCrownsSearchBot(SearchBot):
     def prior(self, view: FiveCrownsView) -> Action:
         return self.expert._draw(view) if view.decision == "draw" else self.expert._discard(view)
 
+    def hand_key(self, view: FiveCrownsView) -> object:
+        return (view.round, view.dealer)
+
+    def table_cards(self, view: FiveCrownsView) -> Counter[Card]:
+        return Counter(c for _, meld in view.table for c in meld.cards)
+
+    def thrown(self, action: Action) -> Card | None:
+        return action.card if isinstance(action, Discard) else None
+
     def candidates(self, view: FiveCrownsView, prior: Action) -> list[Action]:
         if isinstance(prior, Draw):
             if DRAW_DISCARD not in view.draw_options() or view.discard_top is None:
@@ -61,7 +72,7 @@ class FiveCrownsSearchBot(SearchBot):
     def guess(self, view: FiveCrownsView, rng: random.Random) -> dict[str, Any]:
         """One determinization of the round as a state snapshot."""
         left = unseen(view, self.expert.memory)
-        hands, draw_pile, rest = deal_table(view, left, rng)
+        hands, draw_pile, rest = deal_table(view, left, rng, self.rivals)
         buried = max(0, view.discard_pile_size - (view.discard_top is not None))
         dead = list(self.expert.memory.dead.elements())
         pile = ([c.text for c in (dead + rest)[:buried]]

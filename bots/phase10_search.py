@@ -13,6 +13,7 @@ completed (or laid, when the hand is still on), less the points scored (or held 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any, Final
 
 from meldref.engine.cards import SKIP, WILD, Card
@@ -48,6 +49,15 @@ class Phase10SearchBot(SearchBot):
     def prior(self, view: Phase10View) -> Action:
         return self.expert._choose(view)
 
+    def hand_key(self, view: Phase10View) -> object:
+        return (view.hand_number, view.tiebreak)
+
+    def table_cards(self, view: Phase10View) -> Counter[Card]:
+        return Counter(c for g in view.table for c in g.meld.cards)
+
+    def thrown(self, action: Action) -> Card | None:
+        return action.card if isinstance(action, Discard) else None
+
     def candidates(self, view: Phase10View, prior: Action) -> list[Action]:
         if isinstance(prior, Draw):
             if len(view.draw_options()) < 2 or view.discard_top in (None, WILD, SKIP):
@@ -67,7 +77,7 @@ class Phase10SearchBot(SearchBot):
     def guess(self, view: Phase10View, rng: random.Random) -> dict[str, Any]:
         """One determinization of the hand as a state snapshot."""
         left = unseen(view, self.expert.memory)
-        hands, draw_pile, rest = deal_table(view, left, rng)
+        hands, draw_pile, rest = deal_table(view, left, rng, self.rivals)
         pile = [c.text for c in rest[:8]]  # buried cards: only their count could matter
         if view.discard_top is not None:
             pile.append(view.discard_top.text)

@@ -18,6 +18,12 @@ SCRIPTS = [
     # Every bot against every other, and a table of them, with the deal sets behind each row.
     (["bench_strength.py", "--every-pair", "--bots", "random,greedy", "--table", "2",
       "--game", "fivecrowns", "--games", "2"], "| fivecrowns | greedy | 2-seat table | 2 | 1 |"),
+    # An example bot, as the program it is, against a built-in one (issue 26).
+    (["bench_strength.py", "--game", "fivecrowns", "--games", "2", "--pair",
+      "greedy:example-python"], "| fivecrowns | greedy | example-python | 2 | 1 |"),
+    # Solitaire's bots compared deal by deal: the difference of piles with its interval.
+    (["bench_strength.py", "--game", "solitaire", "--games", "2", "--solitaire-bot", "greedy",
+      "--solitaire-bot", "random"], "piles vs random ("),
     (["bench_solver.py", "--hands", "5", "--climb", "1", "--steps", "5"], "worst: split"),
     (["bench_engine.py", "--game", "fivecrowns", "--games", "2"], "decisions/s"),
     (["bench_crash.py", "--rounds", "1", "--move-time", "1", "--time-bank", "0"], "| orphan |"),
