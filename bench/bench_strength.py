@@ -149,8 +149,9 @@ def play_deal(info: GameInfo, bots: Sequence[TimedBot | str], deal: str,
     """One game of `deal`: in-process when every bot is built in (fast, no referee); through
     the referee when a program plays (its seat kept in `seats` by command, to play again; the
     deal's seed is then a number made from `deal`, the referee's seeds being numbers)."""
-    if all(isinstance(b, TimedBot) for b in bots):
-        outcome, _ = play_inprocess(info, info.rules(), bots, deal)
+    timed = [b for b in bots if isinstance(b, TimedBot)]
+    if len(timed) == len(bots):
+        outcome, _ = play_inprocess(info, info.rules(), timed, deal)
         return outcome
     seated: list[Seat] = []
     for k, bot in enumerate(bots):

@@ -18,8 +18,9 @@ fast policy (`greedy` for every seat); the candidate with the best mean result w
   in its hand until it throws it (or lays it: it is then on the table, no longer unseen), so
   the guesses deal it there, not at random.
 - The clock: `Budget` takes the decision's own allowance (the request's `time`, through
-  `think_within`) and stays well inside it (`CLOCK_SHARE`); without a clock (benchmarks, tests)
-  a fixed number of guesses decides, so the bot is deterministic given its seed.
+  `think_within`) and stays well inside it (`CLOCK_SHARE`), taking as many guesses as fit (up
+  to `CLOCKED_GUESSES`); without a clock (benchmarks, tests) a fixed number of guesses decides,
+  so the bot is deterministic given its seed.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from meldref.engine.cards import Card
 T = TypeVar("T")
 CLOCK_SHARE: Final = 0.25  # of a decision's own allowance, spent on guesses
 MAX_THINK: Final = 2.0  # seconds, whatever the clock allows
-GUESSES: Final = 8  # determinizations per decision without a clock (and at most with one)
+GUESSES: Final = 8  # determinizations per decision without a clock
+CLOCKED_GUESSES: Final = 64  # at most, with a clock: the deadline bounds them first
 CLEAR: Final = 2.0  # standard errors a rival's mean gain must clear to replace the prior
 ROLLOUT_ACTIONS: Final = 600  # a rollout that runs longer stops there (turn caps end it first)
 
@@ -69,8 +71,12 @@ class ClockedBot:
         self._deadline = time.monotonic() + spend
 
     def budget(self) -> Budget:
+        """This decision's guesses: `guesses` without a clock; with one, as many as fit in
+        it (up to `CLOCKED_GUESSES`, and never fewer than without)."""
         deadline, self._deadline = self._deadline, None  # one decision's clock
-        return Budget(self.guesses, deadline)
+        if deadline is None:
+            return Budget(self.guesses, None)
+        return Budget(max(self.guesses, CLOCKED_GUESSES), deadline)
 
 
 @dataclass
@@ -260,5 +266,5 @@ def roll_out(state: Any, policies: Sequence[Any], stop: Callable[[Any], bool]) -
     return state
 
 
-__all__ = ["Budget", "ClockedBot", "RivalHands", "SearchBot", "choose", "deal_table", "deal_unseen",
-           "roll_out"]
+__all__ = ["CLOCKED_GUESSES", "Budget", "ClockedBot", "RivalHands", "SearchBot", "choose",
+           "deal_table", "deal_unseen", "roll_out"]
