@@ -42,6 +42,11 @@ LEAF_STEP: Final = 0.0
 # closer to how the table plays (the expert keeps what the next seat wants), about ten times
 # slower a rollout.
 ROLLOUT_EXPERT: Final = False
+# Shedding points: once a rival has laid and holds at most `DUMP_HAND` cards while this seat
+# still lacks `DUMP_DISTANCE` cards or more, the hand is most likely lost and its cards will
+# count: the discard is the costliest card that fits nothing on the table (0: never).
+DUMP_HAND: Final = 0
+DUMP_DISTANCE: Final = 2
 
 
 class Phase10SearchBot(SearchBot):
@@ -54,7 +59,27 @@ class Phase10SearchBot(SearchBot):
         super().__init__(seed, "phase10", Phase10ExpertBot(seed), GreedyBot(seed))
 
     def prior(self, view: Phase10View) -> Action:
-        return self.expert._choose(view)
+        action = self.expert._choose(view)
+        if isinstance(action, Discard) and action.card not in (SKIP, WILD):
+            return self._shed(view) or action
+        return action
+
+    def _shed(self, view: Phase10View) -> Discard | None:
+        """The costliest safe discard when the hand is most likely lost (`DUMP_HAND`)."""
+        if not DUMP_HAND or view.has_laid:
+            return None
+        rivals = [s for s in range(view.players) if s != view.seat and view.playing[s]]
+        if not any(view.laid[s] is not None and view.hand_sizes[s] <= DUMP_HAND for s in rivals):
+            return None
+        wrap, phases = view.rules.run_wrap, view.phases_left
+        plain = [c for c in dict.fromkeys(view.hand) if c not in (SKIP, WILD)]
+        after = {c: distance(_without(view.hand, c), phases, wrap) for c in plain}
+        if not after or min(after.values()) < DUMP_DISTANCE:
+            return None
+        safe = [c for c in plain if not any(g.fits(c) for g in view.table)]
+        if not safe:
+            return None
+        return Discard(min(safe, key=lambda c: (-card_points(c), after[c], c.text)))
 
     def hand_key(self, view: Phase10View) -> object:
         return (view.hand_number, view.tiebreak)
