@@ -30,11 +30,13 @@ also compared with the next one in the list on the same deals (`piles_vs`: the m
 of piles closed per deal, with its 95% interval from the spread of the differences).
 
 `--games` counts games per pairing (so 1000 games are 500 deal pairs); `--quick` plays 40. Every
-figure is printed as one JSON line, then a markdown table (docs/writing-bots.md holds the last
-one). The time per decision is the bot's own time in `act`, in ms of CPU time, as the mean and
-the worst decision (a program's time is not measured: 0). `--move-time S` gives a bot that
-plans by the clock (`search`) an allowance of S seconds a decision, as a match would; without
-it such a bot takes its fixed number of guesses, so a run is repeatable.
+figure is printed as one JSON line, then a markdown table; `--docs FILE` also writes the table
+into FILE between its `<!-- strength-table -->` and `<!-- /strength-table -->` lines
+(docs/bots.md holds the last one). The time per decision is the bot's own time in `act`, in
+ms of CPU time, as the mean and the worst decision (a program's time is not measured: 0).
+`--move-time S` gives a bot that plans by the clock (`search`) an allowance of S seconds a
+decision, as a match would; without it such a bot takes its fixed number of guesses, so a run
+is repeatable.
 """
 
 from __future__ import annotations
@@ -408,6 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--example", default="python", choices=["python", "js", "c", "none"],
                         help="the example bot the default --bots take, above random "
                         "(default: python)")
+    parser.add_argument("--docs", type=Path, default=None,
+                        help="also write the table into this file, between its "
+                        "strength-table markers (docs/bots.md)")
     parser.add_argument("--move-time", type=float, default=None,
                         help="seconds a decision for the bots that plan by the clock "
                         "(default: none, they take a fixed number of guesses)")
@@ -438,7 +443,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(row), flush=True)
     print()
     print(markdown(rows))
+    if args.docs is not None:
+        write_table(args.docs, markdown(rows))
     return 0
+
+
+TABLE_START, TABLE_END = "<!-- strength-table -->", "<!-- /strength-table -->"
+
+
+def write_table(path: Path, table: str) -> None:
+    """`table` into the file at `path`, in place of what stands between its markers."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(TABLE_START), text.find(TABLE_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{path}: no {TABLE_START} ... {TABLE_END} lines to write the table in")
+    head = text[:start + len(TABLE_START)]
+    path.write_text(f"{head}\n{table}\n{text[end:]}", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+from pathlib import Path
 
 import pytest
 from support import PYTHON, ROOT
@@ -69,3 +70,15 @@ def test_the_sandbox_benchmark_runs() -> None:
         pytest.skip(f"no sandbox here: {problem}")
     shown = run(["bench_sandbox.py", "--starts", "1", "--games", "1", "--game", "solitaire"])
     assert "| sandbox |" in shown and "| guard | " in shown
+
+
+def test_the_strength_table_is_written_between_the_markers(tmp_path: Path) -> None:
+    # Issue 26: the docs' table made by one command, not pasted by hand.
+    doc = tmp_path / "bots.md"
+    doc.write_text("before\n<!-- strength-table -->\nold\n<!-- /strength-table -->\nafter\n")
+    run(["bench_strength.py", "--game", "phase10", "--games", "2", "--pair", "greedy:random",
+         "--docs", str(doc)])
+    text = doc.read_text()
+    assert text.startswith("before\n<!-- strength-table -->\n| game | bot |")
+    assert "| phase10 | greedy | random | 2 | 1 |" in text and "old" not in text
+    assert text.endswith("|\n<!-- /strength-table -->\nafter\n")
