@@ -31,12 +31,18 @@ from .fivecrowns_expert import FiveCrownsExpertBot, is_wild, keep_wilds, unseen
 from .search import SearchBot, deal_table, roll_out
 
 DISCARDS: Final = 3  # discard candidates: the expert's and the best others by points now
+# Guesses a decision without a clock (a clock allows more: bots/search.py). With 8, on the same
+# 20 deal sets against the expert, `bench/bench_strength.py --game fivecrowns --games 40 --pair
+# search:expert`: 0.475 (0.43-0.52) with seeds s26 and u26 alike; with 32, 0.55 (0.48-0.62)
+# with both (64: 0.55 again, twice the time).
+GUESSES: Final = 32
 
 
 class FiveCrownsSearchBot(SearchBot):
     """Determinized Monte Carlo over the round, the expert as its prior (module docstring)."""
 
     name = "search"
+    guesses = GUESSES
     expert: FiveCrownsExpertBot
 
     def __init__(self, seed: int | str = 0) -> None:
