@@ -2,7 +2,7 @@
 
     python bench/bench_strength.py [--game phase10|fivecrowns|solitaire|all] [--games 1000]
                                    [--pair expert:greedy] [--quick] [--jobs 1] [--seed bench]
-    python bench/bench_strength.py --every-pair [--table 4] [--games 40] ...
+    python bench/bench_strength.py --every-pair [--table 4] [--games 40] [--example js] ...
 
 `--every-pair` plays every built-in bot against every other (the names from the bot registry,
 `meldref.bots.BUILTIN_BOTS`), and `--table N` adds, per game of several seats, one table of N
@@ -10,6 +10,12 @@ seats filled with the strongest N bots (the registry's last ones; N at most thei
 deal played once per rotation of the seats (a deal set of N games), so every bot meets every
 deal from every seat: a bot's figure is its share of first places, with its interval from the
 spread between deal sets. The markdown table gives the number of deal sets behind each row.
+
+The example bots (bots/examples/) play too, as the programs they are, through the referee:
+`example-python` (the SDK's `sdk_bot.py`), `example-js` (Node.js) and `example-c` (compiled
+with `cc` into a temporary folder). `--every-pair` and `--table` take one of them with the
+built-in bots, just above `random` (`--example python|js|c|none`; default `python`, which
+needs nothing but meldref); `--pair` and `--bots` take any of them by name.
 
 Phase 10 and Five Crowns are played two seats at a time. Each deal (one game seed) is played
 twice with the seats swapped, so both bots meet the same cards from the same seat: luck of the
@@ -19,12 +25,18 @@ result is the mean of its two games, the score is the mean over pairs, and its s
 comes from the variance between pairs (95%: 1.96 standard errors).
 
 Solitaire has one seat: every bot plays the same deals, and the figures are the share of deals
-won (with its 95% interval) and the mean number of piles closed.
+won (with its 95% interval) and the mean number of piles closed; each bot but the last is
+also compared with the next one in the list on the same deals (`piles_vs`: the mean difference
+of piles closed per deal, with its 95% interval from the spread of the differences).
 
 `--games` counts games per pairing (so 1000 games are 500 deal pairs); `--quick` plays 40. Every
-figure is printed as one JSON line, then a markdown table (docs/writing-bots.md holds the last
-one). The time per decision is the bot's own time in `act`, in ms of CPU time, as the mean and
-the worst decision.
+figure is printed as one JSON line, then a markdown table; `--docs FILE` also writes the table
+into FILE between its `<!-- strength-table -->` and `<!-- /strength-table -->` lines
+(docs/bots.md holds the last one). The time per decision is the bot's own time in `act`, in
+ms of CPU time, as the mean and the worst decision (a program's time is not measured: 0).
+`--move-time S` gives a bot that plans by the clock (`search`) an allowance of S seconds a
+decision, as a match would; without it such a bot takes its fixed number of guesses, so a run
+is repeatable.
 """
 
 from __future__ import annotations
@@ -32,22 +44,32 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+import zlib
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from meldref.bots import BUILTIN_BOTS, builtin_bot
-from meldref.engine.game import GameInfo, find_game
+from meldref.engine.game import GameInfo, Outcome, find_game
 from meldref.engine.play import play_inprocess
+from meldref.protocol.referee import MatchPolicy, close_all, play_game
+from meldref.protocol.seats import InProcessSeat, Seat, seat_from_spec
 
 HEAD_TO_HEAD = ("phase10", "fivecrowns")
 DEFAULT_PAIRS = ("expert:greedy", "greedy:random")
 SOLITAIRE_BOTS = ("expert", "greedy", "random")
 Z95 = 1.96
+EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "bots" / "examples"
+EXAMPLES = ("example-python", "example-js", "example-c")
+MOVE_TIME: list[float | None] = [None]  # --move-time, set in each process by `_setup`
 
 
 class TimedBot:
@@ -60,6 +82,10 @@ class TimedBot:
         self.times: list[float] = []
 
     def act(self, view: Any) -> Any:
+        allowance = MOVE_TIME[0]
+        think_within = getattr(self.bot, "think_within", None)
+        if allowance is not None and callable(think_within):
+            think_within(allowance, 0.0)
         start = time.process_time()
         action = self.bot.act(view)
         self.times.append(time.process_time() - start)
@@ -89,29 +115,91 @@ def game_result(places: Sequence[int], seat: int) -> float:
     return 1.0 / sum(1 for p in places if p == 1)
 
 
+def example_command(name: str) -> str:
+    """The command line of an example bot (`EXAMPLES`); the C one is compiled once a process."""
+    if name == "example-python":
+        return f"{sys.executable} {EXAMPLES_DIR / 'python' / 'sdk_bot.py'}"
+    if name == "example-js":
+        return f"node {EXAMPLES_DIR / 'js' / 'meldbot.js'}"
+    if name == "example-c":
+        return str(_compiled_c())
+    raise ValueError(f"no example bot {name!r}: {', '.join(EXAMPLES)}")
+
+
+_C_BINARY: list[Path] = []
+
+
+def _compiled_c() -> Path:
+    if not _C_BINARY:
+        folder = Path(tempfile.mkdtemp(prefix="meldref-bench-c-"))
+        binary = folder / "meldbot"
+        subprocess.run(["cc", "-std=c99", "-O2", "-o", str(binary),
+                        str(EXAMPLES_DIR / "c" / "meldbot.c")], check=True)
+        _C_BINARY.append(binary)
+    return _C_BINARY[0]
+
+
+def seat_bots(info: GameInfo, names: Sequence[str], deal: str) -> list[TimedBot | str]:
+    """Seat k's bot: a timed built-in bot seeded by the deal and seat, or an example's command."""
+    return [example_command(n) if n in EXAMPLES else TimedBot(builtin_bot(info.name, n,
+                                                                         f"{deal}:{k}"))
+            for k, n in enumerate(names)]
+
+
+def play_deal(info: GameInfo, bots: Sequence[TimedBot | str], deal: str,
+              seats: dict[str, Seat]) -> Outcome:
+    """One game of `deal`: in-process when every bot is built in (fast, no referee); through
+    the referee when a program plays (its seat kept in `seats` by command, to play again; the
+    deal's seed is then a number made from `deal`, the referee's seeds being numbers)."""
+    timed = [b for b in bots if isinstance(b, TimedBot)]
+    if len(timed) == len(bots):
+        outcome, _ = play_inprocess(info, info.rules(), timed, deal)
+        return outcome
+    seated: list[Seat] = []
+    for k, bot in enumerate(bots):
+        if isinstance(bot, str):
+            seated.append(seats.get(bot) or seats.setdefault(bot, seat_from_spec(bot, info, k)))
+        else:
+            seated.append(InProcessSeat(bot, name=bot.name))
+    record = play_game(info, info.rules(), seated, zlib.crc32(deal.encode()), MatchPolicy())
+    return record.outcome
+
+
 def play_pair(game: str, bots: tuple[str, str], deal: str) -> Tally:
     """One deal played twice, seats swapped; the tally of bots[0]."""
     info = find_game(game)
     tally = Tally()
     results = []
-    for first in (0, 1):
-        names = (bots[0], bots[1]) if first == 0 else (bots[1], bots[0])
-        seated = [TimedBot(builtin_bot(info.name, n, f"{deal}:{i}")) for i, n in enumerate(names)]
-        outcome, _ = play_inprocess(info, info.rules(), seated, deal)
-        mine = 0 if first == 0 else 1
-        results.append(game_result(outcome.places, mine))
-        tally.points.append(outcome.scores[mine])
-        tally.rival_points.append(outcome.scores[1 - mine])
-        tally.times += seated[mine].times
+    programs: dict[str, Seat] = {}
+    try:
+        for first in (0, 1):
+            names = (bots[0], bots[1]) if first == 0 else (bots[1], bots[0])
+            seated = seat_bots(info, names, deal)
+            outcome = play_deal(info, seated, deal, programs)
+            mine = 0 if first == 0 else 1
+            results.append(game_result(outcome.places, mine))
+            tally.points.append(outcome.scores[mine])
+            tally.rival_points.append(outcome.scores[1 - mine])
+            timed = seated[mine]
+            if isinstance(timed, TimedBot):
+                tally.times += timed.times
+    finally:
+        close_all(list(programs.values()))
     tally.pair_results.append(sum(results) / 2)
     return tally
 
 
 def play_solitaire(bot: str, deal: str) -> Tally:
     info: GameInfo = find_game("solitaire")
-    timed = TimedBot(builtin_bot(info.name, bot, deal))
-    outcome, _ = play_inprocess(info, info.rules(), [timed], deal)
-    return Tally([game_result(outcome.places, 0)], [outcome.scores[0]], times=timed.times)
+    programs: dict[str, Seat] = {}
+    seated = seat_bots(info, [bot], deal)
+    try:
+        outcome = play_deal(info, seated, deal, programs)
+    finally:
+        close_all(list(programs.values()))
+    timed = seated[0]
+    times = timed.times if isinstance(timed, TimedBot) else []
+    return Tally([game_result(outcome.places, 0)], [outcome.scores[0]], times=times)
 
 
 def play_table(game: str, bots: tuple[str, ...], deal: str) -> list[Tally]:
@@ -120,15 +208,20 @@ def play_table(game: str, bots: tuple[str, ...], deal: str) -> list[Tally]:
     n = len(bots)
     tallies = [Tally() for _ in bots]
     results = [0.0] * n
-    for r in range(n):
-        order = [(r + k) % n for k in range(n)]  # seat k plays bots[order[k]]
-        seated = [TimedBot(builtin_bot(info.name, bots[b], f"{deal}:{k}"))
-                  for k, b in enumerate(order)]
-        outcome, _ = play_inprocess(info, info.rules(), seated, deal)
-        for k, b in enumerate(order):
-            results[b] += game_result(outcome.places, k)
-            tallies[b].points.append(outcome.scores[k])
-            tallies[b].times += seated[k].times
+    programs: dict[str, Seat] = {}
+    try:
+        for r in range(n):
+            order = [(r + k) % n for k in range(n)]  # seat k plays bots[order[k]]
+            seated = seat_bots(info, [bots[b] for b in order], deal)
+            outcome = play_deal(info, seated, deal, programs)
+            for k, b in enumerate(order):
+                results[b] += game_result(outcome.places, k)
+                tallies[b].points.append(outcome.scores[k])
+                timed = seated[k]
+                if isinstance(timed, TimedBot):
+                    tallies[b].times += timed.times
+    finally:
+        close_all(list(programs.values()))
     for b in range(n):
         tallies[b].pair_results.append(results[b] / n)
     return tallies
@@ -145,6 +238,11 @@ def _run_table(job: tuple[str, tuple[str, ...], str]) -> list[Tally]:
     return play_table(*job)
 
 
+def _setup(move_time: float | None) -> None:
+    """A worker's settings (and the main process's, for `--jobs 1`)."""
+    MOVE_TIME[0] = move_time
+
+
 def run_tables(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> list[Tally]:
     totals = [Tally() for _ in jobs[0][1]]
     if workers <= 1:
@@ -153,7 +251,7 @@ def run_tables(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> li
             for total, tally in zip(totals, tallies, strict=True):
                 total.add(tally)
         return totals
-    with ProcessPoolExecutor(workers) as pool:
+    with ProcessPoolExecutor(workers, initializer=_setup, initargs=(MOVE_TIME[0],)) as pool:
         for tallies in pool.map(_run_table, jobs, chunksize=1):
             for total, tally in zip(totals, tallies, strict=True):
                 total.add(tally)
@@ -166,7 +264,7 @@ def run_jobs(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> Tall
         for job in jobs:
             total.add(_run(job))
         return total
-    with ProcessPoolExecutor(workers) as pool:
+    with ProcessPoolExecutor(workers, initializer=_setup, initargs=(MOVE_TIME[0],)) as pool:
         for tally in pool.map(_run, jobs, chunksize=4):
             total.add(tally)
     return total
@@ -209,9 +307,7 @@ def figures(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     games = [args.game] if args.game != "all" else [*HEAD_TO_HEAD, "solitaire"]
     for game in games:
         if game == "solitaire":
-            for bot in args.solitaire_bots:
-                jobs = [(game, (bot,), f"{args.seed}:{i}") for i in range(args.games)]
-                yield figure(game, [bot], run_jobs(jobs, args.jobs), args.games)
+            yield from solitaire_figures(args)
             continue
         for pair in args.pair:
             bots = tuple(pair.split(":"))
@@ -220,6 +316,32 @@ def figures(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
             yield figure(game, bots, run_jobs(jobs, args.jobs), 2 * deals)
         if args.table:
             yield from table_figures(game, args)
+
+
+def solitaire_figures(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    """Every Solitaire bot on the same deals; each compared with the next one on them
+    (`piles_vs`), so a row is printed once the next bot has played."""
+    held: tuple[str, Tally] | None = None
+    for bot in args.solitaire_bots:
+        jobs = [("solitaire", (bot,), f"{args.seed}:{i}") for i in range(args.games)]
+        tally = run_jobs(jobs, args.jobs)
+        if held is not None:
+            yield solitaire_row(held[0], held[1], (bot, tally), args.games)
+        held = (bot, tally)
+    if held is not None:
+        yield solitaire_row(held[0], held[1], None, args.games)
+
+
+def solitaire_row(bot: str, tally: Tally, next_one: tuple[str, Tally] | None,
+                  games: int) -> dict[str, Any]:
+    row = figure("solitaire", [bot], tally, games)
+    if next_one is not None:
+        other, theirs = next_one
+        diffs = [float(a - b) for a, b in zip(tally.points, theirs.points, strict=True)]
+        mean, low, high = interval(diffs)
+        row["piles_vs"] = {"bot": other, "diff": round(mean, 3),
+                           "ci95": [round(low, 3), round(high, 3)], "deals": len(diffs)}
+    return row
 
 
 def table_figures(game: str, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
@@ -231,6 +353,14 @@ def table_figures(game: str, args: argparse.Namespace) -> Iterator[dict[str, Any
         row = figure(game, [name, f"{len(bots)}-seat table"], tally, deals * len(bots))
         row["table"] = list(bots)
         yield row
+
+
+def default_bots(example: str) -> list[str]:
+    """The built-in bots, weakest first, with the example bot just above the first (random)."""
+    names = list(BUILTIN_BOTS)
+    if example != "none":
+        names.insert(1, f"example-{example}")
+    return names
 
 
 def every_pair(names: Sequence[str]) -> list[str]:
@@ -249,6 +379,10 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
         low, high = r["ci95"]
         points = r.get("mean_points", r.get("mean_piles_closed"))
         rival = r.get("rival_mean_points", "-")
+        if "piles_vs" in r:  # Solitaire: the paired difference with the next bot, same deals
+            vs = r["piles_vs"]
+            low_d, high_d = vs["ci95"]
+            rival = f"{vs['diff']:+.2f} piles vs {vs['bot']} ({low_d:+.2f} to {high_d:+.2f})"
         lines.append(
             f"| {r['game']} | {r['bot']} | {r['against']} | {r['games']} | {r['deal_sets']} | "
             f"{100 * score:.1f}% ({100 * low:.1f}-{100 * high:.1f}) | {points} | {rival} | "
@@ -270,15 +404,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="every built-in bot against every other, all of them at Solitaire")
     parser.add_argument("--table", type=int, default=0,
                         help="also a table of this many seats of the strongest bots")
-    parser.add_argument("--bots", default=",".join(BUILTIN_BOTS),
+    parser.add_argument("--bots", default=None,
                         help="the bots --every-pair and --table take, weakest first "
-                        "(default: every built-in bot)")
+                        "(default: every built-in bot and the --example)")
+    parser.add_argument("--example", default="python", choices=["python", "js", "c", "none"],
+                        help="the example bot the default --bots take, above random "
+                        "(default: python)")
+    parser.add_argument("--docs", type=Path, default=None,
+                        help="also write the table into this file, between its "
+                        "strength-table markers (docs/bots.md)")
+    parser.add_argument("--move-time", type=float, default=None,
+                        help="seconds a decision for the bots that plan by the clock "
+                        "(default: none, they take a fixed number of guesses)")
     args = parser.parse_args(argv)
-    args.bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    unknown = [b for b in args.bots if b not in BUILTIN_BOTS]
+    args.bots = default_bots(args.example) if args.bots is None else [
+        b.strip() for b in args.bots.split(",") if b.strip()]
+    known = [*BUILTIN_BOTS, *EXAMPLES]
+    named = [*dict.fromkeys([b for p in (args.pair or []) for b in p.split(":")] + args.bots)]
+    unknown = [b for b in named if b not in known]
     if unknown:
-        parser.error(f"--bots: no built-in bot {', '.join(unknown)}; "
-                     f"built-in bots: {', '.join(BUILTIN_BOTS)}")
+        parser.error(f"no bot {', '.join(unknown)}; bots: {', '.join(known)}")
+    for name, program in (("example-js", "node"), ("example-c", "cc")):
+        if name in named and shutil.which(program) is None:
+            parser.error(f"{name} needs {program} on the PATH")
+    _setup(args.move_time)
     if args.table and not 2 <= args.table <= len(args.bots):
         parser.error(f"--table: from 2 to {len(args.bots)} seats (the --bots)")
     if args.every_pair:
@@ -294,7 +443,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(row), flush=True)
     print()
     print(markdown(rows))
+    if args.docs is not None:
+        write_table(args.docs, markdown(rows))
     return 0
+
+
+TABLE_START, TABLE_END = "<!-- strength-table -->", "<!-- /strength-table -->"
+
+
+def write_table(path: Path, table: str) -> None:
+    """`table` into the file at `path`, in place of what stands between its markers."""
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(TABLE_START), text.find(TABLE_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{path}: no {TABLE_START} ... {TABLE_END} lines to write the table in")
+    head = text[:start + len(TABLE_START)]
+    path.write_text(f"{head}\n{table}\n{text[end:]}", encoding="utf-8")
 
 
 if __name__ == "__main__":

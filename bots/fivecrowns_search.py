@@ -15,8 +15,10 @@ candidates (`keep_wilds`), as for the expert.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any, Final
 
+from meldref.engine.cards import Card
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
 from meldref.engine.fivecrowns.actions import Action, Discard
 from meldref.engine.fivecrowns.rules import FiveCrownsRules
@@ -29,12 +31,18 @@ from .fivecrowns_expert import FiveCrownsExpertBot, is_wild, keep_wilds, unseen
 from .search import SearchBot, deal_table, roll_out
 
 DISCARDS: Final = 3  # discard candidates: the expert's and the best others by points now
+# Guesses a decision without a clock (a clock allows more: bots/search.py). With 8, on the same
+# 20 deal sets against the expert, `bench/bench_strength.py --game fivecrowns --games 40 --pair
+# search:expert`: 0.475 (0.43-0.52) with seeds s26 and u26 alike; with 32, 0.55 (0.48-0.62)
+# with both (64: 0.55 again, twice the time).
+GUESSES: Final = 32
 
 
 class FiveCrownsSearchBot(SearchBot):
     """Determinized Monte Carlo over the round, the expert as its prior (module docstring)."""
 
     name = "search"
+    guesses = GUESSES
     expert: FiveCrownsExpertBot
 
     def __init__(self, seed: int | str = 0) -> None:
@@ -42,6 +50,15 @@ class FiveCrownsSearchBot(SearchBot):
 
     def prior(self, view: FiveCrownsView) -> Action:
         return self.expert._draw(view) if view.decision == "draw" else self.expert._discard(view)
+
+    def hand_key(self, view: FiveCrownsView) -> object:
+        return (view.round, view.dealer)
+
+    def table_cards(self, view: FiveCrownsView) -> Counter[Card]:
+        return Counter(c for _, meld in view.table for c in meld.cards)
+
+    def thrown(self, action: Action) -> Card | None:
+        return action.card if isinstance(action, Discard) else None
 
     def candidates(self, view: FiveCrownsView, prior: Action) -> list[Action]:
         if isinstance(prior, Draw):
@@ -61,7 +78,7 @@ class FiveCrownsSearchBot(SearchBot):
     def guess(self, view: FiveCrownsView, rng: random.Random) -> dict[str, Any]:
         """One determinization of the round as a state snapshot."""
         left = unseen(view, self.expert.memory)
-        hands, draw_pile, rest = deal_table(view, left, rng)
+        hands, draw_pile, rest = deal_table(view, left, rng, self.rivals)
         buried = max(0, view.discard_pile_size - (view.discard_top is not None))
         dead = list(self.expert.memory.dead.elements())
         pile = ([c.text for c in (dead + rest)[:buried]]

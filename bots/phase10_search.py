@@ -13,6 +13,7 @@ completed (or laid, when the hand is still on), less the points scored (or held 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any, Final
 
 from meldref.engine.cards import SKIP, WILD, Card
@@ -34,6 +35,18 @@ DISCARDS: Final = 3  # discard candidates: the expert's and the best others
 SEARCH_DISCARDS: Final = False
 HORIZON: Final = 90  # actions a rollout plays before the hand is judged as it stands
 PHASE_WORTH: Final = 60.0  # points a phase completed is worth (a hand's points rarely pass it)
+# Points a card still lacking for the phase costs a seat that has not laid when a rollout stops
+# before the hand ends (0: only laid or not counts).
+LEAF_STEP: Final = 0.0
+# Whether the rollouts are played by the expert (a fresh one a seat) rather than `greedy`:
+# closer to how the table plays (the expert keeps what the next seat wants), about ten times
+# slower a rollout.
+ROLLOUT_EXPERT: Final = False
+# Shedding points: once a rival has laid and holds at most `DUMP_HAND` cards while this seat
+# still lacks `DUMP_DISTANCE` cards or more, the hand is most likely lost and its cards will
+# count: the discard is the costliest card that fits nothing on the table (0: never).
+DUMP_HAND: Final = 0
+DUMP_DISTANCE: Final = 2
 
 
 class Phase10SearchBot(SearchBot):
@@ -46,7 +59,36 @@ class Phase10SearchBot(SearchBot):
         super().__init__(seed, "phase10", Phase10ExpertBot(seed), GreedyBot(seed))
 
     def prior(self, view: Phase10View) -> Action:
-        return self.expert._choose(view)
+        action = self.expert._choose(view)
+        if isinstance(action, Discard) and action.card not in (SKIP, WILD):
+            return self._shed(view) or action
+        return action
+
+    def _shed(self, view: Phase10View) -> Discard | None:
+        """The costliest safe discard when the hand is most likely lost (`DUMP_HAND`)."""
+        if not DUMP_HAND or view.has_laid:
+            return None
+        rivals = [s for s in range(view.players) if s != view.seat and view.playing[s]]
+        if not any(view.laid[s] is not None and view.hand_sizes[s] <= DUMP_HAND for s in rivals):
+            return None
+        wrap, phases = view.rules.run_wrap, view.phases_left
+        plain = [c for c in dict.fromkeys(view.hand) if c not in (SKIP, WILD)]
+        after = {c: distance(_without(view.hand, c), phases, wrap) for c in plain}
+        if not after or min(after.values()) < DUMP_DISTANCE:
+            return None
+        safe = [c for c in plain if not any(g.fits(c) for g in view.table)]
+        if not safe:
+            return None
+        return Discard(min(safe, key=lambda c: (-card_points(c), after[c], c.text)))
+
+    def hand_key(self, view: Phase10View) -> object:
+        return (view.hand_number, view.tiebreak)
+
+    def table_cards(self, view: Phase10View) -> Counter[Card]:
+        return Counter(c for g in view.table for c in g.meld.cards)
+
+    def thrown(self, action: Action) -> Card | None:
+        return action.card if isinstance(action, Discard) else None
 
     def candidates(self, view: Phase10View, prior: Action) -> list[Action]:
         if isinstance(prior, Draw):
@@ -67,7 +109,7 @@ class Phase10SearchBot(SearchBot):
     def guess(self, view: Phase10View, rng: random.Random) -> dict[str, Any]:
         """One determinization of the hand as a state snapshot."""
         left = unseen(view, self.expert.memory)
-        hands, draw_pile, rest = deal_table(view, left, rng)
+        hands, draw_pile, rest = deal_table(view, left, rng, self.rivals)
         pile = [c.text for c in rest[:8]]  # buried cards: only their count could matter
         if view.discard_top is not None:
             pile.append(view.discard_top.text)
@@ -94,20 +136,30 @@ class Phase10SearchBot(SearchBot):
             steps[0] += 1
             return s.hand_number != view.hand_number or steps[0] > HORIZON
 
-        roll_out(state, [self.greedy] * view.players, stop)
+        roll_out(state, self._policies(view), stop)
         ended = state.hand_number != view.hand_number or state.outcome is not None
         gained = [self._standing(state, s, ended) - before[s] for s in range(view.players)]
         rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
         return gained[view.seat] - sum(rivals) / max(1, len(rivals))
 
+    def _policies(self, view: Phase10View) -> list[Any]:
+        """Every seat's policy in a rollout (module docstring: `ROLLOUT_EXPERT`)."""
+        if ROLLOUT_EXPERT:
+            return [Phase10ExpertBot(f"{self.seed}:rollout:{s}") for s in range(view.players)]
+        return [self.greedy] * view.players
+
     @staticmethod
     def _standing(state: Phase10State, seat: int, ended: bool | None) -> float:
         """Phases and points so far; while the hand goes on (`ended` False), a phase laid
-        counts as completed and the cards held as scored."""
+        counts as completed, the cards held as scored and each card a seat still lacks for
+        its phase `LEAF_STEP`."""
         value = PHASE_WORTH * len(state.completed[seat]) - state.scores[seat]
         if ended is False:
             value += PHASE_WORTH * (state.laid[seat] is not None)
             value -= sum(card_points(c) for c in state.hands[seat])
+            if LEAF_STEP and state.laid[seat] is None and state.playing[seat]:
+                seen = state.observation(seat)
+                value -= LEAF_STEP * distance(seen.hand, seen.phases_left, seen.rules.run_wrap)
         return value
 
 

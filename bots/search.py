@@ -14,9 +14,13 @@ fast policy (`greedy` for every seat); the candidate with the best mean result w
   candidate replaces the expert's choice only when it does clearly better, guess by guess
   (`CLEAR` standard errors of the paired gain), so a budget too small to tell (a single guess)
   still plays the expert's move.
+- The rivals' hands (`RivalHands`, heads-up): a card the rival took from the discard pile is
+  in its hand until it throws it (or lays it: it is then on the table, no longer unseen), so
+  the guesses deal it there, not at random.
 - The clock: `Budget` takes the decision's own allowance (the request's `time`, through
-  `think_within`) and stays well inside it (`CLOCK_SHARE`); without a clock (benchmarks, tests)
-  a fixed number of guesses decides, so the bot is deterministic given its seed.
+  `think_within`) and stays well inside it (`CLOCK_SHARE`), taking as many guesses as fit (up
+  to `CLOCKED_GUESSES`); without a clock (benchmarks, tests) a fixed number of guesses decides,
+  so the bot is deterministic given its seed.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from meldref.engine.cards import Card
@@ -33,7 +37,8 @@ from meldref.engine.cards import Card
 T = TypeVar("T")
 CLOCK_SHARE: Final = 0.25  # of a decision's own allowance, spent on guesses
 MAX_THINK: Final = 2.0  # seconds, whatever the clock allows
-GUESSES: Final = 8  # determinizations per decision without a clock (and at most with one)
+GUESSES: Final = 8  # determinizations per decision without a clock
+CLOCKED_GUESSES: Final = 64  # at most, with a clock: the deadline bounds them first
 CLEAR: Final = 2.0  # standard errors a rival's mean gain must clear to replace the prior
 ROLLOUT_ACTIONS: Final = 600  # a rollout that runs longer stops there (turn caps end it first)
 
@@ -66,8 +71,58 @@ class ClockedBot:
         self._deadline = time.monotonic() + spend
 
     def budget(self) -> Budget:
+        """This decision's guesses: `guesses` without a clock; with one, as many as fit in
+        it (up to `CLOCKED_GUESSES`, and never fewer than without)."""
         deadline, self._deadline = self._deadline, None  # one decision's clock
-        return Budget(self.guesses, deadline)
+        if deadline is None:
+            return Budget(self.guesses, None)
+        return Budget(max(self.guesses, CLOCKED_GUESSES), deadline)
+
+
+@dataclass
+class RivalHands:
+    """Cards known to be in a rival's hand, read from the views of one seat, heads-up: after
+    this seat's turn the rival drew from the discard pile when, at this seat's next draw, the
+    draw pile is as this seat left it and the top is another card (the one it threw); the card
+    it took (this seat's discard) is held until it is seen thrown or laid (a card new on the
+    table since this seat's last view is the rival's). At more seats who took a card cannot be
+    told from the views: nothing is known."""
+
+    key: object = None
+    turn: int = -1
+    held: dict[int, Counter[Card]] = field(default_factory=dict)
+    my_discard: Card | None = None
+    draw_after: int = -1  # the draw pile's size after this seat's turn
+    table: Counter[Card] = field(default_factory=Counter)  # on the table at the last view
+
+    def observe(self, view: Any, key: object, table: Counter[Card]) -> None:
+        """Take in a view of this seat's (`key`: the hand or round, a new one forgets all;
+        `table`: the cards on the table)."""
+        if key != self.key or view.turn < self.turn:
+            self.__init__()  # type: ignore[misc]
+            self.key = key
+        self.turn = view.turn
+        laid, self.table = table - self.table, table
+        if view.decision != "draw" or view.players != 2 or self.draw_after < 0:
+            return
+        rival, top, mine = 1 - view.seat, view.discard_top, self.my_discard
+        held = self.held.setdefault(rival, Counter())
+        if mine is not None and top is not None and top != mine and (
+                view.draw_pile_size == self.draw_after):
+            held[mine] += 1  # taken: the pile untouched, and another card thrown on it
+        held.subtract(laid)  # laid or hit by the rival since this seat's turn
+        if top is not None and top != mine:
+            held[top] -= 1  # thrown
+        self.held[rival] = +held
+        self.my_discard, self.draw_after = None, -1
+
+    def played(self, view: Any, discard: Card | None) -> None:
+        """This seat's move (`discard`: the card it throws, if it does)."""
+        if discard is not None:
+            self.my_discard, self.draw_after = discard, view.draw_pile_size
+
+    def known(self, seat: int) -> Counter[Card]:
+        return +self.held.get(seat, Counter())
 
 
 class SearchBot(ClockedBot):
@@ -80,10 +135,12 @@ class SearchBot(ClockedBot):
         self.rng = random.Random(f"{game}-search:{seed}")
         self.expert = expert
         self.greedy = rollout  # every seat's policy in the rollouts
+        self.rivals = RivalHands()
 
     def act(self, view: Any) -> Any:
         memory = self.expert.memory
         memory.observe(view)
+        self.rivals.observe(view, self.hand_key(view), self.table_cards(view))
         prior = self.prior(view)
         candidates = self.candidates(view, prior)
         action = prior
@@ -92,7 +149,20 @@ class SearchBot(ClockedBot):
                             lambda world, move: self.value(view, world, move), self.budget(),
                             self.rng)
         memory.played(view, action)
+        self.rivals.played(view, self.thrown(action))
         return action
+
+    def hand_key(self, view: Any) -> object:
+        """What names the hand or round under way (a new one: the rivals' hands are new)."""
+        raise NotImplementedError
+
+    def table_cards(self, view: Any) -> Counter[Card]:
+        """Every card on the table."""
+        raise NotImplementedError
+
+    def thrown(self, action: Any) -> Card | None:
+        """The card `action` throws on the discard pile, if it does."""
+        raise NotImplementedError
 
     def prior(self, view: Any) -> Any:
         """The expert's move (its memory already took the view in)."""
@@ -124,18 +194,28 @@ def deal_unseen(unseen: Counter[Card], sizes: Sequence[int], rng: random.Random
     return out, pool
 
 
-def deal_table(view: Any, left: Counter[Card], rng: random.Random
+def deal_table(view: Any, left: Counter[Card], rng: random.Random,
+               rivals_known: RivalHands | None = None
                ) -> tuple[list[list[str]], list[str], list[Card]]:
     """A guess at a table of seats (Phase 10, Five Crowns): every hand as tokens (this seat's
-    own, the rivals' dealt from `left` at their known sizes), the draw pile (its known size;
-    top last) and the unseen cards left over."""
+    own, the rivals' dealt from `left` at their known sizes, each first given the cards it is
+    known to hold, as far as they are still unseen), the draw pile (its known size; top last)
+    and the unseen cards left over."""
     rivals = [s for s in range(view.players) if s != view.seat]
-    sizes = [view.hand_sizes[s] for s in rivals] + [view.draw_pile_size]
+    left = Counter(left)
+    given: dict[int, list[Card]] = {}
+    for s in rivals:
+        known = rivals_known.known(s) if rivals_known is not None else Counter()
+        sure = list((known & left).elements())[:view.hand_sizes[s]]
+        left.subtract(sure)
+        given[s] = sure
+    left = +left
+    sizes = [view.hand_sizes[s] - len(given[s]) for s in rivals] + [view.draw_pile_size]
     dealt, rest = deal_unseen(left, sizes, rng)
     hands: list[list[str]] = [[] for _ in range(view.players)]
     hands[view.seat] = [c.text for c in view.hand]
     for s, cards in zip(rivals, dealt, strict=False):
-        hands[s] = [c.text for c in cards]
+        hands[s] = [c.text for c in given[s] + cards]
     return hands, [c.text for c in dealt[-1]], rest
 
 
@@ -186,5 +266,5 @@ def roll_out(state: Any, policies: Sequence[Any], stop: Callable[[Any], bool]) -
     return state
 
 
-__all__ = ["Budget", "ClockedBot", "SearchBot", "choose", "deal_table", "deal_unseen",
-           "roll_out"]
+__all__ = ["CLOCKED_GUESSES", "Budget", "ClockedBot", "RivalHands", "SearchBot", "choose",
+           "deal_table", "deal_unseen", "roll_out"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+from pathlib import Path
 
 import pytest
 from support import PYTHON, ROOT
@@ -18,6 +19,12 @@ SCRIPTS = [
     # Every bot against every other, and a table of them, with the deal sets behind each row.
     (["bench_strength.py", "--every-pair", "--bots", "random,greedy", "--table", "2",
       "--game", "fivecrowns", "--games", "2"], "| fivecrowns | greedy | 2-seat table | 2 | 1 |"),
+    # An example bot, as the program it is, against a built-in one (issue 26).
+    (["bench_strength.py", "--game", "fivecrowns", "--games", "2", "--pair",
+      "greedy:example-python"], "| fivecrowns | greedy | example-python | 2 | 1 |"),
+    # Solitaire's bots compared deal by deal: the difference of piles with its interval.
+    (["bench_strength.py", "--game", "solitaire", "--games", "2", "--solitaire-bot", "greedy",
+      "--solitaire-bot", "random"], "piles vs random ("),
     (["bench_solver.py", "--hands", "5", "--climb", "1", "--steps", "5"], "worst: split"),
     (["bench_engine.py", "--game", "fivecrowns", "--games", "2"], "decisions/s"),
     (["bench_crash.py", "--rounds", "1", "--move-time", "1", "--time-bank", "0"], "| orphan |"),
@@ -73,3 +80,15 @@ def test_the_cluster_overhead_benchmark_runs() -> None:  # a scheduler, two work
     shown = run(["bench_cluster.py", "--overhead", "--games", "36"])
     assert "| before: a deal set a task, the client verifies all | " in shown
     assert "after/before: client CPU a game x" in shown
+
+
+def test_the_strength_table_is_written_between_the_markers(tmp_path: Path) -> None:
+    # Issue 26: the docs' table made by one command, not pasted by hand.
+    doc = tmp_path / "bots.md"
+    doc.write_text("before\n<!-- strength-table -->\nold\n<!-- /strength-table -->\nafter\n")
+    run(["bench_strength.py", "--game", "phase10", "--games", "2", "--pair", "greedy:random",
+         "--docs", str(doc)])
+    text = doc.read_text()
+    assert text.startswith("before\n<!-- strength-table -->\n| game | bot |")
+    assert "| phase10 | greedy | random | 2 | 1 |" in text and "old" not in text
+    assert text.endswith("|\n<!-- /strength-table -->\nafter\n")

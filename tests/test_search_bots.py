@@ -13,7 +13,7 @@ import pytest
 
 from meldref.bots import builtin_bot, builtin_names
 from meldref.bots.fivecrowns_expert import unseen
-from meldref.bots.search import CLOCK_SHARE, Budget, ClockedBot, choose
+from meldref.bots.search import CLOCK_SHARE, CLOCKED_GUESSES, GUESSES, Budget, ClockedBot, choose
 from meldref.engine.cards import Card
 from meldref.engine.game import find_game
 from meldref.protocol.conversation import Request
@@ -101,3 +101,12 @@ def test_an_in_process_bot_is_told_its_clock_and_spends_a_share_of_it() -> None:
     deadline = bot.deadlines[0]
     assert deadline is not None and before < deadline <= time.monotonic() + CLOCK_SHARE * 1.5
     assert bot.budget().deadline is None  # one decision's clock, not the next one's
+
+
+def test_a_clock_lets_the_bot_take_more_guesses_than_without_one() -> None:
+    # A clock bounded the guesses at the count without one: a match's second went unused.
+    bot = Clocked()
+    assert bot.budget().guesses == GUESSES
+    bot.think_within(1.0)
+    clocked = bot.budget()
+    assert clocked.deadline is not None and clocked.guesses == CLOCKED_GUESSES > GUESSES
