@@ -49,7 +49,14 @@ def run(args: list[str]) -> str:
     return done.stdout
 
 
-@pytest.mark.parametrize(("args", "shows"), SCRIPTS, ids=[a[0] for a, _ in SCRIPTS])
+# The contest's benchmarks start contests of real bot programs: many seconds each (-m long).
+LONG = {"bench_jobs.py", "bench_contest.py"}
+
+
+@pytest.mark.parametrize(("args", "shows"), [
+    pytest.param(args, shows, id=args[0],
+                 marks=[pytest.mark.long] if args[0] in LONG else [])
+    for args, shows in SCRIPTS])
 def test_the_script_runs_on_a_small_input(args: list[str], shows: str) -> None:
     assert shows in run(args)
 

@@ -197,6 +197,7 @@ def wait_until_gone(token: str, within: float = 20) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.long
 def test_local_cluster_killed_resumed_and_equal_to_a_local_run(tmp_path: Path) -> None:
     # local:2 (two worker processes, TLS made for the run): kill -9 of the tournament ends its
     # workers (their nanny's pipe closes) and their bots (pdeathsig); the rerun resumes, and
@@ -356,6 +357,7 @@ for line in sys.stdin:
     assert all(line["status"] == "ok" for line in verify_all(out))
 
 
+@pytest.mark.long  # waits out the workers' idle sweep of the killed run's bots
 def test_a_killed_tournament_resumes_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
     out = tmp_path / "t"
     token = f"tok{uuid.uuid4().hex[:10]}"

@@ -33,6 +33,8 @@ from support import RANDOM_BOT_PATH, ROOT
 distributed = pytest.importorskip(
     "distributed", reason="dask.distributed is not installed (pip install -e '.[cluster]')")
 
+import dask.config  # noqa: E402
+
 from meldref.protocol.records import ResultLine  # noqa: E402
 from meldref.protocol.seats import BotSpec  # noqa: E402
 from meldref.replay.files import ReplayWriter  # noqa: E402
@@ -45,6 +47,7 @@ from meldref.tournament.cluster import (  # noqa: E402
     Flight,
     TaskSize,
     _files_way,
+    connect_timeout,
     deal_sets,
 )
 from meldref.tournament.cluster_worker import (  # noqa: E402
@@ -66,8 +69,11 @@ from meldref.tournament.schedule import BotEntry  # noqa: E402
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(240)]
 
 SHORT = ["--rules", "phases-to-win=1"]
-# No TLS settings leak in from the machine: each test says what it uses.
-CLEAN = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+# No TLS settings leak in from the machine: each test says what it uses. A scheduler that
+# refuses or is gone is given up on after 3 s, not dask's 30 (meldref's client uses dask's
+# setting).
+CLEAN = {**{k: v for k, v in os.environ.items() if not k.startswith("DASK_")},
+         "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"}
 
 
 def tournament(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
@@ -104,6 +110,14 @@ def test_insecure_tcp_is_only_for_tcp() -> None:
     done = tournament("--bot", "builtin:greedy", "--bot", "builtin:random", "--game",
                       "phase10", "--cluster", "local:1", "--insecure-tcp")
     assert done.returncode == 2 and "only with a plain tcp:// address" in done.stderr
+
+
+def test_the_client_waits_for_the_scheduler_as_long_as_dask_says() -> None:
+    # Was: 20 s whatever dask's setting, so a scheduler lost mid-run kept a run 20 s.
+    with dask.config.set({"distributed.comm.timeouts.connect": "3s"}):
+        assert connect_timeout() == 3.0
+    with dask.config.set({"distributed.comm.timeouts.connect": 45}):
+        assert connect_timeout() == 45.0
 
 
 def test_tls_without_settings_is_refused_at_once(tmp_path: Path) -> None:

@@ -307,6 +307,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 @pytest.mark.cluster
+@pytest.mark.long
 def test_the_ladder_plays_on_a_cluster_and_takes_a_version_submitted_meanwhile(
         tmp_path: Path) -> None:
     # `run --cluster local:1`: the same ladder on a dask cluster (the contest folder is shared,

@@ -1,5 +1,6 @@
 """Every example of README.md and docs/ runs as printed (run alone: `pytest tests/test_docs.py`,
-or leave it out: `-m 'not docs'`).
+or leave it out: `-m 'not docs'`). README.md's in the default run; the guides' in docs/ are
+marked long (`pytest -m long`, which .ci/run runs).
 
 How a page is run. Each page gets a scratch folder that looks like the repository root: every
 top-level entry of the repository linked into it (bots/, docs/, spec/, ...), but a `runs/` of
@@ -169,7 +170,11 @@ def page_id(page: Path) -> str:
     return str(page.relative_to(ROOT))
 
 
-@pytest.mark.parametrize("page", PAGES, ids=page_id)
+# The README's examples run by default; each guide's (a minute of CPU in all) with -m long.
+@pytest.mark.parametrize("page", [
+    pytest.param(page, id=page_id(page), marks=[] if page.name == "README.md" and
+                 page.parent == ROOT else [pytest.mark.long])
+    for page in PAGES])
 def test_every_example_of_the_page_runs_as_printed(page: Path, tmp_path: Path) -> None:
     outcome = run_page(page, tmp_path)
     for line in outcome.skipped:

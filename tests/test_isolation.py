@@ -52,7 +52,8 @@ def test_no_network_denies_a_connect_to_loopback(tmp_path: Path) -> None:
     port = server.getsockname()[1]
     try:
         bot = connecting_bot(tmp_path, port)
-        common = ["bot", "check", bot, "--game", "solitaire", "--json", "--startup-time", "5"]
+        common = ["bot", "check", bot, "--game", "solitaire", "--json", "--startup-time", "5",
+                  "--first-move-time", "0.1", "--move-time", "0.1"]  # it never answers a go
         free = json.loads(runner.invoke(app, common).stdout)
         cut = json.loads(runner.invoke(app, [*common, "--no-network"]).stdout)
     finally:

@@ -137,6 +137,7 @@ def read_all(tab: Tab, page: Path) -> list[dict[str, Any]]:
 # Each game from its first step to its last, against the engine
 
 
+@pytest.mark.long  # every step of two whole games in the browser
 @pytest.mark.parametrize("game", ["phase10", "fivecrowns"])
 def test_every_step_shows_the_engines_table(tab: Tab, pages: dict[str, Path],
                                             replays: dict[str, Path], game: str) -> None:

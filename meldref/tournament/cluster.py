@@ -94,6 +94,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, NoReturn
 
 import dask.config
+import dask.utils
 import distributed
 
 from .. import __version__
@@ -123,7 +124,6 @@ from .pool import MAX_TRIES, RunJob
 from .proof import code_digest, program_digests
 from .schedule import GameJob
 
-CONNECT_TIMEOUT: Final = 20.0  # seconds to reach the scheduler
 WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
 CHECK_POLL: Final = 0.5  # seconds between looks for workers gone during the start-up check
 WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
@@ -826,6 +826,14 @@ class NoHttp(distributed.WorkerPlugin):
         worker.http_server.stop()
 
 
+def connect_timeout() -> float:
+    """Seconds the client tries to reach the scheduler, and to reach it again once lost:
+    dask's own `distributed.comm.timeouts.connect` (30 s unless set), one setting for the
+    client and its workers."""
+    setting = dask.config.get("distributed.comm.timeouts.connect")
+    return float(dask.utils.parse_timedelta(setting, default="s"))
+
+
 def _connect(address: str, cluster: Any) -> distributed.Client:
     """A client of the scheduler with a worker to play on; `ClusterError` if it cannot be
     reached, if a tls:// address comes without dask's TLS settings, or no worker joins in
@@ -839,7 +847,7 @@ def _connect(address: str, cluster: Any) -> distributed.Client:
                 "variables (docs/cluster.md)")
     try:
         client = (distributed.Client(cluster, set_as_default=False) if cluster is not None else
-                  distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False))
+                  distributed.Client(address, timeout=connect_timeout(), set_as_default=False))
     except (OSError, TimeoutError, ValueError) as exc:
         raise ClusterError(f"cannot reach the dask scheduler at {address}: {exc}") from None
     try:
