@@ -183,13 +183,16 @@ def test_faults_that_cost_nothing_keep_the_process(tmp_path: Path) -> None:
 
 def test_a_timeout_restarts_the_process_for_the_next_game(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BAD_BOT_SLOW", "0.5")  # answers after 0.5 s: the first decision of a
-    pids = tmp_path / "p.pids"  # game has 5 s, the next ones 0.2 s and no bank
+    # The bot holds every answer until the referee's ping: a game's first decision is late
+    # (a bank-less fault that costs nothing), its second a timeout.
+    pids = tmp_path / "p.pids"
     data = match("phase10", "--bot", counted(pids, "slow"), "--bot", "builtin:greedy",
-                 "--games", "2", "--move-time", "0.2", "--time-bank", "0", *SHORT)
+                 "--games", "2", "--move-time", "0.2", "--first-move-time", "0.4",
+                 "--time-bank", "0", *SHORT)
     for game in data["games"]:
         (faults,) = [f for f in game["faults"] if f]
         assert [f["outcome"] for f in faults if f["fatal"]] == ["timeout"]
+        assert "no answer within 400 ms" in faults[-1]["detail"]  # --first-move-time's
     assert len(started(pids)) == 2  # each game's timeout ended its process
 
 

@@ -43,6 +43,9 @@ class LimitFlag:
 LIMIT_FLAGS: Final = {
     "move_time": LimitFlag("move-time", Annotated[float | None, typer.Option(
         help=f"Seconds per decision (default {_POLICY.move_time:g}).")]),
+    "first_move_time": LimitFlag("first-move-time", Annotated[float | None, typer.Option(
+        help="Seconds for each game's first decision, in which a bot may set up (default "
+        f"{_POLICY.first_move_time:g}; never less than the move time).")]),
     "startup_time": LimitFlag("startup-time", Annotated[float | None, typer.Option(
         help="Seconds a bot program has to start and say ready (default "
         f"{_POLICY.startup_time:g}).")]),
