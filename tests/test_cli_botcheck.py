@@ -138,3 +138,19 @@ def test_a_memory_hog_fails_its_game_only_under_a_cap() -> None:
 def test_a_bad_resource_limit_is_a_usage_error() -> None:
     result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--memory-mb", "0"])
     assert result.exit_code == 2 and "--memory-mb = 0: at least 1" in result.stderr
+
+
+@pytest.mark.parametrize(("after", "status", "says"), [
+    # Was: a fail ("still running 1 s after `quit`"), which refused a contest submission of a
+    # good bot whenever a busy machine slowed its exit.
+    ("sleep 1.5", "warn", "s after {}: a match waits 1 s, then sends SIGTERM"),
+    pytest.param("sleep 60", "fail", "still running 5 s after {}", marks=pytest.mark.long),
+])
+def test_a_slow_exit_warns_and_no_exit_fails(after: str, status: str, says: str) -> None:
+    slow = f"sh -c '{RANDOM_BOT}; {after}'"  # the shell lingers once the bot has quit
+    _, report = check(slow, "--game", "solitaire", *PATIENT)
+    found = {c["check"]: c for c in report["checks"]}
+    for name, cause in (("exits on quit", "`quit`"),
+                        ("exits when its input closes", "end of input")):
+        assert found[name]["status"] == status, found[name]
+        assert says.format(cause) in found[name]["detail"], found[name]
