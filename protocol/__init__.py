@@ -28,7 +28,8 @@ author's reference).
   `BotProtocolError`, `SeatStartError`.
 - `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat`, `seat_from_spec`, and
   `connect_all` (start every seat before the first game; if one cannot, say which and why).
-- `referee`: `MatchPolicy`, `play_game` (the game loop).
+- `policy`: `MatchPolicy` (clocks, retries, what a failure costs).
+- `referee`: `play_game` (the game loop).
 - `records`: `GameRecord` (what a game produced), its `Figures` and `ResultLine`, the replay
   records.
 """
