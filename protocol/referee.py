@@ -37,7 +37,7 @@ import dataclasses
 import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from ..engine.game import (
     Action,
@@ -64,6 +64,9 @@ JSON = Any
 NOTES_PER_KIND = 20
 RecordHook = Callable[[dict[str, JSON]], None]
 NOBODY = -1  # a seat no event belongs to: `Event.for_seat(NOBODY)` is its public part
+# A seat still playing, held here: compiled, a module constant is read straight, where
+# `SeatStatus.OK` asks the enum class by name on every action of every game.
+OK: Final = SeatStatus.OK
 
 
 class _Clock:
@@ -98,7 +101,8 @@ class _Referee:
         self.game, self.rules, self.seats, self.seed = game, rules, list(seats), seed
         self.policy, self.on_record = policy, on_record
         n = len(self.seats)
-        self.status = [SeatStatus.OK] * n
+        self.status = [OK] * n
+        self.failures = 0  # fatal faults so far (`fail`): none, the usual case, is one test
         self.faults: list[list[Fault]] = [[] for _ in range(n)]
         self.noted: list[dict[FaultOutcome, int]] = [{} for _ in range(n)]  # non-fatal, by outcome
         self.clocks = [_Clock(policy) for _ in range(n)]
@@ -143,13 +147,14 @@ class _Referee:
             self.note(seat, fault)
 
     def active(self, seat: int) -> bool:
-        return self.status[seat] is SeatStatus.OK
+        return self.status[seat] is OK
 
     def fail(self, seat: int, fault: Fault) -> None:
         """A fatal fault: the seat is out (forfeit) or autoplayed, and its bot is stopped."""
         self.collect_notes(seat)
         self.note(seat, dataclasses.replace(fault, fatal=True))
         self.status[seat] = SeatStatus(self.policy.on_failure)
+        self.failures += 1
         self.seats[seat].reject(fault.request_id, f"{fault.outcome}: {fault.detail}")
         self.seats[seat].close()
 
@@ -317,7 +322,7 @@ class _Referee:
             seen.append((e.seat, public, EventFields(e.for_seat(e.seat)) if e.private
                          else public))
         for i, seat in enumerate(self.seats):
-            if self.status[i] is SeatStatus.OK:  # `guarded`, written out: runs for every action
+            if self.status[i] is OK:  # `guarded`, written out: runs for every action
                 try:
                     seat.notify([own if owner == i else public for owner, public, own in seen])
                 except BotError as exc:
@@ -326,7 +331,8 @@ class _Referee:
     # -- ending ----------------------------------------------------------------------------
 
     def forfeits_decide(self) -> bool:
-        return forfeits_decide(self.status, self.policy.on_failure)
+        # Asked before every decision: while every seat plays, no forfeit can decide.
+        return self.failures > 0 and forfeits_decide(self.status, self.policy.on_failure)
 
     def forfeit_outcome(self) -> Outcome:
         return forfeit_outcome(self.status, self.state.scores)
