@@ -77,16 +77,21 @@ class _Clock:
         self.bank = policy.time_bank
         self.first = True
         self.used = 0.0
+        # The policy's times, read once: it is a Python class (policy.py), whose fields this
+        # compiled code would look up by name twice a decision.
+        self.move_time = policy.move_time
+        self.first_time = max(policy.first_move_time, policy.move_time)
+        self.increment = policy.increment
+        self.max_bank = policy.max_bank
 
     def allowance(self) -> float:
-        policy = self.policy
-        return max(policy.first_move_time, policy.move_time) if self.first else policy.move_time
+        return self.first_time if self.first else self.move_time
 
     def charge(self, elapsed: float) -> None:
         """The decision took `elapsed` seconds: update the bank (see `MatchPolicy`)."""
         over = max(0.0, elapsed - self.allowance())
-        bank = max(0.0, self.bank - over) + self.policy.increment
-        cap = self.policy.max_bank
+        bank = max(0.0, self.bank - over) + self.increment
+        cap = self.max_bank
         self.bank = bank if cap is None else min(bank, cap)
         self.first = False
         self.used += elapsed
@@ -100,6 +105,9 @@ class _Referee:
                  start: GameState | None = None) -> None:
         self.game, self.rules, self.seats, self.seed = game, rules, list(seats), seed
         self.policy, self.on_record = policy, on_record
+        # Read on every decision: kept here, as `_Clock` keeps the times.
+        self.retries, self.hints = policy.illegal_retries, policy.legal_hints
+        self.max_actions = policy.max_actions
         n = len(self.seats)
         self.status = [OK] * n
         self.failures = 0  # fatal faults so far (`fail`): none, the usual case, is one test
@@ -207,7 +215,7 @@ class _Referee:
         while (seat := state.to_move) is not None:
             if self.forfeits_decide():
                 return self.forfeit_outcome()
-            if len(self.actions) >= self.policy.max_actions:
+            if len(self.actions) >= self.max_actions:
                 raise RuntimeError(f"{self.game.name} did not end within "
                                    f"{self.policy.max_actions} actions (seed {self.seed})")
             action, reply = self.choose(seat)
@@ -229,8 +237,8 @@ class _Referee:
 
     def ask(self, seat: int) -> tuple[Action | Ruling, Reply] | None:
         bot, clock = self.seats[seat], self.clocks[seat]
-        for attempt in range(self.policy.illegal_retries + 1):
-            last = attempt == self.policy.illegal_retries
+        for attempt in range(self.retries + 1):
+            last = attempt == self.retries
             self.decisions += 1
             reply: Reply | None = None
             try:
@@ -267,7 +275,7 @@ class _Referee:
     def request(self, seat: int) -> Request:
         state, clock = self.state, self.clocks[seat]
         hints = None
-        if self.policy.legal_hints:
+        if self.hints:
             hints = lambda: [str(a) for a in state.legal_actions()]  # noqa: E731
         return Request(state.decision, state.observation(seat), clock.allowance(), clock.bank,
                        hints, lambda text: self.judge(text)[1])
