@@ -186,7 +186,32 @@ _PILES: Final[dict[tuple[int, bool, tuple[Card, ...]], str]] = {}
 _PILES_LEGAL: Final[dict[tuple[int, tuple[Card, ...]], list[str]]] = {}
 
 
+class _Shown:
+    """A pile's lines as last written, by the pile's own tuple (`cards is`): the game keeps one
+    tuple per pile until the pile changes, so a request finds all its piles here but the one
+    the last move changed, without hashing their cards (the caches' keys) at all."""
+
+    def __init__(self) -> None:
+        self.cards: tuple[Card, ...] | None = None
+        self.closed = False
+        self.line = ""
+        self.legal_cards: tuple[Card, ...] | None = None
+        self.legal: list[str] = []
+
+
+_SHOWN: Final = {size: _Shown() for size in PILE_SIZES}
+
+
 def _pile(size: int, closed: bool, cards: tuple[Card, ...]) -> str:
+    shown = _SHOWN[size]
+    if cards is shown.cards and closed == shown.closed:
+        return shown.line
+    shown.cards, shown.closed = cards, closed
+    shown.line = _pile_line(size, closed, cards)
+    return shown.line
+
+
+def _pile_line(size: int, closed: bool, cards: tuple[Card, ...]) -> str:
     key = (size, closed, cards)
     line = _PILES.get(key)
     if line is not None:
@@ -214,6 +239,13 @@ def solitaire_lines(view: SolitaireView) -> list[str]:
 
 def _pile_legal(size: int, cards: tuple[Card, ...]) -> list[str]:
     """The `legal` lines of placing a card already on the pile again (kept: never changed)."""
+    shown = _SHOWN[size]
+    if cards is not shown.legal_cards:
+        shown.legal_cards, shown.legal = cards, _pile_legal_lines(size, cards)
+    return shown.legal
+
+
+def _pile_legal_lines(size: int, cards: tuple[Card, ...]) -> list[str]:
     key = (size, cards)
     lines = _PILES_LEGAL.get(key)
     if lines is not None:
