@@ -19,7 +19,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from ..bots import BUILTIN_PREFIX, builtin_bot
-from ..engine.game import GameInfo
+from ..engine.game import GameInfo, Rebuilt, by_init
 from .channel import LineHook
 from .command import BotCommand
 from .command import describe_exit as describe_exit
@@ -362,6 +362,12 @@ class BotSpec:
 
     def __str__(self) -> str:
         return self.text
+
+    def __reduce__(self) -> Rebuilt:
+        # Compiled (setup.py): rebuilt through the constructor, which splits `text` again
+        # (tournaments pickle their bots' specs to the workers), not field by field through
+        # the frozen `__setattr__`.
+        return by_init(self)
 
 
 def seat_from_spec(
