@@ -31,7 +31,8 @@ HOT = [
     *(f"meldref/engine/{game}/{name}.py" for game in ("phase10", "fivecrowns", "solitaire")
       for name in ("actions", "position", "state", "view")),
     "meldref/engine/fivecrowns/solver.py",
-    *(f"meldref/protocol/{name}.py" for name in ("channel", "conversation", "viewtext", "wire")),
+    *(f"meldref/protocol/{name}.py" for name in (
+        "channel", "conversation", "referee", "seats", "viewtext", "wire")),
 ]
 
 

@@ -3,7 +3,8 @@ author's reference).
 
 - `wire`: message lines built from JSON-like values; the parser of bot lines (never raises).
 - `viewtext`: the `view` and `item` lines of each game, written from its view objects.
-- `channel`: `LineChannel`, lines over pipes with deadlines, never blocking.
+- `channel`: `LineChannel`, lines over pipes with deadlines, never blocking, and
+  `PipeTransport`, the conversation's transport over a bot program's pipes.
 - `command`: `BotCommand` (a bot's argv, working folder and environment, never a shell),
   `program_found`, `why_not_started` and `describe_exit` (a start or an exit in words).
 - `limits`: `Limits` (a seat's graces and resource limits), `resource_limits`, `apply_limits`,
@@ -15,8 +16,7 @@ author's reference).
   `carriers` of its cookie, MELDREF_BOT) and killed (`kill_strays`); `group_cpu_time`; the
   kill-all of a process about to exit (`kill_all_bots`).
 - `process`: `BotProcess`, a bot program's process from start to reaping (its own process
-  group, quit, SIGTERM, SIGKILL, the sweep), and `PipeTransport`, the conversation's transport
-  over its pipes.
+  group, quit, SIGTERM, SIGKILL, the sweep).
 - `guard`: the small process that starts a bot program and outlives it by nothing: the
   subreaper of all it starts, its rlimits set between fork and exec, every process of the bot
   killed when the bot or the referee dies (kill -9 included).
@@ -28,7 +28,8 @@ author's reference).
   `BotProtocolError`, `SeatStartError`.
 - `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat`, `seat_from_spec`, and
   `connect_all` (start every seat before the first game; if one cannot, say which and why).
-- `referee`: `MatchPolicy`, `play_game` (the game loop).
+- `policy`: `MatchPolicy` (clocks, retries, what a failure costs).
+- `referee`: `play_game` (the game loop).
 - `records`: `GameRecord` (what a game produced), its `Figures` and `ResultLine`, the replay
   records.
 """

@@ -15,9 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
-
-from mypy_extensions import mypyc_attr
+from typing import Final, Protocol
 
 from ..engine.game import Rebuilt, by_init
 from .wire import MAX_LINE, fit_line
@@ -31,6 +29,9 @@ EOF: Final = "eof"  # the bot closed its output
 # holds the pipe. Without a pidfd to wake the poll, the program is asked this often in a wait.
 EXITED: Final = "exited"
 EXIT_CHECK: Final = 0.05
+READ_SIZE: Final = 1 << 16  # bytes taken from the pipe by one read at most
+FULL: Final = -1  # `LineChannel._write`: the pipe took nothing now
+BROKEN: Final = -2  # ... and never will: the bot closed its input or died
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +53,8 @@ class Incoming:
         return by_init(self)
 
 
-# Compiled (setup.py), yet subclassed by process.py's PipeTransport, which stays Python.
-@mypyc_attr(allow_interpreted_subclasses=True)
+# Compiled (setup.py), and no Python class derives from it: its methods call each other
+# straight, not through a lookup by name (a Python subclass would make every call one).
 class LineChannel:
     """Newline-terminated lines over a pair of pipe ends, with deadlines and no blocking."""
 
@@ -71,6 +72,9 @@ class LineChannel:
         os.set_blocking(read_fd, False)
         os.set_blocking(write_fd, False)
         self._inbuf = bytearray()
+        # Reads land here (`os.readv`): one buffer for the channel's life, where `os.read`
+        # would allocate 64 KiB for every line the bot sends and shrink it to the line.
+        self._chunk = bytearray(READ_SIZE)
         self._skipping = False  # inside an over-long line, dropping bytes up to its newline
         self._lines: deque[Incoming] = deque()
         self._out = bytearray()
@@ -102,6 +106,17 @@ class LineChannel:
             data = ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
         if self.write_error is not None:
             return
+        if now and data and not self._out and len(data) <= self.max_pending:
+            # The usual case, nothing queued: the bytes go to the pipe as they are, and only
+            # what it does not take now is queued (no copy in and out of the queue).
+            taken = self._write(data)
+            if taken == FULL or 0 < taken < len(data):
+                self._out += data[max(taken, 0):]  # what the pipe did not take waits
+                if taken > 0:  # as the queue's own writes: one more try at once
+                    self._flush()
+                    return
+            self._watch_writes(bool(self._out))
+            return
         self._out += data
         if len(self._out) > self.max_pending:
             self.write_error = f"stopped reading: over {self.max_pending} bytes unread"
@@ -117,16 +132,23 @@ class LineChannel:
 
     def _flush(self) -> None:
         while self._out:
-            try:
-                n = os.write(self.write_fd, self._out)
-            except BlockingIOError:
-                break
-            except OSError as exc:  # EPIPE: the bot closed its stdin or died
-                self.write_error = f"cannot write to the bot: {exc.strerror or exc}"
-                self._out.clear()
+            n = self._write(self._out)
+            if n < 0:  # FULL or BROKEN
                 break
             del self._out[:n]
         self._watch_writes(bool(self._out))
+
+    def _write(self, data: bytes | bytearray) -> int:
+        """One write of `data`: the bytes the pipe took, `FULL` when it took none now, or
+        `BROKEN` when it never will (`write_error` set, the queue emptied)."""
+        try:
+            return os.write(self.write_fd, data)
+        except BlockingIOError:
+            return FULL
+        except OSError as exc:  # EPIPE: the bot closed its stdin or died
+            self.write_error = f"cannot write to the bot: {exc.strerror or exc}"
+            self._out.clear()
+            return BROKEN
 
     def _watch_writes(self, pending: bool) -> None:
         if pending == self._writing:
@@ -225,12 +247,12 @@ class LineChannel:
     def _read_chunk(self) -> bool:
         """Read what the pipe holds (up to 64 KiB); False when it held nothing yet."""
         try:
-            chunk = os.read(self.read_fd, 1 << 16)
+            size = os.readv(self.read_fd, [self._chunk])
         except BlockingIOError:
             return False
         except OSError:
-            chunk = b""
-        if not chunk:
+            size = 0
+        if not size:
             self.eof = True
             if self.read_fd == self.write_fd and self._writing:
                 self._poller.register(self.read_fd, select.POLLOUT)
@@ -240,25 +262,27 @@ class LineChannel:
                 self._add(bytes(self._inbuf), ended=False)
             self._inbuf.clear()
             return True
-        self._split(chunk)
+        self._split(self._chunk, size)
         return True
 
-    def _split(self, chunk: bytes) -> None:
+    def _split(self, chunk: bytearray, size: int) -> None:
+        """The lines of `chunk[:size]`, the bytes just read (after those of `_inbuf`)."""
         start = 0
         while True:
-            nl = chunk.find(b"\n", start)
+            nl = chunk.find(b"\n", start, size)
             if nl < 0:
                 break
-            piece = chunk[start:nl]
             if self._skipping:
                 self._skipping = False
-            else:
-                self._inbuf += piece
+            elif self._inbuf:
+                self._inbuf += chunk[start:nl]
                 self._add(bytes(self._inbuf))
+            else:  # the usual case: the whole line came in this read
+                self._add(bytes(chunk[start:nl]))
             self._inbuf.clear()
             start = nl + 1
         if not self._skipping:
-            self._inbuf += chunk[start:]
+            self._inbuf += chunk[start:size]
             if len(self._inbuf) > self.max_line + 1:  # +1: a '\r' before the newline
                 self._inbuf.clear()
                 self._skipping = True
@@ -285,3 +309,52 @@ class LineChannel:
         if self._exit_fd is not None:
             self._poller.unregister(self._exit_fd)
             self._exit_fd = None
+
+
+class Program(Protocol):
+    """What a transport asks of the program at its other end (`process.BotProcess`)."""
+
+    @property
+    def stdout_fd(self) -> int: ...
+    @property
+    def stdin_fd(self) -> int: ...
+    @property
+    def pidfd(self) -> int | None: ...  # readable once the program ends; None: no pidfds
+    @property
+    def returncode(self) -> int | None: ...
+    def wait_exit(self, timeout: float) -> int | None: ...
+    def cpu_time(self) -> float | None: ...
+
+
+class PipeTransport(LineChannel):
+    """A line channel that also answers for what runs at its other end, as a conversation
+    needs (`conversation.Transport`): a bot program's stdin/stdout with its `BotProcess`, or,
+    with no process, any two open descriptors (a person's terminal, a test harness). Here,
+    compiled with the channel, rather than in process.py: every line of every decision passes
+    through it."""
+
+    def __init__(self, read_fd: int, write_fd: int, process: Program | None = None,
+                 max_pending: int = 8 << 20, on_line: LineHook | None = None) -> None:
+        super().__init__(read_fd, write_fd, max_pending=max_pending, on_line=on_line)
+        self.process = process
+        if process is not None:  # a crash is a crash even if a child holds the pipe open
+            self.watch_exit(lambda: process.returncode is not None, process.pidfd)
+
+    @staticmethod
+    def to(process: Program, max_pending: int = 8 << 20,
+           on_line: LineHook | None = None) -> PipeTransport:
+        """The pipes of a started bot program."""
+        return PipeTransport(process.stdout_fd, process.stdin_fd, process, max_pending, on_line)
+
+    def exit_code(self, wait: float = 0.0) -> int | None:
+        """The program's exit code once it ended (waiting up to `wait` seconds for it); None
+        while it runs, and always when no program of ours is at the other end."""
+        if self.process is None:
+            return None
+        return self.process.returncode if wait <= 0 else self.process.wait_exit(wait)
+
+    def cpu_time(self) -> float | None:
+        """CPU seconds the program's group used so far (None: cannot be read here). A stream
+        with no program of ours (a person, a harness) shows no CPU use: only its lines are
+        signs of life."""
+        return self.process.cpu_time() if self.process is not None else 0.0

@@ -4,7 +4,7 @@ A `Conversation` speaks spec/PROTOCOL.md with one bot: the handshake, each decis
 with its id and deadline, the lines that come late or unasked, the diagnosis of a silence (a
 slow bot, a hung one, a dead one) and the goodbye. It needs only a `Transport`: lines both ways
 with deadlines, and a few facts about the program behind them (has it exited, how much CPU has
-it used). `process.PipeTransport` is a bot program's pipes; tests drive a conversation through a
+it used). `channel.PipeTransport` is a bot program's pipes; tests drive a conversation through a
 scripted fake (as python-chess's `MockTransport`), with no process and a clock of their own.
 """
 
@@ -286,7 +286,7 @@ class Conversation:
             raise self._gone(f"({self.transport.write_error})", 0.0)
         request_id = next(self._ids)
         self._wrong_id = None
-        self.send(*request_text(request_id, request))
+        self.transport.send(*request_text(request_id, request))
         began = self.clock()
         deadline = began + request.deadline
         while True:

@@ -1,5 +1,6 @@
 """A bot program's process, from start to reaping (`BotProcess`), and its pipes as a
-conversation's transport (`PipeTransport`, `conversation.Transport`).
+conversation's transport (`PipeTransport`, `conversation.Transport`, compiled in channel.py
+and named here too).
 
 `BotProcess` starts a command (`command`) in its own session, so its whole process group can be
 signalled, as `launch` says (under the guard, in a network namespace of its own when asked);
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import launch
-from .channel import LineChannel, LineHook
+from .channel import PipeTransport as PipeTransport
 from .command import BotCommand, program_found, why_not_started
 from .launch import become_subreaper, launch_argv
 from .limits import LIMIT_NAMES, UNLIMITED, apply_limits, limits_in_force, resource_limits
@@ -237,38 +238,6 @@ class BotProcess:
     def cpu_time(self) -> float | None:
         """CPU seconds used so far by the bot's process group (None where /proc is missing)."""
         return group_cpu_time(self.pid)
-
-
-class PipeTransport(LineChannel):
-    """A line channel that also answers for what runs at its other end, as a conversation
-    needs (`conversation.Transport`): a bot program's stdin/stdout with its `BotProcess`, or,
-    with no process, any two open descriptors (a person's terminal, a test harness)."""
-
-    def __init__(self, read_fd: int, write_fd: int, process: BotProcess | None = None,
-                 max_pending: int = 8 << 20, on_line: LineHook | None = None) -> None:
-        super().__init__(read_fd, write_fd, max_pending=max_pending, on_line=on_line)
-        self.process = process
-        if process is not None:  # a crash is a crash even if a child holds the pipe open
-            self.watch_exit(lambda: process.returncode is not None, process.pidfd)
-
-    @staticmethod
-    def to(process: BotProcess, max_pending: int = 8 << 20,
-           on_line: LineHook | None = None) -> PipeTransport:
-        """The pipes of a started bot program."""
-        return PipeTransport(process.stdout_fd, process.stdin_fd, process, max_pending, on_line)
-
-    def exit_code(self, wait: float = 0.0) -> int | None:
-        """The program's exit code once it ended (waiting up to `wait` seconds for it); None
-        while it runs, and always when no program of ours is at the other end."""
-        if self.process is None:
-            return None
-        return self.process.returncode if wait <= 0 else self.process.wait_exit(wait)
-
-    def cpu_time(self) -> float | None:
-        """CPU seconds the program's group used so far (None: cannot be read here). A stream
-        with no program of ours (a person, a harness) shows no CPU use: only its lines are
-        signs of life."""
-        return self.process.cpu_time() if self.process is not None else 0.0
 
 
 def open_pidfd(pid: int) -> int | None:

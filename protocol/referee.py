@@ -35,11 +35,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, TypeVar
 
 from ..engine.game import (
     Action,
@@ -53,6 +51,7 @@ from ..engine.game import (
     rules_to_json,
 )
 from .errors import BotError, BotProtocolError, Fault, FaultOutcome, SeatStatus
+from .policy import MatchPolicy
 from .records import GameRecord, action_record, result_record, start_record
 from .seats import Reply, Request, Seat, Setup
 from .wire import PROTOCOL_VERSION, EventFields, quote
@@ -65,52 +64,9 @@ JSON = Any
 NOTES_PER_KIND = 20
 RecordHook = Callable[[dict[str, JSON]], None]
 NOBODY = -1  # a seat no event belongs to: `Event.for_seat(NOBODY)` is its public part
-
-
-@dataclass(frozen=True, slots=True)
-class MatchPolicy:
-    """How a match treats its bots. Times in seconds.
-
-    Each decision has its own allowance, `time`: `move_time`, or for a seat's first decision of
-    a game `max(first_move_time, move_time)` (it covers the bot's set-up work, so it is never
-    the shorter). The deadline is `time + bank`. After the decision, with `elapsed` its time::
-
-        bank = min(max(0, bank - max(0, elapsed - time)) + increment, max_bank)
-
-    that is, only time over the allowance comes out of the bank, the increment is added after
-    every decision, and the bank never grows over `max_bank` (None: no cap). The bank starts
-    at `time_bank` for every game.
-    """
-
-    move_time: float = 1.0
-    first_move_time: float = 5.0
-    startup_time: float = 10.0
-    time_bank: float = 5.0
-    increment: float = 0.0
-    max_bank: float | None = None  # the bank's cap (riddles.io's maximum time bank); None: none
-    illegal_retries: int = 2  # extra attempts per decision after an illegal or malformed answer
-    on_failure: Literal["forfeit", "autoplay"] = "forfeit"
-    legal_hints: bool = True  # send `legal` lines (the engine's legal_actions) with each request
-    max_actions: int = 1_000_000  # a guard against a game that never ends (an engine bug)
-
-    def __post_init__(self) -> None:
-        # Messages name the options as users write them ([limits] keys, flags).
-        if self.on_failure not in (SeatStatus.FORFEIT, SeatStatus.AUTOPLAY):
-            raise ValueError(f"on-failure {self.on_failure!r}: one of forfeit, autoplay")
-        clocks = (self.move_time, self.first_move_time, self.startup_time, self.time_bank,
-                  self.increment, self.max_bank or 0.0)
-        if not all(math.isfinite(c) for c in clocks):
-            raise ValueError("the clocks (move-time, time-bank...) must be finite numbers")
-        if min(self.move_time, self.first_move_time, self.startup_time) <= 0:
-            raise ValueError("move-time, first-move-time and startup-time must be positive")
-        if self.time_bank < 0 or self.increment < 0 or self.illegal_retries < 0:
-            raise ValueError("time-bank, increment and illegal-retries cannot be negative")
-        if self.max_bank is not None and self.max_bank < self.time_bank:
-            raise ValueError(f"max-bank ({self.max_bank:g}) is below time-bank "
-                             f"({self.time_bank:g})")
-
-    def to_json(self) -> dict[str, JSON]:
-        return dataclasses.asdict(self)
+# A seat still playing, held here: compiled, a module constant is read straight, where
+# `SeatStatus.OK` asks the enum class by name on every action of every game.
+OK: Final = SeatStatus.OK
 
 
 class _Clock:
@@ -121,16 +77,21 @@ class _Clock:
         self.bank = policy.time_bank
         self.first = True
         self.used = 0.0
+        # The policy's times, read once: it is a Python class (policy.py), whose fields this
+        # compiled code would look up by name twice a decision.
+        self.move_time = policy.move_time
+        self.first_time = max(policy.first_move_time, policy.move_time)
+        self.increment = policy.increment
+        self.max_bank = policy.max_bank
 
     def allowance(self) -> float:
-        policy = self.policy
-        return max(policy.first_move_time, policy.move_time) if self.first else policy.move_time
+        return self.first_time if self.first else self.move_time
 
     def charge(self, elapsed: float) -> None:
         """The decision took `elapsed` seconds: update the bank (see `MatchPolicy`)."""
         over = max(0.0, elapsed - self.allowance())
-        bank = max(0.0, self.bank - over) + self.policy.increment
-        cap = self.policy.max_bank
+        bank = max(0.0, self.bank - over) + self.increment
+        cap = self.max_bank
         self.bank = bank if cap is None else min(bank, cap)
         self.first = False
         self.used += elapsed
@@ -144,8 +105,12 @@ class _Referee:
                  start: GameState | None = None) -> None:
         self.game, self.rules, self.seats, self.seed = game, rules, list(seats), seed
         self.policy, self.on_record = policy, on_record
+        # Read on every decision: kept here, as `_Clock` keeps the times.
+        self.retries, self.hints = policy.illegal_retries, policy.legal_hints
+        self.max_actions = policy.max_actions
         n = len(self.seats)
-        self.status = [SeatStatus.OK] * n
+        self.status = [OK] * n
+        self.failures = 0  # fatal faults so far (`fail`): none, the usual case, is one test
         self.faults: list[list[Fault]] = [[] for _ in range(n)]
         self.noted: list[dict[FaultOutcome, int]] = [{} for _ in range(n)]  # non-fatal, by outcome
         self.clocks = [_Clock(policy) for _ in range(n)]
@@ -190,13 +155,14 @@ class _Referee:
             self.note(seat, fault)
 
     def active(self, seat: int) -> bool:
-        return self.status[seat] is SeatStatus.OK
+        return self.status[seat] is OK
 
     def fail(self, seat: int, fault: Fault) -> None:
         """A fatal fault: the seat is out (forfeit) or autoplayed, and its bot is stopped."""
         self.collect_notes(seat)
         self.note(seat, dataclasses.replace(fault, fatal=True))
         self.status[seat] = SeatStatus(self.policy.on_failure)
+        self.failures += 1
         self.seats[seat].reject(fault.request_id, f"{fault.outcome}: {fault.detail}")
         self.seats[seat].close()
 
@@ -249,7 +215,7 @@ class _Referee:
         while (seat := state.to_move) is not None:
             if self.forfeits_decide():
                 return self.forfeit_outcome()
-            if len(self.actions) >= self.policy.max_actions:
+            if len(self.actions) >= self.max_actions:
                 raise RuntimeError(f"{self.game.name} did not end within "
                                    f"{self.policy.max_actions} actions (seed {self.seed})")
             action, reply = self.choose(seat)
@@ -271,22 +237,24 @@ class _Referee:
 
     def ask(self, seat: int) -> tuple[Action | Ruling, Reply] | None:
         bot, clock = self.seats[seat], self.clocks[seat]
-        for attempt in range(self.policy.illegal_retries + 1):
-            last = attempt == self.policy.illegal_retries
+        for attempt in range(self.retries + 1):
+            last = attempt == self.retries
             self.decisions += 1
+            reply: Reply | None = None
             try:
                 reply = bot.decide(self.request(seat))
             except BotProtocolError as exc:
                 clock.charge(exc.elapsed)
                 if not self.refuse(seat, exc.fault, last):
                     return None
-                continue
             except BotError as exc:
                 clock.charge(exc.elapsed)
                 self.fail(seat, exc.fault)
                 return None
             finally:
                 self.collect_notes(seat)
+            if reply is None:  # refused, and it may try again (no `continue` in the `try`:
+                continue  # mypyc compiles none)
             clock.charge(reply.elapsed)
             action, why = self.judge(reply.text, reply.action)
             if why is None:
@@ -307,7 +275,7 @@ class _Referee:
     def request(self, seat: int) -> Request:
         state, clock = self.state, self.clocks[seat]
         hints = None
-        if self.policy.legal_hints:
+        if self.hints:
             hints = lambda: [str(a) for a in state.legal_actions()]  # noqa: E731
         return Request(state.decision, state.observation(seat), clock.allowance(), clock.bank,
                        hints, lambda text: self.judge(text)[1])
@@ -362,7 +330,7 @@ class _Referee:
             seen.append((e.seat, public, EventFields(e.for_seat(e.seat)) if e.private
                          else public))
         for i, seat in enumerate(self.seats):
-            if self.status[i] is SeatStatus.OK:  # `guarded`, written out: runs for every action
+            if self.status[i] is OK:  # `guarded`, written out: runs for every action
                 try:
                     seat.notify([own if owner == i else public for owner, public, own in seen])
                 except BotError as exc:
@@ -371,7 +339,8 @@ class _Referee:
     # -- ending ----------------------------------------------------------------------------
 
     def forfeits_decide(self) -> bool:
-        return forfeits_decide(self.status, self.policy.on_failure)
+        # Asked before every decision: while every seat plays, no forfeit can decide.
+        return self.failures > 0 and forfeits_decide(self.status, self.policy.on_failure)
 
     def forfeit_outcome(self) -> Outcome:
         return forfeit_outcome(self.status, self.state.scores)

@@ -16,8 +16,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..bots import BUILTIN_PREFIX, builtin_bot
-from ..engine.game import GameInfo
+from ..engine.game import GameInfo, Rebuilt, by_init
 from .channel import LineHook
 from .command import BotCommand
 from .command import describe_exit as describe_exit
@@ -34,6 +36,10 @@ from .limits import Limits
 from .process import BotProcess, PipeTransport
 
 JSON = Any
+
+
+# Compiled (setup.py), yet subclassed by seats of Python code (a person's, the SDK's, tests').
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Seat(ABC):
     """A player as the referee sees it. Use as a context manager, or call `close()`."""
 
@@ -87,6 +93,7 @@ class Seat(ABC):
 # In-process bots
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class InProcessSeat(Seat):
     """An engine bot (`engine.game.Bot`) called directly; trusted code, so no deadline unless
     `enforce_time` (it cannot be interrupted, only judged late afterwards)."""
@@ -355,6 +362,12 @@ class BotSpec:
 
     def __str__(self) -> str:
         return self.text
+
+    def __reduce__(self) -> Rebuilt:
+        # Compiled (setup.py): rebuilt through the constructor, which splits `text` again
+        # (tournaments pickle their bots' specs to the workers), not field by field through
+        # the frozen `__setattr__`.
+        return by_init(self)
 
 
 def seat_from_spec(

@@ -12,8 +12,7 @@ of many games.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from ..engine.cards import FC_RANK_TEXT, Card
 from ..engine.fivecrowns.rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
@@ -25,6 +24,18 @@ from ..engine.solitaire import PILE_SIZES, SolitaireView
 from .wire import encode_text, encode_value, legal_line, view_lines
 
 CACHE: Final = 256  # lines kept per kind of record: a few games' worth, a bounded memory
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _kept(cache: dict[K, V], key: K, value: V) -> V:
+    """`value`, kept in `cache` under `key`; a full cache is emptied first. A plain dict, not
+    `functools.lru_cache`: a call of the compiled writer costs less than a call through the
+    cache's wrapper, and a request of Solitaire asks up to 14 of them."""
+    if len(cache) >= CACHE:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 def _flag(value: bool) -> str:
@@ -48,23 +59,38 @@ def _maybe(value: int | None) -> str:
 # Phase 10
 
 
-@lru_cache(maxsize=CACHE)
+_PHASE10_SEATS: Final[dict[tuple[int, bool, int | None, bool, int, int, int, tuple[int, ...]],
+                           str]] = {}
+_PHASE10_GROUPS: Final[dict[TableGroup, str]] = {}
+_NEEDS: Final[dict[int | None, str]] = {}
+
+
 def _phase10_seat(seat: int, playing: bool, phase: int | None, laid: bool, score: int,
                   hand_size: int, skips: int, completed: tuple[int, ...]) -> str:
-    return (f"item seats seat {seat} playing {_flag(playing)} phase {_maybe(phase)} laid "
-            f"{_flag(laid)} score {score} hand_size {hand_size} skip_pending {skips} "
-            f"completed {_numbers(completed)}")
+    key = (seat, playing, phase, laid, score, hand_size, skips, completed)
+    line = _PHASE10_SEATS.get(key)
+    if line is not None:
+        return line
+    return _kept(_PHASE10_SEATS, key, (
+        f"item seats seat {seat} playing {_flag(playing)} phase {_maybe(phase)} laid "
+        f"{_flag(laid)} score {score} hand_size {hand_size} skip_pending {skips} "
+        f"completed {_numbers(completed)}"))
 
 
-@lru_cache(maxsize=CACHE)
 def _phase10_group(group: TableGroup) -> str:
     # A TableGroup never changes (a hit makes a new one), so its line is kept by identity.
-    return f"item table id {group.id} owner {group.owner} group {encode_text(group.token)}"
+    line = _PHASE10_GROUPS.get(group)
+    if line is not None:
+        return line
+    return _kept(_PHASE10_GROUPS, group, f"item table id {group.id} owner {group.owner} group "
+                 f"{encode_text(group.token)}")
 
 
-@lru_cache(maxsize=64)
 def _needs(phase: int | None) -> str:
-    return "none" if phase is None else encode_text(describe_phase(phase))
+    line = _NEEDS.get(phase)
+    if line is not None:
+        return line
+    return _kept(_NEEDS, phase, "none" if phase is None else encode_text(describe_phase(phase)))
 
 
 def phase10_lines(view: Phase10View) -> list[str]:
@@ -96,23 +122,38 @@ def phase10_lines(view: Phase10View) -> list[str]:
 # Five Crowns
 
 
-@lru_cache(maxsize=CACHE)
+_FIVECROWNS_SEATS: Final[dict[tuple[int, bool, int, int, bool, bool], str]] = {}
+_FIVECROWNS_GROUPS: Final[dict[tuple[int, Meld], str]] = {}
+_ROUND_FACTS: Final[dict[int, str]] = {}
+
+
 def _fivecrowns_seat(seat: int, playing: bool, score: int, hand_size: int, gone_out: bool,
                      had_last_turn: bool) -> str:
-    return (f"item seats seat {seat} playing {_flag(playing)} score {score} hand_size "
-            f"{hand_size} gone_out {_flag(gone_out)} had_last_turn {_flag(had_last_turn)}")
+    key = (seat, playing, score, hand_size, gone_out, had_last_turn)
+    line = _FIVECROWNS_SEATS.get(key)
+    if line is not None:
+        return line
+    return _kept(_FIVECROWNS_SEATS, key, (
+        f"item seats seat {seat} playing {_flag(playing)} score {score} hand_size "
+        f"{hand_size} gone_out {_flag(gone_out)} had_last_turn {_flag(had_last_turn)}"))
 
 
-@lru_cache(maxsize=CACHE)
 def _fivecrowns_group(seat: int, meld: Meld) -> str:
-    return f"item table seat {seat} group {encode_text(str(meld))}"
+    line = _FIVECROWNS_GROUPS.get((seat, meld))
+    if line is not None:
+        return line
+    return _kept(_FIVECROWNS_GROUPS, (seat, meld),
+                 f"item table seat {seat} group {encode_text(str(meld))}")
 
 
-@lru_cache(maxsize=16)
 def _round_facts(round_number: int) -> str:
+    line = _ROUND_FACTS.get(round_number)
+    if line is not None:
+        return line
     wild = encode_text(rank_text(wild_rank(round_number)))
-    return (f"round {round_number} tiebreak {_flag(round_number == TIEBREAK_ROUND)} deal_size "
-            f"{deal_size(round_number)} wild_rank {wild}")
+    return _kept(_ROUND_FACTS, round_number, (
+        f"round {round_number} tiebreak {_flag(round_number == TIEBREAK_ROUND)} deal_size "
+        f"{deal_size(round_number)} wild_rank {wild}"))
 
 
 def fivecrowns_lines(view: FiveCrownsView) -> list[str]:
@@ -141,10 +182,43 @@ def fivecrowns_lines(view: FiveCrownsView) -> list[str]:
 # Solitaire
 
 
-@lru_cache(maxsize=CACHE)
+_PILES: Final[dict[tuple[int, bool, tuple[Card, ...]], str]] = {}
+_PILES_LEGAL: Final[dict[tuple[int, tuple[Card, ...]], list[str]]] = {}
+
+
+class _Shown:
+    """A pile's lines as last written, by the pile's own tuple (`cards is`): the game keeps one
+    tuple per pile until the pile changes, so a request finds all its piles here but the one
+    the last move changed, without hashing their cards (the caches' keys) at all."""
+
+    def __init__(self) -> None:
+        self.cards: tuple[Card, ...] | None = None
+        self.closed = False
+        self.line = ""
+        self.legal_cards: tuple[Card, ...] | None = None
+        self.legal: list[str] = []
+
+
+_SHOWN: Final = {size: _Shown() for size in PILE_SIZES}
+
+
 def _pile(size: int, closed: bool, cards: tuple[Card, ...]) -> str:
-    return (f"item piles size {size} wild_rank {encode_text(FC_RANK_TEXT[size])} closed "
-            f"{_flag(closed)} cards {_cards(cards)}")
+    shown = _SHOWN[size]
+    if cards is shown.cards and closed == shown.closed:
+        return shown.line
+    shown.cards, shown.closed = cards, closed
+    shown.line = _pile_line(size, closed, cards)
+    return shown.line
+
+
+def _pile_line(size: int, closed: bool, cards: tuple[Card, ...]) -> str:
+    key = (size, closed, cards)
+    line = _PILES.get(key)
+    if line is not None:
+        return line
+    return _kept(_PILES, key, (
+        f"item piles size {size} wild_rank {encode_text(FC_RANK_TEXT[size])} closed "
+        f"{_flag(closed)} cards {_cards(cards)}"))
 
 
 def solitaire_lines(view: SolitaireView) -> list[str]:
@@ -157,12 +231,27 @@ def solitaire_lines(view: SolitaireView) -> list[str]:
         f"{view.draw_pile_size} out_of_play {view.out_of_play} discarded "
         f"{_cards(view.discarded)} moves {view.moves} piles_closed {sum(closed)}"
     )
-    return [head, *map(_pile, PILE_SIZES, closed, view.piles)]
+    lines = [head]
+    for size, shut, cards in zip(PILE_SIZES, closed, view.piles, strict=False):
+        lines.append(_pile(size, shut, cards))
+    return lines
 
 
-@lru_cache(maxsize=CACHE)
-def _pile_legal(size: int, cards: tuple[Card, ...]) -> tuple[str, ...]:
-    return tuple(f"legal place {size} {card.text}" for card in dict.fromkeys(cards))
+def _pile_legal(size: int, cards: tuple[Card, ...]) -> list[str]:
+    """The `legal` lines of placing a card already on the pile again (kept: never changed)."""
+    shown = _SHOWN[size]
+    if cards is not shown.legal_cards:
+        shown.legal_cards, shown.legal = cards, _pile_legal_lines(size, cards)
+    return shown.legal
+
+
+def _pile_legal_lines(size: int, cards: tuple[Card, ...]) -> list[str]:
+    key = (size, cards)
+    lines = _PILES_LEGAL.get(key)
+    if lines is not None:
+        return lines
+    return _kept(_PILES_LEGAL, key,
+                 [f"legal place {size} {card.text}" for card in dict.fromkeys(cards)])
 
 
 def solitaire_legal(view: SolitaireView) -> list[str]:
@@ -174,7 +263,7 @@ def solitaire_legal(view: SolitaireView) -> list[str]:
     out: list[str] = []
     for size, cards, shut in zip(PILE_SIZES, view.piles, view.closed, strict=True):
         if not shut:
-            out += _pile_legal(size, cards)
+            out.extend(_pile_legal(size, cards))
             if top not in cards:
                 out.append(f"legal place {size} {top.text}")
     return out

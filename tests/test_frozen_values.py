@@ -28,6 +28,7 @@ from meldref.engine.phase10.rules import PHASE10_MELDS
 from meldref.engine.solitaire.actions import Place
 from meldref.protocol.channel import Incoming
 from meldref.protocol.conversation import Reply, Request, Setup
+from meldref.protocol.seats import BotSpec
 from meldref.protocol.wire import BotLine, parse_bot_line
 
 
@@ -72,6 +73,10 @@ def values() -> list[Any]:
         Incoming(b"action 3 draw pile", 12.5),
         line,
         BotLine("malformed", text="no such message"),
+        # Not made per decision, but compiled with the seats (issue 28) and sent to the
+        # workers of every tournament: pickled, it failed the same way.
+        BotSpec.parse("builtin:greedy"),
+        BotSpec.parse("python3 bots/random_bot.py --seed 2"),
         *views(),
     ]
 
