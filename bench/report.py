@@ -97,6 +97,19 @@ def readme_block(figures: Figures, info: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# A page's part written by hand (docs/performance.md's section on parallel games, measured by
+# another script) starts at this line: writing the table again keeps it.
+HAND_WRITTEN = "<!-- written by hand below: bench/run.py keeps it -->"
+
+
+def write_markdown(path: Path, table: str) -> None:
+    """Write `table` to `path`, keeping what the file holds from `HAND_WRITTEN` on."""
+    kept = ""
+    if path.exists() and HAND_WRITTEN in (old := path.read_text()):
+        kept = "\n" + HAND_WRITTEN + old.split(HAND_WRITTEN, 1)[1]
+    path.write_text(table + kept)
+
+
 def write_readme(path: Path, block: str) -> None:
     """Put `block` between README's performance marks, leaving the rest of the file as it is."""
     text = path.read_text()
@@ -341,7 +354,7 @@ def render(source: Path, target: Path | None, readme: Path | None = None) -> int
     table = markdown(figures, info)
     print(table)
     if target:
-        target.write_text(table)
+        write_markdown(target, table)
     if readme:
         write_readme(readme, readme_block(figures, info))
     return 0

@@ -47,7 +47,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from report import GAMES, PURE, README_MARKS, Figures, markdown, readme_block, render, write_readme
+from report import (
+    GAMES,
+    PURE,
+    README_MARKS,
+    Figures,
+    markdown,
+    readme_block,
+    render,
+    write_markdown,
+    write_readme,
+)
 
 from meldref.build import compiled, describe
 from meldref.protocol.referee import MatchPolicy
@@ -679,7 +689,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(table)
+        write_markdown(args.markdown, table)
     if args.json:
         args.json.write_text("".join(json.dumps(r) + "\n" for r in figures.rows))
     if args.readme:

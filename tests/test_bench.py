@@ -85,6 +85,18 @@ def test_a_readme_without_the_marks_is_refused_untouched(tmp_path: Path) -> None
     assert "6364136223846793005ULL" in (BENCH / "c" / "instant_bot.c").read_text()
 
 
+def test_the_table_written_again_keeps_the_part_written_by_hand(tmp_path: Path) -> None:
+    # Was: regenerating docs/performance.md deleted its section on parallel games.
+    load_run()
+    report = sys.modules["report"]  # run.py's neighbour, imported with it
+    page = tmp_path / "performance.md"
+    page.write_text(f"old table\n\n{report.HAND_WRITTEN}\n## By hand\nkept\n")
+    report.write_markdown(page, "new table\n")
+    assert page.read_text() == f"new table\n\n{report.HAND_WRITTEN}\n## By hand\nkept\n"
+    report.write_markdown(tmp_path / "fresh.md", "table\n")
+    assert (tmp_path / "fresh.md").read_text() == "table\n"
+
+
 def test_rounds_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None:
     run = load_run()
     with pytest.raises(SystemExit) as stop:
