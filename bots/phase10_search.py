@@ -49,7 +49,7 @@ DUMP_HAND: Final = 0
 DUMP_DISTANCE: Final = 2
 
 
-class Phase10SearchBot(SearchBot):
+class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
     """Determinized Monte Carlo over the hand, the expert as its prior (module docstring)."""
 
     name = "search"
