@@ -161,7 +161,7 @@ def outs(rest: list[Card], phases: Sequence[int], wrap: bool, left: Counter[Card
 # each candidate), so they are remembered, up to `_IMPROVERS_MAX` hands.
 _IMPROVERS: dict[tuple[tuple[str, ...], tuple[int, ...], bool, int],
                  tuple[frozenset[int], frozenset[str]]] = {}
-_IMPROVERS_MAX: Final = 100_000
+_IMPROVERS_MAX: Final = 20_000  # about 15 MB at most
 
 
 def _improvers(rest: list[Card], phases: tuple[int, ...], wrap: bool, now: int
