@@ -38,7 +38,7 @@ DISCARDS: Final = 3  # discard candidates: the expert's and the best others by p
 GUESSES: Final = 32
 
 
-class FiveCrownsSearchBot(SearchBot):
+class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
     """Determinized Monte Carlo over the round, the expert as its prior (module docstring)."""
 
     name = "search"

@@ -148,22 +148,36 @@ def outs(rest: list[Card], phases: Sequence[int], wrap: bool, left: Counter[Card
     """How many unseen cards would bring `rest` closer to its phase if drawn."""
     if now == 0:
         return 0
-    colour = any(PHASES[p][0].kind.value == "colour" for p in phases)
+    ranks, colours = _improvers(rest, tuple(phases), wrap, now)
     total = left[WILD]
-    by_rank: Counter[int] = Counter()
-    by_colour: Counter[str] = Counter()
     for card, n in left.items():
         if card.kind is Kind.NUMBER:
-            by_rank[card.rank] += n
-            by_colour[card.suit] += n
-    for rank, n in by_rank.items():
-        if n and distance([*rest, _BY_RANK[rank]], phases, wrap) < now:
-            total += n
-    if colour:
-        for suit, n in by_colour.items():
-            if n and distance([*rest, _BY_COLOUR[suit]], phases, wrap) < now:
-                total += n
+            total += n * ((card.rank in ranks) + (card.suit in colours))
     return total
+
+
+# The numbers and colours that bring a hand closer, by hand: they do not depend on the unseen
+# cards, and the same hands come back often (the search's rollouts meet the same guesses with
+# each candidate), so they are remembered, up to `_IMPROVERS_MAX` hands.
+_IMPROVERS: dict[tuple[tuple[str, ...], tuple[int, ...], bool, int],
+                 tuple[frozenset[int], frozenset[str]]] = {}
+_IMPROVERS_MAX: Final = 20_000  # about 15 MB at most
+
+
+def _improvers(rest: list[Card], phases: tuple[int, ...], wrap: bool, now: int
+               ) -> tuple[frozenset[int], frozenset[str]]:
+    key = (tuple(sorted(c.text for c in rest)), phases, wrap, now)
+    found = _IMPROVERS.get(key)
+    if found is None:
+        colour = any(PHASES[p][0].kind.value == "colour" for p in phases)
+        found = (frozenset(r for r, card in _BY_RANK.items()
+                           if distance([*rest, card], phases, wrap) < now),
+                 frozenset(s for s, card in _BY_COLOUR.items()
+                           if colour and distance([*rest, card], phases, wrap) < now))
+        if len(_IMPROVERS) >= _IMPROVERS_MAX:
+            _IMPROVERS.clear()
+        _IMPROVERS[key] = found
+    return found
 
 
 # ----------------------------------------------------------------------------------------------

@@ -29,9 +29,10 @@ from .phase10_expert import Phase10ExpertBot, distance, unseen
 from .search import SearchBot, deal_table, roll_out
 
 DISCARDS: Final = 3  # discard candidates: the expert's and the best others
-# Whether discards are searched too. Not now: rollouts by `greedy` misjudge what a discard
-# gives the next seat (the expert's memory of its wants), and on the same 10 deal sets against
-# the expert the search of draws and discards scored 0.35, of draws alone 0.55.
+# Whether discards are searched too. Not now: on the same 10 deal sets against the expert the
+# search of draws and discards scored 0.35, of draws alone 0.55; on 20 (`--seed s26`, draws
+# alone 0.45), with `DISCARDS` 2: 0.40 by expert rollouts, 0.375 by expert rollouts and
+# `PHASE_WORTH` 1000, 0.45 by `greedy` and `PHASE_WORTH` 1000 (docs/bots.md).
 SEARCH_DISCARDS: Final = False
 HORIZON: Final = 90  # actions a rollout plays before the hand is judged as it stands
 PHASE_WORTH: Final = 60.0  # points a phase completed is worth (a hand's points rarely pass it)
@@ -39,8 +40,8 @@ PHASE_WORTH: Final = 60.0  # points a phase completed is worth (a hand's points 
 # before the hand ends (0: only laid or not counts).
 LEAF_STEP: Final = 0.0
 # Whether the rollouts are played by the expert (a fresh one a seat) rather than `greedy`:
-# closer to how the table plays (the expert keeps what the next seat wants), about ten times
-# slower a rollout.
+# closer to how the table plays (the expert keeps what the next seat wants), about seven times
+# slower a decision; on 40 deal sets against the expert, 0.50 (0.44-0.56), 0.475 without.
 ROLLOUT_EXPERT: Final = False
 # Shedding points: once a rival has laid and holds at most `DUMP_HAND` cards while this seat
 # still lacks `DUMP_DISTANCE` cards or more, the hand is most likely lost and its cards will
@@ -49,7 +50,7 @@ DUMP_HAND: Final = 0
 DUMP_DISTANCE: Final = 2
 
 
-class Phase10SearchBot(SearchBot):
+class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
     """Determinized Monte Carlo over the hand, the expert as its prior (module docstring)."""
 
     name = "search"

@@ -30,17 +30,44 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from meldref.engine.cards import Card
 
 T = TypeVar("T")
+A = TypeVar("A")  # a game's action
+W = TypeVar("W")  # a guess: a game state's snapshot
 CLOCK_SHARE: Final = 0.25  # of a decision's own allowance, spent on guesses
 MAX_THINK: Final = 2.0  # seconds, whatever the clock allows
 GUESSES: Final = 8  # determinizations per decision without a clock
 CLOCKED_GUESSES: Final = 64  # at most, with a clock: the deadline bounds them first
 CLEAR: Final = 2.0  # standard errors a rival's mean gain must clear to replace the prior
 ROLLOUT_ACTIONS: Final = 600  # a rollout that runs longer stops there (turn caps end it first)
+
+
+class TableView(Protocol):
+    """What the search bots read of a seat's view at a table (Phase 10's and Five Crowns'
+    views have it): the seats, the turn, this seat's hand and the sizes of the others."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def decision(self) -> str: ...
+    @property
+    def hand(self) -> Sequence[Card]: ...
+    @property
+    def hand_sizes(self) -> Sequence[int]: ...
+    @property
+    def discard_top(self) -> Card | None: ...
+    @property
+    def draw_pile_size(self) -> int: ...
+
+
+V = TypeVar("V", bound=TableView)
 
 
 @dataclass
@@ -95,7 +122,7 @@ class RivalHands:
     draw_after: int = -1  # the draw pile's size after this seat's turn
     table: Counter[Card] = field(default_factory=Counter)  # on the table at the last view
 
-    def observe(self, view: Any, key: object, table: Counter[Card]) -> None:
+    def observe(self, view: TableView, key: object, table: Counter[Card]) -> None:
         """Take in a view of this seat's (`key`: the hand or round, a new one forgets all;
         `table`: the cards on the table)."""
         if key != self.key or view.turn < self.turn:
@@ -116,7 +143,7 @@ class RivalHands:
         self.held[rival] = +held
         self.my_discard, self.draw_after = None, -1
 
-    def played(self, view: Any, discard: Card | None) -> None:
+    def played(self, view: TableView, discard: Card | None) -> None:
         """This seat's move (`discard`: the card it throws, if it does)."""
         if discard is not None:
             self.my_discard, self.draw_after = discard, view.draw_pile_size
@@ -125,10 +152,11 @@ class RivalHands:
         return +self.held.get(seat, Counter())
 
 
-class SearchBot(ClockedBot):
+class SearchBot(ClockedBot, Generic[V, A, W]):
     """A search bot over an expert with a hand memory (`memory.observe(view)` before, and
     `memory.played(view, action)` after each decision): the expert's move is the prior, the
-    game's subclass names the candidates, makes the guesses and values a candidate in one."""
+    game's subclass names the candidates, makes the guesses and values a candidate in one
+    (`V`: its view, `A`: its action, `W`: a guess)."""
 
     def __init__(self, seed: int | str, game: str, expert: Any, rollout: Any) -> None:
         self.seed = seed
@@ -137,7 +165,7 @@ class SearchBot(ClockedBot):
         self.greedy = rollout  # every seat's policy in the rollouts
         self.rivals = RivalHands()
 
-    def act(self, view: Any) -> Any:
+    def act(self, view: V) -> A:
         memory = self.expert.memory
         memory.observe(view)
         self.rivals.observe(view, self.hand_key(view), self.table_cards(view))
@@ -152,31 +180,31 @@ class SearchBot(ClockedBot):
         self.rivals.played(view, self.thrown(action))
         return action
 
-    def hand_key(self, view: Any) -> object:
+    def hand_key(self, view: V) -> object:
         """What names the hand or round under way (a new one: the rivals' hands are new)."""
         raise NotImplementedError
 
-    def table_cards(self, view: Any) -> Counter[Card]:
+    def table_cards(self, view: V) -> Counter[Card]:
         """Every card on the table."""
         raise NotImplementedError
 
-    def thrown(self, action: Any) -> Card | None:
+    def thrown(self, action: A) -> Card | None:
         """The card `action` throws on the discard pile, if it does."""
         raise NotImplementedError
 
-    def prior(self, view: Any) -> Any:
+    def prior(self, view: V) -> A:
         """The expert's move (its memory already took the view in)."""
         raise NotImplementedError
 
-    def candidates(self, view: Any, prior: Any) -> list[Any]:
+    def candidates(self, view: V, prior: A) -> list[A]:
         """The moves to compare, `prior` first; one: no search."""
         raise NotImplementedError
 
-    def guess(self, view: Any, rng: random.Random) -> Any:
+    def guess(self, view: V, rng: random.Random) -> W:
         """One determinization (a snapshot of the game consistent with `view`)."""
         raise NotImplementedError
 
-    def value(self, view: Any, world: Any, move: Any) -> float:
+    def value(self, view: V, world: W, move: A) -> float:
         """How good `move` is in the guess `world`, for this seat (higher is better)."""
         raise NotImplementedError
 
@@ -194,7 +222,7 @@ def deal_unseen(unseen: Counter[Card], sizes: Sequence[int], rng: random.Random
     return out, pool
 
 
-def deal_table(view: Any, left: Counter[Card], rng: random.Random,
+def deal_table(view: TableView, left: Counter[Card], rng: random.Random,
                rivals_known: RivalHands | None = None
                ) -> tuple[list[list[str]], list[str], list[Card]]:
     """A guess at a table of seats (Phase 10, Five Crowns): every hand as tokens (this seat's
@@ -219,8 +247,8 @@ def deal_table(view: Any, left: Counter[Card], rng: random.Random,
     return hands, [c.text for c in dealt[-1]], rest
 
 
-def choose(candidates: Sequence[T], guess: Callable[[random.Random], Any],
-           value: Callable[[Any, T], float], budget: Budget, rng: random.Random) -> T:
+def choose(candidates: Sequence[T], guess: Callable[[random.Random], W],
+           value: Callable[[W, T], float], budget: Budget, rng: random.Random) -> T:
     """The first candidate (the prior's choice) unless another beats it clearly over the
     guesses the budget allows: every candidate meets the same guesses, and a rival replaces
     the prior only when its mean gain over it, guess by guess, is more than `CLEAR` standard
@@ -266,5 +294,5 @@ def roll_out(state: Any, policies: Sequence[Any], stop: Callable[[Any], bool]) -
     return state
 
 
-__all__ = ["CLOCKED_GUESSES", "Budget", "ClockedBot", "RivalHands", "SearchBot", "choose",
-           "deal_table", "deal_unseen", "roll_out"]
+__all__ = ["CLOCKED_GUESSES", "Budget", "ClockedBot", "RivalHands", "SearchBot", "TableView",
+           "choose", "deal_table", "deal_unseen", "roll_out"]
