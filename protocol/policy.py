@@ -10,11 +10,10 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from .errors import SeatStatus
-
-JSON = Any
+from .records import JSON
 
 
 @dataclass(frozen=True, slots=True)
