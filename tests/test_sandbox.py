@@ -173,6 +173,7 @@ def test_the_probe_gets_out_without_a_sandbox(tmp_path: Path, host: Host,
 
 
 @needs_sandbox
+@pytest.mark.long  # the matches above try every escape in the default run
 def test_every_escape_fails_in_a_sandboxed_tournament_of_two_jobs(
         tmp_path: Path, host: Host, bot_token: str) -> None:
     out = tmp_path / "t"

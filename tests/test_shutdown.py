@@ -188,6 +188,7 @@ def test_a_tournament_stopped_by_sigterm_leaves_nothing_and_resumes(tmp_path: Pa
     assert summary["missing"] == 0 and 1 <= summary["found_done"] < 6, summary
 
 
+@pytest.mark.long  # tests/test_cluster.py kills a worker mid-game in the default run
 def test_a_worker_killed_mid_game_loses_no_game(tmp_path: Path, bot_token: str) -> None:
     # As the OOM killer would: SIGKILL one worker while it plays. Its games are played again
     # on a new pool; the tournament finishes every game exactly once and exits 0.
