@@ -112,10 +112,23 @@ def test_insecure_tcp_is_only_for_tcp() -> None:
     assert done.returncode == 2 and "only with a plain tcp:// address" in done.stderr
 
 
-def test_the_client_waits_for_the_scheduler_as_long_as_dask_says() -> None:
+def test_the_client_waits_for_the_scheduler_as_long_as_dask_says(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # Was: 20 s whatever dask's setting, so a scheduler lost mid-run kept a run 20 s.
+    from meldref.tournament import cluster
+
+    asked: list[float] = []
+
+    def refused(address: str, timeout: float, set_as_default: bool) -> None:
+        asked.append(timeout)
+        raise OSError("refused")
+
+    monkeypatch.setattr(cluster.distributed, "Client", refused)
     with dask.config.set({"distributed.comm.timeouts.connect": "3s"}):
         assert connect_timeout() == 3.0
+        with pytest.raises(ClusterError, match="cannot reach the dask scheduler"):
+            cluster._connect("tcp://127.0.0.1:9", None)
+    assert asked == [3.0]
     with dask.config.set({"distributed.comm.timeouts.connect": 45}):
         assert connect_timeout() == 45.0
 

@@ -183,8 +183,8 @@ def test_faults_that_cost_nothing_keep_the_process(tmp_path: Path) -> None:
 
 def test_a_timeout_restarts_the_process_for_the_next_game(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The bot holds every answer until the referee's ping: a game's first decision is late
-    # (a bank-less fault that costs nothing), its second a timeout.
+    # The bot holds every answer until the referee's ping, so each game ends in a timeout on
+    # its first-move clock (--first-move-time 0.4), and the next game starts a new process.
     pids = tmp_path / "p.pids"
     data = match("phase10", "--bot", counted(pids, "slow"), "--bot", "builtin:greedy",
                  "--games", "2", "--move-time", "0.2", "--first-move-time", "0.4",
