@@ -1,0 +1,132 @@
+"""What the hidden cards are worth to the Phase 10 expert's rules: a ceiling for bots built on
+them, and what its guard against feeding the next seat is worth.
+
+    python bench/bench_ceiling.py [--games 600] [--jobs 2] [--seed c26] [--only NAMES]
+
+Heads-up, on duplicate deals (each deal twice, seats swapped, as bench/bench_strength.py plays
+them), `builtin:expert` against a copy of itself that is changed in one way:
+
+- `peek-feed`: its guess at what feeds the next seat (0, 1 or 2 by the numbers and colours that
+  seat showed it wants or not) replaced by the truth, read from the rival's real hand: 2 when
+  the card brings that hand closer to its phase, else 0. It cheats: no bot can know this.
+- `peek-all`: that, and its count of the cards still to come (its "outs") exact: the rival's
+  hand taken out of the cards it has not seen. It cheats too.
+- `no-feed`: no guard at all (every card 0): what the guard is worth.
+
+Each prints one JSON line (the changed seat's score: 1 a game won alone, 1/2 shared, and its 95%
+interval over deal sets), then a markdown table. docs/bots.md quotes a run: the issue's target
+for `search` (0.65 against `expert`) lies above what `peek-all` scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from meldref.bots import phase10_expert as expert_module
+from meldref.bots.phase10_expert import Phase10ExpertBot, distance
+from meldref.engine.cards import Card
+from meldref.engine.game import find_game
+from meldref.engine.phase10.view import Phase10View
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_strength import game_result, interval
+
+VARIANTS = ("peek-feed", "peek-all", "no-feed")
+
+
+class ChangedExpert(Phase10ExpertBot):
+    """The expert with one change (`VARIANTS`); `state` is the real game, set before each
+    decision by `play`, for the variants that peek."""
+
+    def __init__(self, seed: int | str, variant: str) -> None:
+        super().__init__(seed)
+        self.variant = variant
+        self.state: Any = None
+
+    def _feed_risk(self, view: Phase10View) -> Callable[[Card], int]:
+        guess: Callable[[Card], int] = super()._feed_risk(view)
+        if self.variant == "no-feed":
+            return lambda card: 0
+        rival = expert_module._next_seat(view)
+        if rival == view.seat or view.laid[rival] is not None:
+            return guess  # a rival that has laid: what fits the table is known to all
+        hand, phases = list(self.state.hands[rival]), (view.phases[rival],)
+        wrap = view.rules.run_wrap
+        now = distance(hand, phases, wrap)
+        return lambda card: 2 if distance([*hand, card], phases, wrap) < now else 0
+
+    def _discard(self, view: Phase10View) -> Any:
+        if self.variant != "peek-all":
+            return super()._discard(view)
+        seen_unseen = expert_module.unseen
+        rivals = Counter(c for s, hand in enumerate(self.state.hands) if s != view.seat
+                         for c in hand)
+        expert_module.unseen = lambda v, memory: +(seen_unseen(v, memory) - rivals)
+        try:
+            return super()._discard(view)
+        finally:
+            expert_module.unseen = seen_unseen
+
+
+def play(variant: str, deal: str, changed_seat: int) -> float:
+    """One game of `deal`, the changed expert at `changed_seat`: its result (1, 1/2 or 0)."""
+    info = find_game("phase10")
+    bots: list[Phase10ExpertBot] = [Phase10ExpertBot(f"{deal}:{k}") for k in range(2)]
+    changed = ChangedExpert(f"{deal}:{changed_seat}", variant)
+    bots[changed_seat] = changed
+    state = info.new_game(info.rules(), 2, deal)
+    while (seat := state.to_move) is not None:
+        changed.state = state
+        state.apply(bots[seat].act(state.observation(seat)))
+    return game_result(state.outcome.places, changed_seat)
+
+
+def deal_set(job: tuple[str, str]) -> float:
+    variant, deal = job
+    return (play(variant, deal, 0) + play(variant, deal, 1)) / 2
+
+
+def measure(variant: str, deals: Sequence[str], jobs: int) -> dict[str, Any]:
+    with ProcessPoolExecutor(jobs) as pool:
+        results = list(pool.map(deal_set, [(variant, d) for d in deals], chunksize=4))
+    mean, low, high = interval(results)
+    return {"variant": variant, "against": "expert", "game": "phase10", "games": 2 * len(deals),
+            "deal_sets": len(deals), "score": round(mean, 3), "low": round(low, 3),
+            "high": round(high, 3)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=600, help="games a variant (2 a deal set)")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument("--seed", default="c26", help="names the deals")
+    parser.add_argument("--only", default=",".join(VARIANTS), help="variants, comma-separated")
+    args = parser.parse_args(argv)
+    variants = [v for v in args.only.split(",") if v]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown or args.games < 4:
+        parser.error(f"variants are {', '.join(VARIANTS)}; --games at least 4" if unknown
+                     else "--games at least 4 (two deal sets: an interval needs two)")
+    deals = [f"{args.seed}-{i}" for i in range(args.games // 2)]
+    rows = []
+    for variant in variants:
+        row = measure(variant, deals, args.jobs)
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    print("\n| the expert, changed | against | games | deal sets | score (95% interval) |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['variant']} | expert | {r['games']} | {r['deal_sets']} | "
+              f"{100 * r['score']:.1f}% ({100 * r['low']:.1f}-{100 * r['high']:.1f}) |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
