@@ -335,12 +335,20 @@ def _profile(figures: Figures) -> list[str]:
     if not rows:
         return []
     where = "through pipes" if rows[0]["pipes"] else "in-process"
-    lines = ["", f"Where the referee's CPU goes ({where}; cProfile, a function's own time):", ""]
+    if rows[0].get("sampler") == "py-spy":
+        lines = ["", "Where the referee's time goes (through pipes; py-spy's samples of "
+                 "`play_game` with native frames, so the compiled functions show: the share "
+                 "of samples a function was on, its callees included, and the system call a "
+                 "sample was in; waits for the bot count):", ""]
+    else:
+        lines = ["", f"Where the referee's CPU goes ({where}; cProfile, a function's own time):",
+                 ""]
     for name in GAMES:
         top = [r for r in rows if r["game"] == name]
         if top:
-            lines.append(f"- {name}: " + "; ".join(f"`{r['function']}` {r['value']}%"
-                                                   for r in top))
+            counted = f" ({top[0]['samples']} samples)" if "samples" in top[0] else ""
+            lines.append(f"- {name}{counted}: " + "; ".join(
+                f"`{r['function']}` {r['value']}%" for r in top))
     return lines
 
 

@@ -17,7 +17,9 @@ markdown table (also written to `--markdown`). Every ratio is between figures of
 - `tournament_rate`: games/s of `run_tournament` with `-j 1` and `-j 2`;
 - `rss`: the referee's peak RSS after 100 and after 5,000 games (in a fresh process);
 - `solver_worst`: the Five Crowns solver's slowest question on the hardest hands known;
-- `profile`: where the referee's time goes through pipes (cProfile, top functions by own time).
+- `profile`: where the referee's time goes through pipes: py-spy's samples with native frames
+  (the compiled functions show), each function's share with its callees, when py-spy is
+  installed (the `bench` extra); else cProfile, top functions by own time.
 
 The machine is usually shared: each timed figure is the median of several interleaved rounds.
 `--quick` keeps the whole run under a minute (fewer games and rounds, RSS after 20 and 500).
@@ -81,12 +83,13 @@ class Sizes:
     rss_games: tuple[int, int]
     profile_games: int
     solver_climb: int  # hill-climbed hard hands on top of the hand-made ones
+    profile_seconds: float = 4.0  # per game, of pipe games sampled by py-spy (when installed)
 
 
 FULL = Sizes(5, {"phase10": 2, "fivecrowns": 3, "solitaire": 40}, 1.0, 20000, 40, (100, 5000), 1,
              20)
 QUICK = Sizes(3, {"phase10": 1, "fivecrowns": 1, "solitaire": 10}, 0.3, 5000, 6, (20, 500), 1,
-              0)
+              0, 1.0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -588,8 +591,17 @@ def solver_worst(figures: Figures, sizes: Sizes) -> None:
 
 def profile(figures: Figures, sizes: Sizes, bot: Path | None, games: Sequence[str],
             top: int = 6) -> None:
-    """The referee's CPU through pipes, by function (its own time, not its callees')."""
+    """Where the referee's time goes through pipes: py-spy's samples of the compiled build's
+    own functions when py-spy is installed (the `bench` extra), else cProfile's own time by
+    function (which sees a compiled module's function as one built-in)."""
     for name in games:
+        sampled = sampled_profile(name, bot, sizes.profile_seconds) if bot is not None else None
+        if sampled is not None:
+            samples, shares = sampled
+            for where, share in shares[:top + 4]:
+                figures.add("profile", share, "%", game=name, function=where, pipes=True,
+                            sampler="py-spy", samples=samples)
+            continue
         players = GAMES[name]
         seats_for = (pipe_seats(bot, players) if bot is not None
                      else in_process_seats(players))
@@ -602,6 +614,79 @@ def profile(figures: Figures, sizes: Sizes, bot: Path | None, games: Sequence[st
             where = f"{Path(path).name}:{line} {func}" if line else func
             figures.add("profile", round(own / total * 100, 1), "%", game=name, function=where,
                         pipes=bot is not None)
+
+
+# A child that plays pipe games for about `seconds` while py-spy samples it.
+_SAMPLED_CHILD = """
+import sys, time
+from pathlib import Path
+sys.path.insert(0, {bench!r})
+import run
+seats, began, seed = run.pipe_seats(Path({bot!r}), {players}), time.monotonic(), 1
+while time.monotonic() - began < {seconds}:
+    run.play_seeds({game!r}, seats, [seed])
+    seed += 1
+"""
+SYSTEM_CALLS = ("poll", "write", "readv", "read")
+ALWAYS = {"referee.play_game", "referee._Referee.play", "referee._Referee.loop"}
+
+
+def sampled_profile(game: str, bot: Path, seconds: float
+                    ) -> tuple[int, list[tuple[str, float]]] | None:
+    """The samples inside `play_game` and their shares (a function's with its callees, in %),
+    largest first, of a child playing `game` through pipes for `seconds`, sampled by py-spy with
+    native frames (mypyc's functions are C functions, named `CPyDef_module___Class___name`);
+    None without py-spy or when it cannot sample (no permission to trace)."""
+    spy = shutil.which("py-spy")
+    if spy is None:
+        return None
+    code = _SAMPLED_CHILD.format(bench=str(ROOT / "bench"), bot=str(bot), game=game,
+                                 players=GAMES[game], seconds=seconds)
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "stacks.txt"
+        done = subprocess.run([spy, "record", "--native", "--rate", "200", "--format", "raw",
+                               "--output", str(out), "--", sys.executable, "-c", code],
+                              capture_output=True, text=True)
+        if done.returncode != 0 or not out.exists():
+            return None
+        return stack_shares(out.read_text())
+
+
+def stack_shares(raw: str) -> tuple[int, list[tuple[str, float]]]:
+    """py-spy's raw output (`frame;frame;... count` a line, outermost first) as the number of
+    samples inside `play_game` and the share of them that each of meldref's functions, or a
+    system call at the top of the stack, was on, largest first (the loop that every sample
+    is in left out)."""
+    counts: dict[str, int] = {}
+    total = 0
+    for line in raw.splitlines():
+        stack, _, count = line.rpartition(" ")
+        names = [_frame_name(f) for f in stack.split(";")]
+        if "referee.play_game" not in names or not count.isdigit():
+            continue
+        total += int(count)
+        leaf = stack.split(";")[-1].split(" (")[0].lstrip("_")
+        seen = {n for n in names if n is not None and n not in ALWAYS}
+        if leaf in SYSTEM_CALLS:
+            seen.add(f"system call {leaf}")
+        for name in seen:
+            counts[name] = counts.get(name, 0) + int(count)
+    if not total:
+        return 0, []
+    shares = [(name, round(100 * n / total, 1)) for name, n in counts.items()]
+    return total, sorted(shares, key=lambda s: (-s[1], s[0]))
+
+
+def _frame_name(frame: str) -> str | None:
+    """`module.Class.function` of a meldref frame: a compiled one (`CPyDef_...`) or a Python
+    one (`function (meldref/.../module.py:line)`); None for any other frame."""
+    function, _, where = frame.partition(" (")
+    if function.startswith("CPyDef_"):
+        return ".".join(function[len("CPyDef_"):].split(".")[0].split("___"))
+    if "meldref/" in where and ".py:" in where:
+        module = where.rsplit("/", 1)[-1].split(".py:")[0]
+        return f"{module}.{function}"
+    return None
 
 
 # ----------------------------------------------------------------------------------------------

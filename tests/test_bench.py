@@ -123,3 +123,35 @@ def test_both_builds_side_by_side(tmp_path: Path) -> None:
     table = run.markdown(figures, {**run.machine(), "build": "compiled with mypyc"})
     assert "## Compiled and pure Python" in table and "| solitaire | pure Python |" in table
     assert "The build measured: compiled with mypyc" in table
+
+
+# py-spy's raw lines: frames outermost first, then the count (a compiled build's functions are
+# native frames named by mypyc; a pure build's are Python frames with their file).
+SAMPLED = """\
+<module> (<string>:7);play_seeds (run.py:215);CPyDef_referee___play_game (m.so);\
+CPyDef_referee____Referee___loop (m.so);CPyDef_conversation___request_text (m.so) 3
+<module> (<string>:7);play_seeds (run.py:215);CPyDef_referee___play_game (m.so);\
+CPyDef_referee____Referee___loop (m.so);CPyDef_channel___LineChannel___read (m.so);\
+select_poll_poll (select.so);__poll (libc.so.6) 1
+<module> (<string>:7);play_seeds (run.py:215);close_all (meldref/protocol/referee.py:9) 4
+<module> (<string>:7);play_game (meldref/protocol/referee.py:180);\
+_Referee.tell (meldref/protocol/referee.py:321);write (libc.so.6) 4
+"""
+
+
+def test_sampled_stacks_are_shared_out_by_meldref_function() -> None:
+    run = load_run()
+    samples, shares = run.stack_shares(SAMPLED)
+    # Only the samples inside play_game count (not the 4 in close_all), the loop every sample
+    # is in is left out, and the system call at a stack's top is named.
+    assert samples == 8
+    assert dict(shares) == {"conversation.request_text": 37.5, "channel.LineChannel.read": 12.5,
+                            "system call poll": 12.5, "referee._Referee.tell": 50.0,
+                            "system call write": 50.0}
+    assert shares[0][1] == 50.0
+
+
+def test_without_py_spy_the_profile_is_cprofile(monkeypatch: pytest.MonkeyPatch) -> None:
+    run = load_run()
+    monkeypatch.setattr(run.shutil, "which", lambda name: None)
+    assert run.sampled_profile("phase10", Path("/nonexistent"), 0.1) is None
