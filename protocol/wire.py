@@ -36,8 +36,22 @@ JSON = Any
 
 def encode_value(value: JSON) -> str:
     """The one-token text of `value` (see the module docstring)."""
-    fast = _FAST.get(type(value))
-    return fast(value) if fast is not None else _encode_any(value)
+    # The plain types by their exact type (a subclass goes the long way): compiled tests and
+    # direct calls, where a table of functions would call each through the interpreter.
+    kind = type(value)
+    if kind is str:
+        return encode_text(value)
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "none"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is list or kind is tuple:
+        return encode_list(value)
+    if kind is float:
+        return str(value)
+    return _encode_any(value)
 
 
 def _encode_any(value: JSON) -> str:
@@ -77,30 +91,23 @@ def encode_list(values: list[JSON] | tuple[JSON, ...]) -> str:
     `:` (group tokens); `-` when empty."""
     parts = []
     for v in values:
-        fast = _SCALARS.get(type(v))
-        if fast is None:
+        kind = type(v)
+        if kind is str:
+            parts.append(encode_text(v))
+        elif kind is int or kind is float:
+            parts.append(str(v))
+        elif v is None:
+            parts.append("none")
+        elif kind is bool:
+            parts.append("true" if v else "false")
+        else:  # not a plain scalar: the definition's own way
             return _encode_any(values)
-        parts.append(fast(v))
     if not parts:
         return "-"
     text = ",".join(parts)
     if ":" in text or text.count(",") != len(parts) - 1:
         return ";".join(parts)
     return text
-
-
-def _encode_bool(value: bool) -> str:
-    return "true" if value else "false"
-
-
-def _encode_none(value: None) -> str:
-    return "none"
-
-
-_SCALARS: Final[dict[type, Any]] = {
-    str: encode_text, int: str, bool: _encode_bool, type(None): _encode_none, float: str,
-}
-_FAST: Final[dict[type, Any]] = {**_SCALARS, list: encode_list, tuple: encode_list}
 
 
 def encode_fields(fields: Mapping[str, JSON]) -> str:
@@ -175,7 +182,9 @@ class EventFields(dict[str, JSON]):
     __slots__ = ("line",)
 
     def __init__(self, fields: Mapping[str, JSON]) -> None:
-        super().__init__(fields)
+        # `update`, not `super().__init__`: the same copy (the dict is new and empty), one
+        # compiled call where the other goes through the interpreter, once per event.
+        self.update(fields)
         self.line: str | None = None
 
 
