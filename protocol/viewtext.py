@@ -118,6 +118,13 @@ def phase10_lines(view: Phase10View) -> list[str]:
     return lines
 
 
+def phase10_legal(view: Phase10View) -> list[str]:
+    """`legal` lines of `view.legal_actions()`: the game's own list is the same view's
+    (`CardGameState.legal_actions` builds the observation of the seat to move again and asks
+    it), so the request's view answers without a second one."""
+    return [legal_line(str(action)) for action in view.legal_actions()]
+
+
 # ----------------------------------------------------------------------------------------------
 # Five Crowns
 
@@ -300,6 +307,7 @@ WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
 # game lists its legal actions through that same view, so they are the game's).
 LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     SolitaireView: solitaire_legal,
+    Phase10View: phase10_legal,
 }
 
 
