@@ -118,13 +118,6 @@ def phase10_lines(view: Phase10View) -> list[str]:
     return lines
 
 
-def phase10_legal(view: Phase10View) -> list[str]:
-    """`legal` lines of `view.legal_actions()`: the game's own list is the same view's
-    (`CardGameState.legal_actions` builds the observation of the seat to move again and asks
-    it), so the request's view answers without a second one."""
-    return [legal_line(str(action)) for action in view.legal_actions()]
-
-
 # ----------------------------------------------------------------------------------------------
 # Five Crowns
 
@@ -298,6 +291,15 @@ def solitaire_legal(view: SolitaireView) -> list[str]:
 
 # ----------------------------------------------------------------------------------------------
 
+
+def view_legal(view: Phase10View | FiveCrownsView) -> list[str]:
+    """`legal` lines of `view.legal_actions()`: the game's own list is the same view's
+    (Phase 10's `CardGameState.legal_actions` builds the observation of the seat to move again
+    and asks it; Five Crowns' calls the view's functions on a hand it sorts again), so the
+    request's view answers without doing that work twice."""
+    return [legal_line(str(action)) for action in view.legal_actions()]
+
+
 WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     Phase10View: phase10_lines,
     FiveCrownsView: fivecrowns_lines,
@@ -307,7 +309,8 @@ WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
 # game lists its legal actions through that same view, so they are the game's).
 LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     SolitaireView: solitaire_legal,
-    Phase10View: phase10_legal,
+    Phase10View: view_legal,
+    FiveCrownsView: view_legal,
 }
 
 
