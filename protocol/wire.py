@@ -79,6 +79,21 @@ def _is_scalar(value: JSON) -> bool:
 
 def encode_text(text: str) -> str:
     """A text as one token: whitespace runs as `_`, empty as `-`."""
+    # The texts sent are mostly the same few hundred (cards, words): one lookup, where the
+    # test below is a method call through the interpreter (no compiled `isprintable`).
+    token = _TOKENS.get(text)
+    if token is None:
+        token = _token(text)
+        if len(_TOKENS) >= 4096:  # a bounded memory
+            _TOKENS.clear()
+        _TOKENS[text] = token
+    return token
+
+
+_TOKENS: Final[dict[str, str]] = {}
+
+
+def _token(text: str) -> str:
     # Every whitespace character but the ASCII space is unprintable: one C-speed test
     # finds the common case, a word that needs no change.
     if text.isprintable() and " " not in text:
@@ -167,6 +182,17 @@ def event_line(event: Mapping[str, JSON]) -> str:
 
 def _event_line(event: Mapping[str, JSON]) -> str:
     # `join("event", kind, encode_fields(the other fields))`, in one pass over the fields.
+    if isinstance(event, dict):  # the usual case: compiled dict operations, no method calls
+        return _dict_event_line(event)
+    words = ["event", encode_value(event.get("event", "unknown"))]
+    for key, value in event.items():
+        if key != "event":
+            words.append(encode_key(key))
+            words.append(encode_value(value))
+    return " ".join(words)
+
+
+def _dict_event_line(event: dict[str, JSON]) -> str:
     words = ["event", encode_value(event.get("event", "unknown"))]
     for key, value in event.items():
         if key != "event":
