@@ -42,8 +42,9 @@ def _flag(value: bool) -> str:
     return "true" if value else "false"
 
 
-def _cards(cards: Sequence[Card]) -> str:
-    # Card tokens hold no `,` or `:`, so a list of them is always joined by `,`.
+def _cards(cards: tuple[Card, ...]) -> str:
+    # Card tokens hold no `,` or `:`, so a list of them is always joined by `,`. (A tuple, as
+    # every view holds its cards: compiled, an indexed loop, not the iterator protocol.)
     return ",".join([c.text for c in cards]) or "-"
 
 
@@ -206,31 +207,28 @@ class _Shown:
 _SHOWN: Final = [_Shown() for _ in _SIZES]  # by the pile's index in PILE_SIZES
 
 
-def _pile(index: int, closed: bool, cards: tuple[Card, ...]) -> str:
-    shown = _SHOWN[index]
-    if cards is not shown.cards or closed != shown.closed:
-        shown.cards, shown.closed = cards, closed
-        shown.line = f"{_PILE_HEADS[index]}{_flag(closed)} cards {_cards(cards)}"
-    return shown.line
-
-
 def solitaire_lines(view: SolitaireView) -> list[str]:
     """`wire.view_lines(view.to_json())`, written directly."""
     closed, piles = view.closed, view.piles
-    shut = 0
+    count = 0
     for flag in closed:  # `sum(closed)`, without a call through the interpreter
         if flag:
-            shut += 1
+            count += 1
     head = (
         f"view seat {view.seat} to_move {_maybe(view.to_move)} decision "
         f"{encode_text(view.decision)} natural {encode_text(view.natural)} draw_top "
         f"{'none' if view.draw_top is None else view.draw_top.text} draw_pile_size "
         f"{view.draw_pile_size} out_of_play {view.out_of_play} discarded "
-        f"{_cards(view.discarded)} moves {view.moves} piles_closed {shut}"
+        f"{_cards(view.discarded)} moves {view.moves} piles_closed {count}"
     )
     lines = [head]
     for index in range(len(_SIZES)):
-        lines.append(_pile(index, closed[index], piles[index]))
+        # `_pile`, written out: eleven calls a request.
+        shown, shut, cards = _SHOWN[index], closed[index], piles[index]
+        if cards is not shown.cards or shut != shown.closed:
+            shown.cards, shown.closed = cards, shut
+            shown.line = f"{_PILE_HEADS[index]}{_flag(shut)} cards {_cards(cards)}"
+        lines.append(shown.line)
     return lines
 
 
