@@ -153,7 +153,9 @@ class Event:
 
     def for_seat(self, seat: int | None) -> dict[str, JSON]:
         """The event as `seat` may see it (None: the referee, who sees everything)."""
-        out: dict[str, JSON] = {"event": self.kind.value}
+        # str(), not `.value`: the same text (a StrEnum's str is its value), without the
+        # enum's property, a Python function, at every event told.
+        out: dict[str, JSON] = {"event": str(self.kind)}
         if self.seat is not None:
             out["seat"] = self.seat
         out.update(self.public)

@@ -13,7 +13,7 @@ import os
 import select
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -95,6 +95,11 @@ class LineChannel:
         """Queue `lines` and write as much as the pipe takes now (one write); never blocks.
         With `now=False` they wait for the next send or `flush` (fewer writes, fewer wake-ups
         of the bot)."""
+        self.send_lines(lines, now)
+
+    def send_lines(self, lines: Sequence[str], now: bool = True) -> None:
+        """`send(*lines, now=now)`: compiled code calls this one directly (a call with `*`
+        goes through the interpreter, which parses its arguments by name)."""
         data = ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
         if len(data) > self.max_line or self.on_line is not None:
             # No line longer than the protocol's maximum ever leaves, whoever built it (a

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn, Protocol
 
 from ..engine.game import Rebuilt, by_init
-from .channel import EOF, EXITED, TOO_LONG, Incoming
+from .channel import EOF, EXITED, TOO_LONG, Incoming, PipeTransport
 from .command import describe_exit
 from .errors import (
     BotCrashedError,
@@ -164,6 +164,22 @@ class Transport(Protocol):
         """CPU seconds the program used so far; None where that cannot be known."""
 
 
+def send(transport: Transport, lines: list[str], now: bool = True) -> None:
+    """`transport.send(*lines, now=now)`: for a bot's pipes, a direct compiled call (through
+    the protocol, the call goes by the interpreter, which parses its arguments by name)."""
+    if isinstance(transport, PipeTransport):
+        transport.send_lines(lines, now)
+    else:
+        transport.send(*lines, now=now)
+
+
+def read(transport: Transport, deadline: float) -> Incoming | None:
+    """`transport.read(deadline)`, compiled straight for a bot's pipes (as `send`)."""
+    if isinstance(transport, PipeTransport):
+        return transport.read(deadline)
+    return transport.read(deadline)
+
+
 def request_text(request_id: int, request: Request) -> list[str]:
     """The lines of one decision request to a bot program: view, items, legal, `go`."""
     lines = observation_lines(request.observation)
@@ -207,7 +223,7 @@ class Conversation:
 
     def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
         """Events, written with the next flush, request or `send`."""
-        self.transport.send(*(event_line(e) for e in events), now=False)
+        send(self.transport, [event_line(e) for e in events], now=False)
 
     def flush(self) -> None:
         # Only the write: lines the bot sent meanwhile wait for its next request (which counts
@@ -286,11 +302,11 @@ class Conversation:
             raise self._gone(f"({self.transport.write_error})", 0.0)
         request_id = next(self._ids)
         self._wrong_id = None
-        self.transport.send(*request_text(request_id, request))
+        send(self.transport, request_text(request_id, request))
         began = self.clock()
         deadline = began + request.deadline
         while True:
-            got = self.transport.read(deadline)
+            got = read(self.transport, deadline)
             if got is None:  # past the deadline: always raises, naming how it failed
                 self._diagnose_silence(request_id, began, "answer", request.deadline)
             if got.kind in GONE:

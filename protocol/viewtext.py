@@ -42,8 +42,9 @@ def _flag(value: bool) -> str:
     return "true" if value else "false"
 
 
-def _cards(cards: Sequence[Card]) -> str:
-    # Card tokens hold no `,` or `:`, so a list of them is always joined by `,`.
+def _cards(cards: tuple[Card, ...]) -> str:
+    # Card tokens hold no `,` or `:`, so a list of them is always joined by `,`. (A tuple, as
+    # every view holds its cards: compiled, an indexed loop, not the iterator protocol.)
     return ",".join([c.text for c in cards]) or "-"
 
 
@@ -182,14 +183,18 @@ def fivecrowns_lines(view: FiveCrownsView) -> list[str]:
 # Solitaire
 
 
-_PILES: Final[dict[tuple[int, bool, tuple[Card, ...]], str]] = {}
-_PILES_LEGAL: Final[dict[tuple[int, tuple[Card, ...]], list[str]]] = {}
+# The piles' sizes as a compiled global (PILE_SIZES is read from a Python module, by name, at
+# every use), and each pile's line up to its `closed` flag.
+_SIZES: Final[tuple[int, ...]] = tuple(PILE_SIZES)
+_PILE_HEADS: Final = tuple([f"item piles size {size} wild_rank {encode_text(FC_RANK_TEXT[size])}"
+                            f" closed " for size in _SIZES])
 
 
 class _Shown:
     """A pile's lines as last written, by the pile's own tuple (`cards is`): the game keeps one
     tuple per pile until the pile changes, so a request finds all its piles here but the one
-    the last move changed, without hashing their cards (the caches' keys) at all."""
+    the last move changed. Only the last: a pile seldom comes back to cards it held before, and
+    new deals never do, so a cache keyed by the cards would cost its hashing for nothing."""
 
     def __init__(self) -> None:
         self.cards: tuple[Card, ...] | None = None
@@ -199,59 +204,69 @@ class _Shown:
         self.legal: list[str] = []
 
 
-_SHOWN: Final = {size: _Shown() for size in PILE_SIZES}
-
-
-def _pile(size: int, closed: bool, cards: tuple[Card, ...]) -> str:
-    shown = _SHOWN[size]
-    if cards is shown.cards and closed == shown.closed:
-        return shown.line
-    shown.cards, shown.closed = cards, closed
-    shown.line = _pile_line(size, closed, cards)
-    return shown.line
-
-
-def _pile_line(size: int, closed: bool, cards: tuple[Card, ...]) -> str:
-    key = (size, closed, cards)
-    line = _PILES.get(key)
-    if line is not None:
-        return line
-    return _kept(_PILES, key, (
-        f"item piles size {size} wild_rank {encode_text(FC_RANK_TEXT[size])} closed "
-        f"{_flag(closed)} cards {_cards(cards)}"))
+_SHOWN: Final = [_Shown() for _ in _SIZES]  # by the pile's index in PILE_SIZES
 
 
 def solitaire_lines(view: SolitaireView) -> list[str]:
     """`wire.view_lines(view.to_json())`, written directly."""
-    closed = view.closed
+    closed, piles = view.closed, view.piles
+    count = 0
+    for flag in closed:  # `sum(closed)`, without a call through the interpreter
+        if flag:
+            count += 1
     head = (
         f"view seat {view.seat} to_move {_maybe(view.to_move)} decision "
         f"{encode_text(view.decision)} natural {encode_text(view.natural)} draw_top "
         f"{'none' if view.draw_top is None else view.draw_top.text} draw_pile_size "
         f"{view.draw_pile_size} out_of_play {view.out_of_play} discarded "
-        f"{_cards(view.discarded)} moves {view.moves} piles_closed {sum(closed)}"
+        f"{_cards(view.discarded)} moves {view.moves} piles_closed {count}"
     )
     lines = [head]
-    for size, shut, cards in zip(PILE_SIZES, closed, view.piles, strict=False):
-        lines.append(_pile(size, shut, cards))
+    for index in range(len(_SIZES)):
+        # `_pile`, written out: eleven calls a request.
+        shown, shut, cards = _SHOWN[index], closed[index], piles[index]
+        if cards is not shown.cards or shut != shown.closed:
+            shown.cards, shown.closed = cards, shut
+            shown.line = f"{_PILE_HEADS[index]}{_flag(shut)} cards {_cards(cards)}"
+        lines.append(shown.line)
     return lines
 
 
-def _pile_legal(size: int, cards: tuple[Card, ...]) -> list[str]:
-    """The `legal` lines of placing a card already on the pile again (kept: never changed)."""
-    shown = _SHOWN[size]
+# Per card, its `legal place <pile> <card>` line for each pile, in the order of PILE_SIZES:
+# a request lists up to 88 of them, and each is written once. At most one entry per card of
+# the decks, so bounded as it is.
+_PLACE_LINES: Final[dict[Card, tuple[str, ...]]] = {}
+
+
+def _place_lines(card: Card) -> tuple[str, ...]:
+    lines = _PLACE_LINES.get(card)
+    if lines is None:
+        lines = _PLACE_LINES[card] = tuple([f"legal place {size} {card.text}" for size in _SIZES])
+    return lines
+
+
+def _holds(cards: tuple[Card, ...], card: Card) -> bool:
+    # `card in cards` by identity (cards are interned), a compiled loop over the tuple.
+    return any(c is card for c in cards)
+
+
+def _holds_line(lines: list[str], line: str) -> bool:
+    return any(seen is line for seen in lines)
+
+
+def _pile_legal(index: int, cards: tuple[Card, ...]) -> list[str]:
+    """The `legal` lines of placing a card already on pile `index` again, each distinct card
+    once, in order (kept by the pile's tuple until the pile changes)."""
+    shown = _SHOWN[index]
     if cards is not shown.legal_cards:
-        shown.legal_cards, shown.legal = cards, _pile_legal_lines(size, cards)
+        # A card's line is one object (`_PLACE_LINES`): a card seen twice is the same line.
+        legal: list[str] = []
+        for card in cards:
+            line = _place_lines(card)[index]
+            if not _holds_line(legal, line):
+                legal.append(line)
+        shown.legal_cards, shown.legal = cards, legal
     return shown.legal
-
-
-def _pile_legal_lines(size: int, cards: tuple[Card, ...]) -> list[str]:
-    key = (size, cards)
-    lines = _PILES_LEGAL.get(key)
-    if lines is not None:
-        return lines
-    return _kept(_PILES_LEGAL, key,
-                 [f"legal place {size} {card.text}" for card in dict.fromkeys(cards)])
 
 
 def solitaire_legal(view: SolitaireView) -> list[str]:
@@ -260,16 +275,28 @@ def solitaire_legal(view: SolitaireView) -> list[str]:
     top = view.draw_top
     if view.to_move is None or top is None:
         return []
+    drawn = _place_lines(top)
+    piles, closed = view.piles, view.closed
     out: list[str] = []
-    for size, cards, shut in zip(PILE_SIZES, view.piles, view.closed, strict=True):
-        if not shut:
-            out.extend(_pile_legal(size, cards))
-            if top not in cards:
-                out.append(f"legal place {size} {top.text}")
+    for index in range(len(_SIZES)):
+        if not closed[index]:
+            cards = piles[index]
+            out.extend(_pile_legal(index, cards))
+            if not _holds(cards, top):
+                out.append(drawn[index])
     return out
 
 
 # ----------------------------------------------------------------------------------------------
+
+
+def view_legal(view: Phase10View | FiveCrownsView) -> list[str]:
+    """`legal` lines of `view.legal_actions()`: the game's own list is the same view's
+    (Phase 10's `CardGameState.legal_actions` builds the observation of the seat to move again
+    and asks it; Five Crowns' calls the view's functions on a hand it sorts again), so the
+    request's view answers without doing that work twice."""
+    return [legal_line(str(action)) for action in view.legal_actions()]
+
 
 WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     Phase10View: phase10_lines,
@@ -280,6 +307,8 @@ WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
 # game lists its legal actions through that same view, so they are the game's).
 LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     SolitaireView: solitaire_legal,
+    Phase10View: view_legal,
+    FiveCrownsView: view_legal,
 }
 
 

@@ -36,8 +36,22 @@ JSON = Any
 
 def encode_value(value: JSON) -> str:
     """The one-token text of `value` (see the module docstring)."""
-    fast = _FAST.get(type(value))
-    return fast(value) if fast is not None else _encode_any(value)
+    # The plain types by their exact type (a subclass goes the long way): compiled tests and
+    # direct calls, where a table of functions would call each through the interpreter.
+    kind = type(value)
+    if kind is str:
+        return encode_text(value)
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "none"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is list or kind is tuple:
+        return encode_list(value)
+    if kind is float:
+        return str(value)
+    return _encode_any(value)
 
 
 def _encode_any(value: JSON) -> str:
@@ -65,6 +79,21 @@ def _is_scalar(value: JSON) -> bool:
 
 def encode_text(text: str) -> str:
     """A text as one token: whitespace runs as `_`, empty as `-`."""
+    # The texts sent are mostly the same few hundred (cards, words): one lookup, where the
+    # test below is a method call through the interpreter (no compiled `isprintable`).
+    token = _TOKENS.get(text)
+    if token is None:
+        token = _token(text)
+        if len(_TOKENS) >= 4096:  # a bounded memory
+            _TOKENS.clear()
+        _TOKENS[text] = token
+    return token
+
+
+_TOKENS: Final[dict[str, str]] = {}
+
+
+def _token(text: str) -> str:
     # Every whitespace character but the ASCII space is unprintable: one C-speed test
     # finds the common case, a word that needs no change.
     if text.isprintable() and " " not in text:
@@ -77,30 +106,23 @@ def encode_list(values: list[JSON] | tuple[JSON, ...]) -> str:
     `:` (group tokens); `-` when empty."""
     parts = []
     for v in values:
-        fast = _SCALARS.get(type(v))
-        if fast is None:
+        kind = type(v)
+        if kind is str:
+            parts.append(encode_text(v))
+        elif kind is int or kind is float:
+            parts.append(str(v))
+        elif v is None:
+            parts.append("none")
+        elif kind is bool:
+            parts.append("true" if v else "false")
+        else:  # not a plain scalar: the definition's own way
             return _encode_any(values)
-        parts.append(fast(v))
     if not parts:
         return "-"
     text = ",".join(parts)
     if ":" in text or text.count(",") != len(parts) - 1:
         return ";".join(parts)
     return text
-
-
-def _encode_bool(value: bool) -> str:
-    return "true" if value else "false"
-
-
-def _encode_none(value: None) -> str:
-    return "none"
-
-
-_SCALARS: Final[dict[type, Any]] = {
-    str: encode_text, int: str, bool: _encode_bool, type(None): _encode_none, float: str,
-}
-_FAST: Final[dict[type, Any]] = {**_SCALARS, list: encode_list, tuple: encode_list}
 
 
 def encode_fields(fields: Mapping[str, JSON]) -> str:
@@ -160,6 +182,17 @@ def event_line(event: Mapping[str, JSON]) -> str:
 
 def _event_line(event: Mapping[str, JSON]) -> str:
     # `join("event", kind, encode_fields(the other fields))`, in one pass over the fields.
+    if isinstance(event, dict):  # the usual case: compiled dict operations, no method calls
+        return _dict_event_line(event)
+    words = ["event", encode_value(event.get("event", "unknown"))]
+    for key, value in event.items():
+        if key != "event":
+            words.append(encode_key(key))
+            words.append(encode_value(value))
+    return " ".join(words)
+
+
+def _dict_event_line(event: dict[str, JSON]) -> str:
     words = ["event", encode_value(event.get("event", "unknown"))]
     for key, value in event.items():
         if key != "event":
@@ -175,7 +208,9 @@ class EventFields(dict[str, JSON]):
     __slots__ = ("line",)
 
     def __init__(self, fields: Mapping[str, JSON]) -> None:
-        super().__init__(fields)
+        # `update`, not `super().__init__`: the same copy (the dict is new and empty), one
+        # compiled call where the other goes through the interpreter, once per event.
+        self.update(fields)
         self.line: str | None = None
 
 

@@ -182,3 +182,18 @@ def test_arbitrary_lines_during_a_decision_end_as_recorded_faults(before: list[b
         seat.channel.close()
         for fd in (to_ref_r, to_bot_r, to_bot_w):
             os.close(fd)
+
+
+def test_events_as_seats_see_them_hold_plain_words() -> None:
+    """`Event.for_seat` names the kind by its plain text (what the event lines and replays
+    write), and `EventFields` is the same mapping with a line written once."""
+    from meldref.engine.game import Event, EventKind
+    from meldref.protocol.wire import EventFields
+
+    for kind in EventKind:
+        seen = Event(kind, 1, {"pile": 5}, {"card": "7H"}).for_seat(1)
+        assert type(seen["event"]) is str and seen["event"] == kind.value
+        fields = EventFields(seen)
+        assert fields == seen and fields is not seen and fields.line is None
+        line = event_line(fields)
+        assert line == f"event {kind.value} seat 1 pile 5 card 7H" and event_line(fields) is line
