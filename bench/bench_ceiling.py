@@ -1,10 +1,11 @@
-"""What the hidden cards are worth to the Phase 10 expert's rules: a ceiling for bots built on
-them, and what its guard against feeding the next seat is worth.
+"""What the hidden cards are worth to the experts' rules: a ceiling for bots built on them, and
+what their guard against feeding the next seat is worth.
 
-    python bench/bench_ceiling.py [--games 600] [--jobs 2] [--seed c26] [--only NAMES]
+    python bench/bench_ceiling.py [--game phase10|fivecrowns] [--games 600] [--jobs 2]
+                                  [--seed c26] [--only NAMES]
 
 Heads-up, on duplicate deals (each deal twice, seats swapped, as bench/bench_strength.py plays
-them), `builtin:expert` against a copy of itself that is changed in one way:
+them), `builtin:expert` against a copy of itself that is changed in one way. Phase 10:
 
 - `peek-feed`: its guess at what feeds the next seat (0, 1 or 2 by the numbers and colours that
   seat showed it wants or not) replaced by the truth, read from the rival's real hand: 2 when
@@ -12,6 +13,13 @@ them), `builtin:expert` against a copy of itself that is changed in one way:
 - `peek-all`: that, and its count of the cards still to come (its "outs") exact: the rival's
   hand taken out of the cards it has not seen. It cheats too.
 - `no-feed`: no guard at all (every card 0): what the guard is worth.
+
+Five Crowns (the expert keeps from the next seat a card of a rank and suit it saw that seat
+take, at a cost of `FEED_COST` points):
+- `peek-feed`: the cards kept from the next seat are those that lower the points its real hand
+  leaves (after its best discard), at the expert's cost; `peek-feed-heavy`: the same at ten
+  times that cost. Both cheat.
+- `no-feed`: no guard.
 
 Each prints one JSON line (the changed seat's score: 1 a game won alone, 1/2 shared, and its 95%
 interval over deal sets), then a markdown table. docs/bots.md quotes a run: the issue's target
@@ -29,16 +37,21 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from meldref.bots import fivecrowns_expert as fc_expert
 from meldref.bots import phase10_expert as expert_module
+from meldref.bots.fivecrowns_expert import FiveCrownsExpertBot
 from meldref.bots.phase10_expert import Phase10ExpertBot, distance
 from meldref.engine.cards import Card
+from meldref.engine.fivecrowns.solver import Solver
+from meldref.engine.fivecrowns.view import FiveCrownsView
 from meldref.engine.game import find_game
 from meldref.engine.phase10.view import Phase10View
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_strength import game_result, interval
 
-VARIANTS = ("peek-feed", "peek-all", "no-feed")
+VARIANTS = {"phase10": ("peek-feed", "peek-all", "no-feed"),
+            "fivecrowns": ("peek-feed", "peek-feed-heavy", "no-feed")}
 
 
 class ChangedExpert(Phase10ExpertBot):
@@ -75,11 +88,57 @@ class ChangedExpert(Phase10ExpertBot):
             expert_module.unseen = seen_unseen
 
 
-def play(variant: str, deal: str, changed_seat: int) -> float:
+class Wanted(dict[tuple[int, str], int]):
+    """The Five Crowns expert's memory of what the next seat wants (a Counter by rank and
+    suit), answered instead from the rival's real hand: 1 when one of this seat's cards of
+    that rank and suit lowers the points the hand leaves, else 0; or always 0 (`none`)."""
+
+    def __init__(self, view: FiveCrownsView, rival: tuple[Card, ...] | None) -> None:
+        super().__init__()
+        self.view, self.rival = view, rival
+        self.now = Solver(rival, view.wild_rank, view.natural).points() if rival else 0
+
+    def __missing__(self, key: tuple[int, str]) -> int:
+        mine = [c for c in self.view.hand if (c.rank, c.suit) == key]
+        if not mine or not self.rival:
+            return 0
+        after = Solver((*self.rival, mine[0]), self.view.wild_rank,
+                       self.view.natural).best_discard()[1]
+        return int(after < self.now)
+
+
+class ChangedFiveCrownsExpert(FiveCrownsExpertBot):
+    """The Five Crowns expert with one change (`VARIANTS`); `state` as for Phase 10."""
+
+    def __init__(self, seed: int | str, variant: str) -> None:
+        super().__init__(seed)
+        self.variant = variant
+        self.state: Any = None
+
+    def _discard(self, view: FiveCrownsView) -> Any:
+        kept, cost = self.memory.wanted, fc_expert.FEED_COST
+        rival = None if self.variant == "no-feed" else tuple(
+            self.state.hands[(view.seat + 1) % view.players])
+        self.memory.wanted = Wanted(view, rival)  # type: ignore[assignment]
+        if self.variant == "peek-feed-heavy":
+            fc_expert.FEED_COST = 10 * cost  # type: ignore[misc]
+        try:
+            return super()._discard(view)
+        finally:
+            self.memory.wanted, fc_expert.FEED_COST = kept, cost  # type: ignore[misc]
+
+
+EXPERTS: dict[str, Callable[[str], Any]] = {
+    "phase10": Phase10ExpertBot, "fivecrowns": FiveCrownsExpertBot}
+CHANGED: dict[str, Callable[[str, str], Any]] = {
+    "phase10": ChangedExpert, "fivecrowns": ChangedFiveCrownsExpert}
+
+
+def play(game: str, variant: str, deal: str, changed_seat: int) -> float:
     """One game of `deal`, the changed expert at `changed_seat`: its result (1, 1/2 or 0)."""
-    info = find_game("phase10")
-    bots: list[Phase10ExpertBot] = [Phase10ExpertBot(f"{deal}:{k}") for k in range(2)]
-    changed = ChangedExpert(f"{deal}:{changed_seat}", variant)
+    info = find_game(game)
+    bots = [EXPERTS[game](f"{deal}:{k}") for k in range(2)]
+    changed = CHANGED[game](f"{deal}:{changed_seat}", variant)
     bots[changed_seat] = changed
     state = info.new_game(info.rules(), 2, deal)
     while (seat := state.to_move) is not None:
@@ -88,42 +147,44 @@ def play(variant: str, deal: str, changed_seat: int) -> float:
     return game_result(state.outcome.places, changed_seat)
 
 
-def deal_set(job: tuple[str, str]) -> float:
-    variant, deal = job
-    return (play(variant, deal, 0) + play(variant, deal, 1)) / 2
+def deal_set(job: tuple[str, str, str]) -> float:
+    game, variant, deal = job
+    return (play(game, variant, deal, 0) + play(game, variant, deal, 1)) / 2
 
 
-def measure(variant: str, deals: Sequence[str], jobs: int) -> dict[str, Any]:
+def measure(game: str, variant: str, deals: Sequence[str], jobs: int) -> dict[str, Any]:
     with ProcessPoolExecutor(jobs) as pool:
-        results = list(pool.map(deal_set, [(variant, d) for d in deals], chunksize=4))
+        results = list(pool.map(deal_set, [(game, variant, d) for d in deals], chunksize=2))
     mean, low, high = interval(results)
-    return {"variant": variant, "against": "expert", "game": "phase10", "games": 2 * len(deals),
+    return {"variant": variant, "against": "expert", "game": game, "games": 2 * len(deals),
             "deal_sets": len(deals), "score": round(mean, 3), "low": round(low, 3),
             "high": round(high, 3)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="phase10", choices=list(VARIANTS))
     parser.add_argument("--games", type=int, default=600, help="games a variant (2 a deal set)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--seed", default="c26", help="names the deals")
-    parser.add_argument("--only", default=",".join(VARIANTS), help="variants, comma-separated")
+    parser.add_argument("--only", default=None, help="variants, comma-separated (default: all)")
     args = parser.parse_args(argv)
-    variants = [v for v in args.only.split(",") if v]
-    unknown = [v for v in variants if v not in VARIANTS]
+    known = VARIANTS[args.game]
+    variants = [v for v in (args.only or ",".join(known)).split(",") if v]
+    unknown = [v for v in variants if v not in known]
     if unknown or args.games < 4:
-        parser.error(f"variants are {', '.join(VARIANTS)}; --games at least 4" if unknown
+        parser.error(f"{args.game}'s variants are {', '.join(known)}" if unknown
                      else "--games at least 4 (two deal sets: an interval needs two)")
     deals = [f"{args.seed}-{i}" for i in range(args.games // 2)]
     rows = []
     for variant in variants:
-        row = measure(variant, deals, args.jobs)
+        row = measure(args.game, variant, deals, args.jobs)
         print(json.dumps(row), flush=True)
         rows.append(row)
-    print("\n| the expert, changed | against | games | deal sets | score (95% interval) |")
-    print("|---|---|---|---|---|")
+    print("\n| game | the expert, changed | against | games | deal sets | score (95% interval) |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['variant']} | expert | {r['games']} | {r['deal_sets']} | "
+        print(f"| {r['game']} | {r['variant']} | expert | {r['games']} | {r['deal_sets']} | "
               f"{100 * r['score']:.1f}% ({100 * r['low']:.1f}-{100 * r['high']:.1f}) |")
     return 0
 

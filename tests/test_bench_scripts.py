@@ -26,7 +26,10 @@ SCRIPTS = [
     (["bench_strength.py", "--game", "solitaire", "--games", "2", "--solitaire-bot", "greedy",
       "--solitaire-bot", "random"], "piles vs random ("),
     # What the hidden cards are worth to the Phase 10 expert's rules (issue 26's ceiling).
-    (["bench_ceiling.py", "--games", "4", "--jobs", "1"], "| peek-all | expert | 4 | 2 |"),
+    (["bench_ceiling.py", "--games", "4", "--jobs", "1"],
+     "| phase10 | peek-all | expert | 4 | 2 |"),
+    (["bench_ceiling.py", "--game", "fivecrowns", "--games", "4", "--jobs", "1", "--only",
+      "peek-feed"], "| fivecrowns | peek-feed | expert | 4 | 2 |"),
     (["bench_solver.py", "--hands", "5", "--climb", "1", "--steps", "5"], "worst: split"),
     (["bench_engine.py", "--game", "fivecrowns", "--games", "2"], "decisions/s"),
     (["bench_crash.py", "--rounds", "1", "--move-time", "1", "--time-bank", "0"], "| orphan |"),
