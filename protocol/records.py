@@ -131,9 +131,11 @@ class Figures:
                           {k: v for k, v in data.items()
                            if k not in ("termination", "winners", "places", "scores")})
         return Figures(outcome, tuple(_statuses(result.get("status"), len(outcome.places))),
-                       tuple(tuple(f) for f in faults), int(result.get("actions", 0)),
-                       int(result.get("decisions", 0)), tuple(result.get("names") or []),
-                       (), float(result.get("wall_time", 0.0)))
+                       tuple(tuple(f) for f in faults),
+                       # actions and wall_time may be null (spec/REPLAY.md's schema): 0
+                       int(result.get("actions") or 0), int(result.get("decisions", 0)),
+                       tuple(result.get("names") or []), (),
+                       float(result.get("wall_time") or 0.0))
 
 
 @dataclass(frozen=True, slots=True)
