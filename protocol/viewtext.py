@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, TypeVar
 
-from ..engine.cards import FC_RANK_TEXT, Card
+from ..engine.cards import FC_RANK_TEXT, Card, holds
 from ..engine.fivecrowns.rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
 from ..engine.fivecrowns.view import FiveCrownsView
 from ..engine.melds import Meld
@@ -245,11 +245,6 @@ def _place_lines(card: Card) -> tuple[str, ...]:
     return lines
 
 
-def _holds(cards: tuple[Card, ...], card: Card) -> bool:
-    # `card in cards` by identity (cards are interned), a compiled loop over the tuple.
-    return any(c is card for c in cards)
-
-
 def _holds_line(lines: list[str], line: str) -> bool:
     return any(seen is line for seen in lines)
 
@@ -282,7 +277,7 @@ def solitaire_legal(view: SolitaireView) -> list[str]:
         if not closed[index]:
             cards = piles[index]
             out.extend(_pile_legal(index, cards))
-            if not _holds(cards, top):
+            if not holds(cards, top):
                 out.append(drawn[index])
     return out
 

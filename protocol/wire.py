@@ -182,14 +182,9 @@ def event_line(event: Mapping[str, JSON]) -> str:
 
 def _event_line(event: Mapping[str, JSON]) -> str:
     # `join("event", kind, encode_fields(the other fields))`, in one pass over the fields.
-    if isinstance(event, dict):  # the usual case: compiled dict operations, no method calls
-        return _dict_event_line(event)
-    words = ["event", encode_value(event.get("event", "unknown"))]
-    for key, value in event.items():
-        if key != "event":
-            words.append(encode_key(key))
-            words.append(encode_value(value))
-    return " ".join(words)
+    # Read as a dict (compiled dict operations, no method calls); any other mapping, rare, is
+    # copied into one first.
+    return _dict_event_line(event if isinstance(event, dict) else dict(event))
 
 
 def _dict_event_line(event: dict[str, JSON]) -> str:

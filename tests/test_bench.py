@@ -151,7 +151,7 @@ def test_sampled_stacks_are_shared_out_by_meldref_function() -> None:
     assert shares[0][1] == 50.0
 
 
-def test_without_py_spy_the_profile_is_cprofile(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_py_spy_no_sampled_profile_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
     run = load_run()
     monkeypatch.setattr(run.shutil, "which", lambda name: None)
     assert run.sampled_profile("phase10", Path("/nonexistent"), 0.1) is None
