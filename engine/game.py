@@ -151,11 +151,13 @@ class Event:
     def __reduce__(self) -> Rebuilt:
         return by_init(self)
 
-    def for_seat(self, seat: int | None) -> dict[str, JSON]:
-        """The event as `seat` may see it (None: the referee, who sees everything)."""
+    def for_seat(self, seat: int | None, into: dict[str, JSON] | None = None) -> dict[str, JSON]:
+        """The event as `seat` may see it (None: the referee, who sees everything), written
+        into `into` when given (an empty dict: the referee's own kind, filled without a copy)."""
         # str(), not `.value`: the same text (a StrEnum's str is its value), without the
         # enum's property, a Python function, at every event told.
-        out: dict[str, JSON] = {"event": str(self.kind)}
+        out: dict[str, JSON] = {} if into is None else into
+        out["event"] = str(self.kind)
         if self.seat is not None:
             out["seat"] = self.seat
         out.update(self.public)

@@ -326,9 +326,13 @@ class _Referee:
         # part: the seats get the same objects, so each is written to text once.
         seen = []
         for e in events:
-            public = EventFields(e.for_seat(NOBODY))
-            seen.append((e.seat, public, EventFields(e.for_seat(e.seat)) if e.private
-                         else public))
+            public = EventFields()
+            e.for_seat(NOBODY, public)
+            own = public
+            if e.private:
+                own = EventFields()
+                e.for_seat(e.seat, own)
+            seen.append((e.seat, public, own))
         for i, seat in enumerate(self.seats):
             if self.status[i] is OK:  # `guarded`, written out: runs for every action
                 try:

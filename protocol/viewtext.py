@@ -11,10 +11,10 @@ of many games.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, Final, TypeVar
 
-from ..engine.cards import FC_RANK_TEXT, Card, holds
+from ..engine.cards import FC_RANK_TEXT, Card
 from ..engine.fivecrowns.rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
 from ..engine.fivecrowns.view import FiveCrownsView
 from ..engine.melds import Meld
@@ -48,8 +48,16 @@ def _cards(cards: tuple[Card, ...]) -> str:
     return ",".join([c.text for c in cards]) or "-"
 
 
-def _numbers(values: Sequence[int]) -> str:
-    return ",".join(map(str, values)) or "-"
+def _numbers(values: tuple[int, ...]) -> str:
+    # The same few tuples all game (phases left, Skip victims, phases completed): a lookup
+    # where the join converts every number to text again.
+    text = _NUMBERS.get(values)
+    if text is None:
+        text = _kept(_NUMBERS, values, ",".join([str(v) for v in values]) or "-")
+    return text
+
+
+_NUMBERS: Final[dict[tuple[int, ...], str]] = {}
 
 
 def _maybe(value: int | None) -> str:
@@ -275,9 +283,11 @@ def solitaire_legal(view: SolitaireView) -> list[str]:
     out: list[str] = []
     for index in range(len(_SIZES)):
         if not closed[index]:
-            cards = piles[index]
-            out.extend(_pile_legal(index, cards))
-            if not holds(cards, top):
+            legal = _pile_legal(index, piles[index])
+            out.extend(legal)
+            # The drawn card is on the pile when its line is among the pile's (one object per
+            # card and pile): a compiled loop over a list, where the pile is a Sequence.
+            if not _holds_line(legal, drawn[index]):
                 out.append(drawn[index])
     return out
 

@@ -202,10 +202,12 @@ class EventFields(dict[str, JSON]):
 
     __slots__ = ("line",)
 
-    def __init__(self, fields: Mapping[str, JSON]) -> None:
+    def __init__(self, fields: Mapping[str, JSON] | None = None) -> None:
         # `update`, not `super().__init__`: the same copy (the dict is new and empty), one
-        # compiled call where the other goes through the interpreter, once per event.
-        self.update(fields)
+        # compiled call where the other goes through the interpreter. The referee passes none
+        # and has `Event.for_seat` fill it: no copy at all.
+        if fields is not None:
+            self.update(fields)
         self.line: str | None = None
 
 
@@ -322,6 +324,8 @@ def parse_bot_line(raw: bytes | str) -> BotLine | None:
     if not words:
         return None
     kind, args = words[0].lower(), words[1:]
+    if kind == "action":  # nearly every line: a direct compiled call, not one through the table
+        return _parse_action(args)
     parser = _PARSERS.get(kind)
     if parser is None:
         return bad(f"unknown message type {_clip(words[0])!r} (expected one of "

@@ -191,3 +191,24 @@ def test_public_view_is_the_referees_whole_view() -> None:
     view = state.public_view()
     assert view["hands"] == [[c.text for c in h] for h in state.hands]
     assert len(view["draw_pile"]) == 108 - 31
+
+
+def test_skip_victims_kept_by_every_argument_that_decides_them() -> None:
+    """The Skip's victims are kept in a table: every rule, seat, seating and pending Skip
+    that changes the answer is part of its key (asked in an order that would reuse a wrong
+    entry if one were left out)."""
+    from itertools import product
+
+    from meldref.engine.phase10.view import _skip_victims, skip_victims
+
+    for victim, repeat in product(("choose", "next"), ("once-per-orbit", "unlimited")):
+        rules = Phase10Rules(skip_victim=victim, skip_repeat=repeat)  # type: ignore[arg-type]
+        for players in (2, 3, 4):
+            for seat, playing, skips in product(range(players),
+                                                product((True, False), repeat=players),
+                                                product((0, 1), repeat=players)):
+                got = skip_victims(rules, seat, list(playing), list(skips))
+                assert got == _skip_victims(rules, seat, playing, skips)
+    assert skip_victims(Phase10Rules(), 0, [True, True, True], [0, 1, 0]) == (2,)
+    assert skip_victims(Phase10Rules(skip_repeat="unlimited"), 0, [True, True, True],
+                        [0, 1, 0]) == (1, 2)

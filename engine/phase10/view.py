@@ -166,10 +166,27 @@ def _missing_set_and_run(
     return best
 
 
+_VICTIMS: dict[tuple[str, str, int, tuple[bool, ...], tuple[int, ...]], tuple[int, ...]] = {}
+
+
 def skip_victims(
     rules: Phase10Rules, seat: int, playing: Sequence[bool], skips: Sequence[int]
 ) -> tuple[int, ...]:
     """The seats a Skip discarded by `seat` may skip, in seat order from its left."""
+    # Asked several times a decision (the legal actions, the request's text, the judge) with
+    # the same few arguments all game: one lookup in a small bounded table.
+    key = (rules.skip_victim, rules.skip_repeat, seat, tuple(playing), tuple(skips))
+    found = _VICTIMS.get(key)
+    if found is None:
+        if len(_VICTIMS) >= 1024:
+            _VICTIMS.clear()
+        found = _VICTIMS[key] = _skip_victims(rules, seat, playing, skips)
+    return found
+
+
+def _skip_victims(
+    rules: Phase10Rules, seat: int, playing: Sequence[bool], skips: Sequence[int]
+) -> tuple[int, ...]:
     n = len(playing)
     order = [s for s in ((seat + k) % n for k in range(1, n)) if playing[s]]
     if rules.skip_victim == "next":
