@@ -6,7 +6,8 @@ Prints one JSON line per figure (`{"figure": ..., "value": ..., "unit": ...}`), 
 markdown table (also written to `--markdown`). Every ratio is between figures of this one run:
 
 - `pipe_round_trip`: one line each way between two C processes (bench/c/pipe_pair.c): the
-  physical limit of a request and its answer on this machine;
+  physical limit of a request and its answer on this machine; measured once at the start, and
+  per game in every round of its pipes (`game`), which that game's ratios use;
 - `decision_in_process`, `decision_pipes` (per game): the referee's wall time per decision with
   in-process bots and with instant C bots on pipes (bench/c/instant_bot.c), both choosing among
   the legal actions with the same generator, so both play the very same games (checked);
@@ -236,9 +237,12 @@ def pipe_seats(bot: Path, players: int, referee: Referee = CURRENT) -> Callable[
     return make
 
 
-def per_decision(figures: Figures, sizes: Sizes, bot: Path | None, round_trip: float | None,
-                 games: Sequence[str], referees: Sequence[Referee] = (CURRENT,)) -> None:
-    """Per decision, in-process and on pipes, of every referee (interleaved, same games)."""
+def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
+                 round_trip: Callable[[], float] | None, games: Sequence[str],
+                 referees: Sequence[Referee] = (CURRENT,)) -> None:
+    """Per decision, in-process and on pipes, of every referee (interleaved, same games), and
+    the raw round trip measured in every round beside them: the machine's speed moves from
+    hour to hour, so each game's ratio takes the round trips of its own minutes."""
     for name in games:
         players = GAMES[name]
         seeds = range(1, sizes.seeds[name] + 1)
@@ -251,7 +255,10 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None, round_trip: f
         costs: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
         cpus: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
         played: dict[tuple[str, str], list[str]] = {}
+        trips: list[float] = []
         for r in range(sizes.rounds):
+            if round_trip is not None and bot is not None:
+                trips.append(round_trip())
             for way in (list(ways) if r % 2 == 0 else list(reversed(ways))):
                 decisions, spent, cpu, actions = play_seeds(name, ways[way], seeds,
                                                             by_label[way[0]])
@@ -260,6 +267,9 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None, round_trip: f
                 played[way] = actions
         if len(set(map(tuple, played.values()))) != 1:
             raise RuntimeError(f"{name}: the referees or seats played different games")
+        trip = round(statistics.median(trips), 1) if trips else None
+        if trip is not None:
+            figures.add("pipe_round_trip", trip, "us", game=name, rounds=len(trips))
         us = {way: statistics.median(c) for way, c in costs.items()}
         cpu_us = {way: statistics.median(c) for way, c in cpus.items()}
         for referee in referees:
@@ -272,7 +282,7 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None, round_trip: f
                 overhead = piped - inproc
                 figures.add("decision_pipes", round(piped, 1), "us", game=name, **tag)
                 figures.add("pipes_overhead", round(overhead, 1), "us", game=name,
-                            round_trips=round(overhead / round_trip, 1) if round_trip else None,
+                            round_trips=round(overhead / trip, 1) if trip else None,
                             **tag)
                 # The referee's own CPU: what the machine's other work does not blur.
                 cpu_overhead = cpu_us[referee.label, "pipes"] - cpu_us[referee.label,
@@ -701,13 +711,15 @@ def run(sizes: Sizes, parts: Sequence[str], games: Sequence[str], figures: Figur
     bot = programs["instant_bot"] if programs else None
     if programs is None:
         figures.add("pipe_round_trip", None, "us", note="no gcc: pipe figures skipped")
-    trip = None
     if "pipes" in parts:
+        trip: Callable[[], float] | None = None
         if programs is not None:
-            trips = [pipe_round_trip(programs["pipe_pair"], sizes.trips)
-                     for _ in range(2 * sizes.rounds + 1)]
-            trip = round(statistics.median(trips), 1)
-            figures.add("pipe_round_trip", trip, "us")
+            pair = programs["pipe_pair"]
+            trips = [pipe_round_trip(pair, sizes.trips) for _ in range(2 * sizes.rounds + 1)]
+            figures.add("pipe_round_trip", round(statistics.median(trips), 1), "us")
+
+            def trip() -> float:
+                return pipe_round_trip(pair, sizes.trips)
         per_decision(figures, sizes, bot, trip, games, referees)
     steps: dict[str, Callable[[], None]] = {
         "pieces": lambda: pieces(figures, sizes, games, referees),

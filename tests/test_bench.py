@@ -155,3 +155,23 @@ def test_without_py_spy_no_sampled_profile_is_made(monkeypatch: pytest.MonkeyPat
     run = load_run()
     monkeypatch.setattr(run.shutil, "which", lambda name: None)
     assert run.sampled_profile("phase10", Path("/nonexistent"), 0.1) is None
+
+
+def test_each_game_is_compared_with_the_round_trips_of_its_own_rounds(tmp_path: Path) -> None:
+    # The machine's speed moves from hour to hour: a game's overhead is divided by the round
+    # trip measured in its own rounds, not by the run's first one (measured minutes before).
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is missing: the pipe figures need the C bot and pipe pair")
+    run = load_run()
+    tiny = run.Sizes(rounds=2, seeds={"phase10": 1, "fivecrowns": 1, "solitaire": 1},
+                     engine_seconds=0.02, trips=200, tournament_games=2, rss_games=(2, 4),
+                     profile_games=1, solver_climb=0)
+    figures = run.Figures(out=lambda line: None)
+    run.run(tiny, ["pipes"], ["solitaire"], figures, tmp_path)
+    rows = [r for r in figures.rows if r["figure"] == "pipe_round_trip"]
+    assert [r.get("game") for r in rows] == [None, "solitaire"] and rows[1]["rounds"] == 2
+    own, overhead = rows[1]["value"], figures.get("pipes_overhead", game="solitaire")
+    rows[0]["value"] = own * 1000  # a first measurement far from the game's own
+    table = run.markdown(figures, run.machine())
+    row = next(line for line in table.splitlines() if line.startswith("| solitaire |"))
+    assert f"{overhead} us = {overhead / own:.1f}x" in row and f"| {own} us |" in row
