@@ -32,6 +32,8 @@ EXIT_CHECK: Final = 0.05
 READ_SIZE: Final = 1 << 16  # bytes taken from the pipe by one read at most
 FULL: Final = -1  # `LineChannel._write`: the pipe took nothing now
 BROKEN: Final = -2  # ... and never will: the bot closed its input or died
+NEWLINE: Final = 10  # b"\n"[0]: a byte compared as an int, natively when compiled
+CARRIAGE_RETURN: Final = 13  # b"\r"[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +274,13 @@ class LineChannel:
 
     def _split(self, chunk: bytearray, size: int) -> None:
         """The lines of `chunk[:size]`, the bytes just read (after those of `_inbuf`)."""
+        if size and chunk[size - 1] == NEWLINE and not self._inbuf and not self._skipping:
+            # The usual read: one whole answer line, nothing before it. No second search,
+            # and no empty remainder to keep.
+            nl = chunk.find(b"\n", 0, size)
+            if nl == size - 1:
+                self._add(bytes(chunk[:nl]))
+                return
         start = 0
         while True:
             nl = chunk.find(b"\n", start, size)
@@ -294,7 +303,7 @@ class LineChannel:
                 self._lines.append(Incoming(b"", time.monotonic(), TOO_LONG))
 
     def _add(self, data: bytes, ended: bool = True) -> None:
-        if data.endswith(b"\r"):
+        if data and data[-1] == CARRIAGE_RETURN:  # `endswith`, without a method call
             data = data[:-1]
         if len(data) > self.max_line:
             self._lines.append(Incoming(b"", time.monotonic(), TOO_LONG))

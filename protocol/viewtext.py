@@ -15,9 +15,11 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final, TypeVar
 
 from ..engine.cards import FC_RANK_TEXT, Card
+from ..engine.common import Draw
 from ..engine.fivecrowns.rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
 from ..engine.fivecrowns.view import FiveCrownsView
 from ..engine.melds import Meld
+from ..engine.phase10.actions import Discard
 from ..engine.phase10.rules import describe_phase
 from ..engine.phase10.view import Phase10View, TableGroup
 from ..engine.solitaire import PILE_SIZES, SolitaireView
@@ -303,6 +305,27 @@ def view_legal(view: Phase10View | FiveCrownsView) -> list[str]:
     return [legal_line(str(action)) for action in view.legal_actions()]
 
 
+# The legal lines of Phase 10's draws and discards by the action object: the view hands out one
+# object per card and victim (`phase10.view._discard`) and two draws, and a discard decision
+# lists a line for each card held. (By identity: the object kept beside its line cannot die,
+# so its id is not reused while it is here.)
+_ACTION_LINES: Final[dict[int, tuple[object, str]]] = {}
+
+
+def phase10_legal(view: Phase10View) -> list[str]:
+    """`view_legal` for Phase 10, its draws' and discards' lines kept."""
+    out: list[str] = []
+    for action in view.legal_actions():
+        if type(action) is Discard or type(action) is Draw:
+            kept = _ACTION_LINES.get(id(action))
+            if kept is None or kept[0] is not action:
+                kept = _kept(_ACTION_LINES, id(action), (action, legal_line(str(action))))
+            out.append(kept[1])
+        else:
+            out.append(legal_line(str(action)))
+    return out
+
+
 WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     Phase10View: phase10_lines,
     FiveCrownsView: fivecrowns_lines,
@@ -312,7 +335,7 @@ WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
 # game lists its legal actions through that same view, so they are the game's).
 LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     SolitaireView: solitaire_legal,
-    Phase10View: view_legal,
+    Phase10View: phase10_legal,
     FiveCrownsView: view_legal,
 }
 

@@ -7,7 +7,7 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meldref.protocol.channel import EOF, TOO_LONG, LineChannel
+from meldref.protocol.channel import EOF, LINE, TOO_LONG, LineChannel
 from meldref.protocol.conversation import request_text
 from meldref.protocol.errors import BotError
 from meldref.protocol.seats import Request, StreamSeat
@@ -135,6 +135,30 @@ def test_channel_splits_any_byte_stream_into_lines(chunks: list[bytes], step: in
         for fd in (r, w, r2, w2):
             if fd >= 0:
                 os.close(fd)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.binary(max_size=60).filter(lambda b: b"\n" not in b), max_size=8))
+def test_channel_reads_lines_written_one_at_a_time(lines: list[bytes]) -> None:
+    """A line read alone, as a bot's answer nearly always is (the channel's shortcut): the
+    same line, a `\r` before its newline dropped, an overlong one marked."""
+    r, w = os.pipe()
+    r2, w2 = os.pipe()
+    try:
+        channel = LineChannel(r, w2, max_line=40)
+        for line in lines:
+            os.write(w, line + b"\n")
+            item = channel.read(deadline=float("inf"))
+            want = line[:-1] if line.endswith(b"\r") else line
+            if len(want) > 40:
+                assert item.kind == TOO_LONG
+            else:
+                assert (item.kind, item.data) == (LINE, want)
+            assert channel.unfinished == b""
+        channel.close()
+    finally:
+        for fd in (r, w, r2, w2):
+            os.close(fd)
 
 
 class _View:
