@@ -104,3 +104,31 @@ def test_the_strength_table_is_written_between_the_markers(tmp_path: Path) -> No
     assert text.startswith("before\n<!-- strength-table -->\n| game | bot |")
     assert "| phase10 | greedy | random | 2 | 1 |" in text and "old" not in text
     assert text.endswith("|\n<!-- /strength-table -->\nafter\n")
+
+
+# Two games under valgrind each way (a warm-up and the one counted): half a minute (-m long).
+@pytest.mark.long
+def test_the_instruction_count_runs() -> None:
+    import shutil
+
+    from meldref.build import compiled
+
+    missing = [tool for tool in ("valgrind", "gcc") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{' and '.join(missing)} not installed: bench/instructions.py counts "
+                    "under valgrind's callgrind, against the C instant bot")
+    if not compiled():
+        pytest.skip("the pure Python build: callgrind counts from the compiled play_game")
+    out = run(["instructions.py", "--games", "solitaire", "--seeds", "1"])
+    row = next(line for line in out.splitlines() if line.startswith("| solitaire | 1 | 28 |"))
+    in_process, pipes, own = (int(cell.strip(" |").replace(",", ""))
+                              for cell in row.split(" | ")[3:6])
+    assert 0 < in_process < pipes and own == pipes - in_process
+
+
+def test_the_instruction_count_says_what_it_lacks(tmp_path: Path) -> None:
+    # Without valgrind on the PATH it stops with the reason, before building anything.
+    done = subprocess.run([PYTHON, str(ROOT / "bench" / "instructions.py"), "--games",
+                           "solitaire"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={"PATH": str(tmp_path), "HOME": str(tmp_path)})
+    assert done.returncode == 2 and "valgrind" in done.stderr and "not found" in done.stderr
