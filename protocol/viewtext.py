@@ -16,6 +16,7 @@ from typing import Any, Final, TypeVar
 
 from ..engine.cards import FC_RANK_TEXT, Card
 from ..engine.common import Draw
+from ..engine.fivecrowns.actions import Discard as FiveCrownsDiscard
 from ..engine.fivecrowns.rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
 from ..engine.fivecrowns.view import FiveCrownsView
 from ..engine.melds import Meld
@@ -297,33 +298,36 @@ def solitaire_legal(view: SolitaireView) -> list[str]:
 # ----------------------------------------------------------------------------------------------
 
 
-def view_legal(view: Phase10View | FiveCrownsView) -> list[str]:
-    """`legal` lines of `view.legal_actions()`: the game's own list is the same view's
-    (Phase 10's `CardGameState.legal_actions` builds the observation of the seat to move again
-    and asks it; Five Crowns' calls the view's functions on a hand it sorts again), so the
-    request's view answers without doing that work twice."""
-    return [legal_line(str(action)) for action in view.legal_actions()]
-
-
-# The legal lines of Phase 10's draws and discards by the action object: the view hands out one
-# object per card and victim (`phase10.view._discard`) and two draws, and a discard decision
-# lists a line for each card held. (By identity: the object kept beside its line cannot die,
-# so its id is not reused while it is here.)
+# The legal lines of the actions a view hands out as one object each, by that object: Phase 10's
+# discards (one per card and victim, `phase10.view._discard`), Five Crowns' plain discards
+# (`Discard.plain`) and both games' two draws; a discard decision lists one for each card held.
+# (By identity: the object kept beside its line cannot die, so its id is not reused while it is
+# here. Actions made new for each request, hits and lays, are written each time.)
 _ACTION_LINES: Final[dict[int, tuple[object, str]]] = {}
 
 
+def _kept_line(action: object) -> str:
+    kept = _ACTION_LINES.get(id(action))
+    if kept is None or kept[0] is not action:
+        kept = _kept(_ACTION_LINES, id(action), (action, legal_line(str(action))))
+    return kept[1]
+
+
 def phase10_legal(view: Phase10View) -> list[str]:
-    """`view_legal` for Phase 10, its draws' and discards' lines kept."""
-    out: list[str] = []
-    for action in view.legal_actions():
-        if type(action) is Discard or type(action) is Draw:
-            kept = _ACTION_LINES.get(id(action))
-            if kept is None or kept[0] is not action:
-                kept = _kept(_ACTION_LINES, id(action), (action, legal_line(str(action))))
-            out.append(kept[1])
-        else:
-            out.append(legal_line(str(action)))
-    return out
+    """`legal` lines of `view.legal_actions()`, from the request's own view (the game's list
+    is that view's: `CardGameState.legal_actions` would build it again), draws' and discards'
+    lines kept."""
+    return [_kept_line(action) if type(action) is Discard or type(action) is Draw
+            else legal_line(str(action)) for action in view.legal_actions()]
+
+
+def fivecrowns_legal(view: FiveCrownsView) -> list[str]:
+    """`legal` lines of `view.legal_actions()`, from the request's own view (the game's list
+    calls the view's functions on a hand it sorts again), draws' and plain discards' lines
+    kept."""
+    return [_kept_line(action) if type(action) is Draw
+            or (type(action) is FiveCrownsDiscard and not action.groups)
+            else legal_line(str(action)) for action in view.legal_actions()]
 
 
 WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
@@ -336,7 +340,7 @@ WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
 LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
     SolitaireView: solitaire_legal,
     Phase10View: phase10_legal,
-    FiveCrownsView: view_legal,
+    FiveCrownsView: fivecrowns_legal,
 }
 
 
