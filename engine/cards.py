@@ -173,15 +173,14 @@ def sort_key(card: Card) -> tuple[int, int, str]:
 
 # Every card's `sort_key`, computed once: views sort a hand for every decision.
 _SORT_KEYS: Final = {card: sort_key(card) for card in _BY_TEXT.values()}
+# Every card's place in `sort_key` order (no two cards share a key: equal cards are one object).
+_ORDER: Final = {card: n for n, card in enumerate(sorted(_SORT_KEYS, key=_SORT_KEYS.__getitem__))}
 
 
 def sorted_cards(cards: Iterable[Card]) -> list[Card]:
-    """`cards` in `sort_key` order."""
-    return sorted(cards, key=_SORT_KEYS.__getitem__)
-
-
-# Every card's place in `sort_key` order (no two cards share a key: equal cards are one object).
-_ORDER: Final = {card: n for n, card in enumerate(sorted(_SORT_KEYS, key=_SORT_KEYS.__getitem__))}
+    """`cards` in `sort_key` order (by their places in it: integers compare faster than the
+    keys' tuples, and a Solitaire deal sorts 11 piles)."""
+    return sorted(cards, key=_ORDER.__getitem__)
 
 
 def sorted_swap(cards: tuple[Card, ...], out: Card, into: Card) -> tuple[Card, ...]:

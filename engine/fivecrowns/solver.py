@@ -741,6 +741,99 @@ def _has_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[in
     return False
 
 
+
+def pile_points(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> int:
+    """`Solver(cards, wild_rank, natural).points()` (what a Solitaire pile left open costs:
+    asked of every open pile when a game ends), from one pass over the cards and a search of
+    each part of the hand on its own. Two naturals share a group only if they share a rank or
+    their suit with at most `wilds` ranks between them, so the naturals split into parts that
+    no group joins (`_parts`); the hand's best with at most w wilds is the best sum of its
+    parts' bests over the ways to share the w wilds among them. A part's table is the shared
+    search's (`Shapes.left`) of its own shape: small parts recur from pile to pile and game
+    to game, where whole hands hardly ever do."""
+    ranks = [0] * (HIGHEST + 1)  # naturals per rank
+    suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
+    naturals: list[int] = []  # each natural as rank << 3 | suit
+    wild_points = natural_points = 0
+    for c in cards:
+        rank = c.rank
+        if c.kind is Kind.NUMBER and rank != wild_rank:
+            suit = _SUIT_INDEX[c.suit]
+            ranks[rank] += 1
+            suits[suit] |= 1 << rank
+            naturals.append(rank << 3 | suit)
+            natural_points += rank
+        else:
+            wild_points += JOKER_POINTS if c.kind is Kind.JOKER else WILD_POINTS
+    wilds = len(cards) - len(naturals)
+    # Loners are left over whatever the rest does (`Solver.loners`): the search goes without.
+    kept = naturals
+    if wilds < MIN_GROUP - 1:
+        kept = _not_loners(naturals, wilds, ranks, suits)
+    left = natural_points - sum(code >> 3 for code in kept)  # the loners' points
+    table = shapes(wilds)
+    best = [0] * (wilds + 1)
+    for part in _parts(kept, wilds, ranks):
+        best = _share(best, table.left(_part_shape(part)))
+    left += best[wilds]
+    if left < natural_points or (natural == "none" and wilds >= MIN_GROUP):
+        return left  # there is a group, so every wild finds a place
+    return natural_points + wild_points
+
+
+def _not_loners(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]
+                ) -> list[int]:
+    """The naturals (coded as in `groups_all`) that `_has_loner` would not call loners."""
+    short = MIN_GROUP - wilds
+    runs = _RUNNABLE[short]
+    return [code for code in naturals
+            if ranks[code >> 3] >= short
+            or runs[code >> 3] >> (suits[code & 7] >> (code >> 3) - 2 & 0b11111) & 1]
+
+
+def _parts(naturals: list[int], wilds: int, ranks: list[int]) -> list[list[int]]:
+    """`naturals` (coded as in `groups_all`; `ranks`: the hand's naturals per rank) in parts
+    no book or run joins. Two are linked when they can share a group: a book of their rank,
+    if it holds enough naturals for the wilds (a book of k naturals needs 3 - k wilds), or a
+    run of their suit with at most `wilds` ranks between them (each gap of a run is a wild).
+    Each part keeps the order given."""
+    parts: list[list[int]] = []
+    book = MIN_GROUP - wilds  # the fewest naturals of a book
+    for code in naturals:
+        rank, suit = code >> 3, code & 7
+        books = ranks[rank] >= book
+        joined: list[int] = []  # the parts this natural links, and merges into one
+        for i, part in enumerate(parts):
+            for other in part:
+                near = other >> 3
+                if (books and near == rank) or (
+                        other & 7 == suit and abs(near - rank) <= wilds + 1):
+                    joined.append(i)
+                    break
+        if not joined:
+            parts.append([code])
+            continue
+        first = parts[joined[0]]
+        for i in reversed(joined[1:]):
+            first += parts.pop(i)
+        first.append(code)
+    return parts
+
+
+def _part_shape(part: list[int]) -> Shape:
+    """The shape (see `Shapes`) of naturals coded as in `groups_all`."""
+    sigs = [0, 0, 0, 0, 0]
+    for code in part:
+        sigs[code & 7] += 1 << 3 * ((code >> 3) - LOWEST)
+    return _shape(FREE, sigs)
+
+
+def _share(best: list[int], part: tuple[int, ...]) -> list[int]:
+    """Fewest points left with at most w wilds (w = 0..) of the naturals of `best` and of a
+    part no group shares with them: the best of every way to share the w wilds."""
+    return [min(best[w - k] + part[k] for k in range(w + 1)) for w in range(len(best))]
+
+
 # Suit indexes (`_SUIT_INDEX`) ranked as their letters are (`_floor` breaks ties by letter).
 _LETTER_RANK: Final = [sorted(SUITS).index(s) for s in SUITS]
 

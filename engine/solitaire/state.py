@@ -37,7 +37,7 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..fivecrowns.solver import Solver, groups_all
+from ..fivecrowns.solver import Solver, groups_all, pile_points
 from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
 from .actions import Place, parse_action, place
 from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
@@ -141,7 +141,8 @@ class SolitaireState(CardGameState[SolitaireRules]):
             "draw_top": self.draw_pile[-1].text if self.draw_pile else None,
             "draw_pile_size": len(self.draw_pile),
         })]
-        self._check_close(action.pile, events)
+        if action.card is not drawn:  # else the pile holds what it held, and stays open
+            self._check_close(action.pile, events)
         self._check_end(events)
         return events
 
@@ -177,7 +178,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
             "piles_closed": closed,
             "open_piles": [s for s, _ in left],
             "cards_left": sum(len(p) for _, p in left),
-            "points_left": sum(Solver(p, s, self.rules.natural).points() for s, p in left),
+            "points_left": sum(pile_points(p, s, self.rules.natural) for s, p in left),
             "moves": self.moves,
         }), events)
 
