@@ -554,6 +554,12 @@ class _Group:
     naturals: list[Card]
     wilds: list[Card]
 
+    # Hand-written: mypyc compiles it, not the dataclass's generated one (engine/game.py).
+    def __init__(self, kind: GroupKind, naturals: list[Card], wilds: list[Card]) -> None:
+        self.kind = kind
+        self.naturals = naturals
+        self.wilds = wilds
+
     @property
     def size(self) -> int:
         return len(self.naturals) + len(self.wilds)
@@ -704,6 +710,24 @@ def _loners(naturals: Sequence[Card], wilds: int, tally: Tally | None = None) ->
             and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1]
 
 
+_JOKER_CODE: Final = -2  # `_codes` of a Joker; -1: a card of the wild rank
+
+
+def _codes(wild_rank: int) -> dict[Card, int]:
+    """Per Five Crowns card: rank << 3 | suit index (`_SUIT_INDEX`) if it is a natural when
+    `wild_rank` is wild, else `_JOKER_CODE` or -1 (a card of the wild rank). One lookup per
+    card where `groups_all` and `pile_points` asked for its kind, rank and suit."""
+    found = _CODES.get(wild_rank)
+    if found is None:
+        found = _CODES[wild_rank] = {JOKER: _JOKER_CODE} | {
+            c: -1 if c.rank == wild_rank else c.rank << 3 | _SUIT_INDEX[c.suit]
+            for c in FIVECROWNS_SUITED}
+    return found
+
+
+_CODES: Final[dict[int, dict[Card, int]]] = {}  # per wild rank asked (3..13 in play)
+
+
 def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> bool:
     """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes: asked of
     every pile after the deal and of one each move), from one pass over the cards: its loners,
@@ -712,14 +736,15 @@ def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none")
     suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
     sigs = [0, 0, 0, 0, 0]  # per suit, its signature (see `Shapes`)
     naturals: list[int] = []  # each natural as rank << 3 | suit
+    codes = _codes(wild_rank)
     for c in cards:
-        rank = c.rank
-        if c.kind is Kind.NUMBER and rank != wild_rank:
-            suit = _SUIT_INDEX[c.suit]
+        code = codes[c]
+        if code >= 0:
+            rank, suit = code >> 3, code & 7
             ranks[rank] += 1
             suits[suit] |= 1 << rank
             sigs[suit] += 1 << 3 * (rank - LOWEST)
-            naturals.append(rank << 3 | suit)
+            naturals.append(code)
     wilds = len(cards) - len(naturals)
     if not naturals:
         return not wilds or (natural == "none" and wilds >= MIN_GROUP)
@@ -755,16 +780,17 @@ def pile_points(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
     suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
     naturals: list[int] = []  # each natural as rank << 3 | suit
     wild_points = natural_points = 0
+    codes = _codes(wild_rank)
     for c in cards:
-        rank = c.rank
-        if c.kind is Kind.NUMBER and rank != wild_rank:
-            suit = _SUIT_INDEX[c.suit]
+        code = codes[c]
+        if code >= 0:
+            rank = code >> 3
             ranks[rank] += 1
-            suits[suit] |= 1 << rank
-            naturals.append(rank << 3 | suit)
+            suits[code & 7] |= 1 << rank
+            naturals.append(code)
             natural_points += rank
         else:
-            wild_points += JOKER_POINTS if c.kind is Kind.JOKER else WILD_POINTS
+            wild_points += JOKER_POINTS if code == _JOKER_CODE else WILD_POINTS
     wilds = len(cards) - len(naturals)
     # Loners are left over whatever the rest does (`Solver.loners`): the search goes without.
     kept = naturals
@@ -831,6 +857,8 @@ def _part_shape(part: list[int]) -> Shape:
 def _share(best: list[int], part: tuple[int, ...]) -> list[int]:
     """Fewest points left with at most w wilds (w = 0..) of the naturals of `best` and of a
     part no group shares with them: the best of every way to share the w wilds."""
+    if len(best) == 1:  # no wilds to share (a pile's usual case)
+        return [best[0] + part[0]]
     return [min(best[w - k] + part[k] for k in range(w + 1)) for w in range(len(best))]
 
 

@@ -118,19 +118,29 @@ def legal_places(piles: Sequence[tuple[Card, ...]], closed: Sequence[bool], top:
                  places: Sequence[tuple[Place, ...]]) -> list[Place]:
     """For every open pile, each of its cards (`places`: its own discards, in order) and then
     the drawn card `top` goes. (The view's and the state's legal actions, written once.)"""
+    if not len(piles) == len(closed) == len(places) == len(PILE_SIZES):
+        raise ValueError(f"{len(PILE_SIZES)} piles expected, not {len(piles)}")
     out: list[Place] = []
-    for cards, shut, own, drawn in zip(piles, closed, places, _tops(top), strict=True):
-        if not shut:
-            out += own
-            if not holds(cards, top):
-                out.append(drawn)
+    drawn = _tops(top)
+    # By index, not zip: compiled, a zip of four makes and unpacks a tuple per pile, and this
+    # runs every decision.
+    for i in range(len(PILE_SIZES)):
+        if not closed[i]:
+            out += places[i]
+            if not holds(piles[i], top):
+                out.append(drawn[i])
     return out
 
 
-@functools.cache
 def _tops(card: Card) -> tuple[Place, ...]:
-    # The drawn card into each pile and out again, in the order of PILE_SIZES.
-    return tuple(place(size, card) for size in PILE_SIZES)
+    """The drawn card into each pile and out again, in the order of PILE_SIZES."""
+    found = _TOPS.get(card)
+    if found is None:  # a dict, not functools.cache: compiled, a plain lookup
+        found = _TOPS[card] = tuple(place(size, card) for size in PILE_SIZES)
+    return found
+
+
+_TOPS: Final[dict[Card, tuple[Place, ...]]] = {}  # at most one entry per card of the deck
 
 
 def pile_places(size: int, cards: tuple[Card, ...]) -> tuple[Place, ...]:
