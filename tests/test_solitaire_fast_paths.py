@@ -1,6 +1,7 @@
 """Solitaire's fast paths against plain references: the points of an open pile
-(`solver.pile_points`, searched part by part) against the solver's own `points`, and whole
-games against a referee that asks the solver about every pile after every move."""
+(`solver.pile_points`, searched part by part) against the solver's own `points`, the close
+check's loner (`close_check`, `keeps_loner`) against the solver's loners, and whole games
+against a referee that asks the solver about every pile after every move."""
 
 from __future__ import annotations
 
@@ -11,8 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_solver import brute_force, hands
 
-from meldref.engine.cards import JOKER, Card, fivecrowns_deck, parse_cards
-from meldref.engine.fivecrowns.solver import Solver, _parts, pile_points
+from meldref.engine.cards import JOKER, SUITS, Card, fivecrowns_deck, parse_cards
+from meldref.engine.fivecrowns.solver import (
+    CLOSES,
+    STAYS_OPEN,
+    Solver,
+    _parts,
+    close_check,
+    keeps_loner,
+    pile_points,
+)
 from meldref.engine.solitaire import GAME, PILE_SIZES, SolitaireRules
 
 DECK = fivecrowns_deck(2)
@@ -30,6 +39,11 @@ naturals = st.sampled_from(["none", "group"])
 
 def reference(pile: list[Card], wild: int, natural: str) -> int:
     return Solver(pile, wild, natural).points()  # type: ignore[arg-type]
+
+
+def coded(card: Card) -> int:
+    """A natural as the solver codes it: rank << 3 | its suit's index in SUITS."""
+    return card.rank << 3 | SUITS.index(card.suit)
 
 
 @settings(max_examples=400, deadline=None)
@@ -64,12 +78,12 @@ def test_parts_link_books_and_runs_only() -> None:
     # Rank 5 three times makes a book alone (0 wilds); two 5s need a wild; 5H and 7H a run with
     # one wild (6); two wilds let a lone 5 book, and 5H reach 8H in a run.
     def parts(text: str, wilds: int) -> list[list[str]]:
-        coded = [c.rank << 3 | "HSCD*".index(c.suit) for c in parse_cards(text)]
+        codes = [coded(c) for c in parse_cards(text)]
         ranks = [0] * 14
-        for code in coded:
+        for code in codes:
             ranks[code >> 3] += 1
-        return [sorted(f"{code >> 3}{'HSCD*'[code & 7]}" for code in part)
-                for part in _parts(coded, wilds, ranks)]
+        return [sorted(f"{code >> 3}{SUITS[code & 7]}" for code in part)
+                for part in _parts(codes, wilds, ranks)]
 
     assert parts("5H 5S 5C 9D", 0) == [["5C", "5H", "5S"], ["9D"]]
     assert parts("5H 5S 7H", 0) == [["5H"], ["5S"], ["7H"]]
@@ -90,6 +104,43 @@ def test_pile_points_known_answers() -> None:
     # Wilds alone book when a group needs no natural.
     assert pile_points(parse_cards("X X KD"), 13, "none") == 0
     assert pile_points(parse_cards("X X KD"), 13, "group") == 20 + 100
+
+
+def test_close_check_names_a_loner_or_says_why() -> None:
+    rng = random.Random(29)
+    for _ in range(3000):
+        pile = rng.sample(DECK, rng.randint(1, 13))
+        wild, natural = rng.randint(3, 13), rng.choice(["none", "group"])
+        solver = Solver(pile, wild, natural)  # type: ignore[arg-type]
+        verdict = close_check(pile, wild, natural)  # type: ignore[arg-type]
+        assert (verdict == CLOSES) == solver.groups_all()
+        if verdict >= 0:
+            assert verdict in [coded(c) for c in solver.loners]
+        elif verdict == STAYS_OPEN:
+            assert not solver.loners
+
+
+def test_a_kept_loner_is_still_a_loner_after_the_swap() -> None:
+    # `keeps_loner` lets a move skip the close check: when it says so, the card that kept the
+    # pile open is a loner of the pile after the swap too (so the pile cannot close).
+    rng = random.Random(30)
+    kept = 0
+    for _ in range(6000):
+        pile = rng.sample(DECK, rng.randint(2, 13))
+        wild = rng.randint(3, 13)
+        loner = close_check(pile, wild)
+        if loner < 0:
+            continue
+        out = rng.choice(pile)
+        into = rng.choice([*DECK, JOKER, JOKER])
+        after = list(pile)
+        after.remove(out)
+        after.append(into)
+        if keeps_loner(loner, out, into, wild):
+            kept += 1
+            assert loner in [coded(c) for c in Solver(after, wild).loners], (pile, out, into)
+            assert close_check(after, wild) != CLOSES
+    assert kept > 1000
 
 
 @settings(max_examples=25, deadline=None)

@@ -156,9 +156,11 @@ def _lowest(mask: int, k: int) -> int:
 # of its suit taking one copy of each rank up to a higher natural), in counts of copies.
 
 Shape = tuple[int, ...]
-# States kept in all the tables together (under a MiB): past it they start afresh. The searches
-# gain far more from their floors than from old states, so a small bound costs little.
-TABLE_LIMIT: Final = 1024
+# States kept in all the tables together (about 300 bytes each: under a MiB): past it they start
+# afresh. The searches gain far more from their floors than from old states, so a small bound
+# costs little; Solitaire's end of game (`pile_points`) finds a third fewer states to search
+# with 3072 than with 1024.
+TABLE_LIMIT: Final = 3072
 
 
 class _Counts:
@@ -732,6 +734,18 @@ def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none")
     """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes: asked of
     every pile after the deal and of one each move), from one pass over the cards: its loners,
     its `wild_floor` and its shape for `fits`, without a solver or a card list of its own."""
+    return close_check(cards, wild_rank, natural) == CLOSES
+
+
+CLOSES: Final = -1  # `close_check`: every card makes books and runs
+STAYS_OPEN: Final = -2  # `close_check`: some card makes none, and the hand has no loner
+
+
+def close_check(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> int:
+    """`groups_all` with its reason when false: CLOSES, STAYS_OPEN, or a loner (`loners`)
+    that keeps the hand from closing, coded rank << 3 | suit (`_SUIT_INDEX`). A loner stays
+    one while no card comes that could group with it and no wild comes (`keeps_loner`): a
+    Solitaire pile is checked again only when its loner may have gone."""
     ranks = [0] * (HIGHEST + 1)  # naturals per rank
     suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
     sigs = [0, 0, 0, 0, 0]  # per suit, its signature (see `Shapes`)
@@ -747,24 +761,42 @@ def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none")
             naturals.append(code)
     wilds = len(cards) - len(naturals)
     if not naturals:
-        return not wilds or (natural == "none" and wilds >= MIN_GROUP)
-    if wilds < MIN_GROUP - 1 and _has_loner(naturals, wilds, ranks, suits):
-        return False
+        return CLOSES if not wilds or (natural == "none" and wilds >= MIN_GROUP) else STAYS_OPEN
+    if wilds < MIN_GROUP - 1:
+        loner = _first_loner(naturals, wilds, ranks, suits)
+        if loner >= 0:
+            return loner
     if _coded_floor(naturals, ranks, suits) > wilds:
-        return False
-    return fits(_shape(FREE, sigs), wilds)
+        return STAYS_OPEN
+    return CLOSES if fits(_shape(FREE, sigs), wilds) else STAYS_OPEN
 
 
-def _has_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> bool:
-    """Whether `_loners` finds one, for naturals coded as in `groups_all`."""
+def _first_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> int:
+    """The first natural that `_loners` calls a loner (coded as in `groups_all`), or -1."""
     short = MIN_GROUP - wilds
     runs = _RUNNABLE[short]
     for code in naturals:
         rank = code >> 3
         if ranks[rank] < short and not runs[rank] >> (suits[code & 7] >> rank - 2 & 0b11111) & 1:
-            return True
-    return False
+            return code
+    return -1
 
+
+def keeps_loner(loner: int, out: Card, into: Card, wild_rank: int) -> bool:
+    """Whether `loner` (as `close_check` returns it) of a hand is still a loner once card
+    `out` leaves the hand and card `into` joins it. A loner has fewer naturals of its rank than
+    a book needs, and no three consecutive ranks of its suit around it that the wilds fill;
+    losing a card only makes that truer, and so does losing a wild. Only a card of its rank, or
+    of its suit within two ranks of it, or one wild more, can give it a group (or `out` may be
+    the loner itself: a copy left behind would still be one, but the first found may differ)."""
+    codes = _codes(wild_rank)
+    gone, came = codes[out], codes[into]
+    if gone == loner:
+        return False
+    if came < 0:  # a wild comes: as many wilds as before only if one goes
+        return gone < 0
+    rank, near = loner >> 3, came >> 3
+    return near != rank and (came & 7 != loner & 7 or abs(near - rank) > 2)
 
 
 def pile_points(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> int:
@@ -809,7 +841,7 @@ def pile_points(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
 
 def _not_loners(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]
                 ) -> list[int]:
-    """The naturals (coded as in `groups_all`) that `_has_loner` would not call loners."""
+    """The naturals (coded as in `groups_all`) that `_first_loner` would not call loners."""
     short = MIN_GROUP - wilds
     runs = _RUNNABLE[short]
     return [code for code in naturals

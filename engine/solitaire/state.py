@@ -37,7 +37,7 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..fivecrowns.solver import Solver, groups_all, pile_points
+from ..fivecrowns.solver import CLOSES, STAYS_OPEN, Solver, close_check, keeps_loner, pile_points
 from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
 from .actions import Place, parse_action, place
 from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
@@ -62,6 +62,8 @@ class SolitaireState(CardGameState[SolitaireRules]):
         self._places = _places_of(self._sorted)  # per pile, its own discards
         self.draw_pile = deck
         self.closed = [False] * len(PILE_SIZES)
+        # Per pile, why its last check found it open (`close_check`: a loner, or STAYS_OPEN).
+        self._open_by = [STAYS_OPEN] * len(PILE_SIZES)
         self.out_of_play: list[Card] = []
         self.moves = 0
         self._outcome: Outcome | None = None
@@ -141,7 +143,11 @@ class SolitaireState(CardGameState[SolitaireRules]):
             "draw_top": self.draw_pile[-1].text if self.draw_pile else None,
             "draw_pile_size": len(self.draw_pile),
         })]
-        if action.card is not drawn:  # else the pile holds what it held, and stays open
+        # A pile holding what it held (the drawn card went straight out), or still holding
+        # the loner that kept it open, stays open without asking the solver.
+        loner = self._open_by[index]
+        if action.card is not drawn and not (
+                loner >= 0 and keeps_loner(loner, action.card, drawn, action.pile)):
             self._check_close(action.pile, events)
         self._check_end(events)
         return events
@@ -157,7 +163,9 @@ class SolitaireState(CardGameState[SolitaireRules]):
     def _check_close(self, size: int, events: list[Event]) -> None:
         """Close pile `size` if its cards all make groups (the only pile a move changes)."""
         index = PILE_SIZES.index(size)
-        if groups_all(self.piles[index], size, self.rules.natural):
+        verdict = close_check(self.piles[index], size, self.rules.natural)
+        self._open_by[index] = verdict
+        if verdict == CLOSES:
             # The groups themselves only for a pile that closes.
             solver = Solver(self.piles[index], size, self.rules.natural)
             self.closed[index] = True
@@ -204,6 +212,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
         state._sorted = [tuple(sorted_cards(p)) for p in state.piles]
         state._places = _places_of(state._sorted)
         state.closed = [bool(c) for c in data["closed"]]
+        state._open_by = [STAYS_OPEN] * len(PILE_SIZES)  # unknown: the next move checks
         state.draw_pile = parse_cards(data["draw_pile"])
         state.out_of_play = parse_cards(data["out_of_play"])
         state.moves = int(data["moves"])
