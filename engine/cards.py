@@ -202,6 +202,8 @@ def sorted_swap(cards: tuple[Card, ...], out: Card, into: Card) -> tuple[Card, .
 def holds(cards: Sequence[Card], card: Card) -> bool:
     """`card in cards`, by identity (cards are interned): compiled, a loop of pointer
     comparisons, where `in` asks each other card whether it equals this one."""
+    if isinstance(cards, tuple):  # read by index: compiled, no iterator (Solitaire's piles)
+        return any(cards[i] is card for i in range(len(cards)))
     return any(c is card for c in cards)
 
 

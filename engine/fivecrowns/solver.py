@@ -891,7 +891,13 @@ def _share(best: list[int], part: tuple[int, ...]) -> list[int]:
     part no group shares with them: the best of every way to share the w wilds."""
     if len(best) == 1:  # no wilds to share (a pile's usual case)
         return [best[0] + part[0]]
-    return [min(best[w - k] + part[k] for k in range(w + 1)) for w in range(len(best))]
+    out: list[int] = []
+    for w in range(len(best)):  # loops, not min() of a generator: compiled, no generator
+        least = INFINITE
+        for k in range(w + 1):
+            least = min(least, best[w - k] + part[k])
+        out.append(least)
+    return out
 
 
 # Suit indexes (`_SUIT_INDEX`) ranked as their letters are (`_floor` breaks ties by letter).
