@@ -117,7 +117,9 @@ class Split:
 # over beside a book of its rank would join it). Of two equal cards the lower bit always goes
 # first, so equal multisets have equal masks and share the memo.
 
-FREE, RUN_ONLY = 0, 1
+# Final: compiled, a Final constant is inlined where a plain global is a module dict lookup.
+FREE: Final = 0
+RUN_ONLY: Final = 1
 INFINITE: Final = 1 << 20
 LEAVE: Final = -1
 
@@ -286,13 +288,13 @@ def _options(shape: Shape, wilds: int, leave: bool) -> list[tuple[int, Shape, in
     if mode == FREE:
         if leave:
             rest = list(sigs)
-            rest[j] -= unit
+            rest[j] = rest[j] - unit
             out.append((LEAVE, _shape(FREE, rest), r + LOWEST))
         if any(sig & group for sig in sigs[j + 1:]) or sigs[j] >> 3 * r & 7 > 1:
             _books(out, sigs, r, j, unit, wilds)
         elif wilds >= MIN_GROUP - 1:  # the only natural of its rank: a book of it and 2 wilds
             rest = list(sigs)
-            rest[j] -= unit
+            rest[j] = rest[j] - unit
             out.append((MIN_GROUP - 1, _shape(FREE, rest), 0))
     run = sigs[j]
     used, count = unit, 1
@@ -305,7 +307,7 @@ def _options(shape: Shape, wilds: int, leave: bool) -> list[tuple[int, Shape, in
         need = max(MIN_GROUP, span) - count
         if need <= wilds:
             rest = list(sigs)
-            rest[j] -= used
+            rest[j] = rest[j] - used
             after = mode if mode == FREE else _after(rest, unit)
             out.append((need, _shape(after, rest), 0))
         elif span >= MIN_GROUP:
@@ -325,10 +327,10 @@ def _books(out: list[tuple[int, Shape, int]], sigs: list[int], r: int, j: int, u
             choices.append([(i, k) for k in range(least, n + 1)])
     for picked in product(*choices):
         rest = list(sigs)
-        rest[j] -= unit
+        rest[j] = rest[j] - unit
         taken = 1
         for i, k in picked:
-            rest[i] -= k * unit
+            rest[i] = rest[i] - (k * unit)
             taken += k
         need = max(0, MIN_GROUP - taken)
         if need <= wilds:
@@ -426,7 +428,8 @@ class _Search:
         while mask:
             low = mask & -mask
             i = low.bit_length() - 1
-            sig[suit[i]] += weight[i]
+            s = suit[i]
+            sig[s] = sig[s] + weight[i]
             mask ^= low
         return _shape(mode, sig)
 
@@ -746,18 +749,18 @@ def close_check(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
     that keeps the hand from closing, coded rank << 3 | suit (`_SUIT_INDEX`). A loner stays
     one while no card comes that could group with it and no wild comes (`keeps_loner`): a
     Solitaire pile is checked again only when its loner may have gone."""
+    # Lists updated as x[i] = x[i] + y, not x[i] += y: compiled, the augmented form of a list
+    # item is Python's generic in-place add.
     ranks = [0] * (HIGHEST + 1)  # naturals per rank
     suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
-    sigs = [0, 0, 0, 0, 0]  # per suit, its signature (see `Shapes`)
     naturals: list[int] = []  # each natural as rank << 3 | suit
     codes = _codes(wild_rank)
     for c in cards:
         code = codes[c]
         if code >= 0:
             rank, suit = code >> 3, code & 7
-            ranks[rank] += 1
-            suits[suit] |= 1 << rank
-            sigs[suit] += 1 << 3 * (rank - LOWEST)
+            ranks[rank] = ranks[rank] + 1
+            suits[suit] = suits[suit] | (1 << rank)
             naturals.append(code)
     wilds = len(cards) - len(naturals)
     if not naturals:
@@ -768,7 +771,8 @@ def close_check(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
             return loner
     if _coded_floor(naturals, ranks, suits) > wilds:
         return STAYS_OPEN
-    return CLOSES if fits(_shape(FREE, sigs), wilds) else STAYS_OPEN
+    # The shape only for the few hands that get this far.
+    return CLOSES if fits(_part_shape(naturals), wilds) else STAYS_OPEN
 
 
 def _first_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> int:
@@ -817,8 +821,8 @@ def pile_points(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
         code = codes[c]
         if code >= 0:
             rank = code >> 3
-            ranks[rank] += 1
-            suits[code & 7] |= 1 << rank
+            ranks[rank] = ranks[rank] + 1
+            suits[code & 7] = suits[code & 7] | (1 << rank)
             naturals.append(code)
             natural_points += rank
         else:
@@ -882,7 +886,7 @@ def _part_shape(part: list[int]) -> Shape:
     """The shape (see `Shapes`) of naturals coded as in `groups_all`."""
     sigs = [0, 0, 0, 0, 0]
     for code in part:
-        sigs[code & 7] += 1 << 3 * ((code >> 3) - LOWEST)
+        sigs[code & 7] = sigs[code & 7] + (1 << 3 * ((code >> 3) - LOWEST))
     return _shape(FREE, sigs)
 
 
