@@ -43,6 +43,11 @@ from .actions import Place, parse_action, place
 from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
 from .view import SolitaireView, legal_places, pile_places
 
+# The smallest and largest pile: pile `size` is PILE_SIZES[size - SMALLEST]. (Final here, in a
+# compiled module, they are read as C values.)
+SMALLEST: Final = PILE_SIZES[0]
+LARGEST: Final = PILE_SIZES[-1]
+
 
 class SolitaireState(CardGameState[SolitaireRules]):
     """A Solitaire game in progress (implements `engine.game.GameState`)."""
@@ -113,9 +118,11 @@ class SolitaireState(CardGameState[SolitaireRules]):
         return place(first, self.draw_pile[-1])
 
     def _why_place(self, action: Place) -> str | None:
-        if action.pile not in PILE_SIZES:
+        # Arithmetic, not `in` and `.index` of PILE_SIZES: compiled, those compare the sizes
+        # as Python objects, and every move asks three times.
+        if not SMALLEST <= action.pile <= LARGEST:
             return f"no pile {action.pile}: piles are named by their dealt size, 3..13"
-        index = PILE_SIZES.index(action.pile)
+        index = action.pile - SMALLEST
         if self.closed[index]:
             return f"pile {action.pile} is closed and takes no more cards"
         top = self.draw_pile[-1]
@@ -127,7 +134,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
     # -- GameState: playing --------------------------------------------------------------------
 
     def _place(self, action: Place, plan: None = None) -> list[Event]:
-        index = PILE_SIZES.index(action.pile)
+        index = action.pile - SMALLEST
         pile = self.piles[index]
         drawn = self.draw_pile.pop()
         pile.append(drawn)
@@ -162,7 +169,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
 
     def _check_close(self, size: int, events: list[Event]) -> None:
         """Close pile `size` if its cards all make groups (the only pile a move changes)."""
-        index = PILE_SIZES.index(size)
+        index = size - SMALLEST
         verdict = close_check(self.piles[index], size, self.rules.natural)
         self._open_by[index] = verdict
         if verdict == CLOSES:
