@@ -254,8 +254,10 @@ BOUNDS = [
     "keeps Python's objects: every card, meld, action, event and legal action list is a "
     "Python object allocated and counted, and the solver's tables are dicts. Five Crowns "
     "solves every discard decision (which discards go out) and Solitaire every move (does "
-    "the pile close; at the end, the points of every open pile), on top of building the legal "
-    "actions that the random player draws from.",
+    "the pile close, unless it still holds the card no group could take that kept it open; "
+    "at the end, the points of every open pile, each part of a pile that no group joins "
+    "searched on its own), on top of building the legal actions that the random player "
+    "draws from.",
     "- **Tournaments.** Games are independent and run in worker processes; the CPU a game "
     "costs with -j 2 against -j 1 shows what parallel play adds (workers starting, results "
     "passed back). The wall-clock speedup also needs two idle cores, which a shared machine "

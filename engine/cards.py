@@ -173,15 +173,14 @@ def sort_key(card: Card) -> tuple[int, int, str]:
 
 # Every card's `sort_key`, computed once: views sort a hand for every decision.
 _SORT_KEYS: Final = {card: sort_key(card) for card in _BY_TEXT.values()}
+# Every card's place in `sort_key` order (no two cards share a key: equal cards are one object).
+_ORDER: Final = {card: n for n, card in enumerate(sorted(_SORT_KEYS, key=_SORT_KEYS.__getitem__))}
 
 
 def sorted_cards(cards: Iterable[Card]) -> list[Card]:
-    """`cards` in `sort_key` order."""
-    return sorted(cards, key=_SORT_KEYS.__getitem__)
-
-
-# Every card's place in `sort_key` order (no two cards share a key: equal cards are one object).
-_ORDER: Final = {card: n for n, card in enumerate(sorted(_SORT_KEYS, key=_SORT_KEYS.__getitem__))}
+    """`cards` in `sort_key` order (by their places in it: integers compare faster than the
+    keys' tuples, and a Solitaire deal sorts 11 piles)."""
+    return sorted(cards, key=_ORDER.__getitem__)
 
 
 def sorted_swap(cards: tuple[Card, ...], out: Card, into: Card) -> tuple[Card, ...]:
@@ -203,6 +202,8 @@ def sorted_swap(cards: tuple[Card, ...], out: Card, into: Card) -> tuple[Card, .
 def holds(cards: Sequence[Card], card: Card) -> bool:
     """`card in cards`, by identity (cards are interned): compiled, a loop of pointer
     comparisons, where `in` asks each other card whether it equals this one."""
+    if isinstance(cards, tuple):  # read by index: compiled, no iterator (Solitaire's piles)
+        return any(cards[i] is card for i in range(len(cards)))
     return any(c is card for c in cards)
 
 

@@ -117,7 +117,9 @@ class Split:
 # over beside a book of its rank would join it). Of two equal cards the lower bit always goes
 # first, so equal multisets have equal masks and share the memo.
 
-FREE, RUN_ONLY = 0, 1
+# Final: compiled, a Final constant is inlined where a plain global is a module dict lookup.
+FREE: Final = 0
+RUN_ONLY: Final = 1
 INFINITE: Final = 1 << 20
 LEAVE: Final = -1
 
@@ -156,9 +158,11 @@ def _lowest(mask: int, k: int) -> int:
 # of its suit taking one copy of each rank up to a higher natural), in counts of copies.
 
 Shape = tuple[int, ...]
-# States kept in all the tables together (under a MiB): past it they start afresh. The searches
-# gain far more from their floors than from old states, so a small bound costs little.
-TABLE_LIMIT: Final = 1024
+# States kept in all the tables together (about 300 bytes each: under a MiB): past it they start
+# afresh. The searches gain far more from their floors than from old states, so a small bound
+# costs little; Solitaire's end of game (`pile_points`) finds a third fewer states to search
+# with 3072 than with 1024.
+TABLE_LIMIT: Final = 3072
 
 
 class _Counts:
@@ -284,13 +288,13 @@ def _options(shape: Shape, wilds: int, leave: bool) -> list[tuple[int, Shape, in
     if mode == FREE:
         if leave:
             rest = list(sigs)
-            rest[j] -= unit
+            rest[j] = rest[j] - unit
             out.append((LEAVE, _shape(FREE, rest), r + LOWEST))
         if any(sig & group for sig in sigs[j + 1:]) or sigs[j] >> 3 * r & 7 > 1:
             _books(out, sigs, r, j, unit, wilds)
         elif wilds >= MIN_GROUP - 1:  # the only natural of its rank: a book of it and 2 wilds
             rest = list(sigs)
-            rest[j] -= unit
+            rest[j] = rest[j] - unit
             out.append((MIN_GROUP - 1, _shape(FREE, rest), 0))
     run = sigs[j]
     used, count = unit, 1
@@ -303,7 +307,7 @@ def _options(shape: Shape, wilds: int, leave: bool) -> list[tuple[int, Shape, in
         need = max(MIN_GROUP, span) - count
         if need <= wilds:
             rest = list(sigs)
-            rest[j] -= used
+            rest[j] = rest[j] - used
             after = mode if mode == FREE else _after(rest, unit)
             out.append((need, _shape(after, rest), 0))
         elif span >= MIN_GROUP:
@@ -323,10 +327,10 @@ def _books(out: list[tuple[int, Shape, int]], sigs: list[int], r: int, j: int, u
             choices.append([(i, k) for k in range(least, n + 1)])
     for picked in product(*choices):
         rest = list(sigs)
-        rest[j] -= unit
+        rest[j] = rest[j] - unit
         taken = 1
         for i, k in picked:
-            rest[i] -= k * unit
+            rest[i] = rest[i] - (k * unit)
             taken += k
         need = max(0, MIN_GROUP - taken)
         if need <= wilds:
@@ -424,7 +428,8 @@ class _Search:
         while mask:
             low = mask & -mask
             i = low.bit_length() - 1
-            sig[suit[i]] += weight[i]
+            s = suit[i]
+            sig[s] = sig[s] + weight[i]
             mask ^= low
         return _shape(mode, sig)
 
@@ -553,6 +558,12 @@ class _Group:
     kind: GroupKind
     naturals: list[Card]
     wilds: list[Card]
+
+    # Hand-written: mypyc compiles it, not the dataclass's generated one (engine/game.py).
+    def __init__(self, kind: GroupKind, naturals: list[Card], wilds: list[Card]) -> None:
+        self.kind = kind
+        self.naturals = naturals
+        self.wilds = wilds
 
     @property
     def size(self) -> int:
@@ -704,41 +715,193 @@ def _loners(naturals: Sequence[Card], wilds: int, tally: Tally | None = None) ->
             and not runs[card.rank] >> (suits[card.suit] >> card.rank - 2 & 0b11111) & 1]
 
 
+_JOKER_CODE: Final = -2  # `_codes` of a Joker; -1: a card of the wild rank
+
+
+def _codes(wild_rank: int) -> dict[Card, int]:
+    """Per Five Crowns card: rank << 3 | suit index (`_SUIT_INDEX`) if it is a natural when
+    `wild_rank` is wild, else `_JOKER_CODE` or -1 (a card of the wild rank). One lookup per
+    card where `groups_all` and `pile_points` asked for its kind, rank and suit."""
+    found = _CODES.get(wild_rank)
+    if found is None:
+        found = _CODES[wild_rank] = {JOKER: _JOKER_CODE} | {
+            c: -1 if c.rank == wild_rank else c.rank << 3 | _SUIT_INDEX[c.suit]
+            for c in FIVECROWNS_SUITED}
+    return found
+
+
+_CODES: Final[dict[int, dict[Card, int]]] = {}  # per wild rank asked (3..13 in play)
+
+
 def groups_all(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> bool:
     """`Solver(cards, wild_rank, natural).groups_all()` (a Solitaire pile closes: asked of
     every pile after the deal and of one each move), from one pass over the cards: its loners,
     its `wild_floor` and its shape for `fits`, without a solver or a card list of its own."""
+    return close_check(cards, wild_rank, natural) == CLOSES
+
+
+CLOSES: Final = -1  # `close_check`: every card makes books and runs
+STAYS_OPEN: Final = -2  # `close_check`: some card makes none, and the hand has no loner
+
+
+def close_check(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> int:
+    """`groups_all` with its reason when false: CLOSES, STAYS_OPEN, or a loner (`loners`)
+    that keeps the hand from closing, coded rank << 3 | suit (`_SUIT_INDEX`). A loner stays
+    one while no card comes that could group with it and no wild comes (`keeps_loner`): a
+    Solitaire pile is checked again only when its loner may have gone."""
+    # Lists updated as x[i] = x[i] + y, not x[i] += y: compiled, the augmented form of a list
+    # item is Python's generic in-place add.
     ranks = [0] * (HIGHEST + 1)  # naturals per rank
     suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
-    sigs = [0, 0, 0, 0, 0]  # per suit, its signature (see `Shapes`)
     naturals: list[int] = []  # each natural as rank << 3 | suit
+    codes = _codes(wild_rank)
     for c in cards:
-        rank = c.rank
-        if c.kind is Kind.NUMBER and rank != wild_rank:
-            suit = _SUIT_INDEX[c.suit]
-            ranks[rank] += 1
-            suits[suit] |= 1 << rank
-            sigs[suit] += 1 << 3 * (rank - LOWEST)
-            naturals.append(rank << 3 | suit)
+        code = codes[c]
+        if code >= 0:
+            rank, suit = code >> 3, code & 7
+            ranks[rank] = ranks[rank] + 1
+            suits[suit] = suits[suit] | (1 << rank)
+            naturals.append(code)
     wilds = len(cards) - len(naturals)
     if not naturals:
-        return not wilds or (natural == "none" and wilds >= MIN_GROUP)
-    if wilds < MIN_GROUP - 1 and _has_loner(naturals, wilds, ranks, suits):
-        return False
+        return CLOSES if not wilds or (natural == "none" and wilds >= MIN_GROUP) else STAYS_OPEN
+    if wilds < MIN_GROUP - 1:
+        loner = _first_loner(naturals, wilds, ranks, suits)
+        if loner >= 0:
+            return loner
     if _coded_floor(naturals, ranks, suits) > wilds:
-        return False
-    return fits(_shape(FREE, sigs), wilds)
+        return STAYS_OPEN
+    # The shape only for the few hands that get this far.
+    return CLOSES if fits(_part_shape(naturals), wilds) else STAYS_OPEN
 
 
-def _has_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> bool:
-    """Whether `_loners` finds one, for naturals coded as in `groups_all`."""
+def _first_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> int:
+    """The first natural that `_loners` calls a loner (coded as in `groups_all`), or -1."""
     short = MIN_GROUP - wilds
     runs = _RUNNABLE[short]
     for code in naturals:
         rank = code >> 3
         if ranks[rank] < short and not runs[rank] >> (suits[code & 7] >> rank - 2 & 0b11111) & 1:
-            return True
-    return False
+            return code
+    return -1
+
+
+def keeps_loner(loner: int, out: Card, into: Card, wild_rank: int) -> bool:
+    """Whether `loner` (as `close_check` returns it) of a hand is still a loner once card
+    `out` leaves the hand and card `into` joins it. A loner has fewer naturals of its rank than
+    a book needs, and no three consecutive ranks of its suit around it that the wilds fill;
+    losing a card only makes that truer, and so does losing a wild. Only a card of its rank, or
+    of its suit within two ranks of it, or one wild more, can give it a group (or `out` may be
+    the loner itself: a copy left behind would still be one, but the first found may differ)."""
+    codes = _codes(wild_rank)
+    gone, came = codes[out], codes[into]
+    if gone == loner:
+        return False
+    if came < 0:  # a wild comes: as many wilds as before only if one goes
+        return gone < 0
+    rank, near = loner >> 3, came >> 3
+    return near != rank and (came & 7 != loner & 7 or abs(near - rank) > 2)
+
+
+def pile_points(cards: Sequence[Card], wild_rank: int, natural: Natural = "none") -> int:
+    """`Solver(cards, wild_rank, natural).points()` (what a Solitaire pile left open costs:
+    asked of every open pile when a game ends), from one pass over the cards and a search of
+    each part of the hand on its own. Two naturals share a group only if they share a rank or
+    their suit with at most `wilds` ranks between them, so the naturals split into parts that
+    no group joins (`_parts`); the hand's best with at most w wilds is the best sum of its
+    parts' bests over the ways to share the w wilds among them. A part's table is the shared
+    search's (`Shapes.left`) of its own shape: small parts recur from pile to pile and game
+    to game, where whole hands hardly ever do."""
+    ranks = [0] * (HIGHEST + 1)  # naturals per rank
+    suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
+    naturals: list[int] = []  # each natural as rank << 3 | suit
+    wild_points = natural_points = 0
+    codes = _codes(wild_rank)
+    for c in cards:
+        code = codes[c]
+        if code >= 0:
+            rank = code >> 3
+            ranks[rank] = ranks[rank] + 1
+            suits[code & 7] = suits[code & 7] | (1 << rank)
+            naturals.append(code)
+            natural_points += rank
+        else:
+            wild_points += JOKER_POINTS if code == _JOKER_CODE else WILD_POINTS
+    wilds = len(cards) - len(naturals)
+    # Loners are left over whatever the rest does (`Solver.loners`): the search goes without.
+    kept = naturals
+    if wilds < MIN_GROUP - 1:
+        kept = _not_loners(naturals, wilds, ranks, suits)
+    left = natural_points - sum(code >> 3 for code in kept)  # the loners' points
+    table = shapes(wilds)
+    best = [0] * (wilds + 1)
+    for part in _parts(kept, wilds, ranks):
+        best = _share(best, table.left(_part_shape(part)))
+    left += best[wilds]
+    if left < natural_points or (natural == "none" and wilds >= MIN_GROUP):
+        return left  # there is a group, so every wild finds a place
+    return natural_points + wild_points
+
+
+def _not_loners(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]
+                ) -> list[int]:
+    """The naturals (coded as in `groups_all`) that `_first_loner` would not call loners."""
+    short = MIN_GROUP - wilds
+    runs = _RUNNABLE[short]
+    return [code for code in naturals
+            if ranks[code >> 3] >= short
+            or runs[code >> 3] >> (suits[code & 7] >> (code >> 3) - 2 & 0b11111) & 1]
+
+
+def _parts(naturals: list[int], wilds: int, ranks: list[int]) -> list[list[int]]:
+    """`naturals` (coded as in `groups_all`; `ranks`: the hand's naturals per rank) in parts
+    no book or run joins. Two are linked when they can share a group: a book of their rank,
+    if it holds enough naturals for the wilds (a book of k naturals needs 3 - k wilds), or a
+    run of their suit with at most `wilds` ranks between them (each gap of a run is a wild).
+    Each part keeps the order given."""
+    parts: list[list[int]] = []
+    book = MIN_GROUP - wilds  # the fewest naturals of a book
+    for code in naturals:
+        rank, suit = code >> 3, code & 7
+        books = ranks[rank] >= book
+        joined: list[int] = []  # the parts this natural links, and merges into one
+        for i, part in enumerate(parts):
+            for other in part:
+                near = other >> 3
+                if (books and near == rank) or (
+                        other & 7 == suit and abs(near - rank) <= wilds + 1):
+                    joined.append(i)
+                    break
+        if not joined:
+            parts.append([code])
+            continue
+        first = parts[joined[0]]
+        for i in reversed(joined[1:]):
+            first += parts.pop(i)
+        first.append(code)
+    return parts
+
+
+def _part_shape(part: list[int]) -> Shape:
+    """The shape (see `Shapes`) of naturals coded as in `groups_all`."""
+    sigs = [0, 0, 0, 0, 0]
+    for code in part:
+        sigs[code & 7] = sigs[code & 7] + (1 << 3 * ((code >> 3) - LOWEST))
+    return _shape(FREE, sigs)
+
+
+def _share(best: list[int], part: tuple[int, ...]) -> list[int]:
+    """Fewest points left with at most w wilds (w = 0..) of the naturals of `best` and of a
+    part no group shares with them: the best of every way to share the w wilds."""
+    if len(best) == 1:  # no wilds to share (a pile's usual case)
+        return [best[0] + part[0]]
+    out: list[int] = []
+    for w in range(len(best)):  # loops, not min() of a generator: compiled, no generator
+        least = INFINITE
+        for k in range(w + 1):
+            least = min(least, best[w - k] + part[k])
+        out.append(least)
+    return out
 
 
 # Suit indexes (`_SUIT_INDEX`) ranked as their letters are (`_floor` breaks ties by letter).

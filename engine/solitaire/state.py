@@ -37,11 +37,16 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..fivecrowns.solver import Solver, groups_all
+from ..fivecrowns.solver import CLOSES, STAYS_OPEN, Solver, close_check, keeps_loner, pile_points
 from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
 from .actions import Place, parse_action, place
 from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
 from .view import SolitaireView, legal_places, pile_places
+
+# The smallest and largest pile: pile `size` is PILE_SIZES[size - SMALLEST]. (Final here, in a
+# compiled module, they are read as C values.)
+SMALLEST: Final = PILE_SIZES[0]
+LARGEST: Final = PILE_SIZES[-1]
 
 
 class SolitaireState(CardGameState[SolitaireRules]):
@@ -62,6 +67,8 @@ class SolitaireState(CardGameState[SolitaireRules]):
         self._places = _places_of(self._sorted)  # per pile, its own discards
         self.draw_pile = deck
         self.closed = [False] * len(PILE_SIZES)
+        # Per pile, why its last check found it open (`close_check`: a loner, or STAYS_OPEN).
+        self._open_by = [STAYS_OPEN] * len(PILE_SIZES)
         self.out_of_play: list[Card] = []
         self.moves = 0
         self._outcome: Outcome | None = None
@@ -111,9 +118,11 @@ class SolitaireState(CardGameState[SolitaireRules]):
         return place(first, self.draw_pile[-1])
 
     def _why_place(self, action: Place) -> str | None:
-        if action.pile not in PILE_SIZES:
+        # Arithmetic, not `in` and `.index` of PILE_SIZES: compiled, those compare the sizes
+        # as Python objects, and every move asks three times.
+        if not SMALLEST <= action.pile <= LARGEST:
             return f"no pile {action.pile}: piles are named by their dealt size, 3..13"
-        index = PILE_SIZES.index(action.pile)
+        index = action.pile - SMALLEST
         if self.closed[index]:
             return f"pile {action.pile} is closed and takes no more cards"
         top = self.draw_pile[-1]
@@ -125,7 +134,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
     # -- GameState: playing --------------------------------------------------------------------
 
     def _place(self, action: Place, plan: None = None) -> list[Event]:
-        index = PILE_SIZES.index(action.pile)
+        index = action.pile - SMALLEST
         pile = self.piles[index]
         drawn = self.draw_pile.pop()
         pile.append(drawn)
@@ -141,7 +150,12 @@ class SolitaireState(CardGameState[SolitaireRules]):
             "draw_top": self.draw_pile[-1].text if self.draw_pile else None,
             "draw_pile_size": len(self.draw_pile),
         })]
-        self._check_close(action.pile, events)
+        # A pile holding what it held (the drawn card went straight out), or still holding
+        # the loner that kept it open, stays open without asking the solver.
+        loner = self._open_by[index]
+        if action.card is not drawn and not (
+                loner >= 0 and keeps_loner(loner, action.card, drawn, action.pile)):
+            self._check_close(action.pile, events)
         self._check_end(events)
         return events
 
@@ -155,8 +169,10 @@ class SolitaireState(CardGameState[SolitaireRules]):
 
     def _check_close(self, size: int, events: list[Event]) -> None:
         """Close pile `size` if its cards all make groups (the only pile a move changes)."""
-        index = PILE_SIZES.index(size)
-        if groups_all(self.piles[index], size, self.rules.natural):
+        index = size - SMALLEST
+        verdict = close_check(self.piles[index], size, self.rules.natural)
+        self._open_by[index] = verdict
+        if verdict == CLOSES:
             # The groups themselves only for a pile that closes.
             solver = Solver(self.piles[index], size, self.rules.natural)
             self.closed[index] = True
@@ -177,7 +193,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
             "piles_closed": closed,
             "open_piles": [s for s, _ in left],
             "cards_left": sum(len(p) for _, p in left),
-            "points_left": sum(Solver(p, s, self.rules.natural).points() for s, p in left),
+            "points_left": sum(pile_points(p, s, self.rules.natural) for s, p in left),
             "moves": self.moves,
         }), events)
 
@@ -203,6 +219,7 @@ class SolitaireState(CardGameState[SolitaireRules]):
         state._sorted = [tuple(sorted_cards(p)) for p in state.piles]
         state._places = _places_of(state._sorted)
         state.closed = [bool(c) for c in data["closed"]]
+        state._open_by = [STAYS_OPEN] * len(PILE_SIZES)  # unknown: the next move checks
         state.draw_pile = parse_cards(data["draw_pile"])
         state.out_of_play = parse_cards(data["out_of_play"])
         state.moves = int(data["moves"])
