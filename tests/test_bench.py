@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,13 @@ def load_run() -> ModuleType:
     return module
 
 
+def tiny_sizes(run: ModuleType, rounds: int = 1, solitaire: int = 1) -> Any:
+    """bench/run.py's `Sizes` at their smallest: a game or two of each, one round."""
+    return run.Sizes(rounds=rounds, seeds={"phase10": 1, "fivecrowns": 1, "solitaire": solitaire},
+                     engine_seconds=0.02, trips=200, tournament_games=2, rss_games=(2, 4),
+                     profile_games=1, solver_climb=0)
+
+
 # Over 100 s of CPU even on its tiny input (it builds C bots, plays tournaments, profiles):
 # out of the default run, which it held for a fifth of its time; .ci/run runs it on its own.
 @pytest.mark.slow
@@ -31,9 +39,7 @@ def test_every_figure_of_bench_run(tmp_path: Path) -> None:
     if shutil.which("gcc") is None:
         pytest.skip("gcc is missing: bench/run.py builds its C bots and pipe pair with it")
     run = load_run()
-    tiny = run.Sizes(rounds=1, seeds={"phase10": 1, "fivecrowns": 1, "solitaire": 2},
-                     engine_seconds=0.02, trips=200, tournament_games=2, rss_games=(2, 4),
-                     profile_games=1, solver_climb=0)
+    tiny = tiny_sizes(run, solitaire=2)
     figures = run.Figures(out=lambda line: None)
     run.run(tiny, run.PARTS, list(run.GAMES), figures, tmp_path)
     names = {row["figure"] for row in figures.rows}
@@ -113,9 +119,7 @@ def test_both_builds_side_by_side(tmp_path: Path) -> None:
 
     pure = run.Referee.of(run.PURE, load_pure(("engine", "protocol", "bots")).__name__)
     assert pure.find_game("phase10").new_game.__module__.startswith("pure_meldref.")
-    tiny = run.Sizes(rounds=1, seeds={"phase10": 1, "fivecrowns": 1, "solitaire": 1},
-                     engine_seconds=0.02, trips=200, tournament_games=2, rss_games=(2, 4),
-                     profile_games=1, solver_climb=0)
+    tiny = tiny_sizes(run)
     figures = run.Figures(out=lambda line: None)
     run.run(tiny, ["pieces", "engines"], ["solitaire"], figures, tmp_path, [run.CURRENT, pure])
     assert figures.get("engine_rate", game="solitaire", referee=run.PURE) > 0
@@ -163,9 +167,7 @@ def test_each_game_is_compared_with_the_round_trips_of_its_own_rounds(tmp_path: 
     if shutil.which("gcc") is None:
         pytest.skip("gcc is missing: the pipe figures need the C bot and pipe pair")
     run = load_run()
-    tiny = run.Sizes(rounds=2, seeds={"phase10": 1, "fivecrowns": 1, "solitaire": 1},
-                     engine_seconds=0.02, trips=200, tournament_games=2, rss_games=(2, 4),
-                     profile_games=1, solver_climb=0)
+    tiny = tiny_sizes(run, rounds=2)
     figures = run.Figures(out=lambda line: None)
     run.run(tiny, ["pipes"], ["solitaire"], figures, tmp_path)
     rows = [r for r in figures.rows if r["figure"] == "pipe_round_trip"]

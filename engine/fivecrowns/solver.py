@@ -749,19 +749,7 @@ def close_check(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
     that keeps the hand from closing, coded rank << 3 | suit (`_SUIT_INDEX`). A loner stays
     one while no card comes that could group with it and no wild comes (`keeps_loner`): a
     Solitaire pile is checked again only when its loner may have gone."""
-    # Lists updated as x[i] = x[i] + y, not x[i] += y: compiled, the augmented form of a list
-    # item is Python's generic in-place add.
-    ranks = [0] * (HIGHEST + 1)  # naturals per rank
-    suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
-    naturals: list[int] = []  # each natural as rank << 3 | suit
-    codes = _codes(wild_rank)
-    for c in cards:
-        code = codes[c]
-        if code >= 0:
-            rank, suit = code >> 3, code & 7
-            ranks[rank] = ranks[rank] + 1
-            suits[suit] = suits[suit] | (1 << rank)
-            naturals.append(code)
+    naturals, ranks, suits = _coded_tally(cards, _codes(wild_rank))
     wilds = len(cards) - len(naturals)
     if not naturals:
         return CLOSES if not wilds or (natural == "none" and wilds >= MIN_GROUP) else STAYS_OPEN
@@ -775,13 +763,38 @@ def close_check(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
     return CLOSES if fits(_part_shape(naturals), wilds) else STAYS_OPEN
 
 
+def _coded_tally(cards: Sequence[Card], codes: dict[Card, int]
+                 ) -> tuple[list[int], list[int], list[int]]:
+    """(the naturals coded as `codes` says, naturals per rank, per suit the bits of its ranks):
+    `_tally` of a hand in one pass, without a card list of its own."""
+    # Lists updated as x[i] = x[i] + y, not x[i] += y: compiled, the augmented form of a list
+    # item is Python's generic in-place add.
+    ranks = [0] * (HIGHEST + 1)
+    suits = [0, 0, 0, 0, 0]  # by `_SUIT_INDEX`
+    naturals: list[int] = []
+    for c in cards:
+        code = codes[c]
+        if code >= 0:
+            rank, suit = code >> 3, code & 7
+            ranks[rank] = ranks[rank] + 1
+            suits[suit] = suits[suit] | (1 << rank)
+            naturals.append(code)
+    return naturals, ranks, suits
+
+
+def _is_loner(code: int, wilds: int, ranks: list[int], suits: list[int]) -> bool:
+    """Whether a natural coded as in `groups_all` is one `_loners` names: fewer of its rank
+    than a book needs, and no three-card window of its suit around it (at wilds < 2)."""
+    short = MIN_GROUP - wilds
+    rank = code >> 3
+    return (ranks[rank] < short
+            and not _RUNNABLE[short][rank] >> (suits[code & 7] >> rank - 2 & 0b11111) & 1)
+
+
 def _first_loner(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]) -> int:
     """The first natural that `_loners` calls a loner (coded as in `groups_all`), or -1."""
-    short = MIN_GROUP - wilds
-    runs = _RUNNABLE[short]
     for code in naturals:
-        rank = code >> 3
-        if ranks[rank] < short and not runs[rank] >> (suits[code & 7] >> rank - 2 & 0b11111) & 1:
+        if _is_loner(code, wilds, ranks, suits):
             return code
     return -1
 
@@ -812,22 +825,12 @@ def pile_points(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
     parts' bests over the ways to share the w wilds among them. A part's table is the shared
     search's (`Shapes.left`) of its own shape: small parts recur from pile to pile and game
     to game, where whole hands hardly ever do."""
-    ranks = [0] * (HIGHEST + 1)  # naturals per rank
-    suits = [0, 0, 0, 0, 0]  # per suit (`_SUIT_INDEX`), the bits of its ranks
-    naturals: list[int] = []  # each natural as rank << 3 | suit
-    wild_points = natural_points = 0
     codes = _codes(wild_rank)
-    for c in cards:
-        code = codes[c]
-        if code >= 0:
-            rank = code >> 3
-            ranks[rank] = ranks[rank] + 1
-            suits[code & 7] = suits[code & 7] | (1 << rank)
-            naturals.append(code)
-            natural_points += rank
-        else:
-            wild_points += JOKER_POINTS if code == _JOKER_CODE else WILD_POINTS
+    naturals, ranks, suits = _coded_tally(cards, codes)
+    natural_points = sum(code >> 3 for code in naturals)  # a natural scores its rank
+    jokers = sum(1 for c in cards if codes[c] == _JOKER_CODE)
     wilds = len(cards) - len(naturals)
+    wild_points = jokers * JOKER_POINTS + (wilds - jokers) * WILD_POINTS
     # Loners are left over whatever the rest does (`Solver.loners`): the search goes without.
     kept = naturals
     if wilds < MIN_GROUP - 1:
@@ -846,11 +849,7 @@ def pile_points(cards: Sequence[Card], wild_rank: int, natural: Natural = "none"
 def _not_loners(naturals: list[int], wilds: int, ranks: list[int], suits: list[int]
                 ) -> list[int]:
     """The naturals (coded as in `groups_all`) that `_first_loner` would not call loners."""
-    short = MIN_GROUP - wilds
-    runs = _RUNNABLE[short]
-    return [code for code in naturals
-            if ranks[code >> 3] >= short
-            or runs[code >> 3] >> (suits[code & 7] >> (code >> 3) - 2 & 0b11111) & 1]
+    return [code for code in naturals if not _is_loner(code, wilds, ranks, suits)]
 
 
 def _parts(naturals: list[int], wilds: int, ranks: list[int]) -> list[list[int]]:
