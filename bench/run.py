@@ -12,6 +12,11 @@ markdown table (also written to `--markdown`). Every ratio is between figures of
   in-process bots and with instant C bots on pipes (bench/c/instant_bot.c), both choosing among
   the legal actions with the same generator, so both play the very same games (checked);
   `pipes_overhead` is their difference, also as a multiple of the round trip;
+- `decision_loopback` (per game): the same games through the referee's whole protocol path
+  (`TransportSeat`) to instant_bot.c's twin in memory (`Loopback`): no pipe, no system call;
+  `pipes_overhead_text` (loopback less in-process: the referee's protocol work) and
+  `pipes_overhead_system` (pipes less loopback: system calls, waking and waiting for the bot)
+  split the overhead in two;
 - `engine_rate` (per game) and `openspiel_rate`: random decisions per CPU second, uniform over
   `legal_actions()`, ours and OpenSpiel's gin rummy (C++ core, the optional `bench` extra),
   interleaved in this process;
@@ -160,6 +165,57 @@ class InstantBot:
         return actions[self.choice.index(len(actions))]
 
 
+class Loopback:
+    """instant_bot.c as a transport in the referee's process: the protocol's whole path (every
+    request written as lines, every answer read and parsed as a line) without the pipes, the
+    system calls and the other process. It answers a request with one of its `legal` lines by
+    the same generator, so it plays the very same games. Its own work is a few interpreted lines
+    a request: counted in the loopback's time, so what the pipes add beyond it is if anything
+    understated."""
+
+    eof = False
+    write_error: str | None = None
+
+    def __init__(self, seed: int, incoming: Callable[..., Any]) -> None:
+        self.choice = LcgChoice(seed)
+        self.incoming = incoming  # the referee's `Incoming` (its revision's, or pure Python's)
+        self.lines: list[Any] = []
+
+    def send(self, *lines: str, now: bool = True) -> None:
+        last = lines[-1]
+        if last.startswith("go "):  # a request: view, items, legal lines, then `go`
+            first = 0
+            while not lines[first].startswith("legal "):
+                first += 1
+            legal = lines[first + self.choice.index(len(lines) - 1 - first)][6:]
+            request_id = last[3:last.index(" ", 3)]
+            self.lines.append(self.incoming(f"action {request_id} {legal}".encode(), 0.0))
+        elif last.startswith("meldref "):
+            self.lines.append(self.incoming(b"ready", 0.0))
+
+    def read(self, deadline: float) -> Any:
+        return self.lines.pop(0) if self.lines else None
+
+    def pending(self) -> list[Any]:
+        lines, self.lines = self.lines, []
+        return lines
+
+    def flush(self) -> None:
+        pass
+
+    def poll(self) -> None:
+        pass
+
+    def drain(self, timeout: float) -> bool:
+        return True
+
+    def exit_code(self, wait: float = 0.0) -> int | None:
+        return None
+
+    def cpu_time(self) -> float | None:
+        return None
+
+
 def seat_seed(seed: int, seat: int) -> int:
     return seed * 10 + seat
 
@@ -176,6 +232,8 @@ class Referee:
     in_process_seat: Callable[[Any], Any]
     process_seat: Callable[[Any], Any]
     bot_command: Callable[..., Any]
+    incoming: Callable[..., Any]
+    transport_seat: Callable[..., Any] | None  # None: a revision from before `TransportSeat`
 
     @staticmethod
     def of(label: str, package: str = "meldref") -> Referee:
@@ -184,8 +242,10 @@ class Referee:
         referee = importlib.import_module(f"{package}.protocol.referee")
         seats = importlib.import_module(f"{package}.protocol.seats")
         game = importlib.import_module(f"{package}.engine.game")
+        channel = importlib.import_module(f"{package}.protocol.channel")
         return Referee(label, package, game.find_game, referee.play_game, referee.close_all,
-                       seats.InProcessSeat, seats.ProcessSeat, seats.BotCommand)
+                       seats.InProcessSeat, seats.ProcessSeat, seats.BotCommand,
+                       channel.Incoming, getattr(seats, "TransportSeat", None))
 
     def policy(self) -> Any:
         module = sys.modules[self.play_game.__module__]
@@ -229,6 +289,13 @@ def in_process_seats(players: int, referee: Referee = CURRENT) -> Callable[[int]
                          for i in range(players)]
 
 
+def loopback_seats(players: int, referee: Referee = CURRENT) -> Callable[[int], list[Seat]]:
+    make = referee.transport_seat
+    assert make is not None
+    return lambda seed: [make(Loopback(seat_seed(seed, i), referee.incoming), f"loopback{i}")
+                         for i in range(players)]
+
+
 def pipe_seats(bot: Path, players: int, referee: Referee = CURRENT) -> Callable[[int], list[Seat]]:
     def make(seed: int) -> list[Seat]:
         return [referee.process_seat(referee.bot_command((str(bot), str(seat_seed(seed, i)))))
@@ -251,6 +318,8 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
             ways[referee.label, "in_process"] = in_process_seats(players, referee)
             if bot is not None:
                 ways[referee.label, "pipes"] = pipe_seats(bot, players, referee)
+                if referee.transport_seat is not None:
+                    ways[referee.label, "loopback"] = loopback_seats(players, referee)
         by_label = {r.label: r for r in referees}
         costs: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
         cpus: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
@@ -289,6 +358,9 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
                                                                        "in_process"]
                 figures.add("pipes_overhead_cpu", round(cpu_overhead, 1), "us", game=name,
                             **tag)
+                looped = us.get((referee.label, "loopback"))
+                if looped is not None:
+                    split_overhead(figures, name, inproc, looped, piped, trip, tag)
         for referee in referees[1:]:
             for way in ("in_process", "pipes"):
                 if (referee.label, way) in us:
@@ -297,6 +369,19 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
                     figures.add("speedup", round(cpu_us[referee.label, way]
                                                  / cpu_us["current", way], 2),
                                 "x", game=name, way=f"{way} CPU", against=referee.label)
+
+
+def split_overhead(figures: Figures, name: str, inproc: float, looped: float, piped: float,
+                   trip: float | None, tag: dict[str, str]) -> None:
+    """The pipes' overhead in two: the referee's protocol work (the loopback's time over the
+    in-process one: every request written as lines, every answer read as a line, no system
+    call) and what the pipes add beyond it (system calls, waking the bot and waiting for it,
+    the bot reading its request): the share no change to the referee's text can remove."""
+    figures.add("decision_loopback", round(looped, 1), "us", game=name, **tag)
+    for figure, value in (("pipes_overhead_text", looped - inproc),
+                          ("pipes_overhead_system", piped - looped)):
+        figures.add(figure, round(value, 1), "us", game=name,
+                    round_trips=round(value / trip, 1) if trip else None, **tag)
 
 
 # ----------------------------------------------------------------------------------------------

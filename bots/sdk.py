@@ -788,8 +788,11 @@ def after_place(view: View, pile: int, card: Card | str) -> View:
 
 def pile_points(request: Request, pile: int, view: View | None = None) -> int:
     """Solitaire: the fewest points pile `pile` leaves as it is (0: it closes), in the
-    request's view or in `view` (engine)."""
-    return int(engine_view(request, view).solver(pile).points())
+    request's view or in `view` (engine): the solver's points searched part by part, as the
+    game scores a pile left open at its end."""
+    engine = engine_view(request, view)
+    solver = _engine("fivecrowns.solver")
+    return int(solver.pile_points(engine.pile(pile), pile, engine.natural))
 
 
 def closing_places(request: Request) -> list[str]:

@@ -26,7 +26,8 @@ author's reference).
   stray lines, silence, goodbye.
 - `errors`: `Fault` records and `BotError` > `BotTimeoutError`, `BotCrashedError`,
   `BotProtocolError`, `SeatStartError`.
-- `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat`, `seat_from_spec`, and
+- `seats`: `Seat`, `InProcessSeat`, `ProcessSeat`, `StreamSeat` (and `TransportSeat`, any
+  transport), `seat_from_spec`, and
   `connect_all` (start every seat before the first game; if one cannot, say which and why).
 - `policy`: `MatchPolicy` (clocks, retries, what a failure costs).
 - `referee`: `play_game` (the game loop).

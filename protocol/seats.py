@@ -23,7 +23,7 @@ from ..engine.game import GameInfo, Rebuilt, by_init
 from .channel import LineHook
 from .command import BotCommand
 from .command import describe_exit as describe_exit
-from .conversation import Conversation, Reply, Request, Setup
+from .conversation import Conversation, Reply, Request, Setup, Transport
 from .errors import (
     BotCrashedError,
     BotError,
@@ -307,16 +307,16 @@ class ProcessSeat(LineSeat):
                 self.channel = None
 
 
-class StreamSeat(LineSeat):
-    """A seat on two already open file descriptors (no process): e.g. the referee's own
-    stdin/stdout, so a person or a test harness can play one seat by hand."""
+class TransportSeat(LineSeat):
+    """A seat over a transport already open (`Transport`: lines both ways, reads with
+    deadlines), the protocol spoken as with a program but no process started or stopped: a
+    bot in memory for tests and benchmarks (bench/run.py's loopback), a stream, a socket."""
 
-    def __init__(self, read_fd: int, write_fd: int, name: str = "stdio", game: str = "",
-                 limits: Limits | None = None, on_line: LineHook | None = None) -> None:
+    def __init__(self, transport: Transport, name: str = "stream", game: str = "",
+                 limits: Limits | None = None) -> None:
         self.name = name
         self.game = game
-        self.channel = PipeTransport(read_fd, write_fd, on_line=on_line)
-        self._conn = self._stream = Conversation(self.channel, limits or Limits())
+        self._conn = self._stream = Conversation(transport, limits or Limits())
         self._connected = False
 
     def connect(self, startup_time: float = 10.0) -> None:
@@ -327,6 +327,16 @@ class StreamSeat(LineSeat):
 
     def close(self) -> None:
         self._stream.say_goodbye()
+
+
+class StreamSeat(TransportSeat):
+    """A seat on two already open file descriptors (no process): e.g. the referee's own
+    stdin/stdout, so a person or a test harness can play one seat by hand."""
+
+    def __init__(self, read_fd: int, write_fd: int, name: str = "stdio", game: str = "",
+                 limits: Limits | None = None, on_line: LineHook | None = None) -> None:
+        self.channel = PipeTransport(read_fd, write_fd, on_line=on_line)
+        super().__init__(self.channel, name, game, limits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,6 +433,7 @@ __all__ = [
     "SeatStartError",
     "Setup",
     "StreamSeat",
+    "TransportSeat",
     "connect_all",
     "seat_from_spec",
 ]

@@ -177,3 +177,28 @@ def test_each_game_is_compared_with_the_round_trips_of_its_own_rounds(tmp_path: 
     table = run.markdown(figures, run.machine())
     row = next(line for line in table.splitlines() if line.startswith("| solitaire |"))
     assert f"{overhead} us = {overhead / own:.1f}x" in row and f"| {own} us |" in row
+
+
+def test_the_pipes_overhead_is_split_by_a_loopback_playing_the_same_games(
+        tmp_path: Path) -> None:
+    # The overhead was one figure: how much of it the referee's text is, and how much the
+    # pipes themselves add, was argued, not measured. The loopback plays the very games of the
+    # other ways (per_decision checks it) through the referee's whole protocol path.
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is missing: the pipe figures need the C bot and pipe pair")
+    run = load_run()
+    figures = run.Figures(out=lambda line: None)
+    run.run(tiny_sizes(run), ["pipes"], ["phase10", "solitaire"], figures, tmp_path)
+    for game in ("phase10", "solitaire"):
+        inproc, looped, piped = (figures.get(f"decision_{way}", game=game)
+                                 for way in ("in_process", "loopback", "pipes"))
+        text, system = (figures.get(f"pipes_overhead_{part}", game=game)
+                        for part in ("text", "system"))
+        assert looped > 0 and text == pytest.approx(looped - inproc, abs=0.11)
+        assert system == pytest.approx(piped - looped, abs=0.11)
+        assert text + system == pytest.approx(figures.get("pipes_overhead", game=game), abs=0.3)
+    table = run.markdown(figures, run.machine())
+    row = next(line for line in table.splitlines() if line.startswith("| solitaire |")
+               and "what the pipes add" not in line and line.count(" us") == 4)
+    assert f"| {figures.get('pipes_overhead_system', game='solitaire')} us = " in row
+    assert "the pipes beyond the text" in table

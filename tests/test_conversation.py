@@ -24,6 +24,7 @@ from meldref.protocol.errors import (
     BotTimeoutError,
 )
 from meldref.protocol.limits import Limits
+from meldref.protocol.seats import TransportSeat
 
 
 class Clock:
@@ -442,3 +443,18 @@ def test_goodbye_says_quit_once() -> None:
     conv.say_goodbye()
     conv.say_goodbye()
     assert bot.sent == ["quit"]
+
+
+def test_a_seat_over_any_transport_shakes_hands_decides_and_says_goodbye() -> None:
+    # `TransportSeat`: the protocol as a bot program gets it, over a transport given to it (the
+    # benchmark's in-memory loopback): no process to start or stop.
+    bot = ScriptedBot(Clock())
+    bot.on("meldref 1 solitaire").reply("id name scripted", "ready")
+    bot.on("go 1").reply("action 1 place 3 X")
+    seat = TransportSeat(bot, name="unnamed", game="solitaire", limits=LIMITS)
+    seat.connect()
+    assert seat.name == "scripted"
+    assert seat.decide(request()).text == "place 3 X"
+    seat.close()
+    assert bot.sent[-1] == "quit" and any(line.startswith("legal ") for line in bot.sent)
+    bot.assert_done()

@@ -105,6 +105,9 @@ def test_solitaire_helpers() -> None:
     assert after.draw_top is None and after.data["moves"] == view.data["moves"] + 1
     assert sdk.pile_points(request, pile.size) > 0
     engine = sdk.engine_view(request)
+    # The points by parts (what the game scores at its end) are the whole pile's solver's.
+    assert all(sdk.pile_points(request, p.size) == engine.solver(p.size).points()
+               for p in view.piles)
     closing = [a for a in (str(x) for x in engine.legal_actions())
                if engine.solver(int(a.split()[1]), engine.draw_top).points() == 0]
     assert set(sdk.closing_places(request)) <= set(closing) or not closing
