@@ -10,7 +10,8 @@ markdown table (also written to `--markdown`). Every ratio is between figures of
   per game in every round of its pipes (`game`), which that game's ratios use;
 - `decision_in_process`, `decision_pipes` (per game): the referee's wall time per decision with
   in-process bots and with instant C bots on pipes (bench/c/instant_bot.c), both choosing among
-  the legal actions with the same generator, so both play the very same games (checked);
+  the legal actions with the same generator, so both play the very same games (checked); the
+  bots of a round are started once (untimed) and play all its games, as in a match;
   `pipes_overhead` is their difference, also as a multiple of the round trip;
 - `decision_loopback` (per game): the same games through the referee's whole protocol path
   (`TransportSeat`) to instant_bot.c's twin in memory (`Loopback`): no pipe, no system call;
@@ -256,32 +257,43 @@ CURRENT = Referee.of("current")
 
 
 def play_seeds(game_name: str, seats_for: Callable[[int], list[Seat]], seeds: Sequence[int],
-               referee: Referee = CURRENT, profiler: cProfile.Profile | None = None
-               ) -> tuple[int, float, float, list[str]]:
+               referee: Referee = CURRENT, profiler: cProfile.Profile | None = None,
+               keep: bool = False) -> tuple[int, float, float, list[str]]:
     """(decisions, wall and CPU seconds of the referee in `play_game`, every action) over
-    `seeds` (the bots' start-up and shutdown excluded, from the profile too)."""
+    `seeds` (the bots' start-up and shutdown excluded, from the profile too). Seats are made
+    for each game, or with `keep` once, from the first seed, for every game (as a match keeps
+    its bots: a bot program's first moves after it started, its loader's and its pages' work,
+    are then paid once, not in every game; a Solitaire game has only 28 decisions)."""
     decisions, spent, cpu, actions = 0, 0.0, 0.0, []
     game, policy = referee.find_game(game_name), referee.policy()
-    for seed in seeds:
-        seats = seats_for(seed)
+    games = [list(seeds)] if keep else [[seed] for seed in seeds]
+    for batch in games:
+        seats = seats_for(batch[0])
         try:
             for seat in seats:
                 seat.connect(POLICY.startup_time)
-            began, cpu_began = time.perf_counter(), time.process_time()
-            if profiler is not None:
-                profiler.enable()
-            record = referee.play_game(game, game.rules(), seats, seed, policy)
-            if profiler is not None:
-                profiler.disable()
-            spent += time.perf_counter() - began
-            cpu += time.process_time() - cpu_began
+            for seed in batch:
+                record, wall, used = play_one(game, seats, seed, referee, policy, profiler)
+                if record.status != ["ok"] * len(seats):
+                    raise RuntimeError(f"{game_name} seed {seed}: {record.faults}")
+                spent, cpu = spent + wall, cpu + used
+                decisions += record.decisions
+                actions += record.actions
         finally:
             referee.close_all(seats)
-        if record.status != ["ok"] * len(seats):
-            raise RuntimeError(f"{game_name} seed {seed}: {record.faults}")
-        decisions += record.decisions
-        actions += record.actions
     return decisions, spent, cpu, actions
+
+
+def play_one(game: Any, seats: list[Seat], seed: int, referee: Referee, policy: Any,
+             profiler: cProfile.Profile | None) -> tuple[Any, float, float]:
+    """One game: its record, and the referee's wall and CPU seconds in `play_game`."""
+    began, cpu_began = time.perf_counter(), time.process_time()
+    if profiler is not None:
+        profiler.enable()
+    record = referee.play_game(game, game.rules(), seats, seed, policy)
+    if profiler is not None:
+        profiler.disable()
+    return record, time.perf_counter() - began, time.process_time() - cpu_began
 
 
 def in_process_seats(players: int, referee: Referee = CURRENT) -> Callable[[int], list[Seat]]:
@@ -330,7 +342,7 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
                 trips.append(round_trip())
             for way in (list(ways) if r % 2 == 0 else list(reversed(ways))):
                 decisions, spent, cpu, actions = play_seeds(name, ways[way], seeds,
-                                                            by_label[way[0]])
+                                                            by_label[way[0]], keep=True)
                 costs[way].append(spent / decisions * 1e6)
                 cpus[way].append(cpu / decisions * 1e6)
                 played[way] = actions

@@ -202,3 +202,21 @@ def test_the_pipes_overhead_is_split_by_a_loopback_playing_the_same_games(
                and "what the pipes add" not in line and line.count(" us") == 4)
     assert f"| {figures.get('pipes_overhead_system', game='solitaire')} us = " in row
     assert "the pipes beyond the text" in table
+
+
+def test_a_rounds_games_are_played_by_bots_started_once_as_in_a_match(tmp_path: Path) -> None:
+    # Each game started its bot programs afresh: a Solitaire game has 28 decisions, so a bot's
+    # first moves after it started (its loader's and its pages' work) weighed on every
+    # decision. A match keeps its bots from game to game; the benchmark now does too.
+    run = load_run()
+    made: list[int] = []
+    in_process = run.in_process_seats(1)
+
+    def seats_for(seed: int) -> list[Any]:
+        made.append(seed)
+        return list(in_process(seed))
+
+    decisions, *_ = run.play_seeds("solitaire", seats_for, [1, 2, 3], keep=True)
+    assert made == [1] and decisions == 3 * 28
+    run.play_seeds("solitaire", seats_for, [1, 2], keep=False)
+    assert made == [1, 1, 2]
