@@ -171,9 +171,12 @@ def _split_table(figures: Figures) -> list[str]:
         trip = _trip(figures, name)
         if text is None or system is None or not trip:
             continue
+        in_loop = get("round_trip_in_loop", game=name)
         rows.append(f"| {name} | {get('decision_loopback', game=name)} us | "
                     f"{get('pipes_overhead', game=name)} us | {text} us = {text / trip:.1f}x | "
-                    f"{system} us = {system / trip:.1f}x |")
+                    f"{system} us = {system / trip:.1f}x | "
+                    + (f"{in_loop} us = {in_loop / trip:.1f}x |" if in_loop is not None
+                       else "- |"))
     if not rows:
         return []
     return [
@@ -182,12 +185,16 @@ def _split_table(figures: Figures) -> list[str]:
         "as lines, every answer read and parsed as a line, no pipe and no system call; "
         "bench/run.py's `Loopback`). Less the in-process time, it is the referee's protocol "
         "work; the pipes less it is what the pipes themselves add: system calls, waking the "
-        "bot and waiting for it, the bot reading its request. Each as a multiple of the raw "
-        "round trip:",
+        "bot and waiting for it, the bot reading its request. The last column is the "
+        "loopback again with one real round trip a request (a `ping` line to the C bot and "
+        "its `pong` read back), less the loopback: what one round trip costs inside the "
+        "referee's loop, where the C pair's, back to back, costs the raw round trip. Each as "
+        "a multiple of the raw round trip:",
         "",
         "| game | loopback, per decision | pipes' overhead | the referee's protocol work "
-        "(loopback less in-process) | what the pipes add (pipes less loopback) |",
-        "|---|---|---|---|---|",
+        "(loopback less in-process) | what the pipes add (pipes less loopback) | one round "
+        "trip inside the loop |",
+        "|---|---|---|---|---|---|",
         *rows,
         "",
     ]
@@ -269,28 +276,23 @@ BOUNDS = [
     "games, as a match keeps its bots (started again for each game, a bot program's first "
     "moves, its loader's and its pages' work, weighed on Solitaire's 28 decisions a game: "
     "about 20 us a decision more, measured; on Phase 10's and Five Crowns' hundreds, nothing "
-    "measurable). The C pair moves one short line each way and does nothing else. "
-    "Per decision the referee writes the seat's whole view (protocol section 4: a `view` "
-    "line, an `item` per seat and per group or pile, a `legal` line per action: up to 88 in "
-    "Solitaire), in one write; waits in one `poll`; reads and parses the answer; checks it "
-    "with the game; and writes the turn's events to the other seats (once per turn, as "
-    "section 4 promises). The referee-CPU column is what that costs the referee; the rest of "
-    "the wall-clock overhead is waiting for a core, for the referee and for the bot it woke, "
-    "and grows with the machine's load, while the C pair's round trip (two processes that do "
-    "nothing else) stays a few microseconds at any load. The loopback splits the overhead: "
-    "the referee's protocol work on one side, what the pipes add on the other (the table "
-    "above the targets); where the second alone is past 4 round trips, no change to the "
-    "referee's text can meet the target, only fewer system calls and wake-ups a decision. "
-    "The pieces' table below times the "
-    "text work and the engine's share per decision in both builds: a few microseconds each. "
-    "The compiled build compiles the engine and the whole referee around it: its loop and "
-    "clocks (protocol/referee.py), the seats, the conversation, the wire, the channel and the "
-    "view's text (tests/test_compiled_loop.py: no function of meldref/protocol runs as Python "
-    "per decision). What no build removes is the operating system's share, about 4.5 system "
-    "calls a decision (`strace -c` of a referee against two instant C bots, 24,352 Phase 10 "
-    "decisions: 2.0 poll, 1.5 write, 1.0 readv), each a microsecond or two, the wake-up of "
-    "the bot that each write makes, and the two context switches of a round trip on a "
-    "loaded machine.",
+    "measurable). The C pair moves one short line each way, back to back, and does nothing "
+    "else. Per decision the referee writes the seat's whole view (protocol section 4: a "
+    "`view` line, an `item` per seat and per group or pile, a `legal` line per action: up to "
+    "88 in Solitaire), in one write; waits in one `poll`; reads and parses the answer; checks "
+    "it with the game; and writes the turn's events to the other seats (once per turn, as "
+    "section 4 promises): about 4.5 system calls a decision (`strace -c` of a referee "
+    "against two instant C bots, 24,352 Phase 10 decisions: 2.0 poll, 1.5 write, 1.0 readv). "
+    "The loopback table above splits that: the referee's protocol work (its text, the "
+    "conversation) is the smaller part; the larger is what the pipes add, and it is about "
+    "what one round trip costs inside the referee's loop (the loopback with one real round "
+    "trip a request costs as much more as the pipes do): on this machine two to three times "
+    "the C pair's round trip: the wait itself is longer (the bot's core idled through the "
+    "referee's work: timed around the `ping` alone, about 23 us against the pair's 16), and "
+    "the referee's own work runs slower after each switch to the bot and back (its caches "
+    "cold: the rest). So the second part is the machine's, not the referee's text: where it alone "
+    "nears 4 round trips, only fewer round trips a decision would meet the target, and the "
+    "protocol asks one.",
     "- **Engines against OpenSpiel.** Gin rummy's rules run in C++; ours run compiled by "
     "mypyc from the same Python (or as Python), which removes the interpreter's dispatch but "
     "keeps Python's objects: every card, meld, action, event and legal action list is a "

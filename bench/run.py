@@ -17,7 +17,10 @@ markdown table (also written to `--markdown`). Every ratio is between figures of
   (`TransportSeat`) to instant_bot.c's twin in memory (`Loopback`): no pipe, no system call;
   `pipes_overhead_text` (loopback less in-process: the referee's protocol work) and
   `pipes_overhead_system` (pipes less loopback: system calls, waking and waiting for the bot)
-  split the overhead in two;
+  split the overhead in two; `decision_loopback_trip` the loopback with one real round trip
+  a request (a `ping` to instant_bot.c and its `pong`, blocking), and `round_trip_in_loop` its
+  time over the loopback's: what one round trip costs inside the referee's loop, against the
+  C pair's back to back;
 - `engine_rate` (per game) and `openspiel_rate`: random decisions per CPU second, uniform over
   `legal_actions()`, ours and OpenSpiel's gin rummy (C++ core, the optional `bench` extra),
   interleaved in this process;
@@ -177,13 +180,27 @@ class Loopback:
     eof = False
     write_error: str | None = None
 
-    def __init__(self, seed: int, incoming: Callable[..., Any]) -> None:
+    def __init__(self, seed: int, incoming: Callable[..., Any], trip: Path | None = None) -> None:
         self.choice = LcgChoice(seed)
         self.incoming = incoming  # the referee's `Incoming` (its revision's, or pure Python's)
         self.lines: list[Any] = []
+        # With `trip` (instant_bot.c): one real round trip a request, a `ping` line to that
+        # program and its `pong` read back, blocking, as the pipes wait for an answer.
+        self.echo = None if trip is None else subprocess.Popen(
+            [str(trip), "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+
+    def _round_trip(self, line: bytes) -> None:
+        assert self.echo is not None and self.echo.stdin and self.echo.stdout
+        os.write(self.echo.stdin.fileno(), line)
+        while line != b"quit\n" and not os.read(self.echo.stdout.fileno(), 64).endswith(b"\n"):
+            pass
 
     def send(self, *lines: str, now: bool = True) -> None:
         last = lines[-1]
+        if self.echo is not None and last.startswith(("go ", "quit")):
+            self._round_trip(b"ping 1\n" if last != "quit" else b"quit\n")
+            if last == "quit":
+                self.echo.wait()
         if last.startswith("go "):  # a request: view, items, legal lines, then `go`
             first = 0
             while not lines[first].startswith("legal "):
@@ -301,11 +318,12 @@ def in_process_seats(players: int, referee: Referee = CURRENT) -> Callable[[int]
                          for i in range(players)]
 
 
-def loopback_seats(players: int, referee: Referee = CURRENT) -> Callable[[int], list[Seat]]:
+def loopback_seats(players: int, referee: Referee = CURRENT,
+                   trip: Path | None = None) -> Callable[[int], list[Seat]]:
     make = referee.transport_seat
     assert make is not None
-    return lambda seed: [make(Loopback(seat_seed(seed, i), referee.incoming), f"loopback{i}")
-                         for i in range(players)]
+    return lambda seed: [make(Loopback(seat_seed(seed, i), referee.incoming, trip),
+                              f"loopback{i}") for i in range(players)]
 
 
 def pipe_seats(bot: Path, players: int, referee: Referee = CURRENT) -> Callable[[int], list[Seat]]:
@@ -332,6 +350,8 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
                 ways[referee.label, "pipes"] = pipe_seats(bot, players, referee)
                 if referee.transport_seat is not None:
                     ways[referee.label, "loopback"] = loopback_seats(players, referee)
+                    ways[referee.label, "loopback_trip"] = loopback_seats(players, referee,
+                                                                          bot)
         by_label = {r.label: r for r in referees}
         costs: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
         cpus: dict[tuple[str, str], list[float]] = {way: [] for way in ways}
@@ -373,6 +393,12 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
                 looped = us.get((referee.label, "loopback"))
                 if looped is not None:
                     split_overhead(figures, name, inproc, looped, piped, trip, tag)
+                    tripped = us[referee.label, "loopback_trip"]
+                    figures.add("decision_loopback_trip", round(tripped, 1), "us", game=name,
+                                **tag)
+                    figures.add("round_trip_in_loop", round(tripped - looped, 1), "us",
+                                game=name, round_trips=round((tripped - looped) / trip, 1)
+                                if trip else None, **tag)
         for referee in referees[1:]:
             for way in ("in_process", "pipes"):
                 if (referee.label, way) in us:

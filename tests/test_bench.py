@@ -197,10 +197,17 @@ def test_the_pipes_overhead_is_split_by_a_loopback_playing_the_same_games(
         assert looped > 0 and text == pytest.approx(looped - inproc, abs=0.11)
         assert system == pytest.approx(piped - looped, abs=0.11)
         assert text + system == pytest.approx(figures.get("pipes_overhead", game=game), abs=0.3)
+        # The loopback again with a real round trip a request: its time over the loopback's
+        # is a round trip's cost inside the referee's loop.
+        tripped = figures.get("decision_loopback_trip", game=game)
+        assert figures.get("round_trip_in_loop", game=game) == pytest.approx(
+            tripped - looped, abs=0.11)
     table = run.markdown(figures, run.machine())
-    row = next(line for line in table.splitlines() if line.startswith("| solitaire |")
-               and "what the pipes add" not in line and line.count(" us") == 4)
+    looped = figures.get("decision_loopback", game="solitaire")
+    row = next(line for line in table.splitlines()
+               if line.startswith(f"| solitaire | {looped} us |"))
     assert f"| {figures.get('pipes_overhead_system', game='solitaire')} us = " in row
+    assert f"| {figures.get('round_trip_in_loop', game='solitaire')} us = " in row
     assert "the pipes beyond the text" in table
 
 
