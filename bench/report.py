@@ -290,7 +290,11 @@ BOUNDS = [
     "the C pair's round trip: the wait itself is longer (the bot's core idled through the "
     "referee's work: timed around the `ping` alone, about 23 us against the pair's 16), and "
     "the referee's own work runs slower after each switch to the bot and back (its caches "
-    "cold: the rest). So the second part is the machine's, not the referee's text: where it alone "
+    "cold: the rest). A read that must wait therefore first looks for the answer without "
+    "sleeping, up to 50 us, while the bot's answers come that fast (protocol/channel.py's "
+    "`SPIN`: a thinking bot is never looked for; off where games share every core, a pool of "
+    "as many workers as cores or a cluster's workers, where looking took a core from another "
+    "game's bots). So the second part is the machine's, not the referee's text: where it alone "
     "nears 4 round trips, only fewer round trips a decision would meet the target, and the "
     "protocol asks one.",
     "- **Engines against OpenSpiel.** Gin rummy's rules run in C++; ours run compiled by "

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meldref.protocol.channel import EOF, LINE, TOO_LONG, LineChannel
+from meldref.protocol import channel as channel_module
+from meldref.protocol.channel import EOF, LINE, SPIN, TOO_LONG, LineChannel, look_before_sleeping
 from meldref.protocol.conversation import request_text
 from meldref.protocol.errors import BotError
 from meldref.protocol.seats import Request, StreamSeat
@@ -159,6 +162,60 @@ def test_channel_reads_lines_written_one_at_a_time(lines: list[bytes]) -> None:
     finally:
         for fd in (r, w, r2, w2):
             os.close(fd)
+
+
+def test_a_read_looks_before_it_sleeps_only_for_a_bot_that_answers_that_fast() -> None:
+    # A round trip through a sleep cost the referee two to three raw round trips (the bot's
+    # core idle through its work, its own work slower after the switch): a read now looks for
+    # the answer without sleeping, up to SPIN, but only while the bot's answers come that
+    # fast, so a bot that thinks costs nothing more.
+    r, w = os.pipe()
+    r2, w2 = os.pipe()
+    try:
+        channel = LineChannel(r, w2)
+        assert not channel._spinning  # a new bot is not looked for: its first answer decides
+        os.write(w, b"action 1 draw pile\n")  # in the pipe before the read: it came at once
+        assert channel.read(deadline=float("inf")).data == b"action 1 draw pile"
+        assert channel._spinning
+        late = threading.Timer(SPIN * 100, os.write, (w, b"action 2 draw pile\n"))
+        late.start()
+        assert channel.read(deadline=float("inf")).data == b"action 2 draw pile"
+        late.join()
+        assert not channel._spinning  # slower than SPIN: the next wait sleeps at once
+        assert channel.read(deadline=time.monotonic() + SPIN) is None  # nothing came
+        assert not channel._spinning
+        os.write(w, b"action 3 draw pile\n")
+        assert channel.read(deadline=float("inf")).data == b"action 3 draw pile"
+        assert channel._spinning  # fast again: looked for again
+        os.close(w)
+        w = -1
+        assert channel.read(deadline=float("inf")).kind == EOF  # a spin ends at the EOF
+        channel.close()
+    finally:
+        for fd in (r, w, r2, w2):
+            if fd >= 0:
+                os.close(fd)
+
+
+def test_where_games_share_every_core_reads_sleep_at_once() -> None:
+    # Looking before sleeping took a core from the other game's bots at -j 2 on 2 cores (8%
+    # fewer games a second): a pool of as many workers as cores turns it off, as a cluster's
+    # workers do; the reads still read.
+    r, w = os.pipe()
+    r2, w2 = os.pipe()
+    try:
+        look_before_sleeping(False)
+        assert not channel_module._looking
+        channel = LineChannel(r, w2)
+        for n in range(3):
+            os.write(w, b"action %d draw pile\n" % n)
+            assert channel.read(deadline=float("inf")).data == b"action %d draw pile" % n
+        assert channel._spinning  # fast answers still noted, for when looking is on again
+    finally:
+        look_before_sleeping(True)
+        for fd in (r, w, r2, w2):
+            os.close(fd)
+    assert channel_module._looking
 
 
 class _View:

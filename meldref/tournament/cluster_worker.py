@@ -40,6 +40,7 @@ import distributed
 
 from .. import __version__
 from ..private import private_dir
+from ..protocol.channel import look_before_sleeping
 from ..protocol.records import JSON, ResultLine
 from ..protocol.seats import Limits
 from .botfolder import BotFolderError, digest, unpack
@@ -427,6 +428,9 @@ def play_batch(run: RunJob, jobs: tuple[GameJob, ...], token: str,
         _TASKS[token] += setup is not None
     if setup is None:
         return Played([GameOutcome(distributed.get_worker().address, missing=True)])
+    # A cluster's machines play a game per core or more at once: reads sleep at once, no core
+    # taken from another game's bots.
+    look_before_sleeping(False)
     # Only the bots these games seat are checked here (a worker that joined late meets a
     # run's bots a few at a time).
     setup = replace(seating_only(setup, (bot.name for job in jobs for bot in job.bots)),

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Final
 
 from ..engine.game import GAME_NAMES
+from ..protocol.channel import look_before_sleeping
 from ..protocol.records import ResultLine
 from ..protocol.sweep import kill_all_bots
 from .keeper import keep_bots_here
@@ -123,7 +124,8 @@ class GamePool:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=worker_context(),
                 initializer=worker_init,
-                initargs=(os.getpid(), dict(os.environ), StandardFd(1), StandardFd(2)))
+                initargs=(os.getpid(), dict(os.environ), self.workers, StandardFd(1),
+                          StandardFd(2)))
         return self._pool
 
     def _replace(self) -> None:
@@ -228,14 +230,17 @@ def _standard_fd(sent: object, fd: int) -> int | None:
     return fd
 
 
-def worker_init(tournament: int, environment: dict[str, str], *standard: object) -> None:
+def worker_init(tournament: int, environment: dict[str, str], workers: int,
+                *standard: object) -> None:
     """Set up a worker: the tournament's environment (a forked worker has the fork server's),
-    its stdout and stderr (`StandardFd`, put in place as the arguments arrive);
+    its stdout and stderr (`StandardFd`, put in place as the arguments arrive); with as many
+    workers as cores or more, reads that sleep at once (`look_before_sleeping`);
     Ctrl-C is the tournament's to decide; SIGTERM (sent by the tournament, or by the kernel
     when the worker's parent dies) kills the worker's bots and ends it. The bot programs the
     worker seats are kept from game to game (`keeper`), stopped when it ends."""
     os.environ.clear()
     os.environ.update(environment)
+    look_before_sleeping(workers < (os.cpu_count() or 1))
     _leave_fork_server()
     keep_bots_here()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
