@@ -179,7 +179,14 @@ def _split_table(figures: Figures) -> list[str]:
                        else "- |"))
     if not rows:
         return []
+    sleeping = [f"{name} {get('decision_pipes_sleeping', game=name)} us (the look saves "
+                f"{row['look_saves']:.0%})" for name in GAMES
+                for row in figures.rows if row["figure"] == "decision_pipes_sleeping"
+                and row.get("game") == name and row.get("referee") is None]
     return [
+        *([f"Through pipes with reads that sleep at once (no look for a quick answer first, as "
+           f"in a pool of as many workers as cores), per decision: {'; '.join(sleeping)}.",
+           ""] if sleeping else []),
         "The pipes' overhead in two: the same games played through the referee's whole "
         "protocol path to the instant bot's twin in memory (`loopback`: every request written "
         "as lines, every answer read and parsed as a line, no pipe and no system call; "

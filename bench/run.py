@@ -20,7 +20,9 @@ markdown table (also written to `--markdown`). Every ratio is between figures of
   split the overhead in two; `decision_loopback_trip` the loopback with one real round trip
   a request (a `ping` to instant_bot.c and its `pong`, blocking), and `round_trip_in_loop` its
   time over the loopback's: what one round trip costs inside the referee's loop, against the
-  C pair's back to back;
+  C pair's back to back; `decision_pipes_sleeping` the pipes with reads that sleep at once (no
+  look for a quick answer first, as in a pool of as many workers as cores), `look_saves` the
+  share of it the look saves;
 - `engine_rate` (per game) and `openspiel_rate`: random decisions per CPU second, uniform over
   `legal_actions()`, ours and OpenSpiel's gin rummy (C++ core, the optional `bench` extra),
   interleaved in this process;
@@ -252,6 +254,7 @@ class Referee:
     bot_command: Callable[..., Any]
     incoming: Callable[..., Any]
     transport_seat: Callable[..., Any] | None  # None: a revision from before `TransportSeat`
+    look_before_sleeping: Callable[[bool], None] | None  # None: a revision from before it
 
     @staticmethod
     def of(label: str, package: str = "meldref") -> Referee:
@@ -263,7 +266,8 @@ class Referee:
         channel = importlib.import_module(f"{package}.protocol.channel")
         return Referee(label, package, game.find_game, referee.play_game, referee.close_all,
                        seats.InProcessSeat, seats.ProcessSeat, seats.BotCommand,
-                       channel.Incoming, getattr(seats, "TransportSeat", None))
+                       channel.Incoming, getattr(seats, "TransportSeat", None),
+                       getattr(channel, "look_before_sleeping", None))
 
     def policy(self) -> Any:
         module = sys.modules[self.play_game.__module__]
@@ -348,6 +352,8 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
             ways[referee.label, "in_process"] = in_process_seats(players, referee)
             if bot is not None:
                 ways[referee.label, "pipes"] = pipe_seats(bot, players, referee)
+                if referee.look_before_sleeping is not None:
+                    ways[referee.label, "pipes_sleeping"] = ways[referee.label, "pipes"]
                 if referee.transport_seat is not None:
                     ways[referee.label, "loopback"] = loopback_seats(players, referee)
                     ways[referee.label, "loopback_trip"] = loopback_seats(players, referee,
@@ -361,8 +367,15 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
             if round_trip is not None and bot is not None:
                 trips.append(round_trip())
             for way in (list(ways) if r % 2 == 0 else list(reversed(ways))):
-                decisions, spent, cpu, actions = play_seeds(name, ways[way], seeds,
-                                                            by_label[way[0]], keep=True)
+                look = by_label[way[0]].look_before_sleeping
+                if way[1] == "pipes_sleeping" and look is not None:
+                    look(False)  # as in a pool of as many workers as cores
+                try:
+                    decisions, spent, cpu, actions = play_seeds(name, ways[way], seeds,
+                                                                by_label[way[0]], keep=True)
+                finally:
+                    if look is not None:
+                        look(True)
                 costs[way].append(spent / decisions * 1e6)
                 cpus[way].append(cpu / decisions * 1e6)
                 played[way] = actions
@@ -390,6 +403,10 @@ def per_decision(figures: Figures, sizes: Sizes, bot: Path | None,
                                                                        "in_process"]
                 figures.add("pipes_overhead_cpu", round(cpu_overhead, 1), "us", game=name,
                             **tag)
+                sleeping = us.get((referee.label, "pipes_sleeping"))
+                if sleeping is not None:
+                    figures.add("decision_pipes_sleeping", round(sleeping, 1), "us", game=name,
+                                look_saves=round(1 - piped / sleeping, 3), **tag)
                 looped = us.get((referee.label, "loopback"))
                 if looped is not None:
                     split_overhead(figures, name, inproc, looped, piped, trip, tag)

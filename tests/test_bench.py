@@ -199,6 +199,11 @@ def test_the_pipes_overhead_is_split_by_a_loopback_playing_the_same_games(
         assert text + system == pytest.approx(figures.get("pipes_overhead", game=game), abs=0.3)
         # The loopback again with a real round trip a request: its time over the loopback's
         # is a round trip's cost inside the referee's loop.
+        # The same pipes with reads that sleep at once: what the look for a quick answer saves.
+        sleeping = figures.get("decision_pipes_sleeping", game=game)
+        saves = next(r["look_saves"] for r in figures.rows
+                     if r["figure"] == "decision_pipes_sleeping" and r["game"] == game)
+        assert sleeping > 0 and saves == pytest.approx(1 - piped / sleeping, abs=0.002)
         tripped = figures.get("decision_loopback_trip", game=game)
         assert figures.get("round_trip_in_loop", game=game) == pytest.approx(
             tripped - looped, abs=0.11)
@@ -208,7 +213,7 @@ def test_the_pipes_overhead_is_split_by_a_loopback_playing_the_same_games(
                if line.startswith(f"| solitaire | {looped} us |"))
     assert f"| {figures.get('pipes_overhead_system', game='solitaire')} us = " in row
     assert f"| {figures.get('round_trip_in_loop', game='solitaire')} us = " in row
-    assert "the pipes beyond the text" in table
+    assert "the pipes beyond the text" in table and "with reads that sleep at once" in table
 
 
 def test_a_rounds_games_are_played_by_bots_started_once_as_in_a_match(tmp_path: Path) -> None:
