@@ -298,7 +298,7 @@ BOUNDS = [
     "referee's work: timed around the `ping` alone, about 23 us against the pair's 16), and "
     "the referee's own work runs slower after each switch to the bot and back (its caches "
     "cold: the rest). A read that must wait therefore first looks for the answer without "
-    "sleeping, up to 50 us, while the bot's answers come that fast (protocol/channel.py's "
+    "sleeping, up to 100 us, while the bot's answers come that fast (protocol/channel.py's "
     "`SPIN`: a thinking bot is never looked for; off where games share every core, a pool of "
     "as many workers as cores or a cluster's workers, where looking took a core from another "
     "game's bots). So the second part is the machine's, not the referee's text: where it alone "

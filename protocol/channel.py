@@ -36,7 +36,7 @@ BROKEN: Final = -2  # ... and never will: the bot closed its input or died
 # A round trip through a sleep costs the referee more than this much looking (waking, and its
 # work running slower after the switch to the bot and back); a bot slower than this is never
 # looked for, so a thinking bot's moves cost nothing more (`LineChannel.read`).
-SPIN: Final = 0.00005
+SPIN: Final = 0.0001
 # Off where games run side by side on every core (a pool of as many workers or more): there a
 # core spent looking is taken from another game's bots (`look_before_sleeping`).
 _looking = True
