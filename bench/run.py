@@ -191,18 +191,19 @@ class Loopback:
         self.echo = None if trip is None else subprocess.Popen(
             [str(trip), "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
 
-    def _round_trip(self, line: bytes) -> None:
+    def _round_trip(self) -> None:
+        """A `ping` to the C bot and its `pong` read back, blocking (an ended bot: no wait)."""
         assert self.echo is not None and self.echo.stdin and self.echo.stdout
-        os.write(self.echo.stdin.fileno(), line)
-        while line != b"quit\n" and not os.read(self.echo.stdout.fileno(), 64).endswith(b"\n"):
+        os.write(self.echo.stdin.fileno(), b"ping 1\n")
+        while (got := os.read(self.echo.stdout.fileno(), 64)) and not got.endswith(b"\n"):
             pass
 
     def send(self, *lines: str, now: bool = True) -> None:
         last = lines[-1]
-        if self.echo is not None and last.startswith(("go ", "quit")):
-            self._round_trip(b"ping 1\n" if last != "quit" else b"quit\n")
-            if last == "quit":
-                self.echo.wait()
+        if self.echo is not None and last.startswith("go "):
+            self._round_trip()
+        elif self.echo is not None and last == "quit":
+            self.echo.communicate(b"quit\n")
         if last.startswith("go "):  # a request: view, items, legal lines, then `go`
             first = 0
             while not lines[first].startswith("legal "):

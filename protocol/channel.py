@@ -214,7 +214,7 @@ class LineChannel:
             self._pump(0)
             if time.monotonic() >= until:
                 return
-            # Whatever else waits for this core (another game's bot at -j N) goes first.
+            # A bot woken onto this very core runs now, not after the look.
             os.sched_yield()
 
     def _mark(self) -> Incoming | None:

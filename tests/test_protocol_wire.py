@@ -205,10 +205,10 @@ def test_a_read_looks_before_it_sleeps_only_for_a_bot_that_answers_that_fast() -
                 os.close(fd)
 
 
-def test_where_games_share_every_core_reads_sleep_at_once() -> None:
+def test_with_looking_off_reads_still_read_and_fast_answers_are_still_noted() -> None:
     # Looking before sleeping took a core from the other game's bots at -j 2 on 2 cores (8%
     # fewer games a second): a pool of as many workers as cores turns it off, as a cluster's
-    # workers do; the reads still read.
+    # workers do (tests/test_pool_workers.py); the reads still read.
     r, w = os.pipe()
     r2, w2 = os.pipe()
     try:
