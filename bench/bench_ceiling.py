@@ -12,14 +12,22 @@ them), `builtin:expert` against a copy of itself that is changed in one way. Pha
   the card brings that hand closer to its phase, else 0. It cheats: no bot can know this.
 - `peek-all`: that, and its count of the cards still to come (its "outs") exact: the rival's
   hand taken out of the cards it has not seen. It cheats too.
+- `peek-next`: it knows the card the draw pile gives next, and takes the discard only when
+  that leaves its phase nearer than the card from the pile would. It cheats too.
 - `no-feed`: no guard at all (every card 0): what the guard is worth.
+- `feed-3`, `feed-10`: the guard weighed at 3 or 10 outs instead of 6; `points`: before laying,
+  each point a discard sheds worth half an out (the expert weighs points only between equals).
 
 Five Crowns (the expert keeps from the next seat a card of a rank and suit it saw that seat
-take, at a cost of `FEED_COST` points):
+take, at a cost of `FEED_COST` points, its `feed_cost`):
 - `peek-feed`: the cards kept from the next seat are those that lower the points its real hand
   leaves (after its best discard), at the expert's cost; `peek-feed-heavy`: the same at ten
   times that cost. Both cheat.
 - `no-feed`: no guard.
+- `budget-200`: 200 solver searches a decision instead of 60; `candidates-5`: five discards
+  looked at one draw ahead instead of three (and 150 searches); `end-0.3`, `end-0.8`: the chance
+  that the round ends before its next turn rated lower or higher (`END_RATE` 0.54); `feed-5`:
+  the guard worth 5 points instead of 2 (`no-feed` is 0).
 
 Each prints one JSON line (the changed seat's score: 1 a game won alone, 1/2 shared, and its 95%
 interval over deal sets), then a markdown table. docs/bots.md quotes a run: the issue's target
@@ -37,11 +45,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from meldref.bots import fivecrowns_expert as fc_expert
 from meldref.bots import phase10_expert as expert_module
 from meldref.bots.fivecrowns_expert import FiveCrownsExpertBot
 from meldref.bots.phase10_expert import Phase10ExpertBot, distance
-from meldref.engine.cards import Card
+from meldref.engine.cards import SKIP, WILD, Card
+from meldref.engine.common import DRAW_DISCARD, DRAW_PILE
 from meldref.engine.fivecrowns.solver import Solver
 from meldref.engine.fivecrowns.view import FiveCrownsView
 from meldref.engine.game import find_game
@@ -50,8 +58,23 @@ from meldref.engine.phase10.view import Phase10View
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_strength import game_result, interval
 
-VARIANTS = {"phase10": ("peek-feed", "peek-all", "no-feed"),
-            "fivecrowns": ("peek-feed", "peek-feed-heavy", "no-feed")}
+# Copies that differ only in a weight: what tuning the experts' rules could still give.
+WEIGHTS: dict[str, dict[str, dict[str, float]]] = {
+    "phase10": {"feed-3": {"feed_weight": 3.0}, "feed-10": {"feed_weight": 10.0},
+                "points": {"points_weight": 0.5}},
+    "fivecrowns": {"budget-200": {"budget": 200}, "candidates-5": {"candidates": 5, "budget": 150},
+                   "end-0.3": {"end_rate": 0.3}, "end-0.8": {"end_rate": 0.8},
+                   "feed-5": {"feed_cost": 5.0}},
+}
+VARIANTS = {"phase10": ("peek-feed", "peek-all", "peek-next", "no-feed", *WEIGHTS["phase10"]),
+            "fivecrowns": ("peek-feed", "peek-feed-heavy", "no-feed", *WEIGHTS["fivecrowns"])}
+PEEKS = ("peek-feed", "peek-all", "peek-feed-heavy")  # the variants that read the rival's hand
+
+
+def weigh(bot: Any, game: str, variant: str) -> None:
+    """Give `bot` the weights of `variant` (none for the variants that change a rule)."""
+    for name, value in WEIGHTS[game].get(variant, {}).items():
+        setattr(bot, name, type(getattr(bot, name))(value))
 
 
 class ChangedExpert(Phase10ExpertBot):
@@ -62,11 +85,30 @@ class ChangedExpert(Phase10ExpertBot):
         super().__init__(seed)
         self.variant = variant
         self.state: Any = None
+        weigh(self, "phase10", variant)
+
+    def _draw(self, view: Phase10View) -> Any:
+        if self.variant != "peek-next" or view.has_laid or not self.state.draw_pile:
+            return super()._draw(view)
+        top = view.discard_top
+        if len(view.draw_options()) == 1 or top is None or top is WILD:
+            return super()._draw(view)
+        # It knows the card the draw pile gives next: the discard only when it is better.
+        wrap, phases = view.rules.run_wrap, view.phases_left
+
+        def after(card: Card) -> int:
+            taken = [*view.hand, card]
+            return min(distance(expert_module._without(taken, c), phases, wrap)
+                       for c in dict.fromkeys(taken) if c is not SKIP)
+
+        return DRAW_DISCARD if after(top) < after(self.state.draw_pile[-1]) else DRAW_PILE
 
     def _feed_risk(self, view: Phase10View) -> Callable[[Card], int]:
         guess: Callable[[Card], int] = super()._feed_risk(view)
         if self.variant == "no-feed":
             return lambda card: 0
+        if self.variant not in PEEKS:
+            return guess
         rival = expert_module._next_seat(view)
         if rival == view.seat or view.laid[rival] is not None:
             return guess  # a rival that has laid: what fits the table is known to all
@@ -114,18 +156,21 @@ class ChangedFiveCrownsExpert(FiveCrownsExpertBot):
         super().__init__(seed)
         self.variant = variant
         self.state: Any = None
+        weigh(self, "fivecrowns", variant)
+        if variant == "peek-feed-heavy":
+            self.feed_cost *= 10
 
     def _discard(self, view: FiveCrownsView) -> Any:
-        kept, cost = self.memory.wanted, fc_expert.FEED_COST
+        if self.variant not in (*PEEKS, "no-feed"):
+            return super()._discard(view)
+        kept = self.memory.wanted
         rival = None if self.variant == "no-feed" else tuple(
             self.state.hands[(view.seat + 1) % view.players])
         self.memory.wanted = Wanted(view, rival)  # type: ignore[assignment]
-        if self.variant == "peek-feed-heavy":
-            fc_expert.FEED_COST = 10 * cost  # type: ignore[misc]
         try:
             return super()._discard(view)
         finally:
-            self.memory.wanted, fc_expert.FEED_COST = kept, cost  # type: ignore[misc]
+            self.memory.wanted = kept
 
 
 EXPERTS: dict[str, Callable[[str], Any]] = {

@@ -162,6 +162,13 @@ class FiveCrownsExpertBot:
     """Values hands exactly and one draw ahead (see the module docstring)."""
 
     name = "expert"
+    # Its weights, as attributes so that bench/bench_ceiling.py can play it against copies with
+    # others (docs/bots.md has the scores).
+    budget: int = BUDGET
+    candidates: int = CANDIDATES
+    margin: int = MARGIN
+    end_rate: float = END_RATE
+    feed_cost: float = FEED_COST
 
     def __init__(self, seed: int | str = 0) -> None:
         self.seed = seed  # it plays the same way every time: no draw of its own
@@ -179,7 +186,7 @@ class FiveCrownsExpertBot:
             return 1.0
         rivals = sum(view.playing) - 1
         played = view.turn / max(1, sum(view.playing))
-        return min(END_MAX, END_RATE * rivals * played / max(3, view.deal_size))
+        return min(END_MAX, self.end_rate * rivals * played / max(3, view.deal_size))
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -188,7 +195,7 @@ class FiveCrownsExpertBot:
         top = view.discard_top
         if len(options) == 1 or top is None:
             return options[0]
-        valuer = Valuer(view, unseen(view, self.memory), BUDGET)
+        valuer = Valuer(view, unseen(view, self.memory), self.budget)
         if valuer.is_wild(top):
             return DRAW_DISCARD
         taken = valuer.best_after((*view.hand, top))
@@ -216,10 +223,10 @@ class FiveCrownsExpertBot:
         options = sorted((solver.points(c), -card_points(c, view.wild_rank), c.text, c)
                          for c in discards)
         best = options[0][0]
-        shortlist = [o for o in options if o[0] <= best + MARGIN][:CANDIDATES]
+        shortlist = [o for o in options if o[0] <= best + self.margin][:self.candidates]
         if len(shortlist) == 1:
             return Discard(shortlist[0][3])
-        valuer = Valuer(view, unseen(view, self.memory), BUDGET)
+        valuer = Valuer(view, unseen(view, self.memory), self.budget)
         end = self._end_chance(view)
         wanted = self.memory.wanted
         best_card, best_value = shortlist[0][3], float("inf")
@@ -229,7 +236,7 @@ class FiveCrownsExpertBot:
             later = valuer.expected(tuple(rest))
             if later is None:
                 break
-            feed = FEED_COST * (wanted[card.rank, card.suit] > 0)
+            feed = self.feed_cost * (wanted[card.rank, card.suit] > 0)
             value = end * points + (1 - end) * later + feed
             if value < best_value:
                 best_card, best_value = card, value

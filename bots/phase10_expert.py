@@ -188,6 +188,10 @@ class Phase10ExpertBot:
     """Plays its phase for speed and keeps what its rivals need (see the module docstring)."""
 
     name = "expert"
+    # Its weights, as attributes so that bench/bench_ceiling.py can play it against copies with
+    # others (none it tried there did clearly better; docs/bots.md has the scores).
+    feed_weight: float = FEED_WEIGHT
+    points_weight: float = 0.0  # outs a point shed is worth before laying: only ties decide
 
     def __init__(self, seed: int | str = 0) -> None:
         self.seed = seed  # it plays the same way every time: no draw of its own
@@ -285,7 +289,8 @@ class Phase10ExpertBot:
             rest = _without(list(hand), card)
             d = distance(rest, phases, wrap)
             gain = outs(rest, phases, wrap, left, d)
-            return (d, FEED_WEIGHT * risk(card) - gain, -card_points(card), card.text)
+            shed = self.points_weight * card_points(card)
+            return (d, self.feed_weight * risk(card) - gain - shed, -card_points(card), card.text)
 
         return Discard(min(plain, key=cost))
 

@@ -132,3 +132,47 @@ def test_the_instruction_count_says_what_it_lacks(tmp_path: Path) -> None:
                            "solitaire"], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={"PATH": str(tmp_path), "HOME": str(tmp_path)})
     assert done.returncode == 2 and "valgrind" in done.stderr and "not found" in done.stderr
+
+
+def _ceiling() -> object:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bench_ceiling
+
+    return bench_ceiling
+
+
+@pytest.mark.parametrize(("game", "variant"), [
+    (game, variant) for game in ("phase10", "fivecrowns")
+    for variant in _ceiling().WEIGHTS[game]])  # type: ignore[attr-defined]
+def test_a_weighted_copy_of_the_expert_plays_otherwise(game: str, variant: str) -> None:
+    """bench_ceiling.py's copies that differ in a weight: the weight reaches the copy (and not
+    the expert), and the copy decides otherwise somewhere in a few games (a weight the expert no
+    longer read would score exactly even and pass for a tuned one). The copies shadow the
+    experts: shown each seat's views, their choices compared, the expert's played."""
+    from meldref.engine.game import find_game
+
+    ceiling = _ceiling()
+    changed, expert = ceiling.CHANGED[game], ceiling.EXPERTS[game]  # type: ignore[attr-defined]
+    weights = ceiling.WEIGHTS[game][variant]  # type: ignore[attr-defined]
+    copy, plain = changed("s:0", variant), expert("s:0")
+    for name, value in weights.items():
+        assert getattr(copy, name) == value
+        assert type(getattr(copy, name)) is type(getattr(plain, name))
+    assert any(getattr(plain, name) != value for name, value in weights.items())
+    info = find_game(game)
+
+    def differs(deal: str) -> bool:
+        players = [expert(f"{deal}:{k}") for k in range(2)]
+        shadows = [changed(f"{deal}:{k}", variant) for k in range(2)]
+        state = info.new_game(info.rules(), 2, deal)
+        while (seat := state.to_move) is not None:
+            view = state.observation(seat)
+            action = players[seat].act(view)
+            if str(shadows[seat].act(view)) != str(action):
+                return True
+            state.apply(action)
+        return False
+
+    assert any(differs(f"w{k}") for k in range(1, 21))
