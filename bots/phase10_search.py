@@ -1,11 +1,11 @@
 """The Phase 10 `search` bot: determinized Monte Carlo over the hand (bots/search.py).
 
 Lay-downs, hits and Skips are the expert's (lay as soon as possible with every extra, hit all,
-Skip the leader: a search would not change them), and so are discards (`SEARCH_DISCARDS`).
-The draw is searched: the expert's source and the other one, each played in the same guesses
+Skip the leader: a search would not change them). The draw and the discard are searched: the
+expert's source and the other one, each played in the same guesses
 of the unseen cards and rolled out by `greedy` seats to the end of the hand, or `HORIZON`
-actions. (With `SEARCH_DISCARDS`, the discards that keep the phase nearest, then the
-costliest, are candidates too.) A
+actions; the expert's discard and its two runners-up among the discards that feed the next seat
+no more than its own choice and keep the phase as near (`SEARCH_DISCARDS`, `DISCARDS`). A
 candidate's value is this seat's standing less its rivals' mean: `PHASE_WORTH` for a phase
 completed (or laid, when the hand is still on), less the points scored (or held in hand).
 """
@@ -25,15 +25,17 @@ from meldref.engine.phase10.state import Phase10State
 from meldref.engine.phase10.view import Phase10View
 
 from .phase10 import GreedyBot
-from .phase10_expert import Phase10ExpertBot, distance, unseen
+from .phase10_expert import Phase10ExpertBot, distance, outs, unseen
 from .search import SearchBot, deal_table, roll_out
 
 DISCARDS: Final = 3  # discard candidates: the expert's and the best others
-# Whether discards are searched too. Not now: on the same 10 deal sets against the expert the
-# search of draws and discards scored 0.35, of draws alone 0.55; on 20 (`--seed s26`, draws
-# alone 0.45), with `DISCARDS` 2: 0.40 by expert rollouts, 0.375 by expert rollouts and
-# `PHASE_WORTH` 1000, 0.45 by `greedy` and `PHASE_WORTH` 1000 (docs/bots.md).
-SEARCH_DISCARDS: Final = False
+# Whether discards are searched too: yes, among those the expert's guard lets go as readily
+# (`_other_discards`). Against the expert, on the same deal sets, draws and guarded discards
+# searched scored 0.52 (0.47-0.57) on 100 (`--seed g26`) and 0.522 (0.489-0.556) on 200
+# (`--seed h26`), draws alone 0.48 and 0.485, at about twice the time a decision (10-12 ms
+# against 6). Searched among every card, discards scored 0.35-0.40 (docs/bots.md): the guessed
+# rival hands are random, so the rollouts cannot see what a discard feeds the next seat.
+SEARCH_DISCARDS: Final = True
 HORIZON: Final = 90  # actions a rollout plays before the hand is judged as it stands
 PHASE_WORTH: Final = 60.0  # points a phase completed is worth (a hand's points rarely pass it)
 # Points a card still lacking for the phase costs a seat that has not laid when a rollout stops
@@ -98,14 +100,29 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
             return [prior, DRAW_PILE if prior == DRAW_DISCARD else DRAW_DISCARD]
         if not SEARCH_DISCARDS or not isinstance(prior, Discard) or prior.card in (SKIP, WILD):
             return [prior]
-        plain = [c for c in dict.fromkeys(view.hand) if c not in (SKIP, WILD, prior.card)]
+        return [prior, *(Discard(c) for c in self._other_discards(view, prior.card))]
+
+    def _other_discards(self, view: Phase10View, chosen: Card) -> list[Card]:
+        """The expert's runners-up to `chosen`, among the cards its guard lets go as readily:
+        none that feeds the next seat more (the guessed rival hands are drawn at random, so the
+        rollouts cannot see what a discard feeds: searched without this, discards scored 0.35
+        to 0.40 against the expert), none that leaves the phase further, the most outs first."""
+        risk = self.expert._feed_risk(view)
+        plain = [c for c in dict.fromkeys(view.hand)
+                 if c not in (SKIP, WILD, chosen) and risk(c) <= risk(chosen)]
         if view.has_laid:
-            ranked = sorted(plain, key=lambda c: (-card_points(c), c.text))
-        else:
-            wrap, phases = view.rules.run_wrap, view.phases_left
-            ranked = sorted(plain, key=lambda c: (distance(_without(view.hand, c), phases, wrap),
-                                                  -card_points(c), c.text))
-        return [prior, *(Discard(c) for c in ranked[:DISCARDS - 1])]
+            return sorted(plain, key=lambda c: (-card_points(c), c.text))[:DISCARDS - 1]
+        wrap, phases = view.rules.run_wrap, view.phases_left
+        left, near = unseen(view, self.expert.memory), distance(_without(view.hand, chosen),
+                                                                 phases, wrap)
+
+        def cost(card: Card) -> tuple[int, int, int, str]:
+            rest = _without(view.hand, card)
+            d = distance(rest, phases, wrap)
+            return (d, -outs(rest, phases, wrap, left, d), -card_points(card), card.text)
+
+        ranked = sorted((cost(c), c) for c in plain)
+        return [c for (d, *_), c in ranked if d <= near][:DISCARDS - 1]
 
     def guess(self, view: Phase10View, rng: random.Random) -> dict[str, Any]:
         """One determinization of the hand as a state snapshot."""

@@ -203,7 +203,11 @@ def test_the_pipes_overhead_is_split_by_a_loopback_playing_the_same_games(
         sleeping = figures.get("decision_pipes_sleeping", game=game)
         saves = next(r["look_saves"] for r in figures.rows
                      if r["figure"] == "decision_pipes_sleeping" and r["game"] == game)
-        assert sleeping > 0 and saves == pytest.approx(1 - piped / sleeping, abs=0.002)
+        # Both times are recorded to 0.1 us: the share computed from them is off by as much as
+        # that rounding moves it (far more than 0.002 when a loaded machine made the look cost
+        # several times the sleep: 797 us against 117 once), plus the share's own rounding.
+        slack = 0.05 / sleeping + 0.05 * piped / sleeping**2 + 0.0005
+        assert sleeping > 0 and saves == pytest.approx(1 - piped / sleeping, abs=slack)
         tripped = figures.get("decision_loopback_trip", game=game)
         assert figures.get("round_trip_in_loop", game=game) == pytest.approx(
             tripped - looped, abs=0.11)
