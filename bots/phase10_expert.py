@@ -20,7 +20,7 @@ the views it was shown reveal over a hand (the discard tops, how the draw pile s
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -282,17 +282,24 @@ class Phase10ExpertBot:
             # costliest first (a hand ends soon, and what is left in it counts).
             return Discard(min(plain, key=lambda c: (
                 risk(c), _hit_chance(view, c), -card_points(c), c.text)))
-        wrap, phases = view.rules.run_wrap, view.phases_left
+        return Discard(min(plain, key=self.discard_cost(view, risk)))
+
+    def discard_cost(self, view: Phase10View, risk: Callable[[Card], int]
+                     ) -> Callable[[Card], tuple[int, float, int, str]]:
+        """How a discard ranks before laying, lowest first: the cards the phase still lacks
+        after it; then what it feeds the next seat (`risk`, weighed) less the outs it leaves;
+        then the costliest card."""
+        hand, wrap, phases = list(view.hand), view.rules.run_wrap, view.phases_left
         left = unseen(view, self.memory)
 
         def cost(card: Card) -> tuple[int, float, int, str]:
-            rest = _without(list(hand), card)
+            rest = _without(hand, card)
             d = distance(rest, phases, wrap)
             gain = outs(rest, phases, wrap, left, d)
             shed = self.points_weight * card_points(card)
             return (d, self.feed_weight * risk(card) - gain - shed, -card_points(card), card.text)
 
-        return Discard(min(plain, key=cost))
+        return cost
 
     def _feed_risk(self, view: Phase10View):  # type: ignore[no-untyped-def]
         """How much a card helps the seat that may take it from the discard pile (0..2)."""

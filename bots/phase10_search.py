@@ -25,7 +25,7 @@ from meldref.engine.phase10.state import Phase10State
 from meldref.engine.phase10.view import Phase10View
 
 from .phase10 import GreedyBot
-from .phase10_expert import Phase10ExpertBot, distance, outs, unseen
+from .phase10_expert import Phase10ExpertBot, distance, unseen
 from .search import SearchBot, deal_table, roll_out
 
 DISCARDS: Final = 3  # discard candidates: the expert's and the best others
@@ -106,23 +106,16 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
         """The expert's runners-up to `chosen`, among the cards its guard lets go as readily:
         none that feeds the next seat more (the guessed rival hands are drawn at random, so the
         rollouts cannot see what a discard feeds: searched without this, discards scored 0.35
-        to 0.40 against the expert), none that leaves the phase further, the most outs first."""
+        to 0.40 against the expert), none that leaves the phase further; the expert's best first."""
         risk = self.expert._feed_risk(view)
         plain = [c for c in dict.fromkeys(view.hand)
                  if c not in (SKIP, WILD, chosen) and risk(c) <= risk(chosen)]
         if view.has_laid:
             return sorted(plain, key=lambda c: (-card_points(c), c.text))[:DISCARDS - 1]
-        wrap, phases = view.rules.run_wrap, view.phases_left
-        left, near = unseen(view, self.expert.memory), distance(_without(view.hand, chosen),
-                                                                 phases, wrap)
-
-        def cost(card: Card) -> tuple[int, int, int, str]:
-            rest = _without(view.hand, card)
-            d = distance(rest, phases, wrap)
-            return (d, -outs(rest, phases, wrap, left, d), -card_points(card), card.text)
-
-        ranked = sorted((cost(c), c) for c in plain)
-        return [c for (d, *_), c in ranked if d <= near][:DISCARDS - 1]
+        # The expert's own ranking, its guard left out: every card here is as safe as `chosen`.
+        cost = self.expert.discard_cost(view, lambda card: 0)
+        near = cost(chosen)[0]
+        return [c for c in sorted(plain, key=cost) if cost(c)[0] <= near][:DISCARDS - 1]
 
     def guess(self, view: Phase10View, rng: random.Random) -> dict[str, Any]:
         """One determinization of the hand as a state snapshot."""

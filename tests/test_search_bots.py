@@ -119,7 +119,7 @@ def test_searched_discards_never_feed_the_next_seat_more_than_the_experts() -> N
     discards scored 0.35 to 0.40 against the expert). The guard must have held a card back in
     these games, or the test proves nothing."""
     from meldref.bots.phase10_expert import Phase10ExpertBot, distance
-    from meldref.bots.phase10_search import Phase10SearchBot
+    from meldref.bots.phase10_search import Phase10SearchBot, _without
     from meldref.engine.cards import SKIP, WILD
     from meldref.engine.phase10.actions import Discard
 
@@ -139,20 +139,15 @@ def test_searched_discards_never_feed_the_next_seat_more_than_the_experts() -> N
             if (isinstance(action, Discard) and action.card not in (SKIP, WILD)
                     and not view.has_laid):
                 risk, wrap = expert._feed_risk(view), view.rules.run_wrap
-                near = distance(_less(view.hand, action.card), view.phases_left, wrap)
+                near = distance(_without(view.hand, action.card), view.phases_left, wrap)
                 others = bot._other_discards(view, action.card)
                 assert all(risk(c) <= risk(action.card) for c in others)
-                assert all(distance(_less(view.hand, c), view.phases_left, wrap) <= near
+                assert all(distance(_without(view.hand, c), view.phases_left, wrap) <= near
                            for c in others)
                 held_back += any(risk(c) > risk(action.card) and distance(
-                    _less(view.hand, c), view.phases_left, wrap) <= near for c in view.hand
+                    _without(view.hand, c), view.phases_left, wrap) <= near for c in view.hand
                     if c not in (SKIP, WILD))
             expert.memory.played(view, action)
             state.apply(action)
     assert held_back > 0
 
-
-def _less(cards: Any, card: Card) -> list[Card]:
-    rest = list(cards)
-    rest.remove(card)
-    return rest
