@@ -301,7 +301,9 @@ BOUNDS = [
     "sleeping, up to 100 us, while the bot's answers come that fast (protocol/channel.py's "
     "`SPIN`: a thinking bot is never looked for; off where games share every core, a pool of "
     "as many workers as cores or a cluster's workers, where looking took a core from another "
-    "game's bots). So the second part is the machine's, not the referee's text: where it alone "
+    "game's bots; and for a second after a look lost the core to other work for longer "
+    "than the look itself, on a crowded machine, where every look cost a time slice: "
+    "`CROWDED_PAUSE`). So the second part is the machine's, not the referee's text: where it alone "
     "nears 4 round trips, only fewer round trips a decision would meet the target, and the "
     "protocol asks one.",
     "- **Engines against OpenSpiel.** Gin rummy's rules run in C++; ours run compiled by "

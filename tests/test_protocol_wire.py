@@ -6,6 +6,7 @@ import os
 import threading
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -203,6 +204,51 @@ def test_a_read_looks_before_it_sleeps_only_for_a_bot_that_answers_that_fast() -
         for fd in (r, w, r2, w2):
             if fd >= 0:
                 os.close(fd)
+
+
+def test_a_look_whose_yield_lost_the_core_stops_looking_for_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Measured on a 2-core machine with four busy processes beside the game: Phase 10 through
+    # pipes took 2,023 us a decision with the look against 108 with reads that sleep at once.
+    # The look's yield gave the core to a busy process for a whole time slice, every other
+    # decision (a slow answer turned the look off, the next quick one on again). A yield that
+    # kept the referee off its core for longer than the whole look says the machine is
+    # crowded: the channel stops looking for CROWDED_PAUSE, whatever its bot's speed.
+    r, w = os.pipe()
+    r2, w2 = os.pipe()
+    yields: list[float] = []
+
+    def crowded_yield() -> None:  # another process runs a slice before the referee again
+        yields.append(time.monotonic())
+        time.sleep(SPIN * 20)
+
+    def answer_soon(line: bytes) -> None:  # the bot's answer, after the look began
+        timer = threading.Timer(SPIN * 10, os.write, (w, line))
+        timer.start()
+        assert channel.read(deadline=float("inf")).data == line.rstrip()
+        timer.join()
+
+    try:
+        channel = LineChannel(r, w2)
+        assert _answered_at_once(channel, w)
+        monkeypatch.setattr(os, "sched_yield", crowded_yield)
+        answer_soon(b"action 1 draw pile\n")
+        assert len(yields) == 1
+        monkeypatch.undo()
+        # Quick answers again, which would turn the look back on: no yield until the pause
+        # is over (it is far longer than these reads).
+        for _ in range(5):
+            assert _answered_at_once(channel, w)
+            monkeypatch.setattr(os, "sched_yield", crowded_yield)
+            answer_soon(b"action 2 draw pile\n")
+            monkeypatch.undo()
+        assert len(yields) == 1
+        assert channel_module.CROWDED_PAUSE >= 0.5
+        channel.close()
+    finally:
+        for fd in (r, w, r2, w2):
+            os.close(fd)
 
 
 def test_with_looking_off_reads_still_read_and_fast_answers_are_still_noted() -> None:
