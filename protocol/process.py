@@ -25,7 +25,7 @@ from .channel import PipeTransport as PipeTransport
 from .command import BotCommand, program_found, why_not_started
 from .launch import become_subreaper, launch_argv
 from .limits import LIMIT_NAMES, UNLIMITED, apply_limits, limits_in_force, resource_limits
-from .sandbox import Jail, Plan, exit_code
+from .sandbox import Jail, Plan, exit_code, sandbox_problem
 from .stderrlog import StderrLog
 from .sweep import (
     COOKIE,
@@ -89,6 +89,9 @@ class BotProcess:
     def _start_sandboxed(self, command: BotCommand, plan: Plan
                          ) -> tuple[subprocess.Popen[bytes], BinaryIO]:
         """bwrap in a session of its own, its stdout a pipe of ours that only the bot holds."""
+        problem = sandbox_problem()  # tried once a process
+        if problem is not None:
+            raise OSError(f"cannot start bot {command} in its sandbox: {problem}")
         if command.cwd and not os.path.isdir(command.cwd):
             raise OSError(f"cannot start bot {command}: the working directory {command.cwd} "
                           "does not exist")

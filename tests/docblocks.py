@@ -2,6 +2,8 @@
 
 - The line `<!-- docs-test: skip (reason) -->` just before a block: the docs test does not run
   it, and prints the reason.
+- The line `<!-- docs-test: needs sandbox -->` just before a block: run where the bot sandbox
+  can (a contest's commands, the sandbox on by default), else skipped with why it cannot.
 - The line `<!-- docs-file: NAME -->` just before a block: the docs test writes the block to
   NAME in its scratch folder before it runs the blocks after it (a configuration file that a
   later command reads).
@@ -19,7 +21,8 @@ from pathlib import Path
 from typing import Final
 
 _FENCE: Final = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")
-_MARKER: Final = re.compile(r"^\s*<!--\s*docs-(?P<kind>test: skip|file:)\s*(?P<arg>.*?)\s*-->\s*$")
+_MARKER: Final = re.compile(
+    r"^\s*<!--\s*docs-(?P<kind>test: skip|test: needs|file:)\s*(?P<arg>.*?)\s*-->\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,7 @@ class Block:
     text: str
     skip: str | None = None  # the reason given in a `docs-test: skip (...)` line
     file: str | None = None  # the name given in a `docs-file: NAME` line
+    needs: str | None = None  # what a `docs-test: needs WHAT` line names ("sandbox")
     output: str | None = None  # the ```text block right after a ```sh block
 
     @property
@@ -63,10 +67,10 @@ def blocks(page: Path) -> list[Block]:
         if lang == "text" and follows_sh and _only_blank(lines, found[k - 1][1], start):
             last = out.pop()
             out.append(Block(last.page, last.line, last.lang, last.text, last.skip, last.file,
-                             text))
+                             output=text, needs=last.needs))
             continue
-        skip, file = _marker(lines, start)
-        out.append(Block(page, start + 1, lang, text, skip, file))
+        skip, file, needs = _marker(lines, start)
+        out.append(Block(page, start + 1, lang, text, skip, file, needs=needs))
     return out
 
 
@@ -74,15 +78,17 @@ def _only_blank(lines: list[str], after: int, before: int) -> bool:
     return all(not line.strip() for line in lines[after + 1:before])
 
 
-def _marker(lines: list[str], fence: int) -> tuple[str | None, str | None]:
+def _marker(lines: list[str], fence: int) -> tuple[str | None, str | None, str | None]:
     """The docs-test or docs-file line just before the block at `fence` (blank lines between
-    allowed), as (skip reason, file name)."""
+    allowed), as (skip reason, file name, what it needs)."""
     k = fence - 1
     while k >= 0 and not lines[k].strip():
         k -= 1
     found = _MARKER.match(lines[k]) if k >= 0 else None
     if found is None:
-        return None, None
+        return None, None, None
     if found["kind"] == "file:":
-        return None, found["arg"]
-    return found["arg"].strip("()") or "no reason given", None
+        return None, found["arg"], None
+    if found["kind"] == "test: needs":
+        return None, None, found["arg"]
+    return found["arg"].strip("()") or "no reason given", None, None

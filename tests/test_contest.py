@@ -462,7 +462,7 @@ def test_run_and_final_hold_numpys_linear_algebra_to_one_thread(
     from meldref.cli import app
     from meldref.contest import BLAS_THREADS
 
-    ContestStore.create(tmp_path / "c", settings()).close()
+    ContestStore.create(tmp_path / "c", settings(sandbox=False)).close()
     seen: list[dict[str, str | None]] = []
 
     def record(*args: Any, **kwargs: Any) -> Any:

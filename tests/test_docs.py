@@ -42,6 +42,8 @@ import pytest
 from docblocks import Block, blocks
 from support import ROOT
 
+from meldref.protocol.sandbox import sandbox_problem
+
 pytestmark = pytest.mark.docs
 
 PAGES: Final = [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]
@@ -151,6 +153,14 @@ def run_toml(block: Block, folder: Path) -> str | None:
     return None if result.returncode == 0 else failed(block, command, result)
 
 
+def lacks(needs: str | None) -> str | None:
+    """Why this machine lacks what a block `needs` (docblocks.py), or None."""
+    if needs is None:
+        return None
+    problem = sandbox_problem()
+    return None if problem is None else f"needs the bot sandbox: {problem}"
+
+
 def run_page(page: Path, folder: Path) -> Outcome:
     """Every block of `page`, in order, in the scratch folder `folder`."""
     outcome = Outcome()
@@ -158,6 +168,13 @@ def run_page(page: Path, folder: Path) -> Outcome:
     for block in blocks(page):
         if block.skip is not None:
             outcome.skipped.append(f"{block.where}: skipped ({block.skip})")
+            continue
+        if block.needs not in (None, "sandbox"):
+            outcome.problems.append(f"{block.where}: needs {block.needs}: unknown (sandbox?)")
+            continue
+        lacking = lacks(block.needs)
+        if lacking is not None:
+            outcome.skipped.append(f"{block.where}: skipped ({lacking})")
             continue
         runner = {"sh": run_sh, "toml": run_toml}.get(block.lang)
         problem = runner(block, folder) if runner else None
@@ -223,6 +240,26 @@ def test_a_skipped_block_is_not_run_and_its_reason_is_kept(tmp_path: Path) -> No
     outcome = run_page(doc, tmp_path / "scratch")
     assert outcome.problems == []
     assert outcome.skipped == ["example.md:2: skipped (needs two machines)"]
+
+
+def test_a_block_that_needs_the_sandbox_runs_only_where_it_can(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The README's contest example failed where bubblewrap was missing, as a test that could
+    # not run rather than one that says why and skips.
+    from meldref.protocol import sandbox
+
+    text = "<!-- docs-test: needs sandbox -->\n```sh\nexit 3\n```\n"
+    monkeypatch.setattr(sandbox, "BWRAP", None)
+    monkeypatch.setattr(sandbox, "_PROBLEM", [])
+    outcome = run_page(page(tmp_path / "a", text), tmp_path / "a" / "s")
+    assert outcome.problems == []
+    assert outcome.skipped == ["example.md:2: skipped (needs the bot sandbox: bubblewrap "
+                               "(`bwrap`) is not installed: apt-get install bubblewrap)"]
+    monkeypatch.setattr(sandbox, "_PROBLEM", [None])  # a machine where it runs: run, and fail
+    outcome = run_page(page(tmp_path / "b", text), tmp_path / "b" / "s")
+    assert len(outcome.problems) == 1 and "exit 3" in outcome.problems[0]
+    typo = run_page(page(tmp_path / "c", text.replace("sandbox", "sandbx")), tmp_path / "c" / "s")
+    assert typo.problems == ["example.md:2: needs sandbx: unknown (sandbox?)"]
 
 
 def test_a_block_past_the_bound_fails_and_leaves_no_process(

@@ -23,6 +23,7 @@ from support import (
     FAKE,
     FAST,
     PATIENT,
+    RANDOM_BOT_PATH,
     ROOT,
     SHORT,
     TESTS,
@@ -346,6 +347,45 @@ def test_no_bubblewrap_is_refused_naming_it(monkeypatch: pytest.MonkeyPatch,
         assert result.exit_code == 2, (args, result.output)
         assert "--sandbox: bubblewrap (`bwrap`) is not installed" in result.stderr, args
     assert not made.exists()
+
+
+def test_a_contest_whose_sandbox_cannot_run_here_refuses_submit_and_run_naming_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Found on a machine without bubblewrap: `contest submit` (the README's contest example)
+    # ended in a traceback, an AssertionError from deep in the jail, naming nothing.
+    monkeypatch.setattr(sandbox, "BWRAP", None)
+    monkeypatch.setattr(sandbox, "_PROBLEM", [])
+    folder = tmp_path / "contest"
+    made = runner.invoke(app, ["contest", "init", str(folder), "phase10", "-n", "2"])
+    assert made.exit_code == 0, made.output  # made, and warned: the folder may move
+    assert "bubblewrap (`bwrap`) is not installed" in made.stderr
+    assert "--no-sandbox" in made.stderr
+    bot = tmp_path / "bot.py"
+    bot.write_text(RANDOM_BOT_PATH.read_text())
+    for args in (["contest", "submit", str(folder), str(bot), "--name", "b"],
+                 ["contest", "run", str(folder), "--games", "2", "--no-wait"],
+                 ["contest", "final", str(folder), "--top", "2"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "the contest's sandbox cannot run here: bubblewrap (`bwrap`) is not installed" \
+            in result.stderr, args
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    off = runner.invoke(app, ["contest", "init", str(tmp_path / "off"), "phase10", "-n", "2",
+                              "--no-sandbox"])
+    assert off.exit_code == 0 and "sandbox" not in off.stderr, off.output
+
+
+def test_a_sandboxed_bot_on_a_machine_without_the_sandbox_is_an_error_naming_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # What a library caller (a contest's checks, a pool) meets: an OSError saying why, as for
+    # any bot that cannot start, not an AssertionError.
+    from meldref.protocol.process import BotProcess
+
+    monkeypatch.setattr(sandbox, "BWRAP", None)
+    monkeypatch.setattr(sandbox, "_PROBLEM", [])
+    with pytest.raises(OSError, match=r"in its sandbox: bubblewrap \(.bwrap.\) is not installed"):
+        BotProcess(BotCommand((sys.executable, str(RANDOM_BOT_PATH))),
+                   sandbox=sandbox.plan(None, None))
 
 
 def test_sandbox_in_a_configuration_file_is_refused_too(monkeypatch: pytest.MonkeyPatch,

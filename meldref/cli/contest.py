@@ -76,6 +76,10 @@ def init(
         fail(str(exc))
     store.close()
     out.print(f"contest {folder}: {settings.summary()}", markup=False)
+    problem = _sandbox_problem(settings.sandbox)
+    if problem is not None:  # made all the same: the folder may be run on another machine
+        err.print(f"note: the contest's sandbox cannot run here: {problem}. submit and run "
+                  "refuse until it can (or make the contest with --no-sandbox)", markup=False)
 
 
 @contest_app.command("submit")
@@ -93,6 +97,7 @@ def submit(
     from ..contest.submit import submit as do_submit
 
     store = _open(folder)
+    _sandbox_ready_or_fail(store)
     try:
         version, _ = do_submit(store, Submission.of(path, name, cmd))
     except SubmissionRefused as exc:
@@ -139,7 +144,11 @@ def run(
         fail(f"--jobs {jobs}: 1 to 256 games at once")
     if games is not None and games < 1:
         fail(f"--games {games}: at least 1")
-    _open(folder).close()
+    store = _open(folder)
+    try:
+        _sandbox_ready_or_fail(store)
+    finally:
+        store.close()
     stop_on_signals()
 
     waiting, game_played = False, _game_printer()
@@ -240,7 +249,11 @@ def final(
     from ..contest.final import play_final
     from .report import standings_table
 
-    _open(folder).close()
+    store = _open(folder)
+    try:
+        _sandbox_ready_or_fail(store)
+    finally:
+        store.close()
     stop_on_signals()
     game_played = _game_printer()
     try:
@@ -290,6 +303,22 @@ def _game_printer() -> Callable[[dict[str, Any]], None]:
     count = itertools.count(1)
     return lambda line: err.print(game_line(ResultLine.from_json(line), next(count), None),
                                   markup=False)
+
+
+def _sandbox_problem(on: bool) -> str | None:
+    """Why a contest's sandbox (when `on`) cannot run on this machine, or None."""
+    from ..protocol.sandbox import sandbox_problem
+
+    return sandbox_problem() if on else None
+
+
+def _sandbox_ready_or_fail(store: Any) -> None:
+    """Exit 2, saying why, when the contest's sandbox cannot run here (its checks and games
+    would start no bot)."""
+    problem = _sandbox_problem(store.settings.sandbox)
+    if problem is not None:
+        store.close()
+        fail(f"the contest's sandbox cannot run here: {problem}")
 
 
 def _open(folder: Path) -> Any:
