@@ -102,11 +102,15 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
         state = FiveCrownsState.from_snapshot(world)
         before = list(state.scores)
         state.apply(action)
-        policies = [self.greedy] * view.players
-        roll_out(state, policies, lambda s: s.round != view.round)
+        roll_out(state, self._policies(view), lambda s: s.round != view.round)
         gained = [after - b for after, b in zip(state.scores, before, strict=True)]
         rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
         return (sum(rivals) / max(1, len(rivals))) - gained[view.seat]
+
+    def _policies(self, view: FiveCrownsView) -> list[Any]:
+        """Every seat's policy in a rollout: `greedy` (bench/bench_ceiling.py's `truth-expert`
+        plays them by the expert)."""
+        return [self.greedy] * view.players
 
 
 def main() -> None:

@@ -26,8 +26,8 @@ SCRIPTS = [
     (["bench_strength.py", "--game", "solitaire", "--games", "2", "--solitaire-bot", "greedy",
       "--solitaire-bot", "random"], "piles vs random ("),
     # What the hidden cards are worth to the Phase 10 expert's rules (issue 26's ceiling).
-    (["bench_ceiling.py", "--games", "4", "--jobs", "1"],
-     "| phase10 | peek-all | expert | 4 | 2 |"),
+    (["bench_ceiling.py", "--games", "4", "--jobs", "1", "--only",
+      "peek-feed,peek-all,peek-next,no-feed,points,truth"], "| phase10 | truth | expert | 4 | 2 |"),
     (["bench_ceiling.py", "--game", "fivecrowns", "--games", "4", "--jobs", "1", "--only",
       "peek-feed"], "| fivecrowns | peek-feed | expert | 4 | 2 |"),
     (["bench_solver.py", "--hands", "5", "--climb", "1", "--steps", "5"], "worst: split"),
@@ -176,3 +176,52 @@ def test_a_weighted_copy_of_the_expert_plays_otherwise(game: str, variant: str) 
         return False
 
     assert any(differs(f"w{k}") for k in range(1, 21))
+
+
+@pytest.mark.parametrize("game", ["phase10", "fivecrowns"])
+def test_search_told_the_truth_guesses_the_real_game(game: str) -> None:
+    """bench_ceiling.py's `truth` variants: `search` whose guesses are the real game (`truth`:
+    every card where it is; `truth-hands`: the hands as they are, the draw pile in a guessed
+    order, a new one each guess), with rollouts by the expert for `truth-expert`; and `search`
+    told nothing, their baseline. A guess that drifted from the real game would bound
+    nothing."""
+    import random
+
+    from meldref.engine.game import find_game
+
+    ceiling = _ceiling()
+    info = find_game(game)
+    state = info.new_game(info.rules(), 2, "t0")
+    for _ in range(6):  # a few moves in: a discard pile, hands changed
+        seat = state.to_move
+        state.apply(ceiling.EXPERTS[game](f"t0:{seat}").act(  # type: ignore[attr-defined]
+            state.observation(seat)))
+    view = state.observation(state.to_move)
+    real = state.snapshot()
+    bots = {v: ceiling.changed_bot(game, "t0:1", v)  # type: ignore[attr-defined]
+            for v in ceiling.TRUTHS}  # type: ignore[attr-defined]
+    for bot in bots.values():
+        bot.state = state
+    rng = random.Random(1)
+    assert bots["truth"].guess(view, rng) == real
+    assert bots["truth"].guesses == bots["truth-expert"].guesses == 2
+    orders = set()
+    for _ in range(3):
+        guessed = bots["truth-hands"].guess(view, rng)
+        assert guessed["hands"] == real["hands"]
+        assert sorted(guessed["draw_pile"]) == sorted(real["draw_pile"])
+        orders.add(tuple(guessed["draw_pile"]))
+    assert len(orders) == 3 and tuple(real["draw_pile"]) not in orders
+    assert bots["truth-hands"].guesses > 2
+    # The baseline, told nothing: its own guesses, the rival's hand dealt from the unseen cards.
+    rival = 1 - state.to_move
+    baseline = [bots["search"].guess(view, rng)["hands"][rival] for _ in range(3)]
+    assert all(sorted(hand) != sorted(real["hands"][rival]) for hand in baseline)
+    from meldref.bots.fivecrowns_search import FiveCrownsSearchBot
+    from meldref.bots.phase10_search import Phase10SearchBot
+
+    shipped = {"phase10": Phase10SearchBot, "fivecrowns": FiveCrownsSearchBot}[game]
+    assert bots["search"].guesses == shipped.guesses
+    expert = ceiling.EXPERTS[game]  # type: ignore[attr-defined]
+    assert all(type(p) is not expert for p in bots["truth"]._policies(view))
+    assert [type(p) for p in bots["truth-expert"]._policies(view)] == [expert, expert]
