@@ -24,7 +24,7 @@ from meldref.engine.fivecrowns.actions import Action, Discard
 from meldref.engine.fivecrowns.rules import FiveCrownsRules
 from meldref.engine.fivecrowns.state import FiveCrownsState
 from meldref.engine.fivecrowns.view import FiveCrownsView
-from meldref.engine.game import rules_to_json
+from meldref.engine.game import Bot, rules_to_json
 
 from .fivecrowns import FiveCrownsGreedyBot
 from .fivecrowns_expert import FiveCrownsExpertBot, is_wild, keep_wilds, unseen
@@ -107,7 +107,7 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
         rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
         return (sum(rivals) / max(1, len(rivals))) - gained[view.seat]
 
-    def _policies(self, view: FiveCrownsView) -> list[Any]:
+    def _policies(self, view: FiveCrownsView) -> list[Bot]:
         """Every seat's policy in a rollout: `greedy` (bench/bench_ceiling.py's `truth-expert`
         plays them by the expert)."""
         return [self.greedy] * view.players

@@ -9,7 +9,7 @@ import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -25,6 +25,9 @@ from .common import (
     stop_on_signals,
 )
 from .limits import CONTEST_FLAGS, LimitFlags, with_limit_flags
+
+if TYPE_CHECKING:  # the CLI imports the contest only when a command runs (start-up time)
+    from ..contest.store import ContestStore
 
 contest_app = typer.Typer(no_args_is_help=True, help="Run a contest: submissions, a ladder, "
                           "a live leaderboard.")
@@ -312,7 +315,7 @@ def _sandbox_problem(on: bool) -> str | None:
     return sandbox_problem() if on else None
 
 
-def _sandbox_ready_or_fail(store: Any) -> None:
+def _sandbox_ready_or_fail(store: ContestStore) -> None:
     """Exit 2, saying why, when the contest's sandbox cannot run here (its checks and games
     would start no bot)."""
     problem = _sandbox_problem(store.settings.sandbox)
