@@ -370,6 +370,10 @@ def test_a_contest_whose_sandbox_cannot_run_here_refuses_submit_and_run_naming_i
         assert "the contest's sandbox cannot run here: bubblewrap (`bwrap`) is not installed" \
             in result.stderr, args
         assert result.exception is None or isinstance(result.exception, SystemExit)
+    # A cluster's workers elsewhere are where its games start bots: not refused here.
+    remote = runner.invoke(app, ["contest", "run", str(folder), "--cluster", "tcp://127.0.0.1:9",
+                                 "--no-wait"])
+    assert "sandbox" not in remote.output, remote.output
     off = runner.invoke(app, ["contest", "init", str(tmp_path / "off"), "phase10", "-n", "2",
                               "--no-sandbox"])
     assert off.exit_code == 0 and "sandbox" not in off.stderr, off.output

@@ -81,8 +81,9 @@ def init(
     out.print(f"contest {folder}: {settings.summary()}", markup=False)
     problem = _sandbox_problem(settings.sandbox)
     if problem is not None:  # made all the same: the folder may be run on another machine
-        err.print(f"note: the contest's sandbox cannot run here: {problem}. submit and run "
-                  "refuse until it can (or make the contest with --no-sandbox)", markup=False)
+        err.print(f"note: the contest's sandbox cannot run here: {problem}. submit, run and "
+                  "final refuse on this machine until it can (or make the contest with "
+                  "--no-sandbox)", markup=False)
 
 
 @contest_app.command("submit")
@@ -149,7 +150,7 @@ def run(
         fail(f"--games {games}: at least 1")
     store = _open(folder)
     try:
-        _sandbox_ready_or_fail(store)
+        _sandbox_ready_or_fail(store, cluster)
     finally:
         store.close()
     stop_on_signals()
@@ -254,7 +255,7 @@ def final(
 
     store = _open(folder)
     try:
-        _sandbox_ready_or_fail(store)
+        _sandbox_ready_or_fail(store, cluster)
     finally:
         store.close()
     stop_on_signals()
@@ -315,9 +316,11 @@ def _sandbox_problem(on: bool) -> str | None:
     return sandbox_problem() if on else None
 
 
-def _sandbox_ready_or_fail(store: ContestStore) -> None:
+def _sandbox_ready_or_fail(store: ContestStore, cluster: str | None = None) -> None:
     """Exit 2, saying why, when the contest's sandbox cannot run here (its checks and games
-    would start no bot)."""
+    would start no bot). Games on a cluster's workers elsewhere (`tcp://`) need it there."""
+    if cluster is not None and not cluster.startswith("local:"):
+        return
     problem = _sandbox_problem(store.settings.sandbox)
     if problem is not None:
         store.close()
