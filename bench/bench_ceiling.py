@@ -198,11 +198,12 @@ class Truthful:
 
     state: Any = None
     variant = "truth"
-    seed: int | str
     guesses: int
+    rollout_expert: bool
 
     def told(self, variant: str) -> None:
         self.variant = variant
+        self.rollout_expert = variant == "truth-expert"
         if variant in ("truth", "truth-expert"):
             self.guesses = 2  # the same guess twice: `search`'s rule judges an edge over two
 
@@ -215,23 +216,13 @@ class Truthful:
             world["seed"] = f"search:{rng.random()}"
         return world
 
-    def _policies(self, view: Any) -> list[Any]:
-        if self.variant != "truth-expert":
-            return [self.greedy] * view.players  # type: ignore[attr-defined]
-        return [self.rollout_expert(f"{self.seed}:rollout:{s}") for s in range(view.players)]
-
-    def rollout_expert(self, seed: str) -> Any:
-        raise NotImplementedError
-
 
 class TruthfulPhase10Search(Truthful, Phase10SearchBot):
-    def rollout_expert(self, seed: str) -> Any:
-        return Phase10ExpertBot(seed)
+    pass
 
 
 class TruthfulFiveCrownsSearch(Truthful, FiveCrownsSearchBot):
-    def rollout_expert(self, seed: str) -> Any:
-        return FiveCrownsExpertBot(seed)
+    pass
 
 
 EXPERTS: dict[str, Callable[[str], Any]] = {

@@ -24,7 +24,7 @@ from meldref.engine.fivecrowns.actions import Action, Discard
 from meldref.engine.fivecrowns.rules import FiveCrownsRules
 from meldref.engine.fivecrowns.state import FiveCrownsState
 from meldref.engine.fivecrowns.view import FiveCrownsView
-from meldref.engine.game import Bot, rules_to_json
+from meldref.engine.game import rules_to_json
 
 from .fivecrowns import FiveCrownsGreedyBot
 from .fivecrowns_expert import FiveCrownsExpertBot, is_wild, keep_wilds, unseen
@@ -102,15 +102,10 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
         state = FiveCrownsState.from_snapshot(world)
         before = list(state.scores)
         state.apply(action)
-        roll_out(state, self._policies(view), lambda s: s.round != view.round)
+        roll_out(state, self.rollout_policies(view.players), lambda s: s.round != view.round)
         gained = [after - b for after, b in zip(state.scores, before, strict=True)]
         rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
         return (sum(rivals) / max(1, len(rivals))) - gained[view.seat]
-
-    def _policies(self, view: FiveCrownsView) -> list[Bot]:
-        """Every seat's policy in a rollout: `greedy` (bench/bench_ceiling.py's `truth-expert`
-        plays them by the expert)."""
-        return [self.greedy] * view.players
 
 
 def main() -> None:

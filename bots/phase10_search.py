@@ -41,9 +41,9 @@ PHASE_WORTH: Final = 60.0  # points a phase completed is worth (a hand's points 
 # Points a card still lacking for the phase costs a seat that has not laid when a rollout stops
 # before the hand ends (0: only laid or not counts).
 LEAF_STEP: Final = 0.0
-# Whether the rollouts are played by the expert (a fresh one a seat) rather than `greedy`:
-# closer to how the table plays (the expert keeps what the next seat wants), about seven times
-# slower a decision; on 40 deal sets against the expert, 0.50 (0.44-0.56), 0.475 without.
+# Whether the rollouts are played by the expert (`SearchBot.rollout_expert`): closer to how the
+# table plays (the expert keeps what the next seat wants), about seven times slower a decision;
+# on 40 deal sets against the expert, 0.50 (0.44-0.56), 0.475 without.
 ROLLOUT_EXPERT: Final = False
 # Shedding points: once a rival has laid and holds at most `DUMP_HAND` cards while this seat
 # still lacks `DUMP_DISTANCE` cards or more, the hand is most likely lost and its cards will
@@ -56,6 +56,7 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
     """Determinized Monte Carlo over the hand, the expert as its prior (module docstring)."""
 
     name = "search"
+    rollout_expert = ROLLOUT_EXPERT
     expert: Phase10ExpertBot
 
     def __init__(self, seed: int | str = 0) -> None:
@@ -147,17 +148,11 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
             steps[0] += 1
             return s.hand_number != view.hand_number or steps[0] > HORIZON
 
-        roll_out(state, self._policies(view), stop)
+        roll_out(state, self.rollout_policies(view.players), stop)
         ended = state.hand_number != view.hand_number or state.outcome is not None
         gained = [self._standing(state, s, ended) - before[s] for s in range(view.players)]
         rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
         return gained[view.seat] - sum(rivals) / max(1, len(rivals))
-
-    def _policies(self, view: Phase10View) -> list[Any]:
-        """Every seat's policy in a rollout (module docstring: `ROLLOUT_EXPERT`)."""
-        if ROLLOUT_EXPERT:
-            return [Phase10ExpertBot(f"{self.seed}:rollout:{s}") for s in range(view.players)]
-        return [self.greedy] * view.players
 
     @staticmethod
     def _standing(state: Phase10State, seat: int, ended: bool | None) -> float:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from meldref.engine.cards import Card
+from meldref.engine.game import Bot
 
 T = TypeVar("T")
 A = TypeVar("A")  # a game's action
@@ -158,6 +159,11 @@ class SearchBot(ClockedBot, Generic[V, A, W]):
     game's subclass names the candidates, makes the guesses and values a candidate in one
     (`V`: its view, `A`: its action, `W`: a guess)."""
 
+    # Whether the rollouts are played by the expert (a fresh one a seat) rather than `greedy`:
+    # closer to how the table plays, several times slower a decision (docs/bots.md: it was not
+    # clearly better at either game).
+    rollout_expert = False
+
     def __init__(self, seed: int | str, game: str, expert: Any, rollout: Any) -> None:
         self.seed = seed
         self.rng = random.Random(f"{game}-search:{seed}")
@@ -179,6 +185,12 @@ class SearchBot(ClockedBot, Generic[V, A, W]):
         memory.played(view, action)
         self.rivals.played(view, self.thrown(action))
         return action
+
+    def rollout_policies(self, players: int) -> list[Bot]:
+        """Every seat's policy in a rollout (`rollout_expert`)."""
+        if self.rollout_expert:
+            return [type(self.expert)(f"{self.seed}:rollout:{s}") for s in range(players)]
+        return [self.greedy] * players
 
     def hand_key(self, view: V) -> object:
         """What names the hand or round under way (a new one: the rivals' hands are new)."""

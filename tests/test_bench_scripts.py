@@ -229,5 +229,5 @@ def test_search_told_the_truth_guesses_the_real_game(game: str) -> None:
     shipped = {"phase10": Phase10SearchBot, "fivecrowns": FiveCrownsSearchBot}[game]
     assert bots["search"].guesses == shipped.guesses
     expert = ceiling.EXPERTS[game]  # type: ignore[attr-defined]
-    assert all(type(p) is not expert for p in bots["truth"]._policies(view))
-    assert [type(p) for p in bots["truth-expert"]._policies(view)] == [expert, expert]
+    assert all(type(p) is not expert for p in bots["truth"].rollout_policies(2))
+    assert [type(p) for p in bots["truth-expert"].rollout_policies(2)] == [expert, expert]

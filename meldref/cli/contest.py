@@ -100,8 +100,7 @@ def submit(
     from ..contest.submit import Submission, SubmissionRefused
     from ..contest.submit import submit as do_submit
 
-    store = _open(folder)
-    _sandbox_ready_or_fail(store)
+    store = _open_ready(folder)
     try:
         version, _ = do_submit(store, Submission.of(path, name, cmd))
     except SubmissionRefused as exc:
@@ -148,11 +147,7 @@ def run(
         fail(f"--jobs {jobs}: 1 to 256 games at once")
     if games is not None and games < 1:
         fail(f"--games {games}: at least 1")
-    store = _open(folder)
-    try:
-        _sandbox_ready_or_fail(store, cluster)
-    finally:
-        store.close()
+    _open_ready(folder, cluster).close()
     stop_on_signals()
 
     waiting, game_played = False, _game_printer()
@@ -253,11 +248,7 @@ def final(
     from ..contest.final import play_final
     from .report import standings_table
 
-    store = _open(folder)
-    try:
-        _sandbox_ready_or_fail(store, cluster)
-    finally:
-        store.close()
+    _open_ready(folder, cluster).close()
     stop_on_signals()
     game_played = _game_printer()
     try:
@@ -316,18 +307,20 @@ def _sandbox_problem(on: bool) -> str | None:
     return sandbox_problem() if on else None
 
 
-def _sandbox_ready_or_fail(store: ContestStore, cluster: str | None = None) -> None:
-    """Exit 2, saying why, when the contest's sandbox cannot run here (its checks and games
-    would start no bot). Games on a cluster's workers elsewhere (`tcp://`) need it there."""
-    if cluster is not None and not cluster.startswith("local:"):
-        return
-    problem = _sandbox_problem(store.settings.sandbox)
+def _open_ready(folder: Path, cluster: str | None = None) -> ContestStore:
+    """`_open`, then exit 2 saying why when the contest's sandbox cannot run here, where its
+    checks and games would start no bot (a cluster's workers elsewhere, `tcp://`, need it
+    there, not here)."""
+    store = _open(folder)
+    here = cluster is None or cluster.startswith("local:")
+    problem = _sandbox_problem(store.settings.sandbox) if here else None
     if problem is not None:
         store.close()
         fail(f"the contest's sandbox cannot run here: {problem}")
+    return store
 
 
-def _open(folder: Path) -> Any:
+def _open(folder: Path) -> ContestStore:
     """The contest's store, checked on open (mended where no run holds it); exit 2 if none."""
     from ..contest.store import ContestStore, RunLock
 
