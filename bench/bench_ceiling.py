@@ -2,7 +2,7 @@
 what their guard against feeding the next seat is worth.
 
     python bench/bench_ceiling.py [--game phase10|fivecrowns] [--games 600] [--jobs 2]
-                                  [--seed c26] [--only NAMES]
+                                  [--seed c26] [--only NAMES] [--guard]
 
 Heads-up, on duplicate deals (each deal twice, seats swapped, as bench/bench_strength.py plays
 them), `builtin:expert` against a copy of itself that is changed in one way. Phase 10:
@@ -15,6 +15,9 @@ them), `builtin:expert` against a copy of itself that is changed in one way. Pha
 - `peek-next`: it knows the card the draw pile gives next, and takes the discard only when
   that leaves its phase nearer than the card from the pile would. It cheats too.
 - `no-feed`: no guard at all (every card 0): what the guard is worth.
+- `pass-shun`: a card of its own that the next seat left on the discard pile (drawing from the
+  pile instead) marks that card's number (colour) as not wanted, as a card the seat threw
+  does; heads-up, where the views tell who passed.
 - `feed-3`, `feed-10`: the guard weighed at 3 or 10 outs instead of 6; `points`: before laying,
   each point a discard sheds worth half an out (the expert weighs points only between equals).
 
@@ -43,6 +46,12 @@ bounds what inferring the rivals' hands better could give it. `search`: the sear
 ships, told nothing, on the same deals: the baseline of the three. These four run only when
 named (`--only`): they search, and take minutes where the experts' copies take seconds.
 
+`--guard` (Phase 10) measures the guard itself instead: in games between two experts, at each
+discard before either seat has laid, every card of the hand is put in the class the guard gives
+it (0: the next seat showed it does not want its number, 2: that it does, 1: neither) and judged
+against the rival's real hand (would it bring the phase closer?); the share that would, a class,
+among the cards held and among the cards thrown.
+
 Each prints one JSON line (the changed seat's score: 1 a game won alone, 1/2 shared, and its 95%
 interval over deal sets), then a markdown table. docs/bots.md quotes a run: the issue's target
 for `search` (0.65 against `expert`) lies above what `peek-all` scores.
@@ -69,6 +78,7 @@ from meldref.engine.common import DRAW_DISCARD, DRAW_PILE
 from meldref.engine.fivecrowns.solver import Solver
 from meldref.engine.fivecrowns.view import FiveCrownsView
 from meldref.engine.game import find_game
+from meldref.engine.phase10.actions import Discard
 from meldref.engine.phase10.view import Phase10View
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -84,8 +94,8 @@ WEIGHTS: dict[str, dict[str, dict[str, float]]] = {
 }
 # `search` with the real game as its guesses, and told nothing (the baseline)
 TRUTHS = ("truth", "truth-expert", "truth-hands", "search")
-VARIANTS = {"phase10": ("peek-feed", "peek-all", "peek-next", "no-feed", *WEIGHTS["phase10"],
-                        *TRUTHS),
+VARIANTS = {"phase10": ("peek-feed", "peek-all", "peek-next", "no-feed", "pass-shun",
+                        *WEIGHTS["phase10"], *TRUTHS),
             "fivecrowns": ("peek-feed", "peek-feed-heavy", "no-feed", *WEIGHTS["fivecrowns"],
                            *TRUTHS)}
 PEEKS = ("peek-feed", "peek-all", "peek-feed-heavy")  # the variants that read the rival's hand
@@ -97,6 +107,19 @@ def weigh(bot: Any, game: str, variant: str) -> None:
         setattr(bot, name, type(getattr(bot, name))(value))
 
 
+class PassMemory(expert_module.HandMemory):
+    """The expert's memory of the hand, where a card of this seat's that the next seat left on
+    the discard pile (it drew from the pile) marks its trait as not wanted (`pass-shun`)."""
+
+    def _after_others(self, view: Phase10View) -> None:
+        mine, rival = self.my_discard, expert_module._previous_seat(view)
+        if (view.players == 2 and mine is not None and rival is not None
+                and self.pile_after_draw >= 0 and view.discard_top is not mine
+                and view.draw_pile_size == self.pile_after_draw - 1):
+            self.unwanted.setdefault(rival, Counter())[expert_module._trait(view, rival, mine)] += 1
+        super()._after_others(view)
+
+
 class ChangedExpert(Phase10ExpertBot):
     """The expert with one change (`VARIANTS`); `state` is the real game, set before each
     decision by `play`, for the variants that peek."""
@@ -106,6 +129,8 @@ class ChangedExpert(Phase10ExpertBot):
         self.variant = variant
         self.state: Any = None
         weigh(self, "phase10", variant)
+        if variant == "pass-shun":
+            self.memory = PassMemory()
 
     def _draw(self, view: Phase10View) -> Any:
         if self.variant != "peek-next" or view.has_laid or not self.state.draw_pile:
@@ -269,6 +294,52 @@ def measure(game: str, variant: str, deals: Sequence[str], jobs: int) -> dict[st
             "high": round(high, 3)}
 
 
+def guard_classes(deals: Sequence[str]) -> dict[str, Counter[tuple[int, bool]]]:
+    """Phase 10 (`--guard`): by the guard's class of a card (0, 1, 2) and whether the card
+    would bring the next seat's real hand closer to its phase, how many cards the deciding
+    expert held and how many it threw, at its discards before either seat laid."""
+    info = find_game("phase10")
+    counts: dict[str, Counter[tuple[int, bool]]] = {"held": Counter(), "thrown": Counter()}
+    for deal in deals:
+        bots = [Phase10ExpertBot(f"{deal}:{k}") for k in range(2)]
+        state = info.new_game(info.rules(), 2, deal)
+        while (seat := state.to_move) is not None:
+            view = state.observation(seat)
+            action = bots[seat].act(view)
+            if (isinstance(action, Discard) and view.laid[1 - seat] is None
+                    and view.laid[seat] is None):
+                _judge(view, bots[seat]._feed_risk(view), list(state.hands[1 - seat]),
+                       action.card, counts)
+            state.apply(action)
+    return counts
+
+
+def _judge(view: Phase10View, risk: Callable[[Card], int], rival: list[Card], thrown: Card,
+           counts: dict[str, Counter[tuple[int, bool]]]) -> None:
+    """Count each plain card of the hand, and the one thrown, by its class and the truth."""
+    phases, wrap = (view.phases[1 - view.seat],), view.rules.run_wrap
+    now = distance(rival, phases, wrap)
+    for card in set(view.hand) - {SKIP, WILD}:
+        helps = distance([*rival, card], phases, wrap) < now
+        counts["held"][risk(card), helps] += 1
+        if card is thrown:
+            counts["thrown"][risk(card), helps] += 1
+
+
+def print_guard(deals: Sequence[str]) -> None:
+    counts = guard_classes(deals)
+    print(f"| the guard's class (Phase 10, {len(deals)} games) | cards held | would help "
+          "the next seat | cards thrown | would help |")
+    print("|---|---|---|---|---|")
+    for risk, name in ((0, "0: not wanted"), (1, "1: not known"), (2, "2: wanted")):
+        row = []
+        for kind in ("held", "thrown"):
+            total = counts[kind][risk, True] + counts[kind][risk, False]
+            share = 100 * counts[kind][risk, True] / total if total else 0.0
+            row += [f"{total:,}", f"{share:.1f}%"]
+        print(f"| {name} | " + " | ".join(row) + " |")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="phase10", choices=list(VARIANTS))
@@ -277,7 +348,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", default="c26", help="names the deals")
     parser.add_argument("--only", default=None, help="variants, comma-separated (default: "
                         "all but the search's, which are named: " + ", ".join(TRUTHS) + ")")
+    parser.add_argument("--guard", action="store_true", help="Phase 10: how often each class of "
+                        "the guard against feeding the next seat would feed it (--games games "
+                        "between two experts)")
     args = parser.parse_args(argv)
+    if args.guard:
+        if args.game != "phase10":
+            parser.error("--guard measures Phase 10's guard")
+        print_guard([f"{args.seed}-{i}" for i in range(args.games)])
+        return 0
     known = VARIANTS[args.game]
     default = ",".join(v for v in known if v not in TRUTHS)  # the truths take far longer
     variants = [v for v in (args.only or default).split(",") if v]

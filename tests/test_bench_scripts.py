@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,12 @@ SCRIPTS = [
       "--solitaire-bot", "random"], "piles vs random ("),
     # What the hidden cards are worth to the Phase 10 expert's rules (issue 26's ceiling).
     (["bench_ceiling.py", "--games", "4", "--jobs", "1", "--only",
-      "peek-feed,peek-all,peek-next,no-feed,points,truth"], "| phase10 | truth | expert | 4 | 2 |"),
+      "peek-feed,peek-all,peek-next,no-feed,pass-shun,points,truth"],
+     "| phase10 | truth | expert | 4 | 2 |"),
     (["bench_ceiling.py", "--game", "fivecrowns", "--games", "4", "--jobs", "1", "--only",
       "peek-feed"], "| fivecrowns | peek-feed | expert | 4 | 2 |"),
+    # How often each class of the Phase 10 guard would feed the next seat.
+    (["bench_ceiling.py", "--guard", "--games", "2"], "| 1: not known | "),
     (["bench_solver.py", "--hands", "5", "--climb", "1", "--steps", "5"], "worst: split"),
     (["bench_engine.py", "--game", "fivecrowns", "--games", "2"], "decisions/s"),
     (["bench_crash.py", "--rounds", "1", "--move-time", "1", "--time-bank", "0"], "| orphan |"),
@@ -182,6 +186,43 @@ def test_a_weighted_copy_of_the_expert_plays_otherwise(game: str, variant: str) 
         return False
 
     assert any(differs(f"w{k}") for k in range(1, 21))
+
+
+def test_the_pass_shunning_copy_marks_each_card_the_rival_left_as_not_wanted() -> None:
+    """bench_ceiling.py's `pass-shun`: the copy's memory has, on top of the expert's marks, one
+    "not wanted" for each of its discards the rival left on the pile (drew from the pile) and
+    nothing more, seen at the copy's next draw; the expert's own memory stays without them."""
+    from meldref.bots.phase10_expert import _trait
+    from meldref.engine.common import Draw
+    from meldref.engine.game import find_game
+    from meldref.engine.phase10.actions import Discard
+
+    ceiling = _ceiling()
+    copy = ceiling.changed_bot("phase10", "p:0", "pass-shun")  # type: ignore[attr-defined]
+    plain, rival = (ceiling.EXPERTS["phase10"](f"p:{k}") for k in (0, 1))  # type: ignore[attr-defined]
+    state = find_game("phase10").new_game(find_game("phase10").rules(), 2, "p1")
+    mine, passes, checked = None, Counter(), 0
+    while (seat := state.to_move) is not None and checked < 12:
+        view = state.observation(seat)
+        if seat == 0:
+            action = copy.act(view)
+            plain.memory.observe(view)
+            plain.memory.played(view, action)
+            if view.decision == "draw" and view.hand_number == 1:
+                extra = Counter(copy.memory.unwanted.get(1, {}))
+                extra.subtract(plain.memory.unwanted.get(1, {}))
+                assert +extra == +passes, (view.turn, extra, passes)
+                checked += bool(passes)
+            if isinstance(action, Discard):
+                mine = action.card
+        else:
+            action = rival.act(view)
+            if isinstance(action, Draw) and mine is not None and view.hand_number == 1:
+                if action.source == "pile" and state.draw_pile:
+                    passes[_trait(view, 1, mine)] += 1
+                mine = None
+        state.apply(action)
+    assert checked >= 3  # the marks were compared after several passes
 
 
 @pytest.mark.parametrize("game", ["phase10", "fivecrowns"])
