@@ -270,6 +270,7 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+@pytest.mark.long  # many seconds: kept out of the default run (.ci/run runs it)
 def test_a_killed_worker_loses_no_game_and_leaves_no_bot(own_cluster: Cluster,
                                                          tmp_path: Path) -> None:
     out = tmp_path / "t"
@@ -585,6 +586,7 @@ main()
 """
 
 
+@pytest.mark.long  # many seconds: kept out of the default run (.ci/run runs it)
 def test_sigterm_after_the_last_game_on_a_local_cluster_leaves_nothing(tmp_path: Path) -> None:
     token = f"tok{uuid.uuid4().hex[:10]}"
     out, note = tmp_path / "t", tmp_path / "clusters-at-exit"

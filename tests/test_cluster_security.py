@@ -202,6 +202,7 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
+@pytest.mark.long  # many seconds: kept out of the default run (.ci/run runs it)
 def test_killing_the_scheduler_mid_run_exits_2_with_one_message(plain_cluster) -> None:
     # Was: a 190-line CommClosedError traceback and exit 1 in 3 of 4 runs.
     address, scheduler, tmp_path = plain_cluster
@@ -372,6 +373,7 @@ def test_a_replay_whose_digest_disagrees_with_the_verifiers_stops_the_run(
         pool._line(outcome, job, False, wrong, "tcp://10.0.0.8:4000")
 
 
+@pytest.mark.long  # many seconds: kept out of the default run (.ci/run runs it)
 def test_a_worker_whose_replays_do_not_verify_stops_the_run_with_exit_2(plain_cluster
                                                                        ) -> None:
     # A worker on the same meldref code (its start-up check passes) that rewrites each replay
@@ -549,6 +551,7 @@ def test_a_worker_of_another_user_cannot_share_the_folder(tmp_path: Path) -> Non
     assert _files_way("auto", [other], tmp_path) == "client"
 
 
+@pytest.mark.long  # many seconds: kept out of the default run (.ci/run runs it)
 def test_ctrl_c_on_local_2_prints_one_line_and_exits_130(tmp_path: Path) -> None:
     # Was: 67 lines of the workers' tracebacks before the right exit 130. Ctrl-C reaches the
     # terminal's whole process group: the tournament and its local workers.

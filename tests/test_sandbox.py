@@ -197,6 +197,7 @@ def test_every_escape_fails_in_a_sandboxed_tournament_of_two_jobs(
     assert wait_for(lambda: not pids_with(bot_token), 10), "left running"
 
 
+@pytest.mark.long  # many seconds: kept out of the default run (.ci/run runs it)
 @needs_sandbox
 def test_bot_check_reports_each_escape_as_a_check(tmp_path: Path, host: Host,
                                                   bot_token: str) -> None:

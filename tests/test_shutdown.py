@@ -129,7 +129,7 @@ def test_a_match_killed_with_sigkill_leaves_no_bot(bot_token: str, tmp_path: Pat
     none_left(bot_token, 10)
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", ["1", pytest.param("2", marks=pytest.mark.long)])
 def test_a_tournament_killed_with_sigkill_leaves_nothing(tmp_path: Path, jobs: str,
                                                          bot_token: str) -> None:
     mark = tmp_path / "decisions"
