@@ -246,16 +246,21 @@ def children(parent: int) -> list[int]:
                 stat = Path(f"/proc/{entry}/stat").read_text()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+            if _ppid(stat) == parent:
                 out.append(int(entry))
     return out
+
+
+def _ppid(stat: str) -> int:
+    """The parent's pid in a /proc/PID/stat line."""
+    return int(stat.rsplit(")", 1)[1].split()[1])
 
 
 def ancestor_of(ancestor: int, pid: int) -> bool:
     """Whether `ancestor` is `pid`'s parent, or its parent's, and so on."""
     while pid > 1:
         try:
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            pid = _ppid(Path(f"/proc/{pid}/stat").read_text())
         except (OSError, ValueError, IndexError):
             return False
         if pid == ancestor:
@@ -756,7 +761,7 @@ def ancestry(pid: int) -> list[int]:
     out = []
     while pid > 1:
         try:
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            pid = _ppid(Path(f"/proc/{pid}/stat").read_text())
         except OSError:
             break
         out.append(pid)
