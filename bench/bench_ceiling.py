@@ -43,8 +43,11 @@ pile shuffled (the guesses of `search` as it ships, a decision, each a new order
 the rivals' hands, and nothing the future holds, gives the search. No bot can know the pile's
 order: `truth` bounds determinized search over the expert's candidates, and `truth-hands`
 bounds what inferring the rivals' hands better could give it. `search`: the search bot as it
-ships, told nothing, on the same deals: the baseline of the three. These four run only when
-named (`--only`): they search, and take minutes where the experts' copies take seconds.
+ships, told nothing, on the same deals: the baseline of the three. Phase 10's `peek-search`:
+the search as it ships, its guesses its own, but its expert (the prior, and the guard its
+discards are searched within) the `peek-feed` copy: what the search reaches when it knows what
+feeds the next seat. These run only when named (`--only`): they search, and take minutes where
+the experts' copies take seconds.
 
 `--guard` (Phase 10) measures the guard itself instead: in games between two experts, at each
 discard before either seat has laid, every card of the hand is put in the class the guard gives
@@ -94,8 +97,9 @@ WEIGHTS: dict[str, dict[str, dict[str, float]]] = {
 }
 # `search` with the real game as its guesses, and told nothing (the baseline)
 TRUTHS = ("truth", "truth-expert", "truth-hands", "search")
+SEARCHED = (*TRUTHS, "peek-search")  # the variants that search: minutes where the rest take seconds
 VARIANTS = {"phase10": ("peek-feed", "peek-all", "peek-next", "no-feed", "pass-shun",
-                        *WEIGHTS["phase10"], *TRUTHS),
+                        *WEIGHTS["phase10"], *SEARCHED),
             "fivecrowns": ("peek-feed", "peek-feed-heavy", "no-feed", *WEIGHTS["fivecrowns"],
                            *TRUTHS)}
 PEEKS = ("peek-feed", "peek-all", "peek-feed-heavy")  # the variants that read the rival's hand
@@ -250,6 +254,24 @@ class TruthfulFiveCrownsSearch(Truthful, FiveCrownsSearchBot):
     pass
 
 
+class PeekingPhase10Search(TruthfulPhase10Search):
+    """`search` whose expert (its prior, and the guard its discards are searched within) is the
+    `peek-feed` copy: it knows what feeds the next seat, its guesses are its own (`peek-search`)."""
+
+    def __init__(self, seed: int | str) -> None:
+        super().__init__(seed)
+        self.expert = ChangedExpert(seed, "peek-feed")
+        self.told("search")
+
+    @property  # type: ignore[override]
+    def state(self) -> Any:
+        return self.expert.state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self.expert.state = state
+
+
 EXPERTS: dict[str, Callable[[str], Any]] = {
     "phase10": Phase10ExpertBot, "fivecrowns": FiveCrownsExpertBot}
 CHANGED: dict[str, Callable[[str, str], Any]] = {
@@ -260,6 +282,8 @@ SEARCHES: dict[str, Callable[[str], Any]] = {
 
 def changed_bot(game: str, seed: str, variant: str) -> Any:
     """The changed expert of `variant`, or `search` told the truth."""
+    if variant == "peek-search":
+        return PeekingPhase10Search(seed)
     if variant not in TRUTHS:
         return CHANGED[game](seed, variant)
     bot = SEARCHES[game](seed)
@@ -347,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--seed", default="c26", help="names the deals")
     parser.add_argument("--only", default=None, help="variants, comma-separated (default: "
-                        "all but the search's, which are named: " + ", ".join(TRUTHS) + ")")
+                        "all but the searches, which are named: " + ", ".join(SEARCHED) + ")")
     parser.add_argument("--guard", action="store_true", help="Phase 10: how often each class of "
                         "the guard against feeding the next seat would feed it (--games games "
                         "between two experts)")
@@ -358,7 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_guard([f"{args.seed}-{i}" for i in range(args.games)])
         return 0
     known = VARIANTS[args.game]
-    default = ",".join(v for v in known if v not in TRUTHS)  # the truths take far longer
+    default = ",".join(v for v in known if v not in SEARCHED)  # the searches take far longer
     variants = [v for v in (args.only or default).split(",") if v]
     unknown = [v for v in variants if v not in known]
     if unknown or args.games < 4:

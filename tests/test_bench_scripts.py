@@ -30,8 +30,8 @@ SCRIPTS = [
     (["bench_ceiling.py", "--games", "4", "--jobs", "1", "--only",
       "peek-feed,peek-all,peek-next,no-feed,pass-shun,points"],
      "| phase10 | pass-shun | expert | 4 | 2 |"),
-    (["bench_ceiling.py", "--games", "4", "--jobs", "1", "--only", "truth"],
-     "| phase10 | truth | expert | 4 | 2 |"),
+    (["bench_ceiling.py", "--games", "4", "--jobs", "1", "--only", "truth,peek-search"],
+     "| phase10 | peek-search | expert | 4 | 2 |"),
     (["bench_ceiling.py", "--game", "fivecrowns", "--games", "4", "--jobs", "1", "--only",
       "peek-feed"], "| fivecrowns | peek-feed | expert | 4 | 2 |"),
     # How often each class of the Phase 10 guard would feed the next seat.
@@ -68,7 +68,7 @@ LONG = {*CONTESTS, "bench_startup.py", "bench_coverage.py"}
 
 
 def _long(args: list[str]) -> bool:
-    return args[0] in LONG or args[-1] == "truth"
+    return args[0] in LONG or "truth" in args[-1].split(",")
 
 
 @pytest.mark.parametrize(("args", "shows"), [
@@ -280,3 +280,41 @@ def test_search_told_the_truth_guesses_the_real_game(game: str) -> None:
     expert = ceiling.EXPERTS[game]  # type: ignore[attr-defined]
     assert all(type(p) is not expert for p in bots["truth"].rollout_policies(2))
     assert [type(p) for p in bots["truth-expert"].rollout_policies(2)] == [expert, expert]
+
+
+def test_the_search_told_what_feeds_the_next_seat_reads_it_and_guesses_the_rest() -> None:
+    """bench_ceiling.py's `peek-search`: `search` whose expert (its prior and the guard its
+    discards are searched within) is the `peek-feed` copy, told the real game, while its
+    guesses stay its own: what knowing what feeds the next seat gives the search."""
+    import random
+
+    from meldref.engine.game import find_game
+
+    ceiling = _ceiling()
+    info = find_game("phase10")
+    checked = 0
+    for deal in (f"k{i}" for i in range(10)):
+        state = info.new_game(info.rules(), 2, deal)
+        for _ in range(4):  # a few moves in: nobody has laid
+            seat = state.to_move
+            state.apply(ceiling.EXPERTS["phase10"](f"{deal}:{seat}").act(  # type: ignore[attr-defined]
+                state.observation(seat)))
+        view = state.observation(state.to_move)
+        rival = 1 - state.to_move
+        if view.laid[rival] is not None:
+            continue  # what fits the table is known to all: nothing to read
+        checked += 1
+        bot = ceiling.changed_bot("phase10", f"{deal}:1", "peek-search")  # type: ignore[attr-defined]
+        peek = ceiling.changed_bot("phase10", f"{deal}:1", "peek-feed")  # type: ignore[attr-defined]
+        plain = ceiling.EXPERTS["phase10"](f"{deal}:1")  # type: ignore[attr-defined]
+        bot.state = peek.state = state
+        assert bot.expert.state is state
+        cards = list(dict.fromkeys(view.hand))
+        told = [bot.expert._feed_risk(view)(c) for c in cards]
+        assert told == [peek._feed_risk(view)(c) for c in cards]
+        assert set(told) <= {0, 2}  # read from the rival's hand, never the guess's 1
+        assert told != [plain._feed_risk(view)(c) for c in cards]  # the guess: all 1 here
+        guessed = bot.guess(view, random.Random(1))["hands"][rival]
+        assert sorted(guessed) != sorted(c.text for c in state.hands[rival])
+    assert checked >= 3
+
