@@ -37,6 +37,12 @@ ms of CPU time, as the mean and the worst decision (a program's time is not meas
 `--move-time S` gives a bot that plans by the clock (`search`) an allowance of S seconds a
 decision, as a match would; without it such a bot takes its fixed number of guesses, so a run
 is repeatable.
+
+`--set BOT.OPTION=VALUE` (repeatable) changes one option of every built-in bot named BOT that
+this run seats, for example `--set search.clear=1` (the standard errors the search's edge must
+clear) or `--set expert.feed_weight=3`: the options are the bots' attributes of a number or a
+yes/no (an unknown one is an error that lists them), and the rows name the bot with its
+settings (`search clear=1`). docs/bots.md's tries are such runs.
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ Z95 = 1.96
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "bots" / "examples"
 EXAMPLES = ("example-python", "example-js", "example-c")
 MOVE_TIME: list[float | None] = [None]  # --move-time, set in each process by `_setup`
+SETTINGS: dict[str, dict[str, str]] = {}  # --set: bot name -> option -> value, as `_setup` sets
 
 
 class TimedBot:
@@ -140,10 +147,50 @@ def _compiled_c() -> Path:
 
 
 def seat_bots(info: GameInfo, names: Sequence[str], deal: str) -> list[TimedBot | str]:
-    """Seat k's bot: a timed built-in bot seeded by the deal and seat, or an example's command."""
-    return [example_command(n) if n in EXAMPLES else TimedBot(builtin_bot(info.name, n,
+    """Seat k's bot: a timed built-in bot seeded by the deal and seat (with its `--set`
+    options), or an example's command."""
+    return [example_command(n) if n in EXAMPLES else TimedBot(configured(info.name, n,
                                                                          f"{deal}:{k}"))
             for k, n in enumerate(names)]
+
+
+def configured(game: str, name: str, seed: str) -> Any:
+    """The built-in bot `name` with the options `--set` gives it."""
+    bot = builtin_bot(game, name, seed)  # type: ignore[arg-type]
+    for option, text in SETTINGS.get(name, {}).items():
+        setattr(bot, option, option_value(bot, option, text))
+    return bot
+
+
+def options(bot: Any) -> list[str]:
+    """The options `--set` can change on `bot`: its public attributes of a number or yes/no
+    (not its seed, which the run gives each seat)."""
+    return sorted(n for n in dir(bot) if not n.startswith("_") and n != "seed"
+                  and type(getattr(bot, n, None)) in (bool, int, float))
+
+
+def option_value(bot: Any, option: str, text: str) -> bool | int | float:
+    """`text` read as the type `option` has on `bot`; ValueError saying why it cannot be."""
+    if option not in options(bot):
+        raise ValueError(f"{bot.name} has no option {option!r}; its options: "
+                         f"{', '.join(options(bot))}")
+    kind = type(getattr(bot, option))
+    if kind is bool:
+        words = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+        if text.lower() not in words:
+            raise ValueError(f"{bot.name}.{option} is yes or no, not {text!r}")
+        return words[text.lower()]
+    try:
+        return kind(text)  # type: ignore[no-any-return]
+    except ValueError:
+        raise ValueError(f"{bot.name}.{option} is {'a whole number' if kind is int else 'a number'}"
+                         f", not {text!r}") from None
+
+
+def label(name: str) -> str:
+    """A bot's name in the rows, with its `--set` options."""
+    settings = SETTINGS.get(name)
+    return name if not settings else name + " " + ",".join(f"{k}={v}" for k, v in settings.items())
 
 
 def play_deal(info: GameInfo, bots: Sequence[TimedBot | str], deal: str,
@@ -238,9 +285,17 @@ def _run_table(job: tuple[str, tuple[str, ...], str]) -> list[Tally]:
     return play_table(*job)
 
 
-def _setup(move_time: float | None) -> None:
+def _setup(move_time: float | None, settings: dict[str, dict[str, str]] | None = None) -> None:
     """A worker's settings (and the main process's, for `--jobs 1`)."""
     MOVE_TIME[0] = move_time
+    given = {name: dict(options) for name, options in (settings or {}).items()}  # may be SETTINGS
+    SETTINGS.clear()
+    SETTINGS.update(given)
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes with this process's settings (`_setup`)."""
+    return ProcessPoolExecutor(workers, initializer=_setup, initargs=(MOVE_TIME[0], SETTINGS))
 
 
 def run_tables(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> list[Tally]:
@@ -251,7 +306,7 @@ def run_tables(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> li
             for total, tally in zip(totals, tallies, strict=True):
                 total.add(tally)
         return totals
-    with ProcessPoolExecutor(workers, initializer=_setup, initargs=(MOVE_TIME[0],)) as pool:
+    with _pool(workers) as pool:
         for tallies in pool.map(_run_table, jobs, chunksize=1):
             for total, tally in zip(totals, tallies, strict=True):
                 total.add(tally)
@@ -264,7 +319,7 @@ def run_jobs(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> Tall
         for job in jobs:
             total.add(_run(job))
         return total
-    with ProcessPoolExecutor(workers, initializer=_setup, initargs=(MOVE_TIME[0],)) as pool:
+    with _pool(workers) as pool:
         for tally in pool.map(_run, jobs, chunksize=4):
             total.add(tally)
     return total
@@ -284,8 +339,8 @@ def figure(game: str, bots: Sequence[str], tally: Tally, games: int) -> dict[str
     ms = [t * 1000 for t in tally.times]
     out: dict[str, Any] = {
         "game": game,
-        "bot": bots[0],
-        "against": bots[1] if len(bots) > 1 else "deck",
+        "bot": label(bots[0]),
+        "against": label(bots[1]) if len(bots) > 1 else "deck",
         "games": games,
         "score": round(mean, 4),
         "ci95": [round(low, 4), round(high, 4)],
@@ -339,7 +394,7 @@ def solitaire_row(bot: str, tally: Tally, next_one: tuple[str, Tally] | None,
         other, theirs = next_one
         diffs = [float(a - b) for a, b in zip(tally.points, theirs.points, strict=True)]
         mean, low, high = interval(diffs)
-        row["piles_vs"] = {"bot": other, "diff": round(mean, 3),
+        row["piles_vs"] = {"bot": label(other), "diff": round(mean, 3),
                            "ci95": [round(low, 3), round(high, 3)], "deals": len(diffs)}
     return row
 
@@ -416,6 +471,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--move-time", type=float, default=None,
                         help="seconds a decision for the bots that plan by the clock "
                         "(default: none, they take a fixed number of guesses)")
+    parser.add_argument("--set", dest="settings", action="append", default=[],
+                        metavar="BOT.OPTION=VALUE",
+                        help="change an option of a built-in bot, e.g. search.clear=1 "
+                        "(repeatable; an unknown option's error lists them)")
     args = parser.parse_args(argv)
     args.bots = default_bots(args.example) if args.bots is None else [
         b.strip() for b in args.bots.split(",") if b.strip()]
@@ -427,7 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, program in (("example-js", "node"), ("example-c", "cc")):
         if name in named and shutil.which(program) is None:
             parser.error(f"{name} needs {program} on the PATH")
-    _setup(args.move_time)
+    _setup(args.move_time, read_settings(parser, args))
     if args.table and not 2 <= args.table <= len(args.bots):
         parser.error(f"--table: from 2 to {len(args.bots)} seats (the --bots)")
     if args.every_pair:
@@ -446,6 +505,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.docs is not None:
         write_table(args.docs, markdown(rows))
     return 0
+
+
+def read_settings(parser: argparse.ArgumentParser, args: argparse.Namespace
+                  ) -> dict[str, dict[str, str]]:
+    """`--set`'s options by bot, each checked on the bot in every game this run plays."""
+    settings: dict[str, dict[str, str]] = {}
+    games = [args.game] if args.game != "all" else [*HEAD_TO_HEAD, "solitaire"]
+    for setting in args.settings:
+        target, sep, text = setting.partition("=")
+        name, dot, option = target.partition(".")
+        if not sep or not dot or not option or not text:
+            parser.error(f"--set {setting!r}: write BOT.OPTION=VALUE, e.g. search.clear=1")
+        if name not in BUILTIN_BOTS:
+            parser.error(f"--set {setting!r}: no built-in bot {name!r}; built-in bots: "
+                         f"{', '.join(BUILTIN_BOTS)}")
+        for game in games:
+            try:
+                option_value(builtin_bot(game, name, 0), option, text)
+            except ValueError as error:
+                parser.error(f"--set {setting!r} ({game}): {error}")
+        settings.setdefault(name, {})[option] = text
+    return settings
 
 
 TABLE_START, TABLE_END = "<!-- strength-table -->", "<!-- /strength-table -->"

@@ -43,6 +43,7 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
 
     name = "search"
     guesses = GUESSES
+    discards: int = DISCARDS  # an attribute too, so that a copy can differ (--set)
     expert: FiveCrownsExpertBot
 
     def __init__(self, seed: int | str = 0) -> None:
@@ -72,7 +73,7 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
         solver = view.solver()
         ranked = sorted(keep_wilds(view, solver.discards()),
                         key=lambda c: (solver.points(c), c.text))
-        others = [Discard(c) for c in ranked if c != prior.card][:DISCARDS - 1]
+        others = [Discard(c) for c in ranked if c != prior.card][:self.discards - 1]
         return [prior, *others]
 
     def guess(self, view: FiveCrownsView, rng: random.Random) -> dict[str, Any]:

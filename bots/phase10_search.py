@@ -57,6 +57,15 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
 
     name = "search"
     rollout_expert = ROLLOUT_EXPERT
+    # The module's options as attributes, so that a copy can differ in one (bench_strength.py's
+    # --set): their meanings are at the constants above.
+    discards: int = DISCARDS
+    search_discards: bool = SEARCH_DISCARDS
+    horizon: int = HORIZON
+    phase_worth: float = PHASE_WORTH
+    leaf_step: float = LEAF_STEP
+    dump_hand: int = DUMP_HAND
+    dump_distance: int = DUMP_DISTANCE
     expert: Phase10ExpertBot
 
     def __init__(self, seed: int | str = 0) -> None:
@@ -70,15 +79,16 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
 
     def _shed(self, view: Phase10View) -> Discard | None:
         """The costliest safe discard when the hand is most likely lost (`DUMP_HAND`)."""
-        if not DUMP_HAND or view.has_laid:
+        if not self.dump_hand or view.has_laid:
             return None
         rivals = [s for s in range(view.players) if s != view.seat and view.playing[s]]
-        if not any(view.laid[s] is not None and view.hand_sizes[s] <= DUMP_HAND for s in rivals):
+        if not any(view.laid[s] is not None and view.hand_sizes[s] <= self.dump_hand
+                   for s in rivals):
             return None
         wrap, phases = view.rules.run_wrap, view.phases_left
         plain = [c for c in dict.fromkeys(view.hand) if c not in (SKIP, WILD)]
         after = {c: distance(_without(view.hand, c), phases, wrap) for c in plain}
-        if not after or min(after.values()) < DUMP_DISTANCE:
+        if not after or min(after.values()) < self.dump_distance:
             return None
         safe = [c for c in plain if not any(g.fits(c) for g in view.table)]
         if not safe:
@@ -99,7 +109,7 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
             if len(view.draw_options()) < 2 or view.discard_top in (None, WILD, SKIP):
                 return [prior]
             return [prior, DRAW_PILE if prior == DRAW_DISCARD else DRAW_DISCARD]
-        if not SEARCH_DISCARDS or not isinstance(prior, Discard) or prior.card in (SKIP, WILD):
+        if not self.search_discards or not isinstance(prior, Discard) or prior.card in (SKIP, WILD):
             return [prior]
         return [prior, *(Discard(c) for c in self._other_discards(view, prior.card))]
 
@@ -112,11 +122,11 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
         plain = [c for c in dict.fromkeys(view.hand)
                  if c not in (SKIP, WILD, chosen) and risk(c) <= risk(chosen)]
         if view.has_laid:
-            return sorted(plain, key=lambda c: (-card_points(c), c.text))[:DISCARDS - 1]
+            return sorted(plain, key=lambda c: (-card_points(c), c.text))[:self.discards - 1]
         # The expert's own ranking, its guard left out: every card here is as safe as `chosen`.
         cost = self.expert.discard_cost(view, lambda card: 0)
         near = cost(chosen)[0]
-        return [c for c in sorted(plain, key=cost) if cost(c)[0] <= near][:DISCARDS - 1]
+        return [c for c in sorted(plain, key=cost) if cost(c)[0] <= near][:self.discards - 1]
 
     def guess(self, view: Phase10View, rng: random.Random) -> dict[str, Any]:
         """One determinization of the hand as a state snapshot."""
@@ -146,7 +156,7 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
 
         def stop(s: Phase10State) -> bool:
             steps[0] += 1
-            return s.hand_number != view.hand_number or steps[0] > HORIZON
+            return s.hand_number != view.hand_number or steps[0] > self.horizon
 
         roll_out(state, self.rollout_policies(view.players), stop)
         ended = state.hand_number != view.hand_number or state.outcome is not None
@@ -154,18 +164,17 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
         rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
         return gained[view.seat] - sum(rivals) / max(1, len(rivals))
 
-    @staticmethod
-    def _standing(state: Phase10State, seat: int, ended: bool | None) -> float:
+    def _standing(self, state: Phase10State, seat: int, ended: bool | None) -> float:
         """Phases and points so far; while the hand goes on (`ended` False), a phase laid
         counts as completed, the cards held as scored and each card a seat still lacks for
         its phase `LEAF_STEP`."""
-        value = PHASE_WORTH * len(state.completed[seat]) - state.scores[seat]
+        value = self.phase_worth * len(state.completed[seat]) - state.scores[seat]
         if ended is False:
-            value += PHASE_WORTH * (state.laid[seat] is not None)
+            value += self.phase_worth * (state.laid[seat] is not None)
             value -= sum(card_points(c) for c in state.hands[seat])
-            if LEAF_STEP and state.laid[seat] is None and state.playing[seat]:
+            if self.leaf_step and state.laid[seat] is None and state.playing[seat]:
                 seen = state.observation(seat)
-                value -= LEAF_STEP * distance(seen.hand, seen.phases_left, seen.rules.run_wrap)
+                value -= self.leaf_step * distance(seen.hand, seen.phases_left, seen.rules.run_wrap)
         return value
 
 

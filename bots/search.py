@@ -90,6 +90,7 @@ class ClockedBot:
     in-process seat calls `think_within(time, bank)` (seconds) when the bot has it."""
 
     guesses = GUESSES
+    clear: float = CLEAR  # standard errors a rival's gain must clear to replace the prior
     _deadline: float | None = None
 
     def think_within(self, allowance: float, bank: float = 0.0) -> None:
@@ -181,7 +182,7 @@ class SearchBot(ClockedBot, Generic[V, A, W]):
         if len(candidates) > 1:
             action = choose(candidates, lambda rng: self.guess(view, rng),
                             lambda world, move: self.value(view, world, move), self.budget(),
-                            self.rng)
+                            self.rng, self.clear)
         memory.played(view, action)
         self.rivals.played(view, self.thrown(action))
         return action
@@ -260,10 +261,11 @@ def deal_table(view: TableView, left: Counter[Card], rng: random.Random,
 
 
 def choose(candidates: Sequence[T], guess: Callable[[random.Random], W],
-           value: Callable[[W, T], float], budget: Budget, rng: random.Random) -> T:
+           value: Callable[[W, T], float], budget: Budget, rng: random.Random,
+           clear: float = CLEAR) -> T:
     """The first candidate (the prior's choice) unless another beats it clearly over the
     guesses the budget allows: every candidate meets the same guesses, and a rival replaces
-    the prior only when its mean gain over it, guess by guess, is more than `CLEAR` standard
+    the prior only when its mean gain over it, guess by guess, is more than `clear` standard
     errors above zero (rollouts by a simple policy are biased, and a few guesses are noisy:
     the prior is right more often than a small, noisy edge)."""
     if len(candidates) < 2 or budget.guesses < 2:  # one guess can never be clear
@@ -278,21 +280,21 @@ def choose(candidates: Sequence[T], guess: Callable[[random.Random], W],
         done += 1
     best, best_edge = 0, 0.0
     for i in range(1, len(candidates)):
-        edge = _clear_edge(gains[i])
+        edge = _clear_edge(gains[i], clear)
         if edge > best_edge:
             best, best_edge = i, edge
     return candidates[best]
 
 
-def _clear_edge(gains: Sequence[float]) -> float:
-    """The mean gain when it is clearly above zero (`CLEAR` standard errors), else 0."""
+def _clear_edge(gains: Sequence[float], clear: float) -> float:
+    """The mean gain when it is clearly above zero (`clear` standard errors), else 0."""
     n = len(gains)
     if n < 2:
         return 0.0
     mean = sum(gains) / n
     spread = sum((g - mean) ** 2 for g in gains) / (n - 1)
     se = (spread / n) ** 0.5
-    return mean if mean > 0 and mean > CLEAR * se else 0.0
+    return mean if mean > 0 and mean > clear * se else 0.0
 
 
 def roll_out(state: Any, policies: Sequence[Any], stop: Callable[[Any], bool]) -> Any:

@@ -32,6 +32,7 @@ class SolitaireSearchBot(ClockedBot):
 
     name = "search"
     guesses = GUESSES
+    candidates: int = CANDIDATES  # an attribute too, so that a copy can differ (--set)
 
     def __init__(self, seed: int | str = 0) -> None:
         self.seed = seed
@@ -46,7 +47,8 @@ class SolitaireSearchBot(ClockedBot):
             return prior
         left = unseen_cards(view)  # the view holds the cards put out of play (`discarded`)
         return choose(candidates, lambda rng: self._guess(view, +left, rng),
-                      lambda world, move: self._value(world, move), self.budget(), self.rng)
+                      lambda world, move: self._value(world, move), self.budget(), self.rng,
+                      self.clear)
 
     def _candidates(self, view: SolitaireView, prior: Place) -> list[Place]:
         top = view.draw_top
@@ -61,7 +63,7 @@ class SolitaireSearchBot(ClockedBot):
             card, after = view.solver(size, top).best_discard()
             scored.append((after - before, after, -size, Place(size, card)))
         scored.sort(key=lambda s: s[:3])
-        return [prior, *(s[3] for s in scored[:CANDIDATES])]
+        return [prior, *(s[3] for s in scored[:self.candidates])]
 
     def _guess(self, view: SolitaireView, left: Counter[Card], rng: random.Random
                ) -> dict[str, Any]:
