@@ -85,7 +85,7 @@ from meldref.engine.phase10.actions import Discard
 from meldref.engine.phase10.view import Phase10View
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_strength import game_result, interval
+from bench_strength import game_result, interval, option_value
 
 # Copies that differ only in a weight: what tuning the experts' rules could still give.
 WEIGHTS: dict[str, dict[str, dict[str, float]]] = {
@@ -108,7 +108,7 @@ PEEKS = ("peek-feed", "peek-all", "peek-feed-heavy")  # the variants that read t
 def weigh(bot: Any, game: str, variant: str) -> None:
     """Give `bot` the weights of `variant` (none for the variants that change a rule)."""
     for name, value in WEIGHTS[game].get(variant, {}).items():
-        setattr(bot, name, type(getattr(bot, name))(value))
+        setattr(bot, name, option_value(bot, name, str(value)))
 
 
 class PassMemory(expert_module.HandMemory):
@@ -254,16 +254,16 @@ class TruthfulFiveCrownsSearch(Truthful, FiveCrownsSearchBot):
     pass
 
 
-class PeekingPhase10Search(TruthfulPhase10Search):
+class PeekingPhase10Search(Phase10SearchBot):
     """`search` whose expert (its prior, and the guard its discards are searched within) is the
-    `peek-feed` copy: it knows what feeds the next seat, its guesses are its own (`peek-search`)."""
+    `peek-feed` copy: it knows what feeds the next seat, its guesses are its own (`peek-search`).
+    `play` sets `state`, the real game, which only the expert reads."""
 
     def __init__(self, seed: int | str) -> None:
         super().__init__(seed)
         self.expert = ChangedExpert(seed, "peek-feed")
-        self.told("search")
 
-    @property  # type: ignore[override]
+    @property
     def state(self) -> Any:
         return self.expert.state
 

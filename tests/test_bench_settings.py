@@ -42,9 +42,11 @@ def test_worker_processes_get_the_settings(settings: Any) -> None:
     assert bot.feed_weight == 3.0
 
 
-def test_the_edge_a_rival_must_clear_is_the_bots_own() -> None:
-    """`clear` decides: a rival whose gain is clearly above zero replaces the
-    prior at clear=1 and not at clear=2 (as the search ships): 1.46 standard errors."""
+def test_the_edge_a_rival_must_clear_is_the_bots_own(settings: Any,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`clear` decides: a rival whose gain is 1.46 standard errors above zero replaces the
+    prior at clear=1 and not at clear=2 (as the search ships); and the search passes its own
+    `clear`, as `--set` gave it, to `choose`."""
     def value(world: int, move: str) -> float:
         return 0.0 if move == "prior" else [1.0, 3.0, -1.0, 2.0][world]
 
@@ -52,6 +54,25 @@ def test_the_edge_a_rival_must_clear_is_the_bots_own() -> None:
         worlds = iter(range(4))
         assert choose(["prior", "rival"], lambda rng, w=worlds: next(w), value, Budget(4, None),
                       random.Random(0), clear) == chosen
+
+    from meldref.bots import search as search_module
+    from meldref.engine.game import find_game
+
+    given: list[float] = []
+
+    def spy(candidates: Any, *args: Any) -> Any:
+        given.append(args[-1])
+        return candidates[0]
+
+    monkeypatch.setattr(search_module, "choose", spy)
+    settings._setup(None, {"search": {"clear": "0.5"}})
+    bot = settings.configured("phase10", "search", "c")
+    info = find_game("phase10")
+    for deal in (f"c{i}" for i in range(10)):
+        state = info.new_game(info.rules(), 2, deal)
+        for _ in range(12):
+            state.apply(bot.act(state.observation(state.to_move)))
+    assert given and set(given) == {0.5}
 
 
 @pytest.mark.parametrize(("setting", "says"), [
