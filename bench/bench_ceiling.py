@@ -18,6 +18,9 @@ them), `builtin:expert` against a copy of itself that is changed in one way. Pha
 - `pass-shun`: a card of its own that the next seat left on the discard pile (drawing from the
   pile instead) marks that card's number (colour) as not wanted, as a card the seat threw
   does; heads-up, where the views tell who passed.
+- `no-wanted`: the other way: a card of its own that the next seat took marks nothing (its
+  guard keeps only what that seat threw, and the table once it has laid): what reading the
+  rival's pickups is worth.
 - `feed-3`, `feed-10`: the guard weighed at 3 or 10 outs instead of 6; `points`: before laying,
   each point a discard sheds worth half an out (the expert weighs points only between equals).
 
@@ -98,7 +101,7 @@ WEIGHTS: dict[str, dict[str, dict[str, float]]] = {
 # `search` with the real game as its guesses, and told nothing (the baseline)
 TRUTHS = ("truth", "truth-expert", "truth-hands", "search")
 SEARCHED = (*TRUTHS, "peek-search")  # the variants that search: minutes where the rest take seconds
-VARIANTS = {"phase10": ("peek-feed", "peek-all", "peek-next", "no-feed", "pass-shun",
+VARIANTS = {"phase10": ("peek-feed", "peek-all", "peek-next", "no-feed", "pass-shun", "no-wanted",
                         *WEIGHTS["phase10"], *SEARCHED),
             "fivecrowns": ("peek-feed", "peek-feed-heavy", "no-feed", *WEIGHTS["fivecrowns"],
                            *TRUTHS)}
@@ -124,6 +127,15 @@ class PassMemory(expert_module.HandMemory):
         super()._after_others(view)
 
 
+class ForgetfulMemory(expert_module.HandMemory):
+    """The expert's memory of the hand, where a card the next seat took from this seat marks
+    nothing (`no-wanted`)."""
+
+    def _after_others(self, view: Phase10View) -> None:
+        super()._after_others(view)
+        self.wanted.clear()
+
+
 class ChangedExpert(Phase10ExpertBot):
     """The expert with one change (`VARIANTS`); `state` is the real game, set before each
     decision by `play`, for the variants that peek."""
@@ -135,6 +147,8 @@ class ChangedExpert(Phase10ExpertBot):
         weigh(self, "phase10", variant)
         if variant == "pass-shun":
             self.memory = PassMemory()
+        elif variant == "no-wanted":
+            self.memory = ForgetfulMemory()
 
     def _draw(self, view: Phase10View) -> Any:
         if self.variant != "peek-next" or view.has_laid or not self.state.draw_pile:

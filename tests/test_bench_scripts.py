@@ -28,7 +28,7 @@ SCRIPTS = [
       "--solitaire-bot", "random"], "piles vs random ("),
     # What the hidden cards are worth to the Phase 10 expert's rules (issue 26's ceiling).
     (["bench_ceiling.py", "--games", "4", "--jobs", "1", "--only",
-      "peek-feed,peek-all,peek-next,no-feed,pass-shun,points"],
+      "peek-feed,peek-all,peek-next,no-feed,pass-shun,no-wanted,points"],
      "| phase10 | pass-shun | expert | 4 | 2 |"),
     (["bench_ceiling.py", "--games", "4", "--jobs", "1", "--only", "truth,peek-search"],
      "| phase10 | peek-search | expert | 4 | 2 |"),
@@ -231,6 +231,33 @@ def test_the_pass_shunning_copy_marks_each_card_the_rival_left_as_not_wanted() -
                 mine = None
         state.apply(action)
     assert checked >= 3  # the marks were compared after several passes
+
+
+def test_the_forgetful_copy_marks_nothing_the_rival_took() -> None:
+    """bench_ceiling.py's `no-wanted`: fed the same views as the expert, the copy's memory
+    never marks a card the rival took as wanted, where the expert's does, and keeps the same
+    marks of what the rival threw."""
+    from meldref.engine.game import find_game
+
+    ceiling = _ceiling()
+    copy = ceiling.changed_bot("phase10", "f:0", "no-wanted")  # type: ignore[attr-defined]
+    plain, rival = (ceiling.EXPERTS["phase10"](f"f:{k}") for k in (0, 1))  # type: ignore[attr-defined]
+    info = find_game("phase10")
+    state = info.new_game(info.rules(), 2, "f1")
+    marked = 0
+    while (seat := state.to_move) is not None and state.hand_number <= 3:
+        view = state.observation(seat)
+        if seat == 0:
+            action = copy.act(view)
+            plain.memory.observe(view)
+            plain.memory.played(view, action)
+            assert not any(copy.memory.wanted.values())
+            assert copy.memory.unwanted == plain.memory.unwanted
+            marked += bool(any(plain.memory.wanted.values()))
+        else:
+            action = rival.act(view)
+        state.apply(action)
+    assert marked  # the expert's memory did mark cards the rival took
 
 
 @pytest.mark.parametrize("game", ["phase10", "fivecrowns"])
