@@ -151,3 +151,45 @@ def test_searched_discards_never_feed_the_next_seat_more_than_the_experts() -> N
             state.apply(action)
     assert held_back > 0
 
+
+
+@pytest.mark.parametrize("game", ["phase10", "fivecrowns"])
+def test_at_a_table_of_four_the_search_plays_the_experts_moves(game: str,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """At 4 seats the search took fewer first places than the expert it searches over
+    (docs/bots.md): there it searches nothing and plays its prior, the expert's move; told
+    it may search at 4 seats (`search_seats`), it does."""
+    from meldref.bots import search as search_module
+
+    searched = [0]
+    real_choose = search_module.choose
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        searched[0] += 1
+        return real_choose(*args, **kwargs)
+
+    monkeypatch.setattr(search_module, "choose", spy)
+    info = find_game(game)
+
+    def play(search_seats: int) -> int:
+        searched[0] = 0
+        state = info.new_game(info.rules(), 4, "four:1")
+        bot = builtin_bot(game, "search", 5)
+        bot.guesses, bot.search_seats = 2, search_seats  # type: ignore[attr-defined]
+        expert = builtin_bot(game, "expert", 5)
+        bots = [bot] + [builtin_bot(game, "greedy", s) for s in range(3)]
+        for _ in range(120):
+            if (seat := state.to_move) is None:
+                break
+            view = state.observation(seat)
+            action = bots[seat].act(view)
+            if seat == 0 and search_seats == 2:
+                assert action == expert.act(view)
+            elif seat == 0:
+                expert.act(view)  # the expert's memory follows the hand as the bot's does
+            state.apply(action)
+        return searched[0]
+
+    assert play(2) == 0
+    assert play(4) > 0
