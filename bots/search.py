@@ -320,5 +320,4 @@ def roll_out(state: Any, policies: Sequence[Any], stop: Callable[[Any], bool]) -
 
 
 __all__ = ["CLOCKED_GUESSES", "SEARCH_SEATS", "Budget", "ClockedBot", "RivalHands", "SearchBot",
-           "TableView",
-           "choose", "deal_table", "deal_unseen", "roll_out"]
+           "TableView", "choose", "deal_table", "deal_unseen", "roll_out"]
