@@ -54,8 +54,8 @@ def tournament(
     fmt: Annotated[str | None, typer.Option("--format", help="round-robin or gauntlet "
                                             "(the first bot against all the others).")] = None,
     duplicate: Annotated[bool | None, typer.Option(
-        "--duplicate/--no-duplicate", help="Replay each deal with the bots rotated through "
-        "the seats (default on).")] = None,
+        "--duplicate/--no-duplicate", help="Replay each deal in balanced seatings: every bot "
+        "in every seat and after every other bot equally often (default on).")] = None,
     seed: Annotated[int | None, typer.Option(
         help="Seed of the first deal (default: the config's, else drawn at random and kept in "
         "the output folder). Visible to every process via /proc: not for contests.")] = None,

@@ -4,8 +4,8 @@
 game = "phase10"
 format = "round-robin"     # or "gauntlet": the first bot against every table of the others
 players = 2                # seats per table
-games = 100                # games per table (whole rotations when deals are duplicated)
-duplicate = true           # each deal replayed with the bots rotated through the seats
+games = 100                # games per table (whole deal sets when deals are duplicated)
+duplicate = true           # each deal replayed in balanced seatings (every seat, every neighbour)
 seed = 1                   # leave out to draw one (kept in the private output folder)
 jobs = 2
 out = "runs/phase10-a"     # the output folder (default: tournaments/<game>-<fingerprint>)

@@ -93,7 +93,7 @@ class Plan:
     game: str
     bots: tuple[BotEntry, ...]
     players: int
-    games: int  # per table (rounded up to whole rotations when deals are duplicated)
+    games: int  # per table (rounded up to whole deal sets when deals are duplicated)
     format: Format = "round-robin"
     duplicate: bool = True
     seed: int | None = 1  # None: drawn at random when the tournament starts (`settle_seed`)
