@@ -14,8 +14,9 @@ fast policy (`greedy` for every seat); the candidate with the best mean result w
   candidate replaces the expert's choice only when it does clearly better, guess by guess
   (`CLEAR` standard errors of the paired gain), so a budget too small to tell (a single guess)
   still plays the expert's move.
-- Heads-up only (`SEARCH_SEATS`): at a table of more seats it plays the expert's moves, which
-  took more first places there than the search's own.
+- Heads-up only by default (`SEARCH_SEATS`; a game's bot may allow more): at a table of more
+  seats it plays the expert's moves, which took more first places there than the Phase 10
+  search's own.
 - The rivals' hands (`RivalHands`, heads-up): a card the rival took from the discard pile is
   in its hand until it throws it (or lays it: it is then on the table, no longer unseen), so
   the guesses deal it there, not at random.
@@ -46,9 +47,9 @@ GUESSES: Final = 8  # determinizations per decision without a clock
 CLOCKED_GUESSES: Final = 64  # at most, with a clock: the deadline bounds them first
 CLEAR: Final = 2.0  # standard errors a rival's mean gain must clear to replace the prior
 # The most seats in play at which the search overrules its prior: heads-up it plays level with
-# the expert or a little above; at 4 seats its rollouts (`greedy` for three rivals) misjudge
-# the round, and it took fewer first places than the expert it searches over (docs/bots.md),
-# so there it plays the expert's moves.
+# the expert or a little above; at Phase 10's 4-seat table, in balanced seatings, it took 2.5
+# fewer first places in a hundred than the expert's moves would (standard error 1.4, 40 deal
+# sets; docs/bots.md), so there it plays the expert's moves. Five Crowns' search allows 4.
 SEARCH_SEATS: Final = 2
 ROLLOUT_ACTIONS: Final = 600  # a rollout that runs longer stops there (turn caps end it first)
 

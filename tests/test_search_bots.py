@@ -152,13 +152,16 @@ def test_searched_discards_never_feed_the_next_seat_more_than_the_experts() -> N
     assert held_back > 0
 
 
-@pytest.mark.parametrize("game", ["phase10", "fivecrowns"])
-def test_at_a_table_of_four_the_search_plays_the_experts_moves(game: str,
-                                                               monkeypatch: pytest.MonkeyPatch
-                                                               ) -> None:
-    """At 4 seats the search took fewer first places than the expert it searches over
-    (docs/bots.md): there it searches nothing and plays its prior, the expert's move; told
-    it may search at 4 seats (`search_seats`), it does."""
+@pytest.mark.parametrize(("game", "searches_at_four"), [("phase10", False),
+                                                       ("fivecrowns", True)])
+def test_at_a_table_of_four_the_search_searches_where_it_gained(
+        game: str, searches_at_four: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 4 seats, in balanced seatings, the Phase 10 search took fewer first places than the
+    expert's moves would (2.5 points, standard error 1.4, 40 deal sets of --seed t41) and the
+    Five Crowns search more (1.7, standard error 1.1, 30 deal sets; docs/bots.md): as shipped
+    the Phase 10 search plays its prior there, the expert's move, searching nothing, and the
+    Five Crowns search searches. Either, told the most seats it searches at (`search_seats`),
+    keeps to it."""
     from meldref.bots import search as search_module
 
     searched = [0]
@@ -171,11 +174,13 @@ def test_at_a_table_of_four_the_search_plays_the_experts_moves(game: str,
     monkeypatch.setattr(search_module, "choose", spy)
     info = find_game(game)
 
-    def play(search_seats: int) -> int:
+    def play(search_seats: int | None) -> int:
         searched[0] = 0
         state = info.new_game(info.rules(), 4, "four:1")
         bot = builtin_bot(game, "search", 5)
-        bot.guesses, bot.search_seats = 2, search_seats  # type: ignore[attr-defined]
+        bot.guesses = 2  # type: ignore[attr-defined]
+        if search_seats is not None:
+            bot.search_seats = search_seats  # type: ignore[attr-defined]
         expert = builtin_bot(game, "expert", 5)
         bots = [bot] + [builtin_bot(game, "greedy", s) for s in range(3)]
         for _ in range(120):
@@ -190,3 +195,4 @@ def test_at_a_table_of_four_the_search_plays_the_experts_moves(game: str,
 
     assert play(2) == 0
     assert play(4) > 0
+    assert (play(None) > 0) == searches_at_four
