@@ -256,9 +256,10 @@ def play_solitaire(bot: str, deal: str) -> Tally:
 
 def table_seatings(n: int, deal: str) -> list[list[int]]:
     """The seatings `deal` is played in at a table of `n` bots: `meldref.verdicts.seatings`,
-    its roles given to the bots in an order drawn from the deal, as tournaments do (the design
-    is not symmetric in its roles: two experts in roles 2 and 3 took 40.4% and 36.7% of the
-    first places on the same 40 deals; the draw spreads that over the deals)."""
+    its roles given to the bots in an order drawn from the deal, as tournaments do: the design
+    is not symmetric in its roles, and the draw gives every bot every role alike. (Two bots
+    playing the same moves still part by about 4 points in 40 deal sets: the table's noise,
+    which `--table-paired` pairs away.)"""
     roles = list(range(n))
     random.Random(f"{deal}:seating").shuffle(roles)
     return [[roles[r] for r in row] for row in seatings(n)]
