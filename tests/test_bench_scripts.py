@@ -8,6 +8,7 @@ import importlib.util
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import PYTHON, ROOT
@@ -152,13 +153,17 @@ def test_the_instruction_count_says_what_it_lacks(tmp_path: Path) -> None:
     assert done.returncode == 2 and "valgrind" in done.stderr and "not found" in done.stderr
 
 
-def _ceiling() -> object:
+def _bench(name: str) -> Any:
+    """A script of bench/ imported as a module (bench/ on the path, once)."""
     import sys
 
-    sys.path.insert(0, str(ROOT / "bench"))
-    import bench_ceiling
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(ROOT / "bench"))
+    return importlib.import_module(name)
 
-    return bench_ceiling
+
+def _ceiling() -> object:
+    return _bench("bench_ceiling")
 
 
 @pytest.mark.parametrize(("game", "variant"), [
@@ -346,7 +351,6 @@ def test_the_search_told_what_feeds_the_next_seat_reads_it_and_guesses_the_rest(
     assert checked >= 3
 
 
-
 def test_the_strength_table_seats_every_bot_after_every_other_equally(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """bench_strength.py's 4-seat table plays each deal in the tournaments' balanced seatings:
@@ -354,11 +358,7 @@ def test_the_strength_table_seats_every_bot_after_every_other_equally(
     seated each bot after one neighbour for good (the expert after greedy, the search after
     the expert): the same moves then took 40% and 34% of the first places at Phase 10 (25 deal
     sets of --seed s26), from whom each sat after."""
-    import sys
-
-    sys.path.insert(0, str(ROOT / "bench"))
-    import bench_strength
-
+    bench_strength = _bench("bench_strength")
     bots = ("random", "greedy", "expert", "search")
     seen: list[tuple[str, ...]] = []
     real = bench_strength.seat_bots
