@@ -23,6 +23,7 @@ from typing import BinaryIO
 from . import launch
 from .channel import PipeTransport as PipeTransport
 from .command import BotCommand, program_found, why_not_started
+from .descriptors import Descriptor
 from .launch import become_subreaper, launch_argv
 from .limits import LIMIT_NAMES, UNLIMITED, apply_limits, limits_in_force, resource_limits
 from .sandbox import Jail, Plan, exit_code, sandbox_problem
@@ -66,8 +67,11 @@ class BotProcess:
         assert self.proc.stdin and self.proc.stderr
         self._stdout = stdout
         self.stdin_fd, self.stdout_fd = self.proc.stdin.fileno(), stdout.fileno()
-        self.stderr = StderrLog(self.proc.stderr.fileno(), log_path, stderr_limit,
-                                f"stderr-{self.pid}")
+        # The log owns its copy of the stderr pipe and closes it when the drain ends; the
+        # Popen's own is closed now, so no number of it is left to be closed twice.
+        stderr = Descriptor(os.dup(self.proc.stderr.fileno()))
+        self.proc.stderr.close()
+        self.stderr = StderrLog(stderr, log_path, stderr_limit, f"stderr-{self.pid}")
 
     def _start(self, command: BotCommand, no_network: bool
                ) -> tuple[subprocess.Popen[bytes], BinaryIO]:
@@ -95,13 +99,15 @@ class BotProcess:
         if command.cwd and not os.path.isdir(command.cwd):
             raise OSError(f"cannot start bot {command}: the working directory {command.cwd} "
                           "does not exist")
-        read, write = os.pipe2(os.O_CLOEXEC)
+        read, write = Descriptor.pipe()
         try:
             jail = Jail(command.argv, command.cwd, command.env, self.cookie, plan, write)
         except OSError:
-            os.close(read)
-            os.close(write)
+            read.close()
+            write.close()
             raise
+        # From here the jail owns the write end (it closes it once bwrap has it), and the
+        # read end is ours until it becomes the stdout file object.
         try:
             proc = subprocess.Popen(jail.argv, env=jail.outer_env, pass_fds=jail.pass_fds,
                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -109,10 +115,8 @@ class BotProcess:
                                     umask=0o022)  # folders bwrap makes: the bot may enter
         except OSError as exc:
             jail.reap()
-            os.close(read)
+            read.close()
             raise OSError(f"cannot start bot {command}: bubblewrap: {exc}") from exc
-        finally:
-            os.close(write)
         try:
             jail.started(proc.pid, self.rlimits)
         except OSError as exc:
@@ -124,11 +128,11 @@ class BotProcess:
                 proc.kill()
                 said = ""
             jail.reap()
-            os.close(read)
+            read.close()
             why = said.splitlines()[-1] if said else str(exc)
             raise OSError(f"cannot start bot {command} in its sandbox: {why}") from exc
         self.jail = jail
-        return proc, os.fdopen(read, "rb", buffering=0)
+        return proc, os.fdopen(read.give_up(), "rb", buffering=0)
 
     def limits_not_in_force(self) -> list[str]:
         """The limits asked for that a process of the bot lacks (each named as its flag,

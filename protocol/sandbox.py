@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from .descriptors import Descriptor
+
 BWRAP: Final = shutil.which("bwrap")
 SETPRIV_INSIDE: Final = "/usr/bin/setpriv"
 BASH_INSIDE: Final = "/bin/bash"
@@ -207,23 +209,24 @@ def _uid_folder() -> Path:
     raise SandboxError("no folder to keep the bots' uid claims in (/run, the temporary one)")
 
 
-def claim_uid() -> tuple[int, int]:
-    """(uid, lock descriptor): a kernel uid no other running bot has, anywhere on the machine
-    (its lock file stays locked while the descriptor is open), and no account's."""
+def claim_uid() -> tuple[int, Descriptor]:
+    """(uid, lock): a kernel uid no other running bot has, anywhere on the machine (its lock
+    file stays locked while the descriptor is open), and no account's."""
     folder = _uid_folder()
     start = (os.getpid() * 7919) % UID_SLOTS
     for k in range(UID_SLOTS):
         uid = UID_BASE + (start + k) % UID_SLOTS
-        fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        lock = Descriptor(os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                                  0o600))
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            os.close(fd)
+            lock.close()
             continue
         if _is_account(uid):
-            os.close(fd)
+            lock.close()
             continue
-        return uid, fd
+        return uid, lock
     raise SandboxError(f"all {UID_SLOTS} sandbox uids are taken")
 
 
@@ -396,30 +399,36 @@ def _ancestors(folder: str) -> list[str]:
 class Jail:
     """One sandboxed bot: its uid, its cgroup, the bwrap command that starts it, and the
     descriptors it needs. Use `argv`, `outer_env` and `pass_fds` for `Popen`, call `started`
-    right after, and `reap` once the process ended (also as a context manager)."""
+    right after, and `reap` once the process ended (also as a context manager).
+
+    The jail owns every descriptor it holds (its uid's lock, both ends of bwrap's two pipes,
+    and the write end the bot's stdout goes to) and closes each once: the child's ends as
+    soon as the child has them (`started`), the rest at `reap` or `abandon`."""
 
     command: Sequence[str]
     cwd: str | None
     env: Mapping[str, str]
     name: str
     limits: Plan
-    stdout_fd: int | None = None  # the write end the bot's stdout goes to (else bwrap's)
+    stdout: Descriptor | None = None  # the write end the bot's stdout goes to (else bwrap's)
     uid: int = 0
     init_pid: int | None = None
     cgroup_dirs: list[Path] = field(default_factory=list)
-    _fds: list[int] = field(default_factory=list)
-    _lock: int | None = None
 
     def __post_init__(self) -> None:
         self.uid, self._lock = claim_uid()
-        self._info_r, self._info_w = os.pipe2(os.O_CLOEXEC)
-        self._block_r, self._block_w = os.pipe2(os.O_CLOEXEC)
-        self._fds = [self._info_r, self._info_w, self._block_r, self._block_w]
+        self._info_r, self._info_w = Descriptor.pipe()
+        self._block_r, self._block_w = Descriptor.pipe()
+
+    @property
+    def _child_ends(self) -> tuple[Descriptor, ...]:
+        """What bwrap is given and we hold only until it has them."""
+        mine = (self.stdout,) if self.stdout is not None else ()
+        return (self._info_w, self._block_r, *mine)
 
     @property
     def pass_fds(self) -> tuple[int, ...]:
-        extra = (self.stdout_fd,) if self.stdout_fd is not None else ()
-        return (self._info_w, self._block_r, *extra)
+        return tuple(fd.fileno() for fd in self._child_ends)
 
     @property
     def outer_env(self) -> dict[str, str]:
@@ -438,14 +447,15 @@ class Jail:
                 "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
         # bwrap and its init keep descriptors 0-2 open: the bot's stdout comes as a
         # descriptor of its own, moved onto 1, so a bot that closes its stdout is seen to.
-        fd = self.stdout_fd
+        fd = self.stdout.fileno() if self.stdout is not None else None
         # (`env -u`: bash's own variables are none of the bot's environment.)
         moved = f'exec 1>&{fd} {fd}>&-; exec /usr/bin/env -u PWD -u OLDPWD -u SHLVL "$@"'
         shim = [BASH_INSIDE, "-c", moved, "meldref-sandbox"] if fd is not None else []
         return [BWRAP, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--unshare-net", "--unshare-cgroup-try",
                 "--die-with-parent", "--hostname", "bot",
-                "--userns-block-fd", str(self._block_r), "--info-fd", str(self._info_w),
+                "--userns-block-fd", str(self._block_r.fileno()),
+                "--info-fd", str(self._info_w.fileno()),
                 "--cap-add", "CAP_SETUID,CAP_SETGID",
                 *mounts(self.command, cwd), "--chdir", cwd, "--clearenv", *setenv,
                 "--", *shim, *drop, program, *self.command[1:]]
@@ -453,11 +463,11 @@ class Jail:
     def started(self, pid: int, rlimits: Mapping[int, int]) -> None:
         """bwrap (`pid`) started: map the bot's uid, put the container's init in the bot's
         cgroup under its rlimits, then let it go on. `SandboxError` if bwrap failed."""
-        os.close(self._info_w)
-        os.close(self._block_r)
+        for end in self._child_ends:  # bwrap has them: ours would hide its (and the bot's) end
+            end.close()
         info = b""
         while not info.rstrip().endswith(b"}"):
-            chunk = os.read(self._info_r, 4096)
+            chunk = os.read(self._info_r.fileno(), 4096)
             if not chunk:
                 raise SandboxError("bubblewrap ended before it built the sandbox")
             info += chunk
@@ -471,7 +481,7 @@ class Jail:
 
         for key, value in rlimits.items():
             resource.prlimit(self.init_pid, key, (value, value))
-        os.write(self._block_w, b"g")
+        os.write(self._block_w.fileno(), b"g")
 
     def _cgroup(self, pid: int) -> None:
         groups = self.limits.cgroups
@@ -495,10 +505,8 @@ class Jail:
         """A start that failed half-way: close our ends of bubblewrap's pipes, so that a
         sandbox waiting to be let go (the block pipe) ends instead of holding its stderr open
         for ever."""
-        for fd in self._fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._fds.clear()
+        for end in (*self._child_ends, self._info_r, self._block_w):
+            end.close()
 
     def reap(self) -> None:
         """After the bot ended: reap the container's init (an orphan of bwrap's, reparented to
@@ -516,13 +524,8 @@ class Jail:
         for folder in self.cgroup_dirs:
             _remove_cgroup(folder)
         self.cgroup_dirs.clear()
-        for fd in self._fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._fds.clear()
-        if self._lock is not None:
-            os.close(self._lock)
-            self._lock = None
+        self.abandon()
+        self._lock.close()
 
     def __enter__(self) -> Jail:
         return self

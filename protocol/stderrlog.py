@@ -10,7 +10,10 @@ import threading
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from .descriptors import Descriptor
+
 STDERR_TAIL: Final = 400
+APPEND: Final = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class StderrLog:
@@ -20,8 +23,8 @@ class StderrLog:
     before goes to the log it was writing to (the pipe is emptied first, under the lock the
     thread reads with), and what it writes between two games (`hold`) opens the next log."""
 
-    def __init__(self, fd: int, path: Path | None, limit: int, name: str) -> None:
-        self.fd, self.limit = fd, limit
+    def __init__(self, pipe: Descriptor, path: Path | None, limit: int, name: str) -> None:
+        self.pipe, self.limit = pipe, limit  # the log owns the pipe and closes it at its end
         self.bytes = 0
         self.tail = b""
         self._lock = threading.Lock()
@@ -29,13 +32,13 @@ class StderrLog:
         self._offered = 0  # bytes offered to the current log, kept or not
         self._held: bytearray | None = None  # between games: for the next log
         self._open(path)
-        os.set_blocking(fd, False)
+        os.set_blocking(pipe.fileno(), False)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         poller = select.poll()
-        poller.register(self.fd, select.POLLIN)
+        poller.register(self.pipe.fileno(), select.POLLIN)
         try:
             while True:
                 poller.poll()
@@ -45,12 +48,13 @@ class StderrLog:
         finally:
             with self._lock:
                 self._close()
+                self.pipe.close()
 
     def _pump(self) -> bool:
         """Take what the pipe holds now; False once it is closed for good."""
-        while True:
+        while not self.pipe.closed:
             try:
-                chunk = os.read(self.fd, 1 << 16)
+                chunk = os.read(self.pipe.fileno(), 1 << 16)
             except BlockingIOError:
                 return True
             except OSError:
@@ -60,6 +64,7 @@ class StderrLog:
             self.bytes += len(chunk)
             self.tail = (self.tail + chunk)[-STDERR_TAIL:]
             self._take(chunk)
+        return False
 
     def _take(self, chunk: bytes) -> None:
         if self._held is not None:
@@ -76,10 +81,14 @@ class StderrLog:
 
     def _open(self, path: Path | None) -> None:
         self._offered = 0
-        try:
-            self._file = open(path, "ab") if path else None  # noqa: SIM115 (see _close)
+        self._file = None
+        if path is None:
+            return
+        try:  # never through a link planted where the log goes; owner-only, as every log
+            fd = os.open(path, APPEND, 0o600)
         except OSError:
-            self._file = None
+            return
+        self._file = os.fdopen(fd, "ab")
 
     def _close(self) -> None:
         if self._file is None:

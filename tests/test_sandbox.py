@@ -461,3 +461,57 @@ print(probe_bot.probe_spin())
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.startswith("blocked"), done.stdout
+
+
+@needs_sandbox
+def test_a_jail_closes_each_descriptor_once_never_a_number_reused_since() -> None:
+    """`started` gives bwrap its ends and closes ours; `reap` must not close those numbers
+    again: by then the kernel has handed them out anew (here to files opened in between, in
+    a match to another seat's pipe or the replay being written)."""
+    jail = sandbox.Jail(("true",), None, {}, "once", sandbox.Plan(None, None, None))
+    proc = subprocess.Popen(jail.argv, env=jail.outer_env, pass_fds=jail.pass_fds,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    jail.started(proc.pid, {})
+    proc.wait(timeout=60)
+    reused = [os.open(os.devnull, os.O_RDONLY) for _ in range(4)]
+    try:
+        jail.reap()
+        jail.reap()  # a second teardown path is a no-op too
+        for fd in reused:
+            os.fstat(fd)  # still open: nothing of ours was closed by the jail
+    finally:
+        for fd in reused:
+            os.close(fd)
+
+
+@needs_sandbox
+def test_a_sandboxed_crash_beside_another_program_charges_the_crasher_alone(
+        tmp_path: Path, bot_token: str) -> None:
+    """Two programs side by side, both sandboxed, replays written: the crasher's fault is
+    the crasher's, every game has a result and a replay that verifies, and no game is the
+    referee's error (before: games 1 and 3 `failed: OSError: [Errno 9] Bad file
+    descriptor`, the neighbour charged, a bot's stderr inside a replay)."""
+    out = tmp_path / "out"
+    crasher = command(BAD_BOT_PATH, "crash", bot_token)
+    innocent = command(BAD_BOT_PATH, "stderr_lines", bot_token)  # protocol-like stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "meldref", "tournament", "phase10", "--players", "2",
+         "--rules", "phases-to-win=1", "--bot", crasher, "--bot", innocent, "--games", "4",
+         "-j", "1", "--sandbox", "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert len(lines) == 4
+    for line in lines:
+        assert line["status"] == "ok", line
+        faults = dict(zip(line["names"], line["faults"], strict=True))
+        assert faults["bad-stderr_lines"] == [], line
+        assert [f["outcome"] for f in faults["bad-crash"]] == ["crashed"], line
+    replays = sorted((out / "replays").glob("*.jsonl"))
+    assert len(replays) == 4
+    for replay in replays:
+        assert "hello there" not in replay.read_text()  # the innocent's stderr
+        check = runner.invoke(app, ["replay", "verify", str(replay)])
+        assert check.exit_code == 0, check.output
+    assert wait_for(lambda: not pids_with(bot_token))

@@ -31,7 +31,9 @@ def test_a_fresh_empty_cgroup_is_left_to_the_referee_making_it(
 
 def test_a_failed_start_closes_the_pipes_a_half_built_sandbox_waits_on() -> None:
     jail = sandbox.Jail(("true",), None, {}, "t", sandbox.Plan(None, None, None))
-    fds = list(jail._fds)
+    argv = jail.argv
+    fds = [int(argv[argv.index(flag) + 1]) for flag in ("--userns-block-fd", "--info-fd")]
+    assert sorted(fds) == sorted(jail.pass_fds)
     jail.abandon()
     for fd in fds:
         with pytest.raises(OSError):
