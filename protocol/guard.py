@@ -1,13 +1,16 @@
 """The guard: the process the referee starts for a bot program that runs outside a sandbox.
 
-    python3 -I -S guard.py REFEREE_PID LIMITS -- PROGRAM ARGS...
+    python3 -I -S guard.py REFEREE_PID LIMITS SWEPT_FD -- PROGRAM ARGS...
 
 It is run as a script, never imported (it imports only the standard library). It makes itself
 the child subreaper of the bot, so every process the bot starts, even one that leaves its
 session or loses its parent, stays its descendant; it starts PROGRAM under the rlimits LIMITS
 (`RESOURCE=VALUE,...`, set between `fork` and `exec`, so they hold for the program the user's
 wrapper finally runs: `setpriv --reuid`, `runuser` and their children inherit them), waits for
-it, and exits with exactly its status (its code, or death by the same signal).
+it, and exits with exactly its status (its code, or death by the same signal). Once it has
+killed what the bot left, it writes one byte to SWEPT_FD (a pipe the referee passed, kept from
+the bot): a guard that ends without that byte was killed before its sweep (SIGKILL, which no
+process can catch, sent by the bot itself), and the referee sweeps what it was handed instead.
 
 Why a guard and not the parent-death signal alone: the kernel's parent-death signal is one
 process's, it is not inherited by the bot's children, and a user switch (`setpriv --reuid`,
@@ -17,8 +20,10 @@ privileges. The guard's own parent-death signal is SIGUSR1, which it catches: wh
 dies, even by `kill -9` of it, of its process group or of a whole tournament, the guard kills
 every process of the bot and then exits. When the bot ends, the guard kills what is left of it
 at once (the referee's sweep would, and a `kill -9` of the referee right then must find
-nothing). Only a `kill -9` aimed at the guard itself, and at the referee before it sweeps,
-could let a child of the bot live on: the sandbox's PID namespace closes that too.
+nothing). A `kill -9` aimed at the guard itself hands the bot's processes to the referee,
+the child subreaper above it, which sees the missing byte and kills them; only a `kill -9` of
+the guard and then of the referee before it sweeps could let a child of the bot live on: the
+sandbox's PID namespace closes that too.
 """
 
 from __future__ import annotations
@@ -113,7 +118,9 @@ def start(argv: list[str], limits: dict[int, int]) -> int:
 
 
 def main() -> None:
-    referee, spec = int(sys.argv[1]), sys.argv[2]
+    referee, spec, swept = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    if swept >= 0:
+        os.set_inheritable(swept, False)  # the referee's alone: never the bot's to write
     argv = sys.argv[sys.argv.index("--") + 1:]
     limits = {int(k): int(v) for k, v in (p.split("=") for p in spec.split(",") if p)}
 
@@ -143,6 +150,9 @@ def main() -> None:
         if pid == bot:
             break
     kill_all()
+    if swept >= 0:
+        with contextlib.suppress(OSError):
+            os.write(swept, b"k")
     if os.WIFSIGNALED(status):  # die of the same signal
         import resource
 

@@ -45,7 +45,7 @@ GUARDED: Final = sys.platform.startswith("linux") and os.path.isdir("/proc")
 
 
 def launch_argv(command: BotCommand, no_network: bool = False,
-                rlimits: Mapping[int, int] | None = None) -> list[str]:
+                rlimits: Mapping[int, int] | None = None, swept_fd: int = -1) -> list[str]:
     """The argv that starts `command` outside a sandbox: under the guard (protocol/guard.py:
     every process the bot starts dies with it and with the referee, even after a `kill -9` of
     the referee, its process group or a tournament; the `rlimits` are set before the program
@@ -61,7 +61,8 @@ def launch_argv(command: BotCommand, no_network: bool = False,
         return argv
     if GUARDED:
         limits = ",".join(f"{k}={v}" for k, v in (rlimits or {}).items())
-        return [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), limits, "--", *argv]
+        return [sys.executable, "-I", "-S", str(GUARD), str(os.getpid()), limits, str(swept_fd),
+                "--", *argv]
     if SETPRIV is None:
         return argv
     return [SETPRIV, "--pdeathsig", "KILL", "--", *argv]

@@ -31,12 +31,15 @@ from .stderrlog import StderrLog
 from .sweep import (
     COOKIE,
     LIVE,
+    STARTING,
+    adopted,
     carriers,
     descendants,
     group_cpu_time,
     group_members,
     kill_strays,
     process_name,
+    start_time,
 )
 
 
@@ -53,14 +56,17 @@ class BotProcess:
         become_subreaper()
         self.rlimits = dict(rlimits or resource_limits())
         self.jail: Jail | None = None
-        if sandbox is not None:
-            self.rlimits = sandbox.rlimits(self.rlimits)
-            self.proc, stdout = self._start_sandboxed(command, sandbox)
-            self.guarded = True  # bwrap is meldref's own, like the guard
-        else:
-            self.proc, stdout = self._start(command, no_network)
-        self.pid = self.proc.pid  # == its process group id (start_new_session)
-        LIVE.add(self)
+        self._swept: Descriptor | None = None  # the guard's word that it swept (`_start`)
+        with STARTING:  # in LIVE before another thread sweeps what this process adopted
+            if sandbox is not None:
+                self.rlimits = sandbox.rlimits(self.rlimits)
+                self.proc, stdout = self._start_sandboxed(command, sandbox)
+                self.guarded = True  # bwrap is meldref's own, like the guard
+            else:
+                self.proc, stdout = self._start(command, no_network)
+            self.pid = self.proc.pid  # == its process group id (start_new_session)
+            LIVE.add(self)
+        self.started = start_time(self.pid) or "0"
         self.pidfd = open_pidfd(self.pid)  # readable once the process ends; None: no pidfds
         self.limits_missed = [] if self.guarded else [
             LIMIT_NAMES.get(int(k), k) for k in apply_limits(self.pid, self.rlimits)]
@@ -78,15 +84,22 @@ class BotProcess:
         env = {**os.environ, **command.env, COOKIE: self.cookie}
         # Under the guard the limits are set before the program runs; else right after.
         self.guarded = launch.GUARDED and program_found(command)
+        swept = Descriptor.pipe() if self.guarded else None
         try:
             proc = subprocess.Popen(
-                launch_argv(command, no_network, self.rlimits), cwd=command.cwd, env=env,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, bufsize=0, close_fds=True,
+                launch_argv(command, no_network, self.rlimits,
+                            swept[1].fileno() if swept else -1),
+                cwd=command.cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, bufsize=0, close_fds=True,
+                pass_fds=(swept[1].fileno(),) if swept else (),
             )
         except OSError as exc:
             raise OSError(f"cannot start bot {command}: {why_not_started(command, exc)}"
                           ) from exc
+        finally:
+            if swept is not None:  # the guard has its end; ours would hide the guard's end
+                swept[1].close()
+        self._swept = swept[0] if swept else None
         assert proc.stdout is not None
         return proc, typing.cast(BinaryIO, proc.stdout)
 
@@ -224,8 +237,9 @@ class BotProcess:
         self.signal_group(signal.SIGKILL)
         if code is None:
             code = self.proc.wait()
-        # Then what escaped the group (`setsid`, double forks): by ancestry or by cookie.
-        kill_strays(strays | carriers(COOKIE, self.cookie), self.pid)
+        # Then what escaped the group (`setsid`, double forks): by ancestry or by cookie, and
+        # what a guard killed before its own sweep handed up to this process.
+        kill_strays(strays | carriers(COOKIE, self.cookie) | self._handed_up(), self.pid)
         with contextlib.suppress(OSError):
             self._stdout.close()
         if self.jail is not None:
@@ -237,6 +251,24 @@ class BotProcess:
         self.stderr.join(timeout=1.0)
         LIVE.discard(self)
         return code
+
+    def _handed_up(self) -> set[tuple[int, str]]:
+        """The bot's processes reparented to this process (the child subreaper) because its
+        guard was killed before it swept them: the guard's pipe ended without its byte. Its
+        descendants then had no cookie to be found by, and no ancestor but us."""
+        if self._swept is None or self._swept.closed:
+            return set()
+        with self._swept:
+            try:
+                said = os.read(self._swept.fileno(), 1)
+            except OSError:
+                said = b""
+        if said:
+            return set()
+        with STARTING:
+            known = {bot.pid for bot in LIVE} | {bot.jail.init_pid for bot in LIVE
+                                                  if bot.jail is not None and bot.jail.init_pid}
+            return adopted(self.started, known)
 
     def group_alive(self) -> list[int]:
         """Pids still in this bot's process group (from /proc; zombies count as gone)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
@@ -31,6 +32,9 @@ def process_name(pid: int) -> str:
 # Every bot process started and not yet swept, so that a process about to end abruptly (a
 # tournament worker told to stop) can kill them all first.
 LIVE: set[BotProcess] = set()
+# Held from a bot's start until it is in LIVE, and while the orphans handed to this process are
+# swept (`adopted`): a guard another thread has just started is never taken for one of them.
+STARTING = threading.Lock()
 
 
 def kill_all_bots() -> None:
@@ -90,6 +94,25 @@ def carriers(name: str, value: str) -> set[tuple[int, str]]:
             continue
         if mark in env.split(b"\0"):
             out.add((pid, f[19]))
+    return out
+
+
+def start_time(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot, as /proc says), or None once gone."""
+    stat = _stat_of(pid)
+    return None if stat is None else stat[19]
+
+
+def adopted(since: str, known: set[int]) -> set[tuple[int, str]]:
+    """(pid, start time) of the processes handed to this process (the child subreaper) since
+    `since` (a start time in ticks), with theirs: its live children that it did not start
+    (`known`: every bot's own process and container init) and that started then or later.
+    Only a guard killed before its sweep hands a bot's processes up here."""
+    me, out = os.getpid(), set()
+    for pid, f in _proc_stats():
+        if (int(f[1]) == me and f[0] != "Z" and pid not in known
+                and int(f[19]) >= int(since)):
+            out |= {(pid, f[19])} | descendants(pid)
     return out
 
 

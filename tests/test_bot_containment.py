@@ -13,10 +13,22 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from support import BAD_BOT_PATH, FAKE, FAST, PYTHON, ROOT, command, pids_with, wait_for
+from support import (
+    BAD_BOT_PATH,
+    FAKE,
+    FAST,
+    PYTHON,
+    RANDOM_BOT,
+    ROOT,
+    TESTS,
+    command,
+    pids_with,
+    wait_for,
+)
 from typer.testing import CliRunner
 
 from meldref.cli import app
@@ -178,3 +190,22 @@ def test_a_limit_that_could_not_be_set_is_refused_naming_it(
                                  "--memory-mb", "700", *SHORT])
     assert result.exit_code == 2, result.output
     assert "memory-mb" in result.stderr and "not in force" in result.stderr, result.stderr
+
+
+def test_a_grandchild_that_killed_the_guard_is_gone_when_the_seat_closes(
+        tmp_path: Path, bot_token: str) -> None:
+    """Outside a sandbox, a bot leaves a grandchild in a session of its own with an empty
+    environment (no cookie to find it by), which SIGKILLs the guard mid-game: the guard's
+    sweep never runs and the lingerer is reparented to the referee, the child subreaper.
+    The referee sweeps what it was handed when the seat closes (before: 2 of 2 runs left it
+    running after the match)."""
+    bot = command(TESTS / "bots" / "guard_killer_bot.py", bot_token, "0")
+    done = subprocess.run(
+        [sys.executable, "-m", "meldref", "match", "phase10", "--bot", bot, "--bot",
+         RANDOM_BOT, "--games", "2", "--seed", "3", "--rules", "phases-to-win=1",
+         "--replay", str(tmp_path / "games")],
+        capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "crashed: killed by signal SIGKILL" in done.stderr, done.stderr
+    assert not pids_with(bot_token), [Path(f"/proc/{p}/cmdline").read_bytes()
+                                      for p in pids_with(bot_token)]
