@@ -6,7 +6,8 @@ with a lock held while it runs); an environment built from scratch (`ENVIRONMENT
 the match names); the system's read-only directories (`SYSTEM`), the folder of its own file
 and the installation of its program (even under a home folder: pyenv, a venv) read-only, a
 private writable /tmp of `TMP_MB` MiB, nothing else of the host; its own /proc; no
-capabilities, no new privileges, no further user namespaces. Memory, process count and CPU go
+capabilities, no new privileges, no further user namespaces (the container's own namespace
+allows none: `user.max_user_namespaces` 0 in it). Memory, process count and CPU go
 through a cgroup of its own where the machine offers one (v2, else v1), else through rlimits
 (`plan` says which). When the referee dies the kernel kills the whole container: bwrap dies
 with its parent, its init with it, and with the init every process of the PID namespace.
@@ -39,6 +40,7 @@ from typing import Final
 from .descriptors import Descriptor
 
 BWRAP: Final = shutil.which("bwrap")
+NSENTER: Final = shutil.which("nsenter")  # util-linux, as setpriv
 SETPRIV_INSIDE: Final = "/usr/bin/setpriv"
 BASH_INSIDE: Final = "/bin/bash"
 # The bot's kernel uids: one per running bot, far above any user's or systemd's ranges.
@@ -177,6 +179,8 @@ def _try_sandbox() -> str | None:
     for program in (SETPRIV_INSIDE, BASH_INSIDE):
         if not os.access(program, os.X_OK):
             return f"{program} is missing (util-linux, bash)"
+    if NSENTER is None:
+        return "nsenter is missing (util-linux)"
     try:
         jail = Jail(("true",), None, {}, "probe", Plan(None, None, None))
         with jail:
@@ -476,6 +480,7 @@ class Jail:
         for kind in ("uid_map", "gid_map"):
             with open(f"/proc/{self.init_pid}/{kind}", "w") as f:
                 f.write(maps)
+        no_nested_user_namespaces(self.init_pid)
         self._cgroup(self.init_pid)
         import resource
 
@@ -532,6 +537,26 @@ class Jail:
 
     def __exit__(self, *exc: object) -> None:
         self.reap()
+
+
+def no_nested_user_namespaces(pid: int) -> None:
+    """Allow no user namespace inside the container of `pid`: in one of its own a bot would be
+    root again over what it made (mounts, a network) and reach the kernel's namespace code, a
+    large surface. The limit is the container's namespace's own (`user.max_user_namespaces`,
+    set from inside it by a process of ours that joined it: a joiner holds every capability
+    there, the bot none). (bwrap's own `--disable-userns` cannot go with the block pipe the
+    uid map is written through.)"""
+    if NSENTER is None:
+        raise SandboxError("nsenter (util-linux) is missing")
+    done = subprocess.run(
+        [NSENTER, f"--user=/proc/{pid}/ns/user", "--", "/bin/sh", "-c",
+         "echo 0 > /proc/sys/user/max_user_namespaces"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        timeout=30, check=False)
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [
+            f"exit code {done.returncode}"]
+        raise SandboxError(f"cannot refuse user namespaces in the sandbox: {said[0]}")
 
 
 def _cgroup_values(version: int, limits: Plan) -> dict[str, dict[str, str]]:

@@ -49,7 +49,7 @@ GAMES = {"phase10": ["--rules", "phases-to-win=1", "--players", "2"],
          "fivecrowns": ["--players", "2"],
          "solitaire": []}
 LIGHT = ["read-other", "referee-proc", "signal", "trace", "loopback", "network",
-         "unix-socket", "write-outside"]
+         "unix-socket", "write-outside", "user-namespace"]
 HEAVY = ["fill-tmp", "fork-bomb", "allocate", "spin-cpu"]
 CAPS = ["--memory-mb", "400", "--max-processes", "60"]
 runner = CliRunner()
@@ -169,7 +169,7 @@ def test_the_probe_gets_out_without_a_sandbox(tmp_path: Path, host: Host,
     (ids,) = header_ids(replay)
     found = probes(ids)
     for escape in ("read-other", "referee-proc", "signal", "trace", "loopback",
-                   "unix-socket", "write-outside"):
+                   "unix-socket", "write-outside", "user-namespace"):
         assert found[escape].startswith("OPEN"), (escape, found[escape])
 
 

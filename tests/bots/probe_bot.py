@@ -29,6 +29,8 @@ try to create PATH (a file of the host, outside its temporary folder).
                    and docker sockets where they exist) and the abstract socket --abstract
   write-outside    create a file in its working directory, /, /usr, /dev/shm
                    and --mark
+  user-namespace   a child makes a user namespace of its own (unshare(CLONE_NEWUSER)), where
+                   it would be root again, with every capability over what it made
   fill-tmp         write /tmp until refused (heavy; at most 512 MiB)
   fork-bomb        fork sleeping children until refused (heavy; at most 3000)
   allocate         a child allocating 32 MiB blocks until refused (heavy; at most 8 GiB)
@@ -178,6 +180,21 @@ def probe_write(mark: str | None) -> str:
     return f"OPEN wrote in {', '.join(made)}" if made else "blocked: read-only everywhere"
 
 
+CLONE_NEWUSER = 0x10000000
+
+
+def probe_user_namespace() -> str:
+    import ctypes
+
+    pid = os.fork()
+    if pid == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        os._exit(0 if libc.unshare(CLONE_NEWUSER) == 0 else min(ctypes.get_errno(), 125))
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return "OPEN made a user namespace" if code == 0 else f"blocked: {os.strerror(code)}"
+
+
 def probe_fill() -> str:
     path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "probe-fill")
     written = 0
@@ -276,6 +293,7 @@ def probes(args: argparse.Namespace) -> dict[str, str]:
         "network": probe_route(),
         "unix-socket": probe_unix(args.unix, args.abstract),
         "write-outside": probe_write(args.mark),
+        "user-namespace": probe_user_namespace(),
     }
     if args.heavy:
         out["fill-tmp"] = probe_fill()
