@@ -161,6 +161,7 @@ class LimitSettings(BaseModel):
     cpu_seconds: Annotated[int, Field(ge=1, le=int(MAX_SECONDS))] | None = None
     no_network: bool | None = None
     sandbox: bool | None = None
+    tmp_mb: Mebibytes | None = None
     fresh_bots: bool | None = None
     # How the user wrote each value given (`--max-bank`, `[limits] max-bank`): values that
     # do not fit together are named as they came, a flag's and a file's alike.
@@ -218,7 +219,12 @@ class LimitSettings(BaseModel):
         return Limits(memory_mb=self.memory_mb, max_processes=self.max_processes,
                       file_size_mb=self.file_size_mb, cpu_seconds=self.cpu_seconds,
                       no_network=bool(self.no_network), sandbox=bool(self.sandbox),
-                      fresh_bots=bool(self.fresh_bots))
+                      tmp_mb=self.tmp_mb, fresh_bots=bool(self.fresh_bots))
+
+    def caps_in_force(self) -> dict[str, int]:
+        """Every bot program's resource caps as they will apply, by public name
+        (`memory-mb`...): those given, and a sandbox's defaults for the rest."""
+        return self.process_limits().caps()
 
     def warnings(self) -> list[str]:
         """Limits given that cannot work here, in words (the run goes on without them)."""
@@ -236,9 +242,14 @@ class LimitSettings(BaseModel):
         return sandbox_problem() if self.sandbox else None
 
     def notes(self) -> list[str]:
-        """How the limits given apply here, in words (the sandbox's cgroups or rlimits)."""
-        plan = self.process_limits().sandbox_plan()
-        return [plan.describe()] if plan is not None else []
+        """How the limits given apply here, in words (the sandbox's cgroups or rlimits, and
+        the caps every bot gets)."""
+        limits = self.process_limits()
+        plan = limits.sandbox_plan()
+        if plan is None:
+            return []
+        caps = ", ".join(f"{name} {value}" for name, value in limits.caps().items())
+        return [f"{plan.describe()}; per bot: {caps}"]
 
 
 def limit_settings(values: Mapping[str, Any], where: Where = flag) -> LimitSettings:

@@ -39,12 +39,25 @@ class Limits:
     cpu_seconds: int | None = None  # CPU time of the process's whole life (RLIMIT_CPU)
     no_network: bool = False  # a network namespace of its own: no connection anywhere
     # Every bot program in a container of its own (protocol/sandbox.py): namespaces, a uid of
-    # its own, a file system of the system's folders and its own, cgroup limits.
+    # its own, a file system of the system's folders and its own, cgroup limits. A sandboxed
+    # bot is never uncapped: each cap not given takes its `SANDBOX_CAPS` value.
     sandbox: bool = False
+    tmp_mb: int | None = None  # the sandbox's private /tmp, in MiB
     # A process of its own for every game, instead of one kept across the games of a match or
     # a tournament worker (for the runners that seat bots game after game; a seat itself plays
     # as many games as it is given).
     fresh_bots: bool = False
+
+    def __post_init__(self) -> None:
+        if self.sandbox:
+            for name, value in SANDBOX_CAPS.items():
+                if getattr(self, name) is None:
+                    object.__setattr__(self, name, value)
+
+    def caps(self) -> dict[str, int]:
+        """The resource caps in force, by the names of their flags (`memory-mb`...)."""
+        return {name.replace("_", "-"): getattr(self, name) for name in CAPS
+                if getattr(self, name) is not None}
 
     def rlimits(self) -> dict[int, int]:
         return resource_limits(self.memory_mb, self.max_processes, self.file_size_mb,
@@ -52,7 +65,18 @@ class Limits:
 
     def sandbox_plan(self) -> Plan | None:
         """How a sandboxed bot gets these limits (None: no sandbox)."""
-        return sandbox_plan(self.memory_mb, self.max_processes) if self.sandbox else None
+        return sandbox_plan(self.memory_mb, self.max_processes,
+                            self.tmp_mb) if self.sandbox else None
+
+
+# A sandboxed bot's caps where none is given (docs/sandbox.md), in the spirit of IOI's isolate
+# and CodinGame: a gigabyte of memory (CodinGame gives 768 MB), 64 processes (a JVM's or a
+# node's threads count), an hour of CPU over a process's life (a kept process is replaced
+# before a game once it used half: every game starts with at least 30 minutes), files of
+# 64 MiB and a /tmp of 64 MiB. An organiser changes each with its flag or `[limits]` key.
+SANDBOX_CAPS: Final = {"memory_mb": 1024, "max_processes": 64, "cpu_seconds": 3600,
+                       "file_size_mb": 64, "tmp_mb": 64}
+CAPS: Final = ("memory_mb", "max_processes", "cpu_seconds", "file_size_mb", "tmp_mb")
 
 
 def resource_limits(

@@ -47,7 +47,7 @@ BASH_INSIDE: Final = "/bin/bash"
 UID_BASE: Final = 1_900_000_000
 UID_SLOTS: Final = 100_000
 INSIDE_UID: Final = 1000  # what the bot sees as its uid (and gid)
-TMP_MB: Final = 64  # the private /tmp
+TMP_MB: Final = 64  # the private /tmp, unless the limits say otherwise (`tmp-mb`)
 # Read-only for interpreters and libraries; a link (merged /usr) is made a link again.
 SYSTEM: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
                  "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf",
@@ -121,6 +121,7 @@ class Plan:
     cgroups: Cgroups | None
     memory_mb: int | None
     max_processes: int | None
+    tmp_mb: int = TMP_MB
 
     @property
     def by_cgroup(self) -> list[str]:
@@ -152,11 +153,12 @@ class Plan:
         through = self.by_cgroup
         head = f"{', '.join(through)} through {where}" if through else "no cgroup here"
         return (f"sandbox (bubblewrap): {head}; other limits as rlimits; a private /tmp of "
-                f"{TMP_MB} MiB")
+                f"{self.tmp_mb} MiB")
 
 
-def plan(memory_mb: int | None, max_processes: int | None) -> Plan:
-    return Plan(own_cgroups(), memory_mb, max_processes)
+def plan(memory_mb: int | None, max_processes: int | None, tmp_mb: int | None = None
+         ) -> Plan:
+    return Plan(own_cgroups(), memory_mb, max_processes, tmp_mb or TMP_MB)
 
 
 _PROBLEM: list[str | None] = []
@@ -349,9 +351,9 @@ def _outermost(folders: Sequence[str]) -> list[str]:
     return kept
 
 
-def mounts(argv: Sequence[str], cwd: str) -> list[str]:
+def mounts(argv: Sequence[str], cwd: str, tmp_mb: int = TMP_MB) -> list[str]:
     """bwrap's file system options: the system's directories, the program's installations
-    and the bot's folder read-only, a fresh /proc, /dev and /tmp."""
+    and the bot's folder read-only, a fresh /proc, /dev and a /tmp of `tmp_mb` MiB."""
     out: list[str] = []
     # /etc holds only what is bound below it: made passable (bwrap would make it owner-only,
     # and the bot runs as another user: node could not read /etc/ssl/openssl.cnf).
@@ -363,7 +365,7 @@ def mounts(argv: Sequence[str], cwd: str) -> list[str]:
             out += ["--ro-bind", path, path]
     # Before the bot's folders: one of them may lie below /tmp.
     out += ["--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--size", str(TMP_MB << 20), "--tmpfs", "/tmp"]
+            "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
     system = [p for p in SYSTEM if os.path.exists(p)]
     mine = [bot_folder(argv, cwd), *program_folders(argv[0], cwd), *meldref_folders()]
     inner = env_form(argv)
@@ -461,7 +463,8 @@ class Jail:
                 "--userns-block-fd", str(self._block_r.fileno()),
                 "--info-fd", str(self._info_w.fileno()),
                 "--cap-add", "CAP_SETUID,CAP_SETGID",
-                *mounts(self.command, cwd), "--chdir", cwd, "--clearenv", *setenv,
+                *mounts(self.command, cwd, self.limits.tmp_mb), "--chdir", cwd, "--clearenv",
+                *setenv,
                 "--", *shim, *drop, program, *self.command[1:]]
 
     def started(self, pid: int, rlimits: Mapping[int, int]) -> None:

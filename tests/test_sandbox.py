@@ -38,6 +38,7 @@ from typer.testing import CliRunner
 from meldref.cli import app
 from meldref.protocol import sandbox
 from meldref.protocol.command import BotCommand
+from meldref.protocol.limits import Limits
 from meldref.protocol.seats import ProcessSeat
 
 PROBLEM = sandbox.sandbox_problem()
@@ -515,3 +516,35 @@ def test_a_sandboxed_crash_beside_another_program_charges_the_crasher_alone(
         check = runner.invoke(app, ["replay", "verify", str(replay)])
         assert check.exit_code == 0, check.output
     assert wait_for(lambda: not pids_with(bot_token))
+
+
+def test_a_sandboxed_bot_is_capped_unless_told_otherwise() -> None:
+    assert Limits().caps() == {}
+    assert Limits(sandbox=True).caps() == {
+        "memory-mb": 1024, "max-processes": 64, "cpu-seconds": 3600, "file-size-mb": 64,
+        "tmp-mb": 64}
+    given = Limits(sandbox=True, memory_mb=300, tmp_mb=8)
+    assert given.caps()["memory-mb"] == 300 and given.caps()["tmp-mb"] == 8
+    assert given.sandbox_plan() is not None and given.sandbox_plan().tmp_mb == 8
+
+
+@needs_sandbox
+def test_the_probe_meets_the_sandboxs_default_caps(tmp_path: Path, bot_token: str) -> None:
+    """`--sandbox` alone (a contest's default): the fork bomb, the memory hog and the /tmp
+    filler stop at the default caps (before: 3,000 processes and 8 GiB, the probe's own
+    caps), and the run says which caps it applied; `--tmp-mb` changes the /tmp's size."""
+    folder = probe_folder(tmp_path, "probe")
+    replay = tmp_path / "replay.jsonl"
+    bot = probe_command(folder, bot_token, [], heavy=True)
+    result = runner.invoke(app, ["match", "solitaire", "--bot", bot, "--seed", "3",
+                                 "--sandbox", "--tmp-mb", "16", "--startup-time", "60",
+                                 "--replay", str(replay), "--json"])
+    assert result.exit_code == 0, result.output
+    assert "memory-mb 1024, max-processes 64" in result.stderr
+    (ids,) = header_ids(replay)
+    found = probes(ids)
+    for escape in ("fork-bomb", "allocate", "fill-tmp"):
+        assert found[escape].startswith("blocked"), (escape, found[escape])
+    assert "after 63 processes" in found["fork-bomb"] or "after 62" in found["fork-bomb"], found
+    assert found["fill-tmp"].startswith("blocked after 1"), found  # 16 MiB, less the probe's
+    assert wait_for(lambda: not pids_with(bot_token), 10), "left running"

@@ -27,7 +27,7 @@ Command = Callable[..., None]
 
 _POLICY: Final = MatchPolicy()
 _CPU_HELP: Final = ("Cap each bot process's CPU time at this many seconds over its whole life "
-                    "(RLIMIT_CPU; default none): going over it is a crash.")
+                    "(RLIMIT_CPU; default none, 3600 in a sandbox): going over it is a crash.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,14 +64,15 @@ LIMIT_FLAGS: Final = {
         "--hints/--no-hints", help="Send the legal actions (`legal` lines) with every "
         "request (default on); --no-hints makes bots build their own actions.")]),
     "memory_mb": LimitFlag("memory-mb", Annotated[int | None, typer.Option(
-        help="Cap each bot program's address space at this many MiB (RLIMIT_AS; default "
-        "none): going over it is a crash.")]),
+        help="Cap each bot program's memory at this many MiB (RLIMIT_AS; in a sandbox its "
+        "cgroup's; default none, 1024 in a sandbox): going over it is a crash.")]),
     "max_processes": LimitFlag("max-processes", Annotated[int | None, typer.Option(
         help="Cap the processes of the user running the bots (RLIMIT_NPROC counts ALL of that "
-        "user's processes, so only with a separate bot user; default none).")]),
+        "user's processes, so only with a separate bot user; default none; in a sandbox each "
+        "bot's own, 64).")]),
     "file_size_mb": LimitFlag("file-size-mb", Annotated[int | None, typer.Option(
         help="The largest file a bot program may write, in MiB (RLIMIT_FSIZE; default "
-        "none).")]),
+        "none, 64 in a sandbox).")]),
     "cpu_seconds": LimitFlag("cpu-seconds", Annotated[int | None, typer.Option(
         help=f"{_CPU_HELP} A process kept across games is restarted before a game once it "
         "has used half of it; --fresh-bots: the cap per game.")]),
@@ -83,6 +84,8 @@ LIMIT_FLAGS: Final = {
         "root): no network, no view of other processes or of the file system but the "
         "system's folders, its own folder and its program's, a uid of its own, cgroup limits "
         "(docs/sandbox.md).")]),
+    "tmp_mb": LimitFlag("tmp-mb", Annotated[int | None, typer.Option(
+        help="The size of a sandboxed bot's private /tmp, in MiB (default 64).")]),
     "fresh_bots": LimitFlag("fresh-bots", Annotated[bool | None, typer.Option(
         "--fresh-bots", help="Start every bot program afresh for each game. Default: one "
         "process per bot kept across the games (of the match; of each worker, in a "
