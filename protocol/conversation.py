@@ -451,8 +451,11 @@ class Conversation:
         elif self.transport.eof:
             fault = Fault(FaultOutcome.CLOSED, f"closed its output {when} but is still running",
                           request_id, True)
-        else:
+        elif self.transport.write_error is not None:
             fault = Fault(FaultOutcome.CLOSED, f"{self.transport.write_error} {when}",
+                          request_id, True)
+        else:  # seen to end (its pidfd), its exit code not there within the wait
+            fault = Fault(FaultOutcome.CRASHED, f"ended {when} (its exit code unknown)",
                           request_id, True)
         return BotCrashedError(fault, elapsed)
 

@@ -404,6 +404,19 @@ def test_a_bot_whose_child_holds_its_output_crashed_when_it_exited() -> None:
     assert clock.now == pytest.approx(100.3)
 
 
+def test_a_program_seen_to_end_without_an_exit_code_crashed_and_no_none_is_said() -> None:
+    """The transport saw the program end (its pidfd) but had no exit code within the wait:
+    crashed, in words (was: `closed: None before answering request 71`)."""
+    conv, bot, _ = talk()
+    bot.on("go 1").exits(3, after=0.2, close_output=False)
+    bot.exit_code = lambda wait=0.0: None  # type: ignore[method-assign]
+    with pytest.raises(BotCrashedError) as caught:
+        conv.decide(request(30.0))
+    fault = caught.value.fault
+    assert fault.outcome == "crashed" and "None" not in fault.detail
+    assert fault.detail == "ended before answering request 1 (its exit code unknown)"
+
+
 def test_a_bot_that_closes_its_output_but_runs_on_is_closed() -> None:
     conv, bot, clock = talk()
     bot.on("go 1").closes_output(after=0.2)
