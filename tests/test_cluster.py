@@ -52,7 +52,7 @@ from meldref.tournament.config import build_config  # noqa: E402
 from meldref.tournament.run import open_tournament  # noqa: E402
 from meldref.tournament.runner import run_job  # noqa: E402
 
-pytestmark = [pytest.mark.cluster, pytest.mark.timeout(180)]
+pytestmark = pytest.mark.cluster
 
 KILLER_BOT = f"{sys.executable} {ROOT / 'tests' / 'cli_bots' / 'worker_killer_bot.py'}"
 PATH_BOT = f"meldref-test-bot-{uuid.uuid4().hex[:8]}"  # on PATH for this process only

@@ -66,7 +66,7 @@ from meldref.tournament.run import open_tournament, settle_seed  # noqa: E402
 from meldref.tournament.runner import run_job  # noqa: E402
 from meldref.tournament.schedule import BotEntry  # noqa: E402
 
-pytestmark = [pytest.mark.cluster, pytest.mark.timeout(240)]
+pytestmark = pytest.mark.cluster
 
 SHORT = ["--rules", "phases-to-win=1"]
 # No TLS settings leak in from the machine: each test says what it uses. A scheduler that

@@ -17,7 +17,7 @@ pytest.importorskip("distributed",
 
 from meldref.cli import app
 
-pytestmark = [pytest.mark.cluster, pytest.mark.timeout(300)]
+pytestmark = pytest.mark.cluster
 runner = CliRunner()
 
 
