@@ -10,6 +10,7 @@ import os
 import random
 import re
 import shlex
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,71 @@ def test_one_run_at_a_time(tmp_path: Path) -> None:
     first.release()
     assert second.try_take()
     second.release()
+
+
+def test_a_game_the_referee_failed_charges_no_seat(tmp_path: Path) -> None:
+    # Every seat of a game the referee could not finish was marked failed: one version whose
+    # crash broke the referee (crossed descriptors, issue 43: `failed: OSError: [Errno 9] Bad
+    # file descriptor`) charged the versions beside it, and three such games suspended them.
+    store = ContestStore.create(tmp_path / "c", settings())
+    a, b = staged_version(store, "a"), staged_version(store, "b")
+    store.add_deal_set("ladder", (a, b), seatings(2))
+    for game in store.queued_games():
+        store.mark_running(game.id)
+        store.record(game.id, {"status": "error", "index": game.id, "game_id": game.game_id,
+                               "bots": ["a v1", "b v1"],
+                               "error": "OSError: [Errno 9] Bad file descriptor"})
+    try:
+        assert store.version_record(a) == (2, 0) and store.version_record(b) == (2, 0)
+        assert [s["outcomes"] for s in store.recent_seats(a, 10)] == [["referee error"]] * 2
+    finally:
+        store.close()
+
+
+def test_opening_a_file_that_is_no_contest_database_keeps_no_descriptor(
+        tmp_path: Path) -> None:
+    # Its connection was left to the garbage collector: open as long as anything held the
+    # error (its traceback holds the frame that holds the connection).
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "contest.db").write_bytes(b"not a database " * 100)
+    with pytest.raises(ContestError, match="not a contest database") as refused:
+        ContestStore.open(folder)
+    assert refused.value is not None  # held, as a caller reporting it holds it
+    held = [fd for fd in os.listdir("/proc/self/fd")
+            if os.path.realpath(f"/proc/self/fd/{fd}") == str(folder / "contest.db")]
+    assert held == []
+
+
+def test_a_run_whose_last_write_fails_gives_back_the_database_and_the_lock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The run's cleanup closed the database and released the lock after discarding the
+    # games in flight, in one `finally`: when that write failed (`database is locked` after
+    # the busy timeout, a full disk), both stayed open as long as the error was held.
+    from meldref.contest.ladder import run as ladder_run
+
+    store = ContestStore.create(tmp_path / "c", settings())
+    staged_version(store, "a")
+    store.close()
+
+    calls = itertools.count()
+    discard = ContestStore.discard_in_flight
+
+    def locked(self: ContestStore) -> list[str]:
+        if next(calls):  # the check on open's passes; the run's own, at its end, fails
+            raise sqlite3.OperationalError("database is locked")
+        return discard(self)
+
+    monkeypatch.setattr(ContestStore, "discard_in_flight", locked)
+    with pytest.raises(sqlite3.OperationalError, match="locked") as failed:
+        ladder_run.play_ladder(tmp_path / "c", wait=False)
+    assert failed.value is not None  # held, as a caller reporting it holds it
+    lock = RunLock(tmp_path / "c")
+    assert lock.try_take()  # given back
+    lock.release()
+    held = [fd for fd in os.listdir("/proc/self/fd")
+            if os.path.realpath(f"/proc/self/fd/{fd}") == str(tmp_path / "c" / "contest.db")]
+    assert held == []
 
 
 def test_versions_are_numbered_per_name_and_supersede(tmp_path: Path) -> None:

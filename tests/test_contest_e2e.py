@@ -341,10 +341,15 @@ def test_the_ladder_plays_on_a_cluster_and_takes_a_version_submitted_meanwhile(
 
 def versions_played(folder: Path) -> set[str]:
     """The bots with a finished game."""
+    return bots_seated(folder, "g.state = 'done'")
+
+
+def bots_seated(folder: Path, where: str) -> set[str]:
+    """The bots with a seat that `where` holds for (SQL over the seat `s` and its game `g`)."""
     db = sqlite3.connect(folder / "contest.db", timeout=30)
     try:
         return {r[0] for r in db.execute(
             "SELECT DISTINCT v.bot FROM seats s JOIN versions v ON v.id = s.version "
-            "JOIN games g ON g.id = s.game WHERE g.state = 'done'")}
+            f"JOIN games g ON g.id = s.game WHERE {where}")}
     finally:
         db.close()

@@ -28,6 +28,7 @@ from .limits import CONTEST_FLAGS, LimitFlags, with_limit_flags
 
 if TYPE_CHECKING:  # the CLI imports the contest only when a command runs (start-up time)
     from ..contest.store import ContestStore
+    from ..protocol.records import ResultLine
 
 contest_app = typer.Typer(no_args_is_help=True, help="Run a contest: submissions, a ladder, "
                           "a live leaderboard.")
@@ -79,6 +80,8 @@ def init(
         fail(str(exc))
     store.close()
     out.print(f"contest {folder}: {settings.summary()}", markup=False)
+    out.print(f"limits every bot plays under: {_limits(settings.limits_in_force())}",
+              markup=False)
     problem = _sandbox_problem(settings.sandbox)
     if problem is not None:  # made all the same: the folder may be run on another machine
         err.print(f"note: the contest's sandbox cannot run here: {problem}. submit, run and "
@@ -132,9 +135,10 @@ def run(
         "--games", "-g", help="Stop after this many games (whole deal sets).")] = None,
     hours: Annotated[float | None, typer.Option(
         min=0.0, help="Stop making deal sets after this many hours.")] = None,
-    wait: Annotated[bool, typer.Option(
-        "--wait/--no-wait", help="With too few versions in play, wait for submissions "
-        "(default) or stop.")] = True,
+    wait: Annotated[bool | None, typer.Option(
+        "--wait/--no-wait", help="With fewer versions in play than seats: wait for "
+        "submissions (the default without --games and --hours) or stop (the default with "
+        "either).", show_default=False)] = None,
 ) -> None:
     """Play the ladder until stopped (Ctrl-C, SIGTERM) or the games or hours are done;
     rerun to continue."""
@@ -159,8 +163,11 @@ def run(
         elif kind == "suspended":
             err.print(f"{data['version']}: {data['reason']}", markup=False)
         elif kind == "waiting" and not waiting:
-            err.print(f"waiting for submissions: {data['in_play']} versions in play, a table "
-                      "needs more (Ctrl-C to stop)", markup=False)
+            err.print(f"waiting for submissions: {_seating(data)} (Ctrl-C to stop)",
+                      markup=False)
+        elif kind == "too-few":
+            err.print(f"stopping: {_seating(data)}; submit more, or run with --wait to wait "
+                      "for them", markup=False)
         waiting = kind == "waiting"
 
     try:
@@ -204,6 +211,22 @@ def status(folder: DirArg,
     running = ", ".join(f"{g['game_id']} ({' / '.join(g['bots'])})" for g in board["running"])
     out.print(f"run: {'playing' if board['run'] else 'stopped'}; running: {running or 'none'}; "
               f"queued: {board['queued']}; played: {board['played']}", markup=False)
+
+
+def _limits(values: dict[str, Any]) -> str:
+    """`move-time 1, ..., memory-mb 1024, no-network true`: as a flag or `[limits]` key takes
+    each (none: no cap)."""
+    def shown(value: Any) -> str:
+        if isinstance(value, bool) or value is None:
+            return {True: "true", False: "false", None: "none"}[value]
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    return ", ".join(f"{key} {shown(value)}" for key, value in values.items())
+
+
+def _seating(data: dict[str, Any]) -> str:
+    """Why no table can be seated: `2 versions in play, a table needs 3`."""
+    return f"{data['in_play']} versions in play, a table needs {data['seats']}"
 
 
 def _rating(row: dict[str, Any]) -> tuple[str, str]:
@@ -276,9 +299,16 @@ def serve(
     """The leaderboard as a self-refreshing web page, a page per bot, every game in the
     viewer."""
     from ..contest.serve.server import ContestServer
+    from ..replay.serve import is_loopback
 
     _open(folder).close()
-    server = ContestServer(folder, host, port)
+    try:
+        server = ContestServer(folder, host, port)
+    except OSError as exc:  # the port taken, the address not this machine's
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    if not is_loopback(host):
+        err.print(f"warning: {host} may be reachable from other machines; the replays hold "
+                  "every hand", markup=False)
     out.print(f"serving {folder} at {server.url} (Ctrl-C to stop)", markup=False)
     try:
         server.serve_forever()
@@ -293,11 +323,22 @@ def _game_printer() -> Callable[[dict[str, Any]], None]:
     runs for weeks with no total to draw a bar against): `game 12 ds000003-s01: alpha v2 won
     (alpha v2 5, bravo v1 85)`."""
     from ..protocol.records import ResultLine
-    from .tournament import game_line
 
     count = itertools.count(1)
-    return lambda line: err.print(game_line(ResultLine.from_json(line), next(count), None),
+    return lambda line: err.print(_with_faults(ResultLine.from_json(line), next(count)),
                                   markup=False)
+
+
+def _with_faults(result: ResultLine, done: int) -> str:
+    """`game_line`, and whose the faults were: `...; 1 faults (crasher v1: crashed)`."""
+    from .tournament import game_line
+
+    line = game_line(result, done, None)
+    if result.figures is None:
+        return line
+    whose = [f"{bot}: {', '.join(sorted({str(f.outcome) for f in faults}))}"
+             for bot, faults in zip(result.bots, result.figures.faults, strict=False) if faults]
+    return f"{line} ({'; '.join(whose)})" if whose else line
 
 
 def _sandbox_problem(on: bool) -> str | None:

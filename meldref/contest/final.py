@@ -10,8 +10,11 @@ command and the games not played yet are played.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,7 @@ from ..verdicts.seatings import seatings
 from .ladder.run import Budget, Event, Ladder, feed, game_pool
 from .ranking import ranked
 from .settings import ContestError
-from .store import ContestStore, RunLock
+from .store import ContestStore, held
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,28 +43,12 @@ class FinalResult:
 def play_final(folder: Path, top: int, deal_sets: int = 2, jobs: int = 1,
                cluster: str | None = None, on_event: Event | None = None) -> FinalResult:
     """Play (or resume) the final of the top `top` versions in play; its standings."""
-    store = ContestStore.open(folder)
-    lock = RunLock(folder)
-    if not lock.try_take():
-        store.close()
-        raise ContestError(f"{folder}: the ladder is running (pid {lock.holder()}): stop it "
-                           "before the final")
-    stopped: str | None = None
-    try:
+    with held(folder, "the ladder is running (pid {pid}): stop it before the final") as store:
         store.repair()
         ladder = Ladder(store, on_event)
         final, finalists = _open_or_new(store, ladder, top, deal_sets)
-        try:
-            pool = game_pool(store, jobs, cluster)
-            for line in pool.play(feed(store, ladder, Budget(), final=final)):
-                record = line.to_json()  # the store keeps it as JSON
-                store.record(int(record["index"]), record)
-                if on_event is not None:
-                    on_event("game", record)
-        except KeyboardInterrupt:
-            stopped = "interrupted"
-        finally:
-            store.discard_in_flight()
+        pools = functools.partial(game_pool, store, jobs, cluster)
+        stopped = _play(store, ladder, final, pools, on_event)
         labels = {v.id: v.label for v in store.versions()}
         names = [labels[v] for v in finalists]
         lines = [ResultLine.from_json(r) for r in store.final_lines(final)]  # read: JSON
@@ -74,9 +61,25 @@ def play_final(folder: Path, top: int, deal_sets: int = 2, jobs: int = 1,
         if stopped is None and not store.queued_games("final", final):
             store.save_final(final, {**result.to_json(), "finished": time.time()})
         return result
+
+
+def _play(store: ContestStore, ladder: Ladder, final: int, pools: Callable[[], Any],
+          on_event: Event | None) -> str | None:
+    """The final's games not played yet; "interrupted" if a signal stopped them."""
+    try:
+        jobs = feed(store, ladder, Budget(), final=final)
+        # Closed here, before the games in flight are discarded: its workers stop first.
+        with contextlib.closing(pools().play(jobs)) as lines:
+            for line in lines:
+                record = line.to_json()  # the store keeps it as JSON
+                store.record(int(record["index"]), record)
+                if on_event is not None:
+                    on_event("game", record)
+    except KeyboardInterrupt:
+        return "interrupted"
     finally:
-        store.close()
-        lock.release()
+        store.discard_in_flight()
+    return None
 
 
 def _open_or_new(store: ContestStore, ladder: Ladder, top: int, deal_sets: int

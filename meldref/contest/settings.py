@@ -8,6 +8,7 @@ settings is refused, naming the first setting that differs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -81,13 +82,25 @@ class ContestSettings:
         return self.limit_settings().process_limits()
 
     def summary(self) -> str:
-        """The settings in a line: the rules and limits that differ from the defaults."""
+        """The settings in a line: the rules that differ from the defaults, the sandbox, the
+        thresholds (the limits: `limits_in_force`)."""
         defaults = rules_to_json(self.info.rules())
         rules = {k: v for k, v in self.rules.items() if defaults.get(k) != v}
-        return (f"{self.game}, {self.players} seats, rules {_shown(rules)}, limits "
-                f"{_shown(_as_flags(self.limits))}, sandbox {'on' if self.sandbox else 'off'}, "
-                f"placement {self.placement} deal sets, suspended after {self.suspend_after} "
-                "failing games")
+        return (f"{self.game}, {self.players} seats, rules {_shown(rules)}, sandbox "
+                f"{'on' if self.sandbox else 'off'}, placement {self.placement} deal sets, "
+                f"suspended after {self.suspend_after} failing games")
+
+    def limits_in_force(self) -> dict[str, Any]:
+        """Every limit each bot plays under, by its `[limits]` key (`move-time`, `memory-mb`):
+        the value given at init, else its default (a sandboxed bot's caps among them); None
+        where there is no cap. Read off the policy and process limits the games are played
+        under, so they cannot say other than the games do."""
+        settings = self.limit_settings()
+        values = {**dataclasses.asdict(settings.process_limits()),
+                  **dataclasses.asdict(settings.policy())}
+        values["no_network"] = values["no_network"] or values["sandbox"]  # the sandbox's own
+        return {option_name(name): values[name] for name in LimitSettings.model_fields
+                if name != "sandbox"}
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "players": self.players, "rules": dict(self.rules),

@@ -44,6 +44,7 @@ DB_NAME: Final = "contest.db"
 BUSY_MS: Final = 30_000
 STAGING: Final = ".staging"  # bots/.staging/<id>: a submission being checked
 STAGING_AGE: Final = 6 * 3600.0  # a check abandoned this long ago was killed
+REFEREE_ERROR: Final = "referee error"  # what a seat of a game the referee failed shows
 VersionState = Literal["active", "superseded", "retired", "suspended"]
 DealKind = Literal["placement", "ladder", "final"]
 
@@ -220,15 +221,13 @@ class ContestStore:
                                "init`)")
         try:
             db = _connect(path)
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
             raise ContestError(f"{path}: not a contest database ({exc})") from None
-        meta["schema_version"] = _migrated(db, meta.get("schema_version"))
-        if meta.get("schema_version") != str(SCHEMA_VERSION):
+        try:  # the connection is closed here on every way out but the store's
+            return ContestStore(folder, db, _settings_of(db, path))
+        except BaseException:
             db.close()
-            raise ContestError(f"{path}: schema version {meta.get('schema_version')}, this "
-                               f"meldref reads {SCHEMA_VERSION}")
-        return ContestStore(folder, db, ContestSettings.from_json(json.loads(meta["settings"])))
+            raise
 
     def close(self) -> None:
         self.db.close()
@@ -530,29 +529,52 @@ class ContestStore:
         return None if row is None else dict(json.loads(row[0]))
 
 
+def _settings_of(db: sqlite3.Connection, path: Path) -> ContestSettings:
+    """The settings of the contest database `db` (at `path`), brought to this schema;
+    `ContestError` if it is no contest database, or one of another schema."""
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.DatabaseError as exc:
+        raise ContestError(f"{path}: not a contest database ({exc})") from None
+    meta["schema_version"] = _migrated(db, meta.get("schema_version"))
+    if meta.get("schema_version") != str(SCHEMA_VERSION):
+        raise ContestError(f"{path}: schema version {meta.get('schema_version')}, this "
+                           f"meldref reads {SCHEMA_VERSION}")
+    return ContestSettings.from_json(json.loads(meta["settings"]))
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     fresh = not path.exists()
     if fresh:
         open_private(path, "a").close()  # owner-only: the database holds the seed
     db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None,
                          check_same_thread=False)
-    db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a commit survives a kill -9
-    db.execute("PRAGMA foreign_keys = ON")
+    try:  # a file that is no database fails here: its connection closed now, not when collected
+        db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a commit survives a kill -9
+        db.execute("PRAGMA foreign_keys = ON")
+    except BaseException:
+        db.close()
+        raise
     return db
 
 
 def _seat_rows(gid: int, versions: Sequence[int], line: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Each seat's row of a game: its place, score and faults. A game the referee could not
+    finish (`status` error) charges no seat: the failure is the referee's, and no seat of it
+    can be told from another (charging them all let one version's crash, through a referee
+    fault, suspend the versions beside it)."""
     ok = line.get("status") == "ok"
     faults = line.get("faults") or [[] for _ in versions]
     logs = line.get("logs") or [None] * len(versions)
     rows = []
     for seat, vid in enumerate(versions):
-        outcomes = sorted({str(f.get("outcome")) for f in faults[seat]}) if ok else ["error"]
+        outcomes = sorted({str(f.get("outcome")) for f in faults[seat]}) if ok else []
         place = line["places"][seat] if ok else None
         score = line["scores"][seat] if ok else None
-        rows.append((gid, seat, vid, place, score, int(bool(outcomes)), json.dumps(outcomes),
+        shown = outcomes if ok else [REFEREE_ERROR]
+        rows.append((gid, seat, vid, place, score, int(bool(outcomes)), json.dumps(shown),
                      logs[seat] if seat < len(logs) else None))
     return rows
 
@@ -572,9 +594,13 @@ class RunLock:
         except OSError:
             handle.close()
             return False
-        handle.truncate(0)
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
+        try:
+            handle.truncate(0)
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
+        except BaseException:  # the pid not written (a full disk): the lock given back with it
+            handle.close()
+            raise
         self._file = handle
         return True
 
@@ -587,6 +613,25 @@ class RunLock:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+@contextlib.contextmanager
+def held(folder: Path, busy: str) -> Iterator[ContestStore]:
+    """The contest in `folder` with its run lock taken, both given back once on leaving (the
+    store closed, then the lock released, whatever happens in between); `ContestError` with
+    `busy` (its `{pid}` the holder's) when another process holds the lock."""
+    store = ContestStore.open(folder)
+    lock = RunLock(folder)
+    if not lock.try_take():
+        store.close()
+        raise ContestError(f"{folder}: {busy.format(pid=lock.holder())}")
+    try:
+        yield store
+    finally:
+        try:
+            store.close()
+        finally:
+            lock.release()
 
 
 def is_running(folder: Path) -> bool:

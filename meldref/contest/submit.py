@@ -8,14 +8,20 @@ fails is refused with the check's report, and its copy removed: nothing is added
 passes becomes `bots/<name>/v<n>` with its row, in one transaction (`store.join`).
 
 Every program runs in its own folder: the command is started through `env -C <folder>`, so a
-bot that reads a file next to itself finds it, whatever folder the referee runs in.
+bot that reads a file next to itself finds it, whatever folder the referee runs in. What the
+command and the copy may name is held to the submission itself (`command.Confinement`), and
+the copy takes nothing through a link: a link is copied as a link and judged there, a file
+is read through a descriptor that follows none.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import shlex
 import shutil
+import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +30,7 @@ from typing import Final
 from ..private import private_dir
 from ..protocol.seats import BotSpec
 from ..tools.botcheck import Report, check_bot
+from .command import CHECK_LOGS, Confinement, runnable, within
 from .settings import ContestError
 from .store import STAGING, ContestStore, Version
 
@@ -53,6 +60,9 @@ class Submission:
         if not NAME.fullmatch(name):
             raise ContestError(f"--name {name!r}: 1 to 40 letters, digits, '_', '.' or '-', "
                                "starting with a letter or digit")
+        if source.is_symlink():  # its author may have made it: name what it leads to
+            raise ContestError(f"{source} is a link: submit the file or folder itself "
+                               f"({source.resolve()}), so that nothing of another is copied in")
         if not source.exists():
             raise ContestError(f"{source}: no such file or folder")
         if command is None:
@@ -70,33 +80,33 @@ class Submission:
         return Submission(source, name, command)
 
 
-def runnable(command: str, folder: Path) -> str:
-    """The command line that starts `command` in `folder` (absolute) with no shell, its
-    program found on this PATH now (`python3` as the organiser's shell finds it: a sandbox's
-    own PATH would find the system's, without the packages the bot may need)."""
-    program, *rest = shlex.split(command)
-    if "/" not in program:
-        program = shutil.which(program) or program
-    return shlex.join(["env", "-C", str(folder.resolve()), program, *rest])
-
-
 def submit(store: ContestStore, sub: Submission) -> tuple[Version, Report]:
-    """Copy, check, and add `sub` as its bot's next version; `SubmissionRefused` with the
-    check's report if it fails (the copy removed, nothing added)."""
+    """Copy, check, and add `sub` as its bot's next version; `ContestError` if its command or
+    copy leads out of it, `SubmissionRefused` with the check's report if the check fails (the
+    copy removed, nothing added)."""
+    if within(sub.source, store.folder):
+        raise ContestError(f"{sub.source} lies in the contest's folder: a submission comes "
+                           "from outside it")
     staging = private_dir(store.folder / "bots" / STAGING) / uuid.uuid4().hex
     try:
-        _copy(sub.source, staging)
+        try:  # before anything runs: the check runs the program too
+            _copy(sub.source, staging)
+            Confinement.of(staging, store.folder).check(sub.command)
+        except ContestError as exc:
+            raise ContestError(f"{sub.name}: refused, {exc}; nothing was added") from None
         report = check(store, sub.command, staging)
         if not report.passed:
-            failed = [c for c in report.checks if c.status == "fail"]
-            first = failed[0] if failed else None
-            why = f"{first.name}: {first.detail}" if first else "the check failed"
-            raise SubmissionRefused(f"{sub.name}: refused, the check failed ({why}){_tail(staging)}"
-                                    "; nothing was added", report)
-        shutil.rmtree(staging / ".check-logs", ignore_errors=True)
+            raise SubmissionRefused(_refusal(sub.name, report, staging), report)
+        shutil.rmtree(staging / CHECK_LOGS, ignore_errors=True)
         return store.join(sub.name, sub.command, staging), report
     finally:
         shutil.rmtree(staging, ignore_errors=True)  # gone already once it joined
+
+
+def _refusal(name: str, report: Report, staging: Path) -> str:
+    failed = [c for c in report.checks if c.status == "fail"]
+    why = f"{failed[0].name}: {failed[0].detail}" if failed else "the check failed"
+    return f"{name}: refused, the check failed ({why}){_tail(staging)}; nothing was added"
 
 
 def check(store: ContestStore, command: str, folder: Path) -> Report:
@@ -104,7 +114,7 @@ def check(store: ContestStore, command: str, folder: Path) -> Report:
     settings = store.settings
     policy = settings.policy()
     return check_bot(runnable(command, folder), [settings.game], policy.startup_time,
-                     policy.move_time, folder / ".check-logs", None, policy.first_move_time,
+                     policy.move_time, folder / CHECK_LOGS, None, policy.first_move_time,
                      settings.process_limits(), policy.time_bank, rules=settings.parsed_rules(),
                      seat_counts=[settings.players])
 
@@ -112,7 +122,7 @@ def check(store: ContestStore, command: str, folder: Path) -> Report:
 def _tail(staging: Path) -> str:
     """The end of the check's stderr logs (they go with the refused copy)."""
     lines = []
-    for log in sorted((staging / ".check-logs").glob("*.stderr")):
+    for log in sorted((staging / CHECK_LOGS).glob("*.stderr")):
         text = log.read_bytes()[-300:].decode("utf-8", "replace").strip()
         if text:
             lines.append(f"{log.stem}: {' / '.join(text.splitlines()[-2:])}")
@@ -124,13 +134,36 @@ def _copy(source: Path, target: Path) -> None:
     others inside: a sandboxed bot runs as a user of its own, and its folder is the only part
     of the contest its sandbox shows it. No one else reaches it: the contest's own folder is
     owner-only (`store`), and a sandbox shows no other bot's folder."""
-    if source.is_dir():
-        shutil.copytree(source, target, symlinks=True)
-    else:
-        private_dir(target)
-        shutil.copy2(source, target / source.name)
+    try:
+        if source.is_dir():
+            shutil.copytree(source, target, symlinks=True, copy_function=_copy_file)
+        else:
+            private_dir(target)
+            _copy_file(str(source), str(target / source.name))
+    except OSError as exc:
+        raise ContestError(f"{source}: cannot copy it ({exc})") from None
     for path in [target, *target.rglob("*")]:
         if path.is_symlink():
             continue
         executable = path.is_dir() or path.stat().st_mode & 0o100
         path.chmod(0o755 if executable else 0o644)
+
+
+def _copy_file(source: str, target: str) -> None:
+    """One file of the program, read through a descriptor that follows no link: a file made a
+    link while the folder is copied is copied as that link (and judged as one), never as
+    what it leads to; anything but a regular file (a FIFO, a device) is refused."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        os.symlink(os.readlink(source), target)
+        return
+    with open(fd, "rb") as src:  # owns the descriptor: closed once, here
+        mode = os.fstat(src.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise ContestError(f"{source}: not a file, a folder or a link")
+        with open(target, "xb") as dst:
+            shutil.copyfileobj(src, dst)
+        os.chmod(target, stat.S_IMODE(mode))

@@ -16,6 +16,8 @@ on open (`store.repair`).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,14 +29,15 @@ from ...tournament.pool import GamePool
 from ...tournament.runner import run_job
 from ...tournament.schedule import BotEntry, GameJob
 from ...verdicts.seatings import seatings
+from ..command import runnable
 from ..matchmaking import Candidate, next_table
 from ..ranking import Rating, ranked
 from ..ratings import LadderRatings
 from ..settings import RECENT_GAMES, ContestError
-from ..store import ContestStore, DealKind, GameRow, Repair, RunLock, Version
-from ..submit import runnable
+from ..store import ContestStore, DealKind, GameRow, Repair, Version, held
 
 IDLE_POLL: Final = 1.0  # seconds between looks for submissions when too few are in play
+TOO_FEW: Final = "too few versions in play"  # a run's stop: no table can be seated
 Event = Callable[[str, dict[str, Any]], None]
 
 
@@ -44,7 +47,7 @@ class LadderRun:
 
     played: int = 0
     deal_sets: int = 0
-    stopped: str = "done"  # "games", "hours", "interrupted", "done"
+    stopped: str = "done"  # "games", "hours", TOO_FEW, "interrupted"
     repair: Repair = field(default_factory=Repair)
     seconds: float = 0.0
 
@@ -167,47 +170,51 @@ def feed(store: ContestStore, ladder: Ladder, budget: Budget, final: int | None 
 
 def play_ladder(folder: Path, jobs: int = 1, cluster: str | None = None,
                 games: int | None = None, hours: float | None = None,
-                on_event: Event | None = None, wait: bool = True) -> LadderRun:
-    """Play the ladder of the contest in `folder` until the budget is spent or a signal
-    stops it (KeyboardInterrupt: the games in flight are discarded). `wait`: with fewer
-    versions in play than seats, wait for submissions (else stop)."""
-    store = ContestStore.open(folder)
-    lock = RunLock(folder)
-    if not lock.try_take():
-        store.close()
-        raise ContestError(f"{folder}: a run is already playing this contest (pid "
-                           f"{lock.holder()})")
+                on_event: Event | None = None, wait: bool | None = None) -> LadderRun:
+    """Play the ladder of the contest in `folder` until the budget is spent, too few versions
+    are in play to seat a table, or a signal stops it (KeyboardInterrupt: the games in flight
+    are discarded). `wait`: with fewer versions in play than seats, wait for submissions
+    instead of stopping; by default only a run without `games` or `hours` waits (one that
+    has them would wait for ever once suspensions left too few: it stops and says so)."""
     began = time.monotonic()
-    out = LadderRun(repair=store.repair())
     events = on_event or (lambda kind, data: None)
-    try:
-        ladder = Ladder(store, events)
-        budget = Budget(games, None if hours is None else began + hours * 3600)
-        while True:
-            # A pool only when there is a game to give it: with --cluster a pool is a dask
-            # cluster (local:N) or every worker's start-up check, not to be made at every look.
-            if store.queued_games("ladder") or ladder.next_table() is not None:
-                pool = game_pool(store, jobs, cluster)
-                for line in pool.play(feed(store, ladder, budget)):
+    waits = wait if wait is not None else (games is None and hours is None)
+    with held(folder, "a run is already playing this contest (pid {pid})") as store:
+        out = LadderRun(repair=store.repair())
+        try:
+            ladder = Ladder(store, events)
+            budget = Budget(games, None if hours is None else began + hours * 3600)
+            pools = functools.partial(game_pool, store, jobs, cluster)
+            out.stopped = _play(store, ladder, budget, pools, events, out, waits)
+        except KeyboardInterrupt:
+            out.stopped = "interrupted"
+        finally:
+            store.discard_in_flight()
+    out.seconds = time.monotonic() - began
+    return out
+
+
+def _play(store: ContestStore, ladder: Ladder, budget: Budget, pools: Callable[[], Any],
+          events: Event, out: LadderRun, waits: bool) -> str:
+    """The ladder's games, pool after pool, until it stops; why it stopped."""
+    while (stop := budget.spent()) is None:
+        # A pool only when there is a game to give it: with --cluster a pool is a dask
+        # cluster (local:N) or every worker's start-up check, not to be made at every look.
+        if store.queued_games("ladder") or ladder.next_table() is not None:
+            # Closed here, before the games in flight are discarded: its workers stop first.
+            with contextlib.closing(pools().play(feed(store, ladder, budget))) as lines:
+                for line in lines:
                     record = line.to_json()  # the store keeps it as JSON
                     _take(store, ladder, record, out)
                     events("game", record)
-            stop = budget.spent()
-            if stop is not None:
-                out.stopped = stop
-                break
-            if not wait:
-                break
-            events("waiting", {"in_play": len(store.in_play())})
-            time.sleep(IDLE_POLL)
-    except KeyboardInterrupt:
-        out.stopped = "interrupted"
-    finally:
-        store.discard_in_flight()
-        out.seconds = time.monotonic() - began
-        store.close()
-        lock.release()
-    return out
+            continue
+        seated = {"in_play": len(store.in_play()), "seats": store.settings.players}
+        if not waits:
+            events("too-few", seated)
+            return TOO_FEW
+        events("waiting", seated)
+        time.sleep(IDLE_POLL)
+    return stop
 
 
 def _take(store: ContestStore, ladder: Ladder, line: dict[str, Any], out: LadderRun) -> None:

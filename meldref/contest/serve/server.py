@@ -6,6 +6,7 @@ the server answers from several threads while `run` writes)."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from http import HTTPStatus
@@ -31,6 +32,13 @@ class ContestServer(ReplayServer):
         self._pages = OrderedDict()
         self._lock = threading.Lock()
         ThreadingHTTPServer.__init__(self, (host, port), _ContestHandler)
+
+    def replay_path(self, relative: str) -> Path | None:
+        """A game's replay, in `replays/`, or None: the folder also holds every author's
+        program (`bots/`), which is no one else's to read whatever its files' names end in."""
+        found = ReplayServer.replay_path(self, relative)
+        replays = os.path.join(self.root, "replays")
+        return found if found is not None and os.path.dirname(found) == replays else None
 
     def listing(self) -> bytes:
         store = ContestStore.open(self.folder)

@@ -1,0 +1,59 @@
+"""What `contest init` and `contest serve` tell the organiser (issue 43): init prints every
+limit each bot will play under, defaults included, by the keys that change them; serve on a
+port already taken says so in a line and exits 2, as `replay serve` does."""
+
+from __future__ import annotations
+
+import functools
+import socket
+from pathlib import Path
+
+from test_contest_e2e import meldref as run_meldref
+
+from meldref.contest.store import ContestStore
+from meldref.engine.game import option_name
+from meldref.settings import LimitSettings
+
+meldref = functools.partial(run_meldref, check=False)  # its exit code read here
+
+
+def test_init_prints_every_limit_each_bot_plays_under(tmp_path: Path) -> None:
+    # It printed `limits {}` under the defaults: the organiser could not tell what the bots'
+    # clocks and caps were (the sandbox's caps among them) from what init said.
+    folder = tmp_path / "c"
+    done = meldref("contest", "init", str(folder), "phase10", "-n", "2", "--move-time", "2",
+                   "--memory-mb", "512")
+    assert done.returncode == 0, done.stderr
+    assert "limits {" not in done.stdout
+    head = "limits every bot plays under: "
+    line = next(x for x in done.stdout.splitlines() if x.startswith(head))
+    shown = dict(item.split(" ", 1) for item in line.removeprefix(head).split(", "))
+    keys = {option_name(name) for name in LimitSettings.model_fields} - {"sandbox"}
+    assert set(shown) == keys  # every one, by the key (and flag) that changes it
+    assert shown["move-time"] == "2" and shown["memory-mb"] == "512"  # as given
+    store = ContestStore.open(folder)
+    try:
+        policy, limits = store.settings.policy(), store.settings.process_limits()
+    finally:
+        store.close()
+    # The rest as the games are played: the defaults, the sandbox's caps among them.
+    assert shown["startup-time"] == f"{policy.startup_time:g}"
+    assert shown["illegal-retries"] == str(policy.illegal_retries)
+    for key in ("max-processes", "cpu-seconds", "file-size-mb"):
+        value = getattr(limits, key.replace("-", "_"))
+        assert shown[key] == ("none" if value is None else str(value)), key
+    assert shown["no-network"] == "true"  # the sandbox's (on by default)
+
+
+def test_serve_on_a_port_taken_says_so_in_a_line(tmp_path: Path) -> None:
+    # It printed a 60-line traceback and exited 1.
+    folder = tmp_path / "c"
+    assert meldref("contest", "init", str(folder)).returncode == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = meldref("contest", "serve", str(folder), "--port", str(port))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{port}: Address already in use"]
