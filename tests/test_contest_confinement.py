@@ -179,7 +179,7 @@ def test_each_way_out_of_the_submission_is_refused_and_nothing_added(
     assert state(contest) == before
 
 
-def test_a_folder_submitted_through_a_link_or_from_the_contest_is_refused(
+def test_a_folder_submitted_through_a_link_in_or_around_the_contest_is_refused(
         contest: Path, tmp_path: Path) -> None:
     # Copying follows a folder given as a link: an author's upload made a link to another
     # author's folder would be copied in whole (as root, anything root can read).
@@ -193,8 +193,14 @@ def test_a_folder_submitted_through_a_link_or_from_the_contest_is_refused(
     inside = runner.invoke(app, ["contest", "submit", str(contest),
                                  str(contest / "bots" / "cbot" / "v1"), "--name", "thief",
                                  "--cmd", "./meldbot"])
-    assert inside.exit_code == 2 and "lies in the contest's folder" in said(inside.stderr), \
-        inside.output
+    assert inside.exit_code == 2 and "and the contest's folder overlap" in said(
+        inside.stderr), inside.output
+    # A folder that holds the contest would copy its database (and secret seed) in, and the
+    # copy would be copied into itself.
+    around = runner.invoke(app, ["contest", "submit", str(contest), str(contest.parent),
+                                 "--name", "thief", "--cmd", "./c/bots/cbot/v1/meldbot"])
+    assert around.exit_code == 2 and "and the contest's folder overlap" in said(
+        around.stderr), around.output
     assert state(contest) == before
 
 

@@ -84,9 +84,9 @@ def submit(store: ContestStore, sub: Submission) -> tuple[Version, Report]:
     """Copy, check, and add `sub` as its bot's next version; `ContestError` if its command or
     copy leads out of it, `SubmissionRefused` with the check's report if the check fails (the
     copy removed, nothing added)."""
-    if within(sub.source, store.folder):
-        raise ContestError(f"{sub.source} lies in the contest's folder: a submission comes "
-                           "from outside it")
+    if within(sub.source, store.folder) or within(store.folder, sub.source):
+        raise ContestError(f"{sub.source} and the contest's folder overlap: a submission "
+                           "comes from outside the contest, and holds none of it")
     staging = private_dir(store.folder / "bots" / STAGING) / uuid.uuid4().hex
     try:
         try:  # before anything runs: the check runs the program too
