@@ -11,7 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ..engine.fivecrowns import Action, Discard, Draw, FiveCrownsView
+from ..engine.fivecrowns.solver import card_points
 from .fivecrowns_expert import FiveCrownsExpertBot
+from .tiebreak import Tiebreak
 
 
 class FiveCrownsRandomBot:
@@ -40,12 +42,26 @@ class FiveCrownsGreedyBot:
     name = "greedy"
 
     def __init__(self, seed: int | str = 0) -> None:
-        self.seed = seed  # deterministic: the seed is not needed
+        self.seed = seed  # breaks ties between equal discards (bots.tiebreak)
 
     def act(self, view: FiveCrownsView) -> Action:
         if view.decision == "draw":
             return self._draw(view)
-        return view.best_discard()
+        return self._discard(view)
+
+    def _discard(self, view: FiveCrownsView) -> Discard:
+        best = view.best_discard()
+        if best.groups or view.last_turn:  # going out, or laying what it can: as it comes
+            return best
+        # The solver's choice is the costliest of the cards leaving the fewest points; a card
+        # of the same worth (another suit of the rank) leaving as few is as good: the seed
+        # picks between them.
+        solver = view.solver()
+        floor, worth = solver.points(best.card), card_points(best.card, view.wild_rank)
+        equal = [c for c in dict.fromkeys(view.hand)
+                 if card_points(c, view.wild_rank) == worth and solver.points(c) == floor]
+        tie = Tiebreak("fivecrowns-greedy", self.seed, view.round, view.turn)
+        return Discard(min(equal, key=lambda c: tie(c.text)))
 
     def _draw(self, view: FiveCrownsView) -> Draw:
         options = view.draw_options()

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
+from meldref.bots.tiebreak import Tiebreak
 from meldref.engine.cards import FIVECROWNS_SUITED, JOKER, Card, Kind
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
 from meldref.engine.fivecrowns.actions import Action, Discard
@@ -171,7 +172,7 @@ class FiveCrownsExpertBot:
     feed_cost: float = FEED_COST
 
     def __init__(self, seed: int | str = 0) -> None:
-        self.seed = seed  # it plays the same way every time: no draw of its own
+        self.seed = seed  # breaks ties between equal discards (bots.tiebreak)
         self.memory = RoundMemory()
 
     def act(self, view: FiveCrownsView) -> Action:
@@ -220,7 +221,8 @@ class FiveCrownsExpertBot:
         # A wild thrown is taken by the next seat nearly every time: never while another
         # card can go (it only lowers this seat's points, and hands the rival a card it uses).
         discards = keep_wilds(view, solver.discards())
-        options = sorted((solver.points(c), -card_points(c, view.wild_rank), c.text, c)
+        tie = Tiebreak("fivecrowns-expert", self.seed, view.round, view.turn)
+        options = sorted((solver.points(c), -card_points(c, view.wild_rank), tie(c.text), c)
                          for c in discards)
         best = options[0][0]
         shortlist = [o for o in options if o[0] <= best + self.margin][:self.candidates]

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from meldref.bots.tiebreak import Tiebreak
 from meldref.engine.cards import COLOURS, PHASE10_NUMBERS, SKIP, WILD, Card, Kind
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
 from meldref.engine.meld_check import build_meld, extend
@@ -194,7 +195,7 @@ class Phase10ExpertBot:
     points_weight: float = 0.0  # outs a point shed is worth before laying: only ties decide
 
     def __init__(self, seed: int | str = 0) -> None:
-        self.seed = seed  # it plays the same way every time: no draw of its own
+        self.seed = seed  # breaks ties between equal choices (bots.tiebreak)
         self.memory = HandMemory()
 
     def act(self, view: Phase10View) -> Action:
@@ -280,24 +281,32 @@ class Phase10ExpertBot:
         if view.has_laid:
             # Nothing to build any more: the card least likely to fit the table later, the
             # costliest first (a hand ends soon, and what is left in it counts).
+            tie = self.tiebreak(view)
             return Discard(min(plain, key=lambda c: (
-                risk(c), _hit_chance(view, c), -card_points(c), c.text)))
+                risk(c), _hit_chance(view, c), -card_points(c), tie(c.text))))
         return Discard(min(plain, key=self.discard_cost(view, risk)))
 
+    def tiebreak(self, view: Phase10View) -> Tiebreak:
+        """Equal choices ordered by a draw of this seat's seed and the turn (bots.tiebreak)."""
+        return Tiebreak("phase10-expert", self.seed, view.hand_number, view.tiebreak, view.turn)
+
     def discard_cost(self, view: Phase10View, risk: Callable[[Card], int]
-                     ) -> Callable[[Card], tuple[int, float, int, str]]:
+                     ) -> Callable[[Card], tuple[int, float, int, float]]:
         """How a discard ranks before laying, lowest first: the cards the phase still lacks
         after it; then what it feeds the next seat (`risk`, weighed) less the outs it leaves;
         then the costliest card."""
         hand, wrap, phases = list(view.hand), view.rules.run_wrap, view.phases_left
         left = unseen(view, self.memory)
 
-        def cost(card: Card) -> tuple[int, float, int, str]:
+        tie = self.tiebreak(view)
+
+        def cost(card: Card) -> tuple[int, float, int, float]:
             rest = _without(hand, card)
             d = distance(rest, phases, wrap)
             gain = outs(rest, phases, wrap, left, d)
             shed = self.points_weight * card_points(card)
-            return (d, self.feed_weight * risk(card) - gain - shed, -card_points(card), card.text)
+            return (d, self.feed_weight * risk(card) - gain - shed, -card_points(card),
+                    tie(card.text))
 
         return cost
 
