@@ -259,3 +259,150 @@ def test_fault_records_past_the_referees_limit_are_refused(genuine: dict[str, Re
     result(records)["faults"] = [20, 0]
     path.write_bytes(chained(records))
     assert verify(path).faults == 20
+
+
+# ----------------------------------------------------------------------------------------------
+# Structural forgeries (issue 43): records moved, repeated or left out, the chain recomputed
+# over them. Each is refused naming its line and the rule of spec/REPLAY.md section 1 it breaks.
+
+
+def _header_again(records: Records) -> None:
+    records.insert(4, dict(records[0]))
+
+
+def _start_removed(records: Records) -> None:
+    del records[1]
+
+
+def _start_again(records: Records) -> None:
+    records.insert(5, dict(records[1]))
+
+
+def _fault_before_start(records: Records) -> None:
+    records.insert(1, {"type": "fault", "seat": 1, "outcome": "late", "detail": "late answer",
+                       "request": 1, "fatal": False})
+    result(records)["faults"][1] += 1
+
+
+def _action_after_result(records: Records) -> None:
+    records.append(dict(actions(records)[-1]))
+
+
+def _two_results(records: Records) -> None:
+    records.append(dict(result(records)))
+
+
+def _note(outcome: str = "late", **more: Any) -> dict[str, Any]:
+    return {"type": "fault", "seat": 1, "outcome": outcome, "detail": "x", "request": None,
+            "fatal": False, **more}
+
+
+def _summary_without_notes(records: Records) -> None:
+    records.insert(-1, _note(suppressed=500, detail="500 more late faults not recorded"))
+    result(records)["faults"][1] += 1
+
+
+def _notes_and_summaries(count: int, summaries: int, then: dict[str, Any] | None = None,
+                         ) -> Forgery:
+    def forge(records: Records) -> None:
+        at = records.index(actions(records)[0])
+        records[at:at] = [_note(request=i) for i in range(count)]
+        tail = [_note(suppressed=3) for _ in range(summaries)] + ([then] if then else [])
+        records[-1:-1] = tail
+        result(records)["faults"][1] += count + len(tail) - (then is not None and
+                                                             then["type"] != "fault")
+    return forge
+
+
+def _action_after_summary(records: Records) -> None:
+    _notes_and_summaries(20, 1)(records)
+    summary = records[-2]
+    last = actions(records)[-1]
+    records.remove(last)
+    records.insert(records.index(summary) + 1, last)
+
+
+STRUCTURE: list[tuple[str, Forgery, int, str]] = [
+    # (what, forgery, the line named, the rule's words)
+    ("a header mid-file", _header_again, 5, "a second header (the header is line 1"),
+    ("no start record", _start_removed, 2,
+     "an action record where the start record belongs (line 2 is the start record)"),
+    ("a second start record", _start_again, 6, "a second start record"),
+    ("a fault before the start record", _fault_before_start, 2,
+     "a fault record where the start record belongs"),
+    ("an action after the result", _action_after_result, -1,
+     "an action record after the result (the result is the last line)"),
+    ("two results", _two_results, -1, "a result record after the result"),
+    ("a summary with no faults recorded one by one", _summary_without_notes, -2,
+     "a summary of seat 1's late faults after 0 recorded one by one"),
+    ("two summaries of one seat and outcome", _notes_and_summaries(20, 2), -2,
+     "a second summary of seat 1's late faults"),
+    ("a fault after a summary", _notes_and_summaries(20, 1, _note("illegal")), -2,
+     "a fault after a fault summary"),
+    ("a summary marked fatal", _notes_and_summaries(20, 0, _note(suppressed=3, fatal=True)),
+     -2, "a fault summary marked fatal"),
+    ("an action after a summary", _action_after_summary, -2,
+     "an action after a fault summary"),
+]
+
+
+@pytest.mark.parametrize(("what", "forge", "line", "rule"), STRUCTURE,
+                         ids=[s[0] for s in STRUCTURE])
+def test_verify_refuses_a_structural_forgery_naming_the_line_and_rule(
+        genuine: dict[str, Records], tmp_path: Path, what: str, forge: Forgery, line: int,
+        rule: str) -> None:
+    records = json.loads(json.dumps(genuine["normal"]))
+    forge(records)
+    path = tmp_path / "forged.jsonl"
+    path.write_bytes(chained(records))
+    named = line if line > 0 else len(records) + 1 + line
+    done = runner.invoke(app, ["replay", "verify", str(path)])
+    # was: ok for six of these; the others failed on another count, naming no rule
+    assert done.exit_code == 1, (what, done.output)
+    assert f"line {named}: altered: {rule}" in " ".join(done.stderr.split()), done.stderr
+
+
+def _text(record: dict[str, Any]) -> str:
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+
+
+RAW: dict[str, tuple[Callable[[Records], dict[int, str]], int, str]] = {
+    # Lines json.dumps cannot write, the chain computed over their text. Python's json takes
+    # the last of a key given twice (here the recorded action, so the game plays as before);
+    # a reader that takes the first reads another action.
+    "a key given twice": (
+        lambda r: {5: _text(r[5]).replace('{"type":"action",',
+                                          '{"type":"action","action":"discard G12",', 1)},
+        6, "not JSON a replay can hold (the key 'action' given twice in one object)"),
+    # A NaN clock passes every comparison with it: no answer would be past its deadline.
+    "NaN in the header's clock": (
+        lambda r: {0: _text(r[0]).replace('"move_time":1.0', '"move_time":NaN'),
+                   1: _text({k: v for k, v in r[1].items() if k != "policy"})},
+        1, "not JSON a replay can hold (NaN is not a JSON number)"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(RAW))
+def test_verify_refuses_json_that_readers_would_take_two_ways(
+        genuine: dict[str, Records], tmp_path: Path, what: str) -> None:
+    records = json.loads(json.dumps(genuine["normal"]))
+    raw, line, rule = RAW[what]
+    texts = raw(records)
+    assert all(texts[k] != _text(records[k]) for k in texts)
+    path = tmp_path / "forged.jsonl"
+    path.write_bytes(chained(records, texts))
+    done = runner.invoke(app, ["replay", "verify", str(path)])
+    assert done.exit_code == 1, (what, done.output)  # was: ok
+    assert f"line {line}: altered: {rule}" in " ".join(done.stderr.split()), done.stderr
+
+
+def test_every_reader_refuses_a_second_header(genuine: dict[str, Records],
+                                              tmp_path: Path) -> None:
+    records = json.loads(json.dumps(genuine["normal"]))
+    _header_again(records)
+    path = tmp_path / "forged.jsonl"
+    path.write_bytes(chained(records))
+    for command in (["show"], ["stats"], ["position", "--at", "1"]):
+        done = runner.invoke(app, ["replay", *command[:1], str(path), *command[1:]])
+        assert done.exit_code == 1, (command, done.output)  # was: 0 (stats counted the game)
+        assert "line 5: altered: a second header" in done.output, (command, done.output)

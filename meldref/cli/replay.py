@@ -80,7 +80,7 @@ def replay_show(
         _unusable(path, exc)
     for line in telling.lines:  # names and details from the file: no escape sequence passes
         out.print(printable(line), markup=False, highlight=False, soft_wrap=True)
-    if telling.problem and "truncated" not in telling.problem:
+    if telling.damaged:
         raise typer.Exit(EXIT_FAILED)
 
 

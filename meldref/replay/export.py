@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any, Final, Literal, Protocol
 
 from ..engine.game import GameState
-from .files import Replay, ReplayError, read_lines, replay_files, simulate
+from .files import Outline, ReplayError, open_replay, replay_files, simulate
 
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: Final = ("parquet", "csv", "jsonl")
@@ -55,10 +55,8 @@ def game_rows(path: Path, observation: Observation = "vector") -> list[dict[str,
     """One game's rows (`ReplayError` for a file that does not check out)."""
     from ..envs.codec import find_codec  # numpy: only when exporting
 
-    lines = read_lines(path)
-    _, header = next(lines)
-    replay = Replay(path, header)
-    replay.records.extend(lines)  # one game's records: bounded by the line and game caps
+    replay = open_replay(path)  # read once, a line at a time: a row a decision is kept
+    header = replay.header
     codec = find_codec(header["game"])
     players = int(header["players"])
     names = replay.seat_names()
@@ -84,10 +82,13 @@ def game_rows(path: Path, observation: Observation = "vector") -> list[dict[str,
             row["observation"] = json.dumps(view, sort_keys=True)
         rows.append(row)
 
-    state = simulate(replay, before=before)
-    result = replay.result
+    seen = Outline()
+    records = seen.watch(replay.records)
+    state = simulate(replay.over(records), before=before)
+    if seen.problem is not None:
+        raise seen.problem
     outcome = state.outcome
-    if result is None or outcome is None:
+    if seen.result is None or outcome is None:
         raise ReplayError(0, "the game has no result (cut short): nothing exported")
     for row in rows:
         seat = row["seat"]
@@ -123,8 +124,8 @@ def export(paths: Iterable[Path], out: Path, fmt: Format = "parquet",
             try:
                 batch.extend(game_rows(path, observation))
                 files += 1
-            except (ReplayError, StopIteration) as exc:
-                skipped.append((path, str(exc) or "empty file"))
+            except ReplayError as exc:
+                skipped.append((path, str(exc)))
             if len(batch) >= BATCH:
                 writer.write(batch)
                 rows += len(batch)

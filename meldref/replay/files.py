@@ -13,7 +13,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
@@ -36,15 +37,20 @@ from ..private import open_private, private_dir
 from ..protocol.records import event_record
 
 if TYPE_CHECKING:
+    from . import schema
     from .audit import Verified
 
 FORMAT = "meldref-replay"
 FORMAT_VERSION = 1
-_SUM = re.compile(r',"sum":"([0-9a-f]{16})"\}$')
+_SUM = re.compile(rb',"sum":"([0-9a-f]{16})"\}\n\Z')  # a line read whole, with its newline
 
 
-def _digest(previous: str, body: str) -> str:
-    return hashlib.sha256((previous + body).encode()).hexdigest()[:16]
+def _digest(previous: str, *body: bytes | memoryview) -> str:
+    # Over the body's parts as they are: a reader need not copy a long line to join them.
+    digest = hashlib.sha256(previous.encode())
+    for part in body:
+        digest.update(part)
+    return digest.hexdigest()[:16]
 
 
 def _dumps(record: Mapping[str, Any]) -> str:
@@ -69,7 +75,7 @@ class ReplayWriter:
             raise ValueError(f"replay {self.path} is closed")
         clean = {k: v for k, v in record.items() if k != "sum"}
         body = _dumps(clean)
-        self._sum = _digest(self._sum, body)
+        self._sum = _digest(self._sum, body.encode())
         self._file.write(f'{body[:-1]},"sum":"{self._sum}"}}\n')
         self._file.flush()
 
@@ -97,7 +103,7 @@ class ReplayPathError(ValueError):
 def write_first_actions(source: Path, target: Path, actions: int) -> Path:
     """A copy of replay `source` cut after `actions` actions, as a game stopped there leaves
     it (no result record); `target`."""
-    replay = load_replay(source)
+    replay = open_replay(source)
     header = {k: v for k, v in replay.header.items()
               if k not in ("type", "format", "version", "meldref")}
     with ReplayWriter(target, header) as writer:
@@ -150,28 +156,40 @@ class ReplayError(ValueError):
         self.reason = message
 
 
-@dataclass(slots=True)
+class ReplayTruncated(ReplayError):
+    """A replay that stops before its game's end: a cut last line, or no result line. What it
+    holds is whole: it can be shown, resumed and counted as a game not finished."""
+
+
+@dataclass(frozen=True, slots=True)
 class Replay:
-    """A replay's header and records (each with its 1-based line number)."""
+    """A replay's header and its records (each with its 1-based line number): read from the
+    file one line at a time whenever they are iterated (`open_replay`), or held (`load_replay`,
+    for small files)."""
 
     path: Path
     header: dict[str, Any]
-    records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    records: Iterable[tuple[int, dict[str, Any]]] = ()
+
+    def over(self, records: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
+        """The same replay, its records taken from `records` (an `Outline` watching them)."""
+        return Replay(self.path, self.header, records)
 
     @property
     def result(self) -> dict[str, Any] | None:
-        return next((record for _, record in reversed(self.records)
-                     if record.get("type") == "result"), None)
+        """The result record (a pass over the records)."""
+        return next((record for _, record in self.records if record["type"] == "result"), None)
 
     @property
     def game(self) -> GameInfo:
         return find_game(self.header["game"])
 
     def actions(self) -> list[tuple[int, dict[str, Any]]]:
-        return [(n, r) for n, r in self.records if r.get("type") == "action"]
+        """Every action record, held: for tests and small files (commands use an `Outline`)."""
+        return [(n, r) for n, r in self.records if r["type"] == "action"]
 
     def faults(self) -> list[dict[str, Any]]:
-        return [r for _, r in self.records if r.get("type") == "fault"]
+        return [r for _, r in self.records if r["type"] == "fault"]
 
     def rules(self) -> Any:
         return rules_from_json(self.game.rules_type, self.header["rules"])
@@ -207,15 +225,116 @@ class Replay:
                 for i, s in enumerate(seats)]
 
 
-# A replay line is small (the start record of a 14-seat deal is a few KB); a longer one is not
-# a replay's, and reading it whole would let any file take the memory.
-MAX_LINE: Final = 4 << 20
+@dataclass(frozen=True, slots=True)
+class _FileRecords:
+    """A replay's records after its header, read again from the file at each iteration."""
+
+    path: Path
+    header: dict[str, Any]
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        lines = read_lines(self.path)
+        if next(lines)[1] != self.header:
+            raise ReplayError(1, "the file changed while it was read (another header)")
+        yield from lines
 
 
-def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each line as a dict, checking its sum chain and its record's shape (`schema`), read
-    one line at a time; `ReplayError` at the first bad line, `ReplayPathError` if the file
-    cannot be read (permissions, an I/O error: a problem of the path, not of its content)."""
+def open_replay(path: str | os.PathLike[str]) -> Replay:
+    """The replay in `path`, its header read and checked; its records are read from the file,
+    one line at a time and with every check of `read_lines`, each time they are iterated."""
+    lines = read_lines(path)
+    try:
+        _, header = next(lines)
+    finally:
+        lines.close()
+    return Replay(Path(path), header, _FileRecords(Path(path), header))
+
+
+def load_replay(path: str | os.PathLike[str]) -> Replay:
+    """A replay with every record held in memory: for tests and small files. A command reads
+    with `open_replay`, which holds one record at a time."""
+    replay = open_replay(path)
+    return replay.over(list(replay.records))
+
+
+@dataclass(slots=True)
+class Outline:
+    """What one pass over a replay's records keeps besides the game: the number of actions,
+    the fault records (each with the number of actions before it), the result, and the bad
+    line that ended the pass (None: none did). Bounded whatever the file: `read_lines` lets
+    through at most 148 faults a seat (`schema.Order`), with details of 1,000 characters."""
+
+    actions: int = 0
+    faults: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    problem: ReplayError | None = None
+
+    def watch(self, records: Iterable[tuple[int, dict[str, Any]]],
+              ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """`records`, noted as they pass; a bad line ends them and is kept as `problem`."""
+        try:
+            for number, record in records:
+                if record["type"] == "action":
+                    self.actions += 1
+                elif record["type"] == "fault":
+                    self.faults.append((self.actions, record))
+                elif record["type"] == "result":
+                    self.result = record
+                yield number, record
+        except ReplayError as exc:
+            self.problem = exc
+
+    @property
+    def damaged(self) -> ReplayError | None:
+        """The bad line, unless it is only a cut last line (what a killed referee leaves)."""
+        return None if isinstance(self.problem, ReplayTruncated) else self.problem
+
+    def fault_records(self) -> list[dict[str, Any]]:
+        return [record for _, record in self.faults]
+
+    def read(self, replay: Replay, play: Callable[[Replay], object] | None = None) -> Outline:
+        """One pass over the records of `replay`: `play(replay)` (a `simulate`) over them,
+        then the rest read (a game that went wrong part way still has its faults and
+        result). The first problem, a bad line or a bad action (`ReplayError` from `play`),
+        is `problem`."""
+        records = self.watch(replay.records)
+        failed: ReplayError | None = None
+        try:
+            if play is not None:
+                play(replay.over(records))
+        except ReplayError as exc:
+            failed = exc
+        for _ in records:
+            pass
+        if failed is not None and (self.problem is None or failed.line < self.problem.line):
+            self.problem = failed
+        return self
+
+
+def read_through(replay: Replay, play: Callable[[Replay], object] | None = None) -> Outline:
+    """One pass over the records of `replay` (`Outline.read`)."""
+    return Outline().read(replay, play)
+
+
+# A replay line is small: the largest meldref writes, a hand's end at 14 seats, is 3.4 KB. A
+# longer line is not a replay's, and what reading it costs is bounded by these two caps (issue
+# 43): its bytes (1 MiB: at most 4 MiB of text once decoded, four bytes a character) and its
+# JSON values, counted before JSON builds any. Bytes alone do not bound the values: 1 MiB of
+# `[{},{},...]` is 350,000 objects, 30 MB once built. The count is an upper bound, from the
+# marks that precede every value but the first (`[`, `{`, `,`, `:`; strings not skipped).
+# The largest record meldref writes holds under 600 values; 65,536 leave a later writer's keys
+# room and cost at most 8 MB to build.
+MAX_LINE: Final = 1 << 20
+MAX_VALUES: Final = 1 << 16
+_MARKS: Final = (b"[", b"{", b",", b":")
+
+
+def read_lines(path: str | os.PathLike[str]) -> Generator[tuple[int, dict[str, Any]], None, None]:
+    """Each line as a dict, checking its sum chain, its record's shape (`schema`) and where it
+    stands (`schema.Order`: the header first, then the start, the result last), read one line
+    at a time; `ReplayError` at the first bad line (`ReplayTruncated` for a cut last line),
+    `ReplayPathError` if the file cannot be read (permissions, an I/O error: a problem of the
+    path, not of its content)."""
     try:
         yield from _read_lines(check_replay_file(Path(path)))
     except OSError as exc:
@@ -223,20 +342,38 @@ def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
 
 
 def _read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    # Imported when a replay is read, not written: the schema's pydantic models cost a
+    # tournament worker, which only writes, a third of a second of CPU to import.
+    from . import schema
+
     with path.open("rb") as f:
         previous = ""
         number = 0
+        order: schema.Order | None = None
         while raw := f.readline(MAX_LINE + 1):
             number += 1
             if number == 1:
                 _check_first(raw)
             if len(raw) > MAX_LINE:
-                raise ReplayError(number, f"altered: a line longer than {MAX_LINE} bytes")
-            partial = not raw.endswith(b"\n")
-            record, previous = _check_line(number, raw.removesuffix(b"\n"), previous, partial)
+                raise ReplayError(number, f"altered: a line longer than {MAX_LINE >> 20} MiB (a "
+                                          "replay line is a few KB)")
+            record, previous = _check_line(number, raw, previous)
+            if order is None:
+                check_header(record)
+                order = schema.Order(int(record["players"]))
+            else:
+                _check_place(order, number, record)
             yield number, record
         if number == 0:
             raise ReplayError(1, "empty file (no header)")
+
+
+def _check_place(order: schema.Order, number: int, record: dict[str, Any]) -> None:
+    wrong = order.problem(record)
+    if wrong is not None:
+        raise ReplayError(number, f"altered: {wrong}")
+    if record["type"] == "result":
+        check_result_shape(order.players, number, record)
 
 
 def _check_first(raw: bytes) -> None:
@@ -245,52 +382,82 @@ def _check_first(raw: bytes) -> None:
         raise ReplayError(1, "not a meldref replay (no header)")
 
 
-def _check_line(number: int, raw: bytes, previous: str, partial: bool) -> tuple[dict[str, Any],
-                                                                               str]:
-    if partial:
-        raise ReplayError(number, "truncated: the last line is cut short (no newline)")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ReplayError(number, "altered: not valid UTF-8") from None
-    match = _SUM.search(text)
+def _check_line(number: int, raw: bytes, previous: str) -> tuple[dict[str, Any], str]:
+    # `raw` with its newline: a copy without it would cost its size again.
+    if not raw.endswith(b"\n"):
+        raise ReplayTruncated(number, "truncated: the last line is cut short (no newline)")
+    text = _text(number, raw)
+    match = _SUM.search(raw)
     if match is None:
         raise ReplayError(number, 'altered: the line does not end with its "sum" field')
-    body = text[: match.start()] + "}"
-    if _digest(previous, body) != match.group(1):
+    claimed = match.group(1).decode()
+    if _digest(previous, memoryview(raw)[: match.start()], b"}") != claimed:
         raise ReplayError(number, "altered: the line's sum does not match its contents")
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge numbers, deep nesting
-        reason = getattr(exc, "msg", None) or type(exc).__name__
-        raise ReplayError(number, f"altered: not JSON a replay can hold ({reason})") from None
-    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-        raise ReplayError(number, 'altered: not a JSON object with a "type"')
+    record = _record(number, text)
     record.pop("sum", None)
-    # Imported when a replay is read, not written: the schema's pydantic models cost a
-    # tournament worker, which only writes, a third of a second of CPU to import.
     from . import schema
 
     wrong = schema.problem(record)
     if wrong is not None:
         raise ReplayError(number, f"altered: a {record['type']} record with {wrong}")
-    return record, match.group(1)
+    return record, claimed
 
 
-def load_replay(path: str | os.PathLike[str]) -> Replay:
-    """Read a replay whose lines are intact (a missing result is allowed: see `verify`)."""
-    lines = read_lines(path)
+def decode_line(raw: bytes, line: int = 0) -> dict[str, Any]:
+    """The JSON object with a "type" that one line's bytes hold (its sum unchecked: the line
+    is read alone, as a folder's list reads a result), with the checks of any replay line
+    before it is built; `ReplayError` saying why not."""
+    return _record(line, _text(line, raw))
+
+
+def decode_json(raw: bytes, most: int = MAX_VALUES) -> Any:
+    """The JSON value in `raw` (a line of a tournament's results, its standings) if it holds
+    at most `most` values, counted before any is built; `ReplayError` saying why not."""
+    return _json(0, _text(0, raw, most))
+
+
+def _text(number: int, raw: bytes, most: int = MAX_VALUES) -> str:
+    values = 1 + sum(raw.count(mark) for mark in _MARKS)
+    if values > most:
+        raise ReplayError(number, f"altered: a line of up to {values:,} JSON values, over the "
+                                  f"{most:,} a replay line may hold (a record meldref writes "
+                                  "holds under 1,000)")
     try:
-        _, header = next(lines)
-    except StopIteration:
-        raise ReplayError(1, "empty file (no header)") from None
-    check_header(header)
-    replay = Replay(Path(path), header)
-    for number, record in lines:
-        if record["type"] == "result":
-            check_result_shape(header, number, record)
-        replay.records.append((number, record))
-    return replay
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReplayError(number, "altered: not valid UTF-8") from None
+
+
+def _json(number: int, text: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge numbers, deep nesting
+        reason = getattr(exc, "msg", None) or str(exc) or type(exc).__name__
+        raise ReplayError(number, f"altered: not JSON a replay can hold ({reason})") from None
+
+
+def _record(number: int, text: str) -> dict[str, Any]:
+    record = _json(number, text)
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+        raise ReplayError(number, 'altered: not a JSON object with a "type"')
+    return record
+
+
+def _no_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which are not JSON and which no writer of ours
+    # writes; a NaN clock in a header's policy would pass every comparison with it.
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # A key given twice means one thing to Python's json (the last) and another to readers
+    # that take the first: a line that says two things is not a replay's.
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        counts = Counter(k for k, _ in pairs)
+        twice = next(k for k, _ in pairs if counts[k] > 1)
+        raise ValueError(f"the key {twice!r} given twice in one object")
+    return record
 
 
 def check_header(header: dict[str, Any]) -> None:
@@ -303,20 +470,23 @@ def check_header(header: dict[str, Any]) -> None:
     if missing:
         raise ReplayError(1, f"header lacks {', '.join(missing)}")
     try:
-        find_game(str(header["game"]))
+        game = find_game(str(header["game"]))
     except UnknownGameError as exc:
         raise ReplayError(1, str(exc)) from None
-    seats = header.get("seats") or []
-    if seats and [s["seat"] for s in seats] != list(range(int(header["players"]))):
-        raise ReplayError(1, f"altered: the header's seats are {[s['seat'] for s in seats]}, "
-                             f"not one per each of the {header['players']} players in order")
-
-
-def check_result_shape(header: dict[str, Any], line: int, result: dict[str, Any]) -> None:
-    """`ReplayError` unless the result speaks of the header's seats: one place, score and
-    status per seat, winners among them, a termination the games know. (What it claims is
-    checked by `verify`; this is what any reader needs to count it.)"""
     players = int(header["players"])
+    if not game.min_players <= players <= game.max_players:
+        raise ReplayError(1, f"altered: {players} players; {game.name} seats "
+                             f"{game.min_players}..{game.max_players}")
+    seats = header.get("seats") or []
+    if seats and [s["seat"] for s in seats] != list(range(players)):
+        raise ReplayError(1, f"altered: the header's seats are {[s['seat'] for s in seats]}, "
+                             f"not one per each of the {players} players in order")
+
+
+def check_result_shape(players: int, line: int, result: dict[str, Any]) -> None:
+    """`ReplayError` unless the result speaks of the game's `players` seats: one place, score
+    and status per seat, winners among them, a termination the games know. (What it claims is
+    checked by `verify`; this is what any reader needs to count it.)"""
     outcome = result["outcome"]
     for key, value in (("places", outcome["places"]), ("scores", outcome["scores"]),
                        ("status", result.get("status")), ("faults", result.get("faults"))):
@@ -362,23 +532,23 @@ def simulate(
     """Replay the actions from the seed, checking each one; `ReplayError` at the first bad line.
 
     `before(record, state)` sees the state before each action, `on_step` after it;
-    `stop_after` stops once that many actions are applied (for `replay resume`).
+    `stop_after` stops once that many actions are applied, reading no record past the last
+    of them (for `replay position` and `resume`, which read on from there).
     """
     state = replay.new_state()
     applied = 0
     for line, record in replay.records:
-        if stop_after is not None and applied >= stop_after:
-            break
         if record["type"] == "start":
             check_start(replay, state, line, record)
-        if record["type"] != "action":
-            continue
-        if before is not None:
-            before(record, state)
-        step = apply_record(state, line, record, applied)
-        applied += 1
-        if on_step is not None:
-            on_step(step, state)
+        elif record["type"] == "action":
+            if before is not None:
+                before(record, state)
+            step = apply_record(state, line, record, applied)
+            applied += 1
+            if on_step is not None:
+                on_step(step, state)
+        if stop_after is not None and applied >= stop_after:
+            break
     return state
 
 

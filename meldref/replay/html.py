@@ -28,7 +28,6 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
@@ -44,10 +43,9 @@ from ..engine.game import (
 )
 from ..protocol.errors import FaultOutcome, SeatStatus
 from .botlogs import bot_logs
-from .files import Replay, ReplayError, Step, simulate
+from .files import Outline, Replay, ReplayError, Step, open_replay, simulate
 from .frames import Frame, Trackers
 from .games import Presentation, presentation
-from .show import lenient_replay
 from .words import describe_event, seat_name, sorted_hand
 
 DATA_VERSION: Final = 2  # 2: the game's look, the enums and the result's words from Python
@@ -133,12 +131,17 @@ class _Builder:
     replay: Replay
     seat: int | None
     names: list[str]
-    faults: dict[int, list[dict[str, JSON]]]
+    seen: Outline  # the faults read so far
     shown: Presentation
     steps: list[dict[str, JSON]] = field(default_factory=list)
+    # The page's frames: the first whole and flat, then what changed at each step. Only the
+    # last table is kept whole: all of a long game's at 14 seats took 50 MB.
     frames: list[Frame] = field(default_factory=list)
+    table: Frame = field(default_factory=dict)  # the last frame, as built
+    flat: Frame = field(default_factory=dict)  # the last frame, flat
     trackers: Trackers = field(default_factory=Trackers)
     applied: int = 0
+    faults_told: int = 0
 
     @property
     def game(self) -> str:
@@ -171,7 +174,9 @@ class _Builder:
         return out
 
     def add(self, kind: str, frame: Frame, lines: list[JSON], **more: Any) -> None:
-        self.frames.append(frame)
+        flat = flatten(frame)
+        self.frames.append(delta(self.flat, flat) if self.frames else flat)
+        self.table, self.flat = frame, flat
         self.steps.append(_compact({"k": kind, "h": frame.get("h"), "L": lines, **more}))
 
     def opening(self, state: GameState) -> None:
@@ -193,11 +198,11 @@ class _Builder:
                      None)  # None where the viewer did not see the card
         more = {"n": n, "s": step.seat, "a": step.action, "dc": step.decision, "dr": drawn,
                 "t": _elapsed(record.get("elapsed")), "au": bool(record.get("auto")),
-                "F": [self.fault(f) for f in self.faults.pop(n, [])], "sk": skips, "sx": skipped}
+                "F": [self.fault(f) for f in self.new_faults()], "sk": skips, "sx": skipped}
         if cut == len(step.events) and not any(e.kind in ENDS for e in before):
             self.add("a", self.frame(state), lines, **more)
             return
-        end = end_of_hand(self.frames[-1], [e.for_seat(self.seat) for e in before])
+        end = end_of_hand(self.table, [e.for_seat(self.seat) for e in before])
         if "dis" in end:
             end.update(self.trackers.discard_fields(None))
         later = self.lines(after)
@@ -207,11 +212,18 @@ class _Builder:
         else:  # the game is over: its last hand's table stays on show
             self.add("a", end, lines + later, **more)
 
+    def new_faults(self) -> list[dict[str, JSON]]:
+        """The faults read since the last step: at a step, those of the decision it made
+        (the faults recorded before its action); after the last, those after it."""
+        fresh = self.seen.faults[self.faults_told:]
+        self.faults_told = len(self.seen.faults)
+        return [record for _, record in fresh]
+
     def leftover_faults(self) -> None:
         """Faults after the last action (or in a game without one) go on the last step."""
-        for faults in self.faults.values():
+        faults = self.new_faults()
+        if faults:
             self.steps[-1].setdefault("F", []).extend(self.fault(f) for f in faults)
-        self.faults.clear()
 
     def fault(self, record: Mapping[str, JSON]) -> list[JSON]:
         seat = record.get("seat")
@@ -225,44 +237,28 @@ def _elapsed(value: JSON) -> float | None:
     return round(float(value), 6) if isinstance(value, int | float) else None
 
 
-def _faults_by_action(replay: Replay) -> dict[int, list[dict[str, JSON]]]:
-    """Each fault under the number of the action that followed it (the decision it happened
-    in)."""
-    out: dict[int, list[dict[str, JSON]]] = {}
-    applied = 0
-    for _, record in replay.records:
-        if record["type"] == "action":
-            applied += 1
-        elif record["type"] == "fault":
-            out.setdefault(applied, []).append(record)
-    return out
-
-
-def game_data(replay: Replay, seat: int | None = None, problem: str | None = None,
+def game_data(replay: Replay, seat: int | None = None, seen: Outline | None = None,
               ) -> dict[str, JSON]:
-    """Everything the page shows of `replay`, as `seat` saw it (None: everything).
-    `ViewerError` for a seat the game does not have."""
+    """Everything the page shows of `replay`, as `seat` saw it (None: everything), read in one
+    pass noted in `seen`. `ViewerError` for a seat the game does not have."""
     header = replay.header
     players = int(header["players"])
     if seat is not None and not 0 <= seat < players:
         raise ViewerError(f"--seat {seat}: the game has seats 0..{players - 1}")
     names = replay.seat_names() or [f"seat {i}" for i in range(players)]
     shown = presentation(replay.game.name)
-    builder = _Builder(replay, seat, names, _faults_by_action(replay), shown)
+    seen = seen or Outline()
+    builder = _Builder(replay, seat, names, seen, shown)
     try:
         state = replay.new_state()
     except (RuleOptionError, ValueError, TypeError) as exc:  # as `simulate` says it
         raise ReplayError(1, f"cannot start the game from the header: {exc}") from None
     builder.opening(state)
-    try:
-        simulate(replay, on_step=builder.step)
-    except ReplayError as exc:
-        problem = problem or str(exc)
+    seen.read(replay, lambda r: simulate(r, on_step=builder.step))
+    problem = None if seen.problem is None else str(seen.problem)
     if not builder.frames:
         raise ReplayError(1, problem or "no frame could be built")
     builder.leftover_faults()
-    flat = [flatten(f) for f in builder.frames]
-    frames = [flat[0], *(delta(a, b) for a, b in pairwise(flat))]
     return {
         "v": DATA_VERSION, "game": header["game"], "title": replay.game.title,
         "id": header.get("game_id"), "players": players, "names": names,
@@ -271,8 +267,8 @@ def game_data(replay: Replay, seat: int | None = None, problem: str | None = Non
         "rules": _changed_rules(replay), "move_time": (header.get("policy") or {}).get(
             "move_time"),
         **shown.facts(replay), "look": shown.look.to_json(), "enums": ENUMS,
-        "result": _result(replay, shown, names), "problem": problem,
-        "steps": builder.steps, "frames": frames,
+        "result": _result(seen.result, shown, names), "problem": problem,
+        "steps": builder.steps, "frames": builder.frames,
     }
 
 
@@ -286,9 +282,8 @@ def _changed_rules(replay: Replay) -> dict[str, JSON]:
     return {k: v for k, v in rules.items() if defaults.get(k, v) != v or k == "party"}
 
 
-def _result(replay: Replay, shown: Presentation, names: Sequence[str],
+def _result(result: Mapping[str, JSON] | None, shown: Presentation, names: Sequence[str],
             ) -> dict[str, JSON] | None:
-    result = replay.result
     if result is None:
         return None
     outcome = result.get("outcome") or {}
@@ -346,11 +341,11 @@ def viewer_page(data: Mapping[str, JSON], back: str | None = None) -> str:
 
 
 def replay_page(path: Path, seat: int | None = None, back: str | None = None,
-                ) -> tuple[str, str | None]:
+                ) -> tuple[str, ReplayError | None]:
     """The page of the replay at `path` and what was wrong with the file (None: nothing);
     a replay that goes bad part way is shown up to there. `ViewerError` for a bad seat,
     `ReplayError` for a file that is no replay, `ReplayPathError` for a path not to read."""
-    replay, problem = lenient_replay(path)
-    data = game_data(replay, seat, problem)
+    seen = Outline()
+    data = game_data(open_replay(path), seat, seen)
     data["logs"] = bot_logs(path, data["id"], data["players"], seat)
-    return viewer_page(data, back), data["problem"]
+    return viewer_page(data, back), seen.problem

@@ -4,24 +4,40 @@ next to one page per game; `replay serve FOLDER` serves it with each game openin
 
 Rows come from the tournament's `results.jsonl` where it lists a replay (fault outcomes
 included), else from the replay's first and last lines only (header and result), so a folder
-of thousands of games is listed without re-reading every action.
+of thousands of games is listed without re-reading every action. Every file of the folder is
+read as a replay is (spec/REPLAY.md): a line at a time, each line's JSON counted before it is
+built, so no file can take the memory.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Final
 
 from ..private import private_dir, write_private_text
-from .files import ReplayError, ReplayPathError, check_replay_file, replay_files
+from .files import (
+    MAX_LINE,
+    ReplayError,
+    ReplayPathError,
+    ReplayTruncated,
+    check_replay_file,
+    decode_json,
+    decode_line,
+    open_replay,
+    replay_files,
+)
 from .html import ENUMS, ViewerError, asset, fill, replay_page, script_json
 
 TAIL_BYTES = 1 << 16  # a result line is a few hundred bytes; this leaves room for long names
+# A tournament's standings.json holds a table of every pair of bots: 6 bots make 14 KB and 939
+# JSON values, 100 bots about 260,000. One larger is listed without it: what it would cost to
+# build is not bounded by its bytes (at most about 30 MB here), and it may not be a tournament's.
+STANDINGS_BYTES: Final = 8 << 20
+STANDINGS_VALUES: Final = 1 << 18
 
 
 def relative(path: Path, folder: Path) -> str:
@@ -30,15 +46,13 @@ def relative(path: Path, folder: Path) -> str:
 
 
 def _first_and_last_lines(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    header = open_replay(path).header  # checked as every reader checks it
     with path.open("rb") as f:
-        header = json.loads(f.readline())
         size = f.seek(0, os.SEEK_END)
         f.seek(max(0, size - TAIL_BYTES))
-        tail = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    last = json.loads(tail) if tail else None
-    if not isinstance(header, dict) or header.get("type") != "header":
-        raise ReplayError(1, "not a meldref replay (no header)")
-    return header, last if isinstance(last, dict) and last.get("type") == "result" else None
+        tail = f.read(TAIL_BYTES).rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    last = decode_line(tail) if tail else None
+    return header, last if last is not None and last["type"] == "result" else None
 
 
 def row_from_replay(path: Path, folder: Path) -> dict[str, Any]:
@@ -81,14 +95,25 @@ def _results(folder: Path) -> dict[str, dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     if not path.is_file():
         return rows
-    for text in path.read_text(encoding="utf-8").splitlines():
-        try:
-            line = json.loads(text)
-        except ValueError:  # a line cut by a kill: the tournament replays that game
-            continue
-        if isinstance(line, dict) and isinstance(line.get("replay"), str):
-            rows[line["replay"]] = row_from_result(line)
+    with path.open("rb") as f:
+        for raw in _lines(f):
+            try:
+                line = decode_json(raw)
+            except ReplayError:  # a line cut by a kill (the tournament replays that game),
+                continue  # or one no tournament wrote
+            if isinstance(line, dict) and isinstance(line.get("replay"), str):
+                rows[line["replay"]] = row_from_result(line)
     return rows
+
+
+def _lines(f: BinaryIO) -> Iterator[bytes]:
+    """The lines of `f` of at most `MAX_LINE` bytes, one at a time (longer ones skipped)."""
+    while raw := f.readline(MAX_LINE + 1):
+        if len(raw) <= MAX_LINE:
+            yield raw
+            continue
+        while raw and not raw.endswith(b"\n"):
+            raw = f.readline(MAX_LINE + 1)
 
 
 def folder_replays(folder: Path) -> list[Path]:
@@ -110,7 +135,9 @@ def game_rows(folder: Path, paths: Iterable[Path] | None = None) -> list[dict[st
 def standings(folder: Path) -> list[dict[str, Any]] | None:
     """The tournament's standings (`standings.json`), or None where there are none."""
     try:
-        data = json.loads((folder / "standings.json").read_text(encoding="utf-8"))
+        with (folder / "standings.json").open("rb") as f:
+            text = f.read(STANDINGS_BYTES + 1)
+        data = decode_json(text, STANDINGS_VALUES) if len(text) <= STANDINGS_BYTES else None
     except (OSError, ValueError):
         return None
     table = data.get("standings") if isinstance(data, dict) else None
@@ -163,8 +190,8 @@ def write_pages(path: Path, out: Path | None = None, seat: int | None = None,
     return Written([target], None, [f"{path}: {problem}"] if _bad(problem) else [])
 
 
-def _bad(problem: str | None) -> bool:
-    return problem is not None and "truncated" not in problem
+def _bad(problem: ReplayError | None) -> bool:
+    return problem is not None and not isinstance(problem, ReplayTruncated)
 
 
 def _check_seat(replays: Iterable[Path], seat: int) -> None:
@@ -207,6 +234,7 @@ def _write_folder(folder: Path, out: Path, seat: int | None,
         pages[key] = Path(key).with_suffix(".html").as_posix()
         tell(replay, done, len(replays))
     written.index = out / "index.html"
+    private_dir(out)  # made by the first page, unless none could be shown
     title = f"{folder.resolve().name}: {len(replays)} games"
     html = list_page(title, game_rows(folder, replays), standings(folder),
                      lambda row: pages.get(str(row.get("path"))))

@@ -20,7 +20,7 @@ import tomlkit
 from ..engine.game import GameInfo, UnknownGameError, find_game, rules_to_json
 from ..engine.position import Position, PositionError, position_of, read_position
 from ..settings import SettingsError, parse_rules
-from .files import ReplayError, load_replay, simulate
+from .files import Outline, ReplayError, open_replay, simulate
 
 MAX_BYTES: Final = 1 << 20  # a position is a few KB; a larger file is not one
 HEADER: Final = ("meldref position (spec/POSITION.md): every card of the deck exactly once; "
@@ -122,12 +122,20 @@ def position_toml(position: Mapping[str, Any], rules: Any) -> str:
 
 def position_at(path: Path, at: int, expect: bool = False) -> str:
     """The position file of the replay `path` after `at` actions; with `expect`, the action
-    the replay played there as `expect`. `ReplayError` or `PositionFileError` saying why not."""
-    replay = load_replay(path)
-    actions = [str(r["action"]) for _, r in replay.actions()]
-    if not 0 <= at <= len(actions):
-        raise PositionFileError(f"--at {at}: the replay holds actions 0..{len(actions)}")
-    state = simulate(replay, stop_after=at)
+    the replay played there as `expect`. `ReplayError` or `PositionFileError` saying why not.
+    The file is read once, a line at a time."""
+    replay = open_replay(path)
+    seen = Outline()
+    records = seen.watch(replay.records)
+    state = simulate(replay.over(records), stop_after=max(at, 0))
+    # The records after the position: the next action is the one played there.
+    following = next((r for _, r in records if r["type"] == "action"), None)
+    for _ in records:
+        pass  # the rest is read: a file damaged anywhere is refused, as it always was
+    if seen.damaged is not None:
+        raise seen.damaged
+    if not 0 <= at <= seen.actions:
+        raise PositionFileError(f"--at {at}: the replay holds actions 0..{seen.actions}")
     if state.to_move is None:
         raise PositionFileError(f"--at {at}: the game is over there; a position is a game "
                                 "still to play")
@@ -136,9 +144,9 @@ def position_at(path: Path, at: int, expect: bool = False) -> str:
     except PositionError as exc:
         raise ReplayError(0, str(exc)) from None
     if expect:
-        if at == len(actions):
+        if following is None:
             raise PositionFileError(f"--expect: the replay has no action {at} (it stops there)")
-        data["expect"] = actions[at]
+        data["expect"] = str(following["action"])
     return position_toml(data, state.rules)
 
 

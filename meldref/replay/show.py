@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,12 +9,14 @@ from pathlib import Path
 from ..engine.game import JSON, EventKind, GameState, rules_to_json
 from ..protocol.records import event_record
 from .files import (
+    Outline,
     Replay,
     ReplayError,
+    ReplayTruncated,
     Step,
     event_for_seat,
-    load_replay,
-    read_lines,
+    open_replay,
+    read_through,
     simulate,
 )
 from .games import presentation
@@ -29,26 +30,12 @@ class Telling:
     """The lines of a game's account, with where reading stopped if the file was bad."""
 
     lines: list[str] = field(default_factory=list)
-    problem: str | None = None
+    problem: ReplayError | None = None
 
-
-def lenient_replay(path: Path) -> tuple[Replay, str | None]:
-    """A replay read up to its first bad line, and what was wrong (None if nothing)."""
-    try:
-        return load_replay(path), None
-    except ReplayError as exc:
-        if exc.line <= 1:
-            raise
-        problem = str(exc)
-    replay: Replay | None = None
-    with contextlib.suppress(ReplayError):
-        for number, record in read_lines(path):
-            if replay is None:
-                replay = Replay(path, record)
-            else:
-                replay.records.append((number, record))
-    assert replay is not None
-    return replay, problem
+    @property
+    def damaged(self) -> bool:
+        """Whether the file was bad, not only cut short."""
+        return self.problem is not None and not isinstance(self.problem, ReplayTruncated)
 
 
 class ShowError(ValueError):
@@ -58,23 +45,18 @@ class ShowError(ValueError):
 def tell(path: Path, seat: int | None = None, hand: int | None = None) -> Telling:
     """The game in `path` move by move; as `seat` saw it; only hand `hand` if given.
     `ShowError` for a seat or hand the game does not have."""
-    replay, problem = lenient_replay(path)
+    replay = open_replay(path)
     players = int(replay.header["players"])
     if seat is not None and not 0 <= seat < players:
         raise ShowError(f"--seat {seat}: the game has seats 0..{players - 1}")
     names = replay.seat_names() or [f"seat {i}" for i in range(players)]
-    telling = Telling(_header_lines(replay, seat), problem)
+    telling = Telling(_header_lines(replay, seat))
     story = _Story(telling, names, seat, hand, replay.game.name)
-    try:
-        # The events told are the re-simulated ones (what the file stores is checked against
-        # them, and may be anything).
-        story.events([event_record(e) for e in replay.new_state().opening_events()])
-        simulate(replay, on_step=story.step, before=story.before)
-    except ReplayError as exc:
-        telling.problem = telling.problem or str(exc)
+    seen = read_through(replay, story.play)
     if hand is not None and hand not in story.seen:
         raise ShowError(f"--hand {hand}: the replay has hands 1..{max(story.seen)}")
-    telling.lines.extend(_footer_lines(replay, names, seat))
+    telling.lines.extend(_footer_lines(seen, names))
+    telling.problem = seen.problem
     if telling.problem:
         telling.lines.append(f"!! stopped: {telling.problem}")
     return telling
@@ -92,6 +74,12 @@ class _Story:
     hand: int = 1
     started: bool = False
     seen: set[int] = field(default_factory=lambda: {1})  # hand numbers dealt so far
+
+    def play(self, replay: Replay) -> None:
+        # The events told are the re-simulated ones (what the file stores is checked against
+        # them, and may be anything).
+        self.events([event_record(e) for e in replay.new_state().opening_events()])
+        simulate(replay, on_step=self.step, before=self.before)
 
     def add(self, line: str) -> None:
         if self.only_hand is None or self.hand == self.only_hand:
@@ -138,12 +126,12 @@ def _header_lines(replay: Replay, seat: int | None) -> list[str]:
     return lines
 
 
-def _footer_lines(replay: Replay, names: Sequence[str], seat: int | None) -> list[str]:
+def _footer_lines(seen: Outline, names: Sequence[str]) -> list[str]:
     lines = []
-    for fault in replay.faults():
+    for _, fault in seen.faults:
         lines.append(f"fault: {seat_name(names, fault.get('seat'))} {fault.get('outcome')}"
                      f"{' (fatal)' if fault.get('fatal') else ''}: {fault.get('detail')}")
-    result = replay.result
+    result = seen.result
     if result is None:
         lines.append("no result: the replay is truncated (the game did not finish)")
         return lines

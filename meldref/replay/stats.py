@@ -12,8 +12,7 @@ from ..protocol.errors import Fault
 from ..protocol.records import Figures
 from ..verdicts.tally import Tally
 from .audit import Verified, verify
-from .files import Replay, ReplayError, ReplayPathError
-from .show import lenient_replay
+from .files import Outline, ReplayError, ReplayPathError, open_replay, read_through
 
 
 @dataclass(slots=True)
@@ -30,10 +29,9 @@ class Stats:
     hands: int = 0
     tally: Tally = field(default_factory=Tally)
 
-    def add(self, replay: Replay) -> None:
+    def add(self, path: Path, names: list[str], seen: Outline) -> None:
         """Count a replay as read (its result as the file claims it)."""
-        self.add_game(replay.path, replay.seat_names(), len(replay.actions()),
-                      replay.faults(), replay.result)
+        self.add_game(path, names, seen.actions, seen.fault_records(), seen.result)
 
     def add_verified(self, path: Path, done: Verified) -> None:
         """Count a verified replay: its result as `verify` re-derived it."""
@@ -81,7 +79,8 @@ def gather_stats(files: Iterable[Path], check: bool = False) -> Stats:
             if check:
                 stats.add_verified(path, verify(path))
                 continue
-            replay, problem = lenient_replay(path)
+            replay = open_replay(path)
+            seen = read_through(replay)
         except ReplayError as exc:
             stats.unreadable.append(f"{path}: {exc}")
             continue
@@ -89,8 +88,8 @@ def gather_stats(files: Iterable[Path], check: bool = False) -> Stats:
             stats.unreadable.append(str(exc))
             stats.unusable_paths += 1
             continue
-        if problem is not None and "truncated" not in problem:
-            stats.unreadable.append(f"{path}: {problem}")
+        if seen.damaged is not None:
+            stats.unreadable.append(f"{path}: {seen.damaged}")
             continue
-        stats.add(replay)
+        stats.add(path, replay.seat_names(), seen)
     return stats

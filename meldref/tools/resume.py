@@ -20,8 +20,7 @@ from ..protocol.errors import Fault
 from ..protocol.records import ResultLine
 from ..protocol.referee import close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
-from ..replay.files import ReplayError, simulate
-from ..replay.show import lenient_replay
+from ..replay.files import Outline, Replay, ReplayError, open_replay, simulate
 from ..settings import LimitSettings
 from ..tournament.runner import make_seats, play_recorded
 from ..tournament.schedule import BotEntry, bot_entries
@@ -140,13 +139,8 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
 
     `ReplayError` / `ValueError` when the replay or the arguments do not allow it.
     """
-    replay, problem = lenient_replay(path)  # a truncated game may be resumed: that is the point
-    if problem is not None and "truncated" not in problem:
-        raise ReplayError(0, problem)  # damaged: what follows the damage cannot be trusted
-    actions = [str(r["action"]) for _, r in replay.actions()]
-    if not 0 <= at <= len(actions):
-        raise ValueError(f"--at {at}: the replay holds actions 0..{len(actions)}")
-    simulate(replay, stop_after=at)  # the prefix must re-simulate cleanly
+    replay = open_replay(path)
+    script = Script(_recorded_actions(replay, at))
     header = replay.header
     players = int(header["players"])
     if not specs:
@@ -159,7 +153,6 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
     policy = limits.policy()
     bots = tuple(bot_entries(list(specs)))
     target = out or path.with_name(f"{path.stem}-resumed-at-{at}.jsonl")
-    script = Script(actions[:at])
     seats: list[Seat] = []
     try:
         inner = make_seats(info, bots, int(header["seed"]),
@@ -177,6 +170,22 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
                       tuple(b.name for b in bots), tuple(str(b.spec) for b in bots),
                       replay=str(target), figures=record.figures())
     return Resumed(line, target, bots, script.diverged_at())
+
+
+def _recorded_actions(replay: Replay, at: int) -> list[str]:
+    """The texts of the first `at` actions of `replay`, which must re-simulate cleanly; the
+    whole file read once, a line at a time. A truncated game may be resumed (that is the
+    point); a damaged one is refused: what follows the damage cannot be trusted."""
+    seen = Outline()
+    texts: list[str] = []
+    seen.read(replay, lambda r: simulate(r, stop_after=max(at, 0),
+                                         before=lambda record, _: texts.append(
+                                             str(record["action"]))))
+    if seen.damaged is not None:
+        raise seen.damaged
+    if not 0 <= at <= seen.actions:
+        raise ValueError(f"--at {at}: the replay holds actions 0..{seen.actions}")
+    return texts
 
 
 __all__ = ["ReplayError", "Resumed", "ScriptedSeat", "UntrustedBotsError", "recorded_bots",
