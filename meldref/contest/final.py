@@ -1,7 +1,14 @@
 """`contest final`: the closing round robin of the ladder's top K versions, on fresh deal sets.
 
 Every table of K choose `players` versions plays M deal sets, each in every balanced seating,
-on deals the ladder never played (each deal set's seed comes from its own new number). The
+on deals the ladder never played, and **every table plays the same M deals** (deal m's seed is
+`store.final_deal_seed(contest seed, final, m)` at every table): the luck of the cards is
+common to the whole room, as in a duplicate bridge event, so it falls on no finalist more than
+another. When each table dealt its own cards, two copies of one program finished +323 and
++256, each "rank held 98%": a table's lucky cards went into its finalists' ratings. Each
+result line carries its deal's `seed`, the same at every table, and the verdicts take the
+deal (named by its seed, `verdicts.games.GameResult.unit`) as the unit of evidence across
+tables: its games at every table are one cluster, resampled together. The
 standings are the tournament's (`tournament.standings.compute_standings`, bootstrap intervals,
 cross table), published beside the ladder's ranks of the same versions. The final is played
 with the ladder stopped (it takes the run lock) and resumes like the ladder: rerun the same
@@ -25,7 +32,7 @@ from ..verdicts.seatings import seatings
 from .ladder.run import Budget, Event, Ladder, feed, game_pool
 from .ranking import ranked
 from .settings import ContestError
-from .store import ContestStore, held
+from .store import ContestStore, final_deal_seed, held
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +107,8 @@ def _open_or_new(store: ContestStore, ladder: Ladder, top: int, deal_sets: int
     finalists = [in_play[label] for label in order[:top]]
     final = store.add_final(top, deal_sets, finalists)
     rows = seatings(seats)
-    for table in itertools.combinations(finalists, seats):
-        for _ in range(deal_sets):
-            store.add_deal_set("final", table, rows, final=final)
+    for deal in range(deal_sets):
+        shared = final_deal_seed(store.settings.seed, final, deal)
+        for table in itertools.combinations(finalists, seats):
+            store.add_deal_set("final", table, rows, final=final, seed=shared)
     return final, finalists

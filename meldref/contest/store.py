@@ -178,6 +178,14 @@ def deal_seed(contest_seed: int, deal_set: int) -> int:
     return int.from_bytes(digest[:6], "big")
 
 
+def final_deal_seed(contest_seed: int, final: int, deal: int) -> int:
+    """The seed of deal `deal` of final `final`, the same at every table of the final (the
+    cards' luck common to all tables: bridge's duplicate across the room); no ladder deal
+    set's seed (another text is hashed)."""
+    digest = hashlib.sha256(f"{contest_seed}:final:{final}:deal:{deal}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
 class ContestStore:
     """The database of one contest folder. Open it with `create` or `open`; close it."""
 
@@ -291,8 +299,10 @@ class ContestStore:
     # -- deal sets and games -------------------------------------------------------------------
 
     def add_deal_set(self, kind: DealKind, table: Sequence[int],
-                     seatings: Sequence[Sequence[int]], final: int | None = None) -> int:
-        """A deal set of `table` (version ids) played in every seating, queued."""
+                     seatings: Sequence[Sequence[int]], final: int | None = None,
+                     seed: int | None = None) -> int:
+        """A deal set of `table` (version ids) played in every seating, queued; dealt from
+        `seed` (a final's deal shared by its tables), else from the deal set's own."""
         with self.write() as db:
             cur = db.execute("INSERT INTO deal_sets (kind, final, seed, versions, created, "
                              "state) VALUES (?, ?, 0, ?, ?, 'open')",
@@ -300,7 +310,7 @@ class ContestStore:
             ds = cur.lastrowid
             assert ds is not None
             db.execute("UPDATE deal_sets SET seed = ? WHERE id = ?",
-                       (deal_seed(self.settings.seed, ds), ds))
+                       (deal_seed(self.settings.seed, ds) if seed is None else seed, ds))
             db.executemany("INSERT OR IGNORE INTO tables VALUES (?, ?)",
                            [(ds, v) for v in table])
             db.executemany(

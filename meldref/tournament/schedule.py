@@ -7,7 +7,10 @@ results file, and two runs of one configuration play the same games.
 Nothing in it depends on the order the bots were listed in (but the gauntlet's head, listed
 first by definition): tables are the sets of bots in the order of their names, each table's
 deal d has its own seed, a hash of (seed, the table's bots, d), so nearby seeds share no deal
-and more tables mean more independent deals; and the seatings of deal d are the balanced
+and more tables mean more independent deals (with `shared_deals`, a hash of (seed, d) alone:
+deal d is the same at every table, bridge's duplicate across the room, so the luck of the
+cards falls on every bot alike and the verdicts' unit, the deal named by its seed, spans the
+tables; docs/tournaments.md says when to choose it); and the seatings of deal d are the balanced
 design of `verdicts.seatings` applied to the table's bots in an order drawn from that deal's
 seed, so no bot holds one role of the design at every deal. The jobs are made one at a time
 as they are needed (`Plan.jobs` is an iterator, `Plan.job` makes any one by index): a plan of
@@ -98,12 +101,17 @@ class Plan:
     duplicate: bool = True
     seed: int | None = 1  # None: drawn at random when the tournament starts (`settle_seed`)
     rules: Any = None  # the game's rules dataclass (None: the game's defaults)
+    shared_deals: bool = False  # deal d the same at every table (`deal_seed`)
 
     def to_json(self) -> dict[str, Any]:
-        """The plan as `tournament.json` records it (rules by their public names)."""
+        """The plan as `tournament.json` records it (rules by their public names); a plan
+        without shared deals leaves the key out, so its fingerprint is the one it always had
+        and its tournament resumes."""
         data = asdict(self)
         data["bots"] = [b.to_json() for b in self.bots]
         data["rules"] = rules_to_json(self.rules) if self.rules is not None else {}
+        if not self.shared_deals:
+            del data["shared_deals"]
         return data
 
     def fingerprint(self) -> str:
@@ -199,12 +207,13 @@ class Plan:
             deal, s = divmod(g, len(rows))
         else:  # each game a fresh deal; the seats still rotate
             deal, s = g, g % k
-        cards = deal_seed(seed, table, deal)
+        room = () if self.shared_deals else table  # shared: every table's deal d alike
+        cards = deal_seed(seed, room, deal)
         # The design's roles go to the table's bots in an order drawn from the deal's seed
         # (without duplicate deals, the first deal's, then rotated: each seat k-th of the
         # time exactly): where a bot sits depends on the set of bots, not the listed order.
         drawn = list(table)
-        rng_for(cards if self.duplicate else deal_seed(seed, table, 0), "seating").shuffle(drawn)
+        rng_for(cards if self.duplicate else deal_seed(seed, room, 0), "seating").shuffle(drawn)
         seats = tuple(drawn[i] for i in rows[s]) if self.duplicate else (*drawn[s:], *drawn[:s])
         policy, limits, cwd = how
         return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats,
@@ -222,7 +231,8 @@ def deal_seed(seed: int, table: Sequence[BotEntry], deal: int) -> int:
     """The seed of deal `deal` at `table`: a hash of the tournament's seed, the table's bots
     (by name, in name order) and the deal, so two seeds, two tables or two deals share no
     cards (with `seed + deal`, seeds 1000 and 1001 played 198 of 200 games alike). One-seat
-    tables (Solitaire) all play the same deals: bots that never meet are compared on them."""
+    tables (Solitaire) and the tables of a plan with shared deals (`table` empty) all play
+    the same deals: bots that never meet are compared on them."""
     names = "\x1f".join(sorted(b.name for b in table)) if len(table) > 1 else ""
     text = f"{seed}:deal:{names}:{deal}"
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> (64 - SEED_BITS)
