@@ -24,7 +24,8 @@ from support import ROOT
 from test_untrusted_files import chained
 from test_untrusted_replays import long_game, match_replay, padded
 
-MIB = 1 << 20  # the line cap (`files.MAX_LINE`)
+from meldref.replay.files import MAX_LINE, MAX_VALUES
+
 MAX_RSS_KB = 100_000  # docs/faults.md: any replay is read in under 100 MB
 Records = list[dict[str, Any]]
 
@@ -120,17 +121,17 @@ def _in_action(size: int, count: int = 1) -> Callable[[Records], None]:
 
 
 def _in_header(records: Records) -> None:
-    records[0]["x"] = empties(MIB - len(json.dumps(records[0])) - 200)
+    records[0]["x"] = empties(MAX_LINE - len(json.dumps(records[0])) - 200)
 
 
 HOSTILE: dict[str, Callable[[Records], None]] = {
     # issue 43's file: one 4 MiB line (the line cap then); 160 MB to every command
     "4 MiB of [{},...] in an action": _in_action(4 << 20),
     # under the line cap: refused for its values, counted before any is built
-    "1 MiB of [{},...] in an action": _in_action(MIB),
+    "1 MiB of [{},...] in an action": _in_action(MAX_LINE),
     # each line alone was affordable; show, stats, html, position, resume, export kept them
     # all
-    "1 MiB of [{},...] in each of 30 actions": _in_action(MIB, 30),
+    "1 MiB of [{},...] in each of 30 actions": _in_action(MAX_LINE, 30),
     # the line a folder's list reads of every replay
     "1 MiB of [{},...] in the header": _in_header,
 }
@@ -161,10 +162,23 @@ def test_every_command_refuses_a_hostile_replay_in_under_100_mb(
     assert problems == {}
 
 
+def at_the_caps(records: Records, lines: int) -> Records:
+    """The game with its first `lines` actions as costly to read as a line may be: just under
+    `MAX_VALUES` values of the costliest kind (objects of one key, each key new) and just
+    under `MAX_LINE` bytes, padded with a text that one emoji makes four bytes a character."""
+    records = json.loads(json.dumps(records))
+    for action in [r for r in records if r["type"] == "action"][:lines]:
+        action["x"] = [{f"k{i}": 0} for i in range((MAX_VALUES - 100) // 3)]
+        size = len(json.dumps(action, separators=(",", ":"), ensure_ascii=False).encode())
+        action["pad"] = "\U0001F600" + "y" * (MAX_LINE - size - 200)
+    return records
+
+
 @pytest.mark.long
-@pytest.mark.parametrize("which", ["a 42 MB replay", "Five Crowns at 14 seats"])
+@pytest.mark.parametrize("which", ["a 42 MB replay", "Five Crowns at 14 seats",
+                                   "40 lines at the caps"])
 def test_every_command_reads_a_large_replay_whole_in_under_100_mb(
-        tmp_path: Path, which: str) -> None:
+        game: Records, tmp_path: Path, which: str) -> None:
     folder = tmp_path / "in"
     folder.mkdir()
     path = folder / "large.jsonl"
@@ -172,13 +186,16 @@ def test_every_command_reads_a_large_replay_whole_in_under_100_mb(
         records = long_game(tmp_path / "g.jsonl", "phase10", 6)
         path.write_bytes(chained(padded(records, 42)))
         assert path.stat().st_size > 42_000_000
-    else:
+    elif which == "Five Crowns at 14 seats":
         long_game(path, "fivecrowns", 14)
+    else:  # what the caps allow costs what they say
+        path.write_bytes(chained(at_the_caps(game, 40)))
+        assert MAX_LINE - 300 < max(map(len, path.read_bytes().splitlines())) < MAX_LINE
     problems = {}
     # An export holds a game's rows until its result (replay/export.py): 30 MB of vectors for
     # the 4,689 decisions of the 42 MB file's game (bench/bench_export.py measures them); here
     # it is the reading that is measured.
-    runs = each_command(tmp_path, path, 300, observation="none")
+    runs = each_command(tmp_path, path, 30, observation="none")
     for name, (code, peak_kb, statuses, output) in runs.items():
         ok = code == 0 and (statuses == [200, 200] if name == "serve FOLDER" else True)
         if not ok or peak_kb >= MAX_RSS_KB:
