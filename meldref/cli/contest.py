@@ -59,6 +59,13 @@ def init(
     suspend_after: Annotated[int, typer.Option(
         help="Failing games (crash, time-out, illegal...) among a version's last 10 that "
         "suspend it.")] = 3,
+    min_share: Annotated[float, typer.Option(
+        help="Matchmaking: each version in play sits in at least this share of its fair "
+        "share (seats / versions) of the ladder's recent deal sets (10 x the versions in "
+        "play).")] = 0.5,
+    pair_cap: Annotated[float, typer.Option(
+        help="Matchmaking: no two versions sit together in more than this share of the "
+        "recent deal sets while another pair can play.")] = 0.25,
     *,
     limits: LimitFlags,
 ) -> None:
@@ -74,7 +81,7 @@ def init(
     try:
         settings = ContestSettings.checked(game, players, parse_pairs(rules or []), limits,
                                            sandbox, placement, suspend_after,
-                                           secrets.randbits(48))
+                                           secrets.randbits(48), min_share, pair_cap)
         store = ContestStore.create(folder, settings)
     except (ValueError, UnknownGameError, RuleOptionError) as exc:
         fail(str(exc))

@@ -30,6 +30,18 @@ How the choice is made (docs/contest.md says it for organisers), the first rule 
    nearest neighbours in the ranking, the next-least-certain.
 Versions that are not in play (superseded, retired, suspended) are not candidates.
 
+Two organiser's settings (`Share`, fixed at `contest init`) bound rules 3 and 4 over the
+ladder's last `window` deal sets (WINDOW x the versions in play; `recent`):
+- **Minimum share.** A version in play whose deal sets among the recent ones are fewer than
+  `min_share` x its fair share (seats / versions of them) plays next (the furthest below
+  first), against the version within two places of it in most doubt (as settling does), a
+  pair under its cap. Before it (issue 44), two equal leaders took 952 of the last 1,000
+  games and every other version stopped playing after ~48: a rating that stops moving keeps
+  whatever luck it had when it stopped, and the bottom three stood 16-21 Elo too high.
+- **Pair cap.** A pair (rule 3's, or the minimum share's) that sat together in `pair_cap` x
+  `window` of the recent deal sets or more is not chosen while another can be; with every
+  neighbouring pair capped, the pair with the fewest recent deal sets plays.
+
 Why: a round robin spends most of its games on pairs whose order is already sure (the top
 against the bottom); a deal set between two versions whose order is in doubt is the one
 whose outcome can still reorder them, and a ranking is known once each neighbouring pair is.
@@ -38,12 +50,54 @@ whose outcome can still reorder them, and a ranking is known once each neighbour
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 SETTLING: Final = 4  # a version settles until it has 4 x the placement burst's deal sets
 DEPTH: Final = 5.0  # the least certain pair is weighted 1/(1 + DEPTH x)^2, x its depth 0..1
+WINDOW: Final = 10  # the recent deal sets the share and cap count: WINDOW x versions in play
+MIN_SHARE: Final = 0.5  # of a version's fair share (seats / versions) of the recent deal sets
+PAIR_CAP: Final = 0.25  # of the recent deal sets, at most, for any one pair
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """The organiser's bounds on who plays how much (fixed at `contest init`), and the
+    tables of the ladder's recent deal sets (version ids, oldest first, in flight among
+    them) they are counted over: at most `window(n)` of them."""
+
+    min_share: float = MIN_SHARE
+    pair_cap: float = PAIR_CAP
+    recent: Sequence[tuple[int, ...]] = ()
+    seats: Counter[int] = field(init=False, compare=False)
+    pairs: Counter[frozenset[int]] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        seats: Counter[int] = Counter(v for table in self.recent for v in table)
+        pairs: Counter[frozenset[int]] = Counter(
+            frozenset(p) for table in self.recent for p in itertools.combinations(table, 2))
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "pairs", pairs)
+
+    @staticmethod
+    def window(versions: int) -> int:
+        """How many recent deal sets are counted with `versions` in play."""
+        return WINDOW * max(versions, 2)
+
+    def owed(self, ranking: Sequence[Candidate], seats: int) -> Candidate | None:
+        """The version furthest below its minimum share of the recent deal sets, if any."""
+        if not self.recent:
+            return None
+        floor = self.min_share * len(self.recent) * seats / len(ranking)
+        below = [c for c in ranking if self.seats[c.key] < floor]
+        return min(below, key=lambda c: (self.seats[c.key], c.deal_sets, c.key), default=None)
+
+    def capped(self, a: int, b: int, versions: int) -> bool:
+        """Whether versions a and b sat together in their cap's worth of recent deal sets."""
+        return self.pairs[frozenset((a, b))] >= self.pair_cap * self.window(versions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +118,15 @@ class Candidate:
 
 def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
                doubt: Sequence[float] | None = None,
-               doubt2: Sequence[float] | None = None) -> tuple[int, ...] | None:
+               doubt2: Sequence[float] | None = None,
+               share: Share | None = None) -> tuple[int, ...] | None:
     """The versions (ids) of the next deal set's table, or None with fewer than `seats`
     versions in play. `ranking` is best first; `doubt[i]`, when given, is how likely the
     bootstrap makes it that `ranking[i]` and `ranking[i + 1]` stand the other way round, and
     `doubt2[i]` the same for `ranking[i]` and `ranking[i + 2]` (`ratings.LadderRatings.doubt`
-    with `apart` 1 and 2); else the overlap of their intervals stands for it."""
+    with `apart` 1 and 2); else the overlap of their intervals stands for it. `share`: the
+    minimum share and pair cap over the recent deal sets (None: neither, as before issue
+    44)."""
     if len(ranking) < seats:
         return None
     newcomers = [c for c in ranking if c.deal_sets < placement]
@@ -87,8 +144,36 @@ def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
         place = ranking.index(new)
         rival = settling_rival(place, len(ranking), unsure)
         return tuple(ranking[i].key for i in nearest(place, rival, len(ranking), seats))
-    at = uncertain_pair(ranking, doubt)
+    if share is None:
+        at = uncertain_pair(ranking, doubt)
+        assert at is not None  # no cap: every pair is free
+        return tuple(ranking[i].key for i in around(at, len(ranking), seats))
+    owed = share.owed(ranking, seats)
+    if owed is not None:
+        place = ranking.index(owed)
+        rival = owed_rival(place, ranking, unsure, share)
+        return tuple(ranking[i].key for i in nearest(place, rival, len(ranking), seats))
+    at = uncertain_pair(ranking, doubt, share)
+    if at is None:  # every neighbouring pair at its cap: the pair least seen lately
+        a, b = min(itertools.combinations(range(len(ranking)), 2),
+                   key=lambda p: (share.pairs[frozenset((ranking[p[0]].key,
+                                                         ranking[p[1]].key))], p))
+        return tuple(ranking[i].key for i in nearest(a, b, len(ranking), seats))
     return tuple(ranking[i].key for i in around(at, len(ranking), seats))
+
+
+def owed_rival(place: int, ranking: Sequence[Candidate], unsure: Doubts, share: Share) -> int:
+    """The settling rival of the version owed its share (`settling_rival`), among the pairs
+    under their cap; with every one within two places capped, the nearest version not."""
+    n = len(ranking)
+    key = ranking[place].key
+    free = [q for q in range(n)
+            if q != place and not share.capped(key, ranking[q].key, n)]
+    near = [q for q in free if abs(q - place) <= 2]
+    if near:
+        return min(near, key=lambda q: (-unsure(place, q), abs(q - place), q))
+    others = free or [q for q in range(n) if q != place]
+    return min(others, key=lambda q: (abs(q - place), q))
 
 
 class Doubts:
@@ -152,10 +237,17 @@ def depth_weight(i: int, pairs: int) -> float:
     return 1.0 / (1.0 + DEPTH * x) ** 2
 
 
-def uncertain_pair(ranking: Sequence[Candidate], doubt: Sequence[float] | None = None) -> int:
+def uncertain_pair(ranking: Sequence[Candidate], doubt: Sequence[float] | None = None,
+                   share: Share | None = None) -> int | None:
     """The place i of the neighbouring pair (i, i + 1) whose order is least certain, weighted
-    top first (`depth_weight`)."""
+    top first (`depth_weight`), among the pairs under their cap (`share`); None if every one
+    is at its cap."""
     pairs = len(ranking) - 1
+    n = len(ranking)
+    free = [i for i in range(pairs)
+            if share is None or not share.capped(ranking[i].key, ranking[i + 1].key, n)]
+    if not free:
+        return None
 
     def key(i: int) -> tuple[float, int]:
         a, b = ranking[i], ranking[i + 1]
@@ -164,7 +256,7 @@ def uncertain_pair(ranking: Sequence[Candidate], doubt: Sequence[float] | None =
         return (-unsure * depth_weight(i, pairs) / (1 + a.pending + b.pending),
                 a.deal_sets + b.deal_sets)
 
-    return min(range(pairs), key=key)
+    return min(free, key=key)
 
 
 def around(i: int, n: int, seats: int) -> list[int]:

@@ -1,5 +1,6 @@
 """What a contest fixes at `init`: the game, its seats and rules, the limits every bot plays
-under, the sandbox, the thresholds of placement and suspension, and the secret seed.
+under, the sandbox, the thresholds of placement and suspension, matchmaking's minimum share
+and pair cap (`matchmaking.Share`), and the secret seed.
 
 They are fixed because the ladder's ratings compare games: a game played under other rules or
 other clocks would not be the same contest. `init` on a folder that holds a contest with other
@@ -17,6 +18,7 @@ from ..engine.game import GameInfo, find_game, option_name, rules_to_json
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import Limits
 from ..settings import LimitSettings, limit_settings, parse_rules
+from .matchmaking import MIN_SHARE, PAIR_CAP
 
 PLACEMENT_DEAL_SETS: Final = 6  # a new version's first deal sets, spread over the ranking
 SUSPEND_AFTER: Final = 3  # failing games among a version's last RECENT_GAMES: suspended
@@ -40,11 +42,14 @@ class ContestSettings:
     placement: int = PLACEMENT_DEAL_SETS
     suspend_after: int = SUSPEND_AFTER
     seed: int = 0  # of every deal: kept in the owner-only database, never on a command line
+    min_share: float = MIN_SHARE  # of a version's fair share of the recent deal sets, at least
+    pair_cap: float = PAIR_CAP  # of the recent deal sets, at most, for one pair
 
     @staticmethod
     def checked(game: str, players: int | None, rules: Mapping[str, Any],
                 limits: Mapping[str, Any], sandbox: bool, placement: int, suspend_after: int,
-                seed: int) -> ContestSettings:
+                seed: int, min_share: float = MIN_SHARE,
+                pair_cap: float = PAIR_CAP) -> ContestSettings:
         """Settings from `init`'s flags, every value checked now (`ContestError`, or the
         `SettingsError` of a wrong rule or limit)."""
         info = find_game(game)
@@ -56,8 +61,13 @@ class ContestSettings:
         given = limit_settings(limits).to_json()
         if placement < 1 or suspend_after < 1:
             raise ContestError("--placement and --suspend-after: at least 1")
+        if not 0 <= min_share <= 1:
+            raise ContestError(f"--min-share {min_share}: a share of the fair one, 0 to 1")
+        if not 0 < pair_cap <= 1:
+            raise ContestError(f"--pair-cap {pair_cap}: a share of the recent deal sets, "
+                               "above 0 and at most 1")
         out = ContestSettings(info.name, seats, rules_to_json(parsed), given, sandbox,
-                              placement, suspend_after, seed)
+                              placement, suspend_after, seed, min_share, pair_cap)
         out.limit_settings().policy()  # values that do not fit together fail now
         return out
 
@@ -88,7 +98,9 @@ class ContestSettings:
         rules = {k: v for k, v in self.rules.items() if defaults.get(k) != v}
         return (f"{self.game}, {self.players} seats, rules {_shown(rules)}, sandbox "
                 f"{'on' if self.sandbox else 'off'}, placement {self.placement} deal sets, "
-                f"suspended after {self.suspend_after} failing games")
+                f"suspended after {self.suspend_after} failing games, min-share "
+                f"{self.min_share:g} of a fair share, pair-cap {self.pair_cap:g} of the "
+                f"recent deal sets")
 
     def limits_in_force(self) -> dict[str, Any]:
         """Every limit each bot plays under, by its `[limits]` key (`move-time`, `memory-mb`):
@@ -106,7 +118,7 @@ class ContestSettings:
         return {"game": self.game, "players": self.players, "rules": dict(self.rules),
                 "limits": dict(self.limits), "sandbox": self.sandbox,
                 "placement": self.placement, "suspend_after": self.suspend_after,
-                "seed": self.seed}
+                "seed": self.seed, "min_share": self.min_share, "pair_cap": self.pair_cap}
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> ContestSettings:
@@ -115,7 +127,10 @@ class ContestSettings:
         return ContestSettings(str(data["game"]), int(data["players"]), dict(data["rules"]),
                                limits, bool(data["sandbox"]),
                                int(data["placement"]), int(data["suspend_after"]),
-                               int(data["seed"]))
+                               int(data["seed"]),
+                               # A contest made before issue 44 plays under the defaults.
+                               float(data.get("min_share", MIN_SHARE)),
+                               float(data.get("pair_cap", PAIR_CAP)))
 
     def differs(self, other: ContestSettings) -> str | None:
         """The first setting (as `init` names it) in which `other` differs, with both
@@ -123,7 +138,7 @@ class ContestSettings:
         mine, theirs = self.to_json(), other.to_json()
         mine["limits"], theirs["limits"] = _as_flags(self.limits), _as_flags(other.limits)
         for key in ("game", "players", "rules", "limits", "sandbox", "placement",
-                    "suspend_after"):
+                    "suspend_after", "min_share", "pair_cap"):
             if mine[key] != theirs[key]:
                 return f"{key.replace('_', '-')} is {_shown(mine[key])}, not {_shown(theirs[key])}"
         return None

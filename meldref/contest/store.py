@@ -320,6 +320,13 @@ class ContestStore:
                  for s, row in enumerate(seatings)])
         return ds
 
+    def recent_tables(self, limit: int) -> list[tuple[int, ...]]:
+        """The tables (version ids) of the ladder's last `limit` deal sets, done or in
+        flight, oldest first (matchmaking's share and cap count them)."""
+        rows = self.db.execute("SELECT versions FROM deal_sets WHERE kind != 'final' AND state "
+                               "!= 'discarded' ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [tuple(json.loads(r[0])) for r in reversed(rows)]
+
     def queued_games(self, kind: str | None = None, final: int | None = None) -> list[GameRow]:
         """Queued games of open deal sets, oldest deal set first."""
         query = ("SELECT g.id, g.deal_set, g.seating, g.game_id, g.versions, g.state, d.seed, "

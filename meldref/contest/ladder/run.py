@@ -30,7 +30,7 @@ from ...tournament.runner import run_job
 from ...tournament.schedule import BotEntry, GameJob
 from ...verdicts.seatings import seatings
 from ..command import runnable
-from ..matchmaking import Candidate, next_table
+from ..matchmaking import Candidate, Share, next_table
 from ..ranking import Rating, ranked
 from ..ratings import LadderRatings
 from ..settings import RECENT_GAMES, ContestError
@@ -100,9 +100,11 @@ class Ladder:
             candidates.append(Candidate(vid, *r.resampled, done, pending))
         settings = self.store.settings
         labels_in_order = [versions[vid].label for vid in order]
+        share = Share(settings.min_share, settings.pair_cap,
+                      self.store.recent_tables(Share.window(len(order))))
         return next_table(candidates, settings.players, settings.placement,
                           self.ratings.doubt(labels_in_order),
-                          self.ratings.doubt(labels_in_order, apart=2))
+                          self.ratings.doubt(labels_in_order, apart=2), share)
 
     def new_deal_set(self) -> int | None:
         table = self.next_table()

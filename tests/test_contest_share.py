@@ -1,0 +1,117 @@
+"""Matchmaking's minimum share and pair cap (issue 44): over a simulated ladder of 8 versions
+whose top two are equal, every version keeps at least its minimum share of the recent deal
+sets and no pair sits together in more than its cap of them. Before, the two leaders took
+most of the ladder and the others stopped playing after their settling.
+
+The games are synthetic (a Bradley-Terry draw from known ratings, both seatings of a deal
+set), the fit is the ladder's own (`contest.ratings.LadderRatings`), refreshed every 8 deal
+sets as parallel games see it, and the recent deal sets are counted as `contest run` counts
+them (`Share.window` x the versions in play)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import subprocess
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from support import PYTHON, ROOT
+
+from meldref.contest.matchmaking import MIN_SHARE, PAIR_CAP, Candidate, Share, next_table
+from meldref.contest.ranking import Rating, ranked
+from meldref.contest.ratings import LadderRatings
+from meldref.contest.settings import ContestSettings
+
+TRUTH = {f"v{k}": elo for k, elo in enumerate((0.0, 0.0, -40, -80, -120, -160, -200, -240))}
+PLACEMENT, BATCH, DEAL_SETS = 2, 8, 400
+
+
+def _deal_set(rng: random.Random, a: str, b: str) -> list[dict[str, Any]]:
+    p = 1 / (1 + 10 ** ((TRUTH[b] - TRUTH[a]) / 400))
+    out = []
+    for seats in ((a, b), (b, a)):
+        places = [1, 2] if (seats[0] == a) == (rng.random() < p) else [2, 1]
+        out.append({"status": "ok", "deal": 0, "bots": list(seats), "places": places,
+                    "scores": [float(x) for x in places]})
+    return out
+
+
+def _ladder(share: bool, seed: int = 1) -> list[tuple[int, ...]]:
+    rng = random.Random(seed)
+    names = sorted(TRUTH)
+    ratings, fitted = LadderRatings(), dict[str, Rating]()
+    played = dict.fromkeys(range(len(names)), 0)
+    tables: list[tuple[int, ...]] = []
+    while len(tables) < DEAL_SETS:
+        pending = dict.fromkeys(range(len(names)), 0)
+        for _ in range(BATCH):
+            order = ranked({n: fitted.get(n, Rating(None, None, None, 0)) for n in names})
+            ranking = [Candidate(names.index(n),
+                                 *(fitted[n].resampled if n in fitted else (None, None)),
+                                 played[names.index(n)] - pending[names.index(n)],
+                                 pending[names.index(n)]) for n in order]
+            counted = Share(recent=tables[-Share.window(len(names)):]) if share else None
+            table = next_table(ranking, 2, PLACEMENT, ratings.doubt(order),
+                               ratings.doubt(order, apart=2), counted)
+            assert table is not None
+            ratings.add_deal_set(_deal_set(rng, names[table[0]], names[table[1]]))
+            tables.append(table)
+            for v in table:
+                played[v] += 1
+                pending[v] += 1
+        fitted = ratings.fit(names, 20, seed=len(tables))
+    return tables
+
+
+def _worst(tables: Sequence[tuple[int, ...]]) -> tuple[int, int]:
+    """Over every window of the last half: the fewest deal sets of a version, the most of a
+    pair."""
+    window = Share.window(len(TRUTH))
+    fewest, most = window, 0
+    for end in range(DEAL_SETS // 2, DEAL_SETS + 1):
+        recent = tables[end - window:end]
+        seats = Counter(v for t in recent for v in t)
+        pairs = Counter(frozenset(p) for t in recent for p in itertools.combinations(t, 2))
+        fewest = min(fewest, *(seats[v] for v in range(len(TRUTH))))
+        most = max(most, *pairs.values())
+    return fewest, most
+
+
+def test_every_version_keeps_its_share_and_no_pair_passes_its_cap() -> None:
+    window = Share.window(len(TRUTH))  # 80 deal sets: a fair share is 20 of them
+    floor = MIN_SHARE * window * 2 / len(TRUTH)  # 10
+    cap = PAIR_CAP * window  # 20
+    fewest, most = _worst(_ladder(share=True))
+    # The rule acts on the deal set after a version falls below: one short at most.
+    assert fewest >= floor - 1, (fewest, floor)
+    assert most <= cap, (most, cap)
+
+
+def test_without_them_the_leaders_take_the_ladder() -> None:
+    """What the rules mend: the matchmaking of before (no `Share`) breaks both bounds."""
+    window = Share.window(len(TRUTH))
+    fewest, most = _worst(_ladder(share=False))
+    assert fewest < MIN_SHARE * window * 2 / len(TRUTH) - 1 and most > PAIR_CAP * window
+
+
+def test_the_share_and_cap_are_fixed_at_init_and_printed() -> None:
+    settings = ContestSettings.checked("phase10", 2, {}, {}, True, 6, 3, 7,
+                                       min_share=0.4, pair_cap=0.3)
+    again = ContestSettings.from_json(settings.to_json())
+    assert (again.min_share, again.pair_cap) == (0.4, 0.3)
+    assert "min-share 0.4 of a fair share, pair-cap 0.3" in settings.summary()
+    assert settings.differs(ContestSettings.checked("phase10", 2, {}, {}, True, 6, 3, 7)) \
+        == "min-share is 0.4, not 0.5"
+    old = {k: v for k, v in settings.to_json().items() if k not in ("min_share", "pair_cap")}
+    made_before = ContestSettings.from_json(old)  # a contest made before issue 44
+    assert (made_before.min_share, made_before.pair_cap) == (MIN_SHARE, PAIR_CAP)
+
+
+def test_the_benchmark_of_the_bias_runs() -> None:
+    """bench/bench_matchmaking.py, whose figures docs/contest.md prints, on a tiny input."""
+    done = subprocess.run([PYTHON, str(ROOT / "bench" / "bench_matchmaking.py"), "--seeds",
+                           "2", "--deal-sets", "24", "--schemes", "share,random"],
+                          capture_output=True, text=True, timeout=300, check=True)
+    assert "| 8 | -240 | " in done.stdout and "leaders' share of the last half" in done.stdout
