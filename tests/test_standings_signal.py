@@ -18,10 +18,10 @@ from support import ROOT
 from meldref.tournament.run import PAUSE_ENV, write_whole
 
 
-def _tournament(out: Path, env: dict[str, str] | None = None,
-                games: int = 2) -> subprocess.Popen[str]:
+def _tournament(out: Path, env: dict[str, str] | None = None, games: int = 2,
+                launch: tuple[str, ...] = ("-m", "meldref")) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "meldref", "tournament", "--bot", "builtin:greedy", "--bot",
+        [sys.executable, *launch, "tournament", "--bot", "builtin:greedy", "--bot",
          "builtin:random", "--games", str(games), "--seed", "1", "--rules", "phases-to-win=1",
          "--out", str(out), "--no-progress"],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
@@ -34,6 +34,14 @@ def _wait_for(path: Path, process: subprocess.Popen[str]) -> None:
             break
         time.sleep(0.1)
     assert path.exists(), process.communicate()
+
+
+def _a_game_recorded(out: Path, process: subprocess.Popen[str]) -> None:
+    results = out / "results.jsonl"
+    for _ in range(1200):  # the state, not the time: a game recorded
+        if (results.exists() and results.read_text().count("\n") >= 1) or process.poll():
+            break
+        time.sleep(0.1)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -66,10 +74,7 @@ def test_a_second_signal_after_one_that_stopped_the_games_exits_130_all_the_same
     out, marker = tmp_path / "t", tmp_path / "standings-phase"
     process = _tournament(out, {PAUSE_ENV: str(marker)}, games=2000)
     results = out / "results.jsonl"
-    for _ in range(1200):  # the state, not the time: a game recorded
-        if (results.exists() and results.read_text().count("\n") >= 1) or process.poll():
-            break
-        time.sleep(0.1)
+    _a_game_recorded(out, process)
     process.send_signal(signal.SIGINT)
     _wait_for(marker, process)  # the games stopped, their standings begun
     process.send_signal(signal.SIGTERM)
@@ -94,3 +99,41 @@ def test_write_whole_leaves_the_old_file_if_interrupted(tmp_path: Path,
     with pytest.raises(KeyboardInterrupt):
         write_whole(path, "new\n")
     assert path.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+# The tournament command, with choix's solver (`scipy.linalg.solve_triangular`, which choix's
+# `statdist` calls inside a bare `except:` that raises ValueError) waiting for a signal there:
+# argv[1] is the file it touches once it waits.
+SOLVER_WAITS = """import sys, time
+import scipy.linalg
+solve, mark = scipy.linalg.solve_triangular, sys.argv.pop(1)
+def waiting(*args, **kwargs):
+    open(mark, "w").close()
+    time.sleep(60)
+    return solve(*args, **kwargs)
+scipy.linalg.solve_triangular = waiting
+from meldref.cli.app import main
+sys.argv[0] = "meldref"
+main()
+"""
+
+
+@pytest.mark.parametrize("signals", [1, 2])
+def test_a_signal_in_the_rating_solver_is_an_interruption_not_a_valueerror(
+        tmp_path: Path, signals: int) -> None:
+    # Was: the interrupt, caught by choix and raised again as "ValueError: stationary
+    # distribution could not be computed", a traceback and exit code 1. With two signals the
+    # first stops the games (SIGINT) and the second (SIGTERM) lands in the solver.
+    out, marker = tmp_path / "t", tmp_path / "solving"
+    process = _tournament(out, games=2000 if signals == 2 else 2,
+                          launch=("-c", SOLVER_WAITS, str(marker)))
+    if signals == 2:
+        _a_game_recorded(out, process)
+        process.send_signal(signal.SIGINT)
+    _wait_for(marker, process)  # the standings' ratings being solved
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, (process.returncode, stderr[-2000:])
+    assert "Traceback" not in stderr and "ValueError" not in stderr, stderr[-2000:]
+    assert "interrupted while computing the standings" in " ".join(stderr.split())
+    assert not (out / "standings.json").exists()

@@ -7,18 +7,97 @@ Exit codes (README.md): 0 done; 1 a check failed (replay verify, bot check, a ga
 could not finish); 2 the command cannot run (usage, configuration, rule options, a bot that
 cannot start, an output folder that cannot be written, no replay files to read), nothing was
 played; 130 interrupted (a tournament resumes when rerun).
+
+Signals (`StopSignals`): from the first thing `main` does, Ctrl-C, SIGTERM and SIGHUP stop a
+command as Ctrl-C does, and no later one makes it die by the signal or print a traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
-from typing import Annotated, Any
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, Final
 
 import typer
 from typer.core import TyperGroup
 
 from .. import __version__
+
+EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_INTERRUPTED: Final = 130
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StopSignals:
+    """How Ctrl-C (SIGINT), `kill PID` (SIGTERM) and a closed terminal (SIGHUP) end a command.
+
+    The first raises `KeyboardInterrupt`, as Ctrl-C does: the command stops in its own way
+    (bots closed, results kept, exit code 130; one that does not catch it exits 130 through
+    typer, or `main`). A later one hurries (`take`'s: kills every bot still running at once,
+    whose closing would wait out each one's graces) and raises nothing, except in work that
+    is safe to cut short
+    anywhere (`every_one_stops`): raised while the stop runs, it lands where it may, and in
+    the standard library's own clean-up (`Condition.wait`'s `finally`, under a pool's
+    `wait`) it left a lock released twice: a `RuntimeError` traceback and exit code 1. Once
+    `main` is done they are ignored: Python puts the default handlers back as it exits, and
+    a second SIGTERM then killed the process (rc -15 in 3 runs of 10 in issue 43), or ran
+    the handler in an exit handler (a `KeyboardInterrupt` traceback)."""
+
+    def __init__(self) -> None:
+        self.received = 0
+        self.over = False
+        self.cut_short = False  # in `every_one_stops`
+        self.hurry: Callable[[], object] | None = None
+
+    def take(self, hurry: Callable[[], object] | None = None) -> None:
+        """Handle the stop signals from now on, a command starting: its first one stops it,
+        a later one calls `hurry`. One ignored when meldref started stays ignored: SIGHUP
+        under `nohup`, SIGINT in a job a shell started in the background (as Python itself
+        leaves SIGINT)."""
+        self.received, self.over, self.hurry = 0, False, hurry
+        for number in STOP_SIGNALS:
+            if signal.getsignal(number) is not signal.SIG_IGN:
+                signal.signal(number, self._arrived)
+
+    def ignore(self) -> None:
+        """The command is over (its exit code settled): ignore the stop signals."""
+        self.over = True
+        for number in STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+
+    @contextlib.contextmanager
+    def every_one_stops(self) -> Iterator[None]:
+        """In the block a later signal raises too: for work that may take long and is safe to
+        cut short anywhere (a tournament's standings: computation, a file written whole).
+        An error that leaves the block after a signal raised in it is that interruption: a
+        library may have turned it into its own (choix's `statdist` catches everything
+        around its solver, and raises `ValueError`)."""
+        self.cut_short, before = True, self.received
+        try:
+            yield
+        except Exception:
+            if self.received > before:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            self.cut_short = False
+
+    def _arrived(self, signum: int, frame: object) -> None:
+        self.received += 1
+        if self.over:
+            return
+        if self.received > 1 and self.hurry is not None:
+            self.hurry()
+        if self.received == 1 or self.cut_short:
+            raise KeyboardInterrupt
+
+
+STOPS = StopSignals()
 
 # The commands by name: the module and the function (or the group of subcommands) in it, and
 # the line `meldref --help` shows (the function's docstring's first line, tests/test_cli_help.py
@@ -108,7 +187,16 @@ def _options(
 
 
 def main() -> None:
-    app(prog_name="meldref")
+    """The `meldref` program. The stop signals are taken first, before a command's module,
+    the engines and the referee are imported (half a second of `meldref tournament`'s
+    start-up, in which a SIGTERM killed it)."""
+    STOPS.take()
+    try:
+        app(prog_name="meldref")
+    except KeyboardInterrupt:  # as typer's handling of one ended: it meant to exit anyway
+        sys.exit(EXIT_INTERRUPTED)
+    finally:
+        STOPS.ignore()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from .common import (
     fail,
     out,
     refuse_overwriting_inputs,
+    stop_on_signals,
 )
 from .limits import CHECK_CPU, LimitFlag, LimitFlags, limits_or_fail, with_limit_flags
 
@@ -90,6 +91,7 @@ def bot_check(
         except PositionFileError as exc:
             fail(str(exc))
     policy = settings.policy()
+    stop_on_signals()  # from here on the bot runs: a signal must close it
     report = check_bot(command, games, policy.startup_time, policy.move_time, logs, show,
                        policy.first_move_time, settings.process_limits(), policy.time_bank,
                        loaded)
@@ -146,6 +148,7 @@ def bot_test(
             mark = "[green]PASS[/green]" if answer.passed else "[red]FAIL[/red]"
             err.print(f"{mark} {escape(answer.path.name)}", highlight=False)
 
+    stop_on_signals()  # from here on the bot runs: a signal must close it
     answers = ask_all(spec, loaded, settings.policy(), settings.process_limits(), logs, show)
     passed = sum(a.passed for a in answers)
     if as_json:

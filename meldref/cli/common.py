@@ -1,11 +1,10 @@
-"""What the commands share: exit codes, the screens they print on, failing with a message,
-and the options several commands take."""
+"""What the commands share: exit codes (made in `app`, which needs them first), the screens they
+print on, failing with a message, and the options several commands take."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import signal
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,10 +16,11 @@ from rich.markup import escape
 
 from ..bots import builtin_help
 from ..engine.game import GAME_NAMES, find_game, option_name
-
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+from ..protocol.sweep import kill_all_bots
+from .app import EXIT_FAILED as EXIT_FAILED
+from .app import EXIT_INTERRUPTED as EXIT_INTERRUPTED
+from .app import EXIT_USAGE as EXIT_USAGE
+from .app import STOPS
 
 
 class _Screen:
@@ -65,15 +65,12 @@ GameArg = Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}
 
 
 def stop_on_signals() -> None:
-    """`kill PID` (SIGTERM) and a closed terminal (SIGHUP) stop a run as Ctrl-C does: bots
-    closed, results kept, exit code 130. A second signal while bots are being closed kills
-    them at once (`protocol.process.BotProcess.shutdown`)."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGHUP, handler)
+    """From here on bots may run: Ctrl-C, `kill PID` (SIGTERM) and a closed terminal (SIGHUP)
+    stop the run as Ctrl-C does (bots closed, results kept, exit code 130), the first of them
+    from now on; a later one kills the bots being closed at once (`kill_all_bots`), and raises
+    nothing (`app.StopSignals`). `meldref` takes the signals from its start; this also makes
+    it so for a command run by other means (a test's `CliRunner`)."""
+    STOPS.take(hurry=kill_all_bots)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:

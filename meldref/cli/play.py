@@ -20,6 +20,7 @@ from .common import (
     err,
     fail,
     out,
+    stop_on_signals,
 )
 
 
@@ -56,6 +57,7 @@ def play(
             check_output_file(replay, "--replay")
         rule_set = parse_rules(info.rules_type, parse_pairs(rules or []))
         info.check_setup(rule_set, len(specs) + 1)
+        stop_on_signals()  # from here on bots may run: a signal must close them
         bots = bot_entries(specs, None, preflight(info.name, bot_entries(specs), 10.0))
     except (ConfigError, UnknownGameError, RuleOptionError, ValueError) as exc:
         fail(str(exc))

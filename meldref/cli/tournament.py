@@ -13,6 +13,7 @@ import typer
 from ..engine.game import GAME_NAMES
 from ..protocol.records import ResultLine
 from ..tournament.config import ConfigError, build_config, parse_pairs, read_toml
+from .app import STOPS
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -208,6 +209,7 @@ def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | N
     console = err.console()
     if show and not console.is_terminal:  # a log file or a pipe: a line per game instead
         return run_tournament(tournament, stop_after=stop_after, keep_logs=keep_logs,
+                              interruptible=STOPS.every_one_stops,
                               on_result=lambda result, done, total: console.print(
                                   game_line(result, done, total), markup=False))
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -224,7 +226,7 @@ def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | N
     with bar:
         task = bar.add_task(f"{plan.game} {plan.format}", total=total, note="")
         run = run_tournament(tournament, on_result=on_result, stop_after=stop_after,
-                             keep_logs=keep_logs,
+                             keep_logs=keep_logs, interruptible=STOPS.every_one_stops,
                              on_start=lambda done, _: bar.update(task, completed=done))
         bar.update(task, completed=len(run.results))
     return run

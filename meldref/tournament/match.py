@@ -17,7 +17,7 @@ from typing import Any, Final
 from ..bots import UnknownBotError
 from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
 from ..engine.position import Position
-from ..private import copy_private, file_problem, folder_problem, private_dir
+from ..private import copy_private, existing_file_problem, folder_problem, private_dir
 from ..protocol.errors import BotError
 from ..protocol.launch import network_isolation_problem
 from ..protocol.records import ResultLine
@@ -129,13 +129,16 @@ def build_match(game: str | None, specs: Sequence[str], players: int | None, see
         raise ConfigError(str(exc)) from None
     spec = MatchSpec(info.name, rule_set, tuple(bot_entries(bots)), seed, games, limits, replay,
                      start, logs)
-    _check_replay_path(spec)
+    _check_output_paths(spec)
     return spec
 
 
-def _check_replay_path(spec: MatchSpec) -> None:
-    """Make the folder the replays go to now (owner-only), or `ConfigError` with why not: a
-    replay that cannot be written would end every game in error after its bots started."""
+def _check_output_paths(spec: MatchSpec) -> None:
+    """Make the folder the replays go to now (owner-only), and check the `--logs` folder, or
+    `ConfigError` with why not: an output that cannot be written, or that another user could
+    bend, would end every game in error after its bots started."""
+    if spec.logs is not None and (problem := folder_problem(spec.logs)):
+        raise ConfigError(f"--logs {spec.logs}: {problem}")
     if spec.replay is None:
         return
     if spec.games > 1 and (spec.replay.suffix == ".jsonl" or spec.replay.is_file()):
@@ -148,12 +151,16 @@ def _check_replay_path(spec: MatchSpec) -> None:
 
 def check_output_file(path: Path, flag: str) -> None:
     """Make the folder an output file goes to (owner-only), or `ConfigError` with why not: the
-    path is a folder, a device, a FIFO or a socket, or its folder cannot be written. Checked
+    path is a folder, a link, a device, a FIFO or a socket, or another user's file, or its
+    folder cannot be written or is not one to keep private files in (`folder_trust`). Checked
     before any bot starts: nothing is written, and no mode of anything is changed."""
     if path.is_dir():
         raise ConfigError(f"{flag} {path} is a folder, not a file")
-    problem = file_problem(path)
-    if problem is not None and "not a regular file" in problem:
+    try:
+        info = path.lstat()
+    except OSError:  # missing, or under a file: the folder's check says which
+        info = None
+    if info is not None and (problem := existing_file_problem(path, info)):
         raise ConfigError(f"{flag} {problem}")
     # The folder given may be a shared one: only what we create is made owner-only.
     problem = folder_problem(path.parent, create=True, tighten=False)

@@ -112,12 +112,14 @@ class GamePool:
                         else:
                             again.appendleft(job)
         finally:
-            self.close(wait=not pending)
-            for job in pending.values():
-                # Killed in flight (an interrupt): its replay is cut short, so it goes; the
-                # game has no result line, and a resume plays it again.
-                with contextlib.suppress(OSError):
-                    replay_file(self.folder, job.game_id).unlink(missing_ok=True)
+            try:
+                self.close(wait=not pending)
+            finally:  # even if a second signal cut the close short
+                for job in pending.values():
+                    # Killed in flight (an interrupt): its replay is cut short, so it goes;
+                    # the game has no result line, and a resume plays it again.
+                    with contextlib.suppress(OSError):
+                        replay_file(self.folder, job.game_id).unlink(missing_ok=True)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:

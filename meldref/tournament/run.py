@@ -22,14 +22,24 @@ import contextlib
 import json
 import os
 import secrets
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
 
 from ..engine.game import find_game
-from ..private import folder_problem, open_private, private_dir, write_private_text
+from ..private import (
+    UnsafeOutputError,
+    existing_file_problem,
+    folder_problem,
+    open_private,
+    private_dir,
+    read_private_text,
+    write_private_text,
+)
 from ..protocol.records import ResultLine
 from .config import ConfigError, TournamentConfig
 from .pool import GamePool, RunJob
@@ -73,21 +83,43 @@ class OpenTournament:
 def open_tournament(config: TournamentConfig) -> OpenTournament:
     """Settle the seed, check the folder and prepare it (`tournament.json` written), once,
     before any game; `ConfigError` if the folder holds another tournament or cannot be
-    written. The one way a tournament starts: the command and `run_tournament` alike."""
+    written, or is not one to keep private files in (another user's, or one they can write:
+    nothing in it is read). The one way a tournament starts: the command and
+    `run_tournament` alike."""
+    problem = folder_problem(config.folder)
+    if problem:
+        raise ConfigError(problem)
     config = settle_seed(config)
     check_folder(config)
     return OpenTournament(config, prepare_folder(config))
 
 
+# What a run writes in its folder (the module's docstring): none may be a link or another
+# user's when it starts (`check_folder`), so that nothing is written before one is refused.
+FILES: Final = ("tournament.json", "results.jsonl", "failures.txt", "standings.json")
+FOLDERS: Final = ("replays", "logs")
+
+
 def check_folder(config: TournamentConfig) -> None:
-    """`ConfigError` if the folder holds games of another tournament (nothing is written);
-    `config`'s seed is settled (`settle_seed`)."""
+    """`ConfigError` if the folder holds games of another tournament, or a link or another
+    user's file where the run writes (nothing is written); `config`'s seed is settled
+    (`settle_seed`)."""
     folder = config.folder
+    for name in (*FILES, *FOLDERS):
+        with contextlib.suppress(FileNotFoundError):
+            info = (folder / name).lstat()
+            if name in FILES or stat.S_ISLNK(info.st_mode):
+                problem = existing_file_problem(folder / name, info)
+                if problem:
+                    raise ConfigError(problem)
     meta = folder / "tournament.json"
-    if not meta.exists() or not read_results(folder / "results.jsonl"):
-        return
     try:
-        found = json.loads(meta.read_text(encoding="utf-8")).get("fingerprint")
+        with refused_as_config():
+            if not read_results(folder / "results.jsonl"):
+                return
+            found = json.loads(read_private_text(meta)).get("fingerprint")
+    except FileNotFoundError:
+        return
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{meta} is unreadable: {exc}") from None
     fingerprint = config.plan.fingerprint()
@@ -111,7 +143,7 @@ def settle_seed(config: TournamentConfig) -> TournamentConfig:
 
 def _drawn_seed(folder: Path, seedless: str) -> int | None:
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-        data = json.loads((folder / "tournament.json").read_text(encoding="utf-8"))
+        data = json.loads(read_private_text(folder / "tournament.json"))
         seed = data["plan"]["seed"]
         if data.get("drawn_from") == seedless and isinstance(seed, int):
             return seed
@@ -133,27 +165,40 @@ def prepare_folder(config: TournamentConfig) -> Path:
             "bot_folder": None if config.bot_folder is None else str(config.bot_folder),
             "sprt": config.sprt.to_json() if config.sprt else None}
     try:
-        for inner in ("replays", "logs"):  # an older meldref's may be readable by all
-            if (folder / inner).is_dir():
-                private_dir(folder / inner)
-        write_private_text(folder / "tournament.json",
-                           json.dumps(data, indent=2, default=str) + "\n")
+        with refused_as_config():
+            for inner in ("replays", "logs"):  # an older meldref's may be readable by all
+                if (folder / inner).is_dir():
+                    private_dir(folder / inner)
+            write_private_text(folder / "tournament.json",
+                               json.dumps(data, indent=2, default=str) + "\n")
     except OSError as exc:
         raise ConfigError(f"cannot write {exc.filename or folder}: {exc.strerror or exc}"
                           ) from None
     return folder
 
 
+@contextlib.contextmanager
+def refused_as_config() -> Iterator[None]:
+    """A path refused as unsafe (`UnsafeOutputError`: a link, another user's file or folder)
+    raised in the block is a `ConfigError`: the command says why and exits 2."""
+    try:
+        yield
+    except UnsafeOutputError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def read_results(path: Path) -> list[ResultLine]:
     """The finished games in a results file; a last line cut short by a kill is removed, and
-    a line that is not a game's result is skipped."""
-    if not path.exists():
+    a line that is not a game's result is skipped. `UnsafeOutputError` if it is a link or not
+    ours (`open_private`): neither read nor cut."""
+    try:
+        with open_private(path, "r+b") as f:
+            data = f.read()
+            keep = data[: data.rfind(b"\n") + 1]
+            if len(keep) != len(data):
+                f.truncate(len(keep))  # drop the partial line so appends start clean
+    except FileNotFoundError:
         return []
-    data = path.read_bytes()
-    keep = data[: data.rfind(b"\n") + 1]
-    if len(keep) != len(data):
-        with path.open("r+b") as f:  # drop the partial line so appends start clean
-            f.truncate(len(keep))
     out = []
     for text in keep.decode("utf-8", errors="replace").splitlines():
         with contextlib.suppress(json.JSONDecodeError, KeyError, TypeError, ValueError):
@@ -187,7 +232,12 @@ class ResultsLog:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._results: IO[str] = open_private(folder / "results.jsonl", "a", encoding="utf-8")
-        self._failures: IO[str] = open_private(folder / "failures.txt", "a", encoding="utf-8")
+        try:
+            self._failures: IO[str] = open_private(folder / "failures.txt", "a",
+                                                   encoding="utf-8")
+        except BaseException:
+            self._results.close()  # no one else holds it: it would stay open until collected
+            raise
 
     def append(self, result: ResultLine) -> None:
         self._results.write(json.dumps(result.to_json(), separators=(",", ":")) + "\n")
@@ -197,8 +247,10 @@ class ResultsLog:
         self._failures.flush()
 
     def close(self) -> None:
-        self._results.close()
-        self._failures.close()
+        try:
+            self._results.close()
+        finally:
+            self._failures.close()
 
 
 def failure_lines(result: ResultLine) -> list[str]:
@@ -228,15 +280,19 @@ def run_tournament(
     keep_logs: bool = False,
     run: RunJob = run_job,
     on_start: Callable[[int, int], None] | None = None,
+    interruptible: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
 ) -> TournamentRun:
     """Play every game of `tournament` not yet in its folder's results, then rank the bots.
 
     `on_start(done, total)` is called once the games already played are known, `on_result`
-    after each game; `stop_after` stops after that many games played now.
+    after each game; `stop_after` stops after that many games played now. The standings are
+    computed in an `interruptible()` block: work that may be cut short anywhere (the command
+    line lets a second signal stop it there, and nowhere else).
     """
     config, folder = tournament.config, tournament.folder
     total = config.plan.game_count()
-    results = finished_games(read_results(folder / "results.jsonl"), config.plan)
+    with refused_as_config():  # a link planted since `open_tournament` looked
+        results = finished_games(read_results(folder / "results.jsonl"), config.plan)
     done = {r.game_id for r in results}
     todo: Iterable[GameJob] = (job for job in config.schedule() if job.game_id not in done)
     left = total - len(done)
@@ -248,7 +304,8 @@ def run_tournament(
     stopped: str | None = None
     if watch is not None and any([watch.add(r) for r in results]):
         stopped, todo, left = "sprt", (), 0  # decided by the games of an earlier run
-    log = ResultsLog(folder)
+    with refused_as_config():
+        log = ResultsLog(folder)
     played = 0
     try:
         try:
@@ -272,7 +329,8 @@ def run_tournament(
             stopped = "interrupted"
         finally:
             log.close()
-        report = _write_standings(config, results, names, watch)
+        with interruptible():
+            report = _write_standings(config, results, names, watch)
     except KeyboardInterrupt:  # a (second) signal after the games: the results are all kept
         with contextlib.suppress(OSError):
             (folder / "standings.json").unlink()  # of other results: none rather than stale
