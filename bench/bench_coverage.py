@@ -1,22 +1,25 @@
-"""How often the printed 95% intervals cover the truth, by table size and deal sets.
+"""How often the printed 95% intervals cover the truth, by field, table size and deal sets.
 
     python bench/bench_coverage.py [--runs 300] [--deals 1,2,3,5,10,20,40] [--seats 2,4]
-                                   [--seed 1] [--quick]
+                                   [--fields "2 apart,5 spread"] [--seed 1] [--quick]
 
 Simulated bots of known strength play duplicate deals through the schedule's balanced
 seatings (`verdicts.seatings`): in a game each seat gets the deal's luck for that seat (one
 normal draw per seat and deal, shared by every seating of the deal, as cards are) and every bot
 its strength plus a Gumbel draw; places follow the sums (Plackett-Luce when the luck is 0).
-- 2 seats: two bots of strengths 0 and 0.3 (about 130 Elo apart);
-- 4 seats: five bots (0, 0.2, 0.4, 0.6, 1.0) at every 4-seat table, each table its own deals.
-The truth is what the statistic estimates, measured once on a run of `--truth` deals per
-table: each pair's expected score (the pair's score interval) and the Bradley-Terry ratings
-on the standings' own scale (the median bot at zero: the rating intervals). For each number
-of deals per table, `--runs` tournaments are simulated and read by `verdicts` (cross table and
+Every table of `seats` bots of a field plays, each table its own deals. The fields (`FIELDS`,
+strengths in log-strength, 100 Elo = 0.23): two bots equal or 130 Elo apart, five spread
+(0 .. 1.0), six or eight equal, 100 or 150 Elo apart, and six 100 apart with a near-hopeless
+seventh (1,100 Elo under the weakest). The truth is what the statistic estimates, measured
+once on a long run (`--truth` games in all): each pair's expected score (the pair's score
+interval), the Bradley-Terry ratings on the standings' own scale (the median bot at zero:
+the rating intervals) and each bot's rank in them (the rank intervals). For each number of
+deals per table, `--runs` tournaments are simulated and read by `verdicts` (cross table and
 standings, as `meldref tournament` prints them); a row gives, over every interval the
-standings print, how often it holds the truth ("coverage", target 93-97%), and how often the
-standings print no interval and say why instead ("warned"). One-sided bounds (a bot that
-never won) count as printed, covered when the truth is on their side.
+standings print, how often it holds the truth ("coverage", target 93-97%), how many of them
+are one-sided bounds (a bot that (almost) never placed above another, or below), and how
+often the standings print no interval and say why instead ("warned"). One-sided bounds count
+as printed, covered when the truth is on their side.
 
 The script also runs against an older meldref (one without `no_interval`): there every
 interval counts as printed, which measures the old intervals the same way.
@@ -44,28 +47,45 @@ from meldref.verdicts.ratings import standings
 from meldref.verdicts.seatings import seatings
 
 LUCK = 0.5  # sd of a seat's luck in a deal, in units of log-strength
-FIELDS = {2: {"a": 0.0, "b": 0.3}, 4: {"a": 0.0, "b": 0.2, "c": 0.4, "d": 0.6, "e": 1.0}}
+ELO = math.log(10) / 400  # log-strength per Elo
+
+
+def _spaced(n: int, elo: float) -> dict[str, float]:
+    return {f"b{k}": k * elo * ELO for k in range(n)}
+
+
+FIELDS: dict[str, dict[str, float]] = {
+    "2 equal": {"a": 0.0, "b": 0.0},
+    "2 apart": {"a": 0.0, "b": 0.3},  # about 130 Elo
+    "5 spread": {"a": 0.0, "b": 0.2, "c": 0.4, "d": 0.6, "e": 1.0},
+    "6 equal": _spaced(6, 0), "6 x 100": _spaced(6, 100),
+    "8 equal": _spaced(8, 0), "8 x 100": _spaced(8, 100), "8 x 150": _spaced(8, 150),
+    "6 x 100 + hopeless": {**_spaced(6, 100), "hopeless": -1100 * ELO},
+}
+DEFAULT_FIELDS = {2: ("2 equal", "2 apart", "6 equal", "6 x 100", "8 x 100", "8 x 150",
+                      "6 x 100 + hopeless"),
+                  4: ("5 spread", "6 equal", "6 x 100", "8 x 150", "6 x 100 + hopeless")}
+QUICK_FIELDS = {2: ("2 apart",), 4: ("5 spread",)}
 # The contest ladder's versions: eight, each table `seats` of them drawn at random.
 LADDER = {"v0": 0.0, "v1": 0.2, "v2": 0.4, "v3": 0.6, "v4": 0.8, "v5": 1.0, "v6": 1.2,
           "v7": 1.5}
 
 
-def simulate(seats: int, deals: int, rng: np.random.Generator) -> list[GameResult]:
+def simulate(strength: dict[str, float], seats: int, deals: int,
+             rng: np.random.Generator) -> list[GameResult]:
     """Every table of `seats` bots of the field, `deals` duplicate deals each."""
-    strength = FIELDS[seats]
-    rows = seatings(seats)
+    rows = np.array(seatings(seats))
     games = []
     for t, table in enumerate(itertools.combinations(sorted(strength), seats)):
         s = np.array([strength[b] for b in table])
+        luck = rng.normal(0, LUCK, (deals, 1, seats))  # per seat, shared by the seatings
+        keys = s[rows][None] + luck + rng.gumbel(size=(deals, len(rows), seats))
+        places = 1 + (keys[..., None, :] > keys[..., :, None]).sum(axis=-1)
         for d in range(deals):
-            luck = rng.normal(0, LUCK, seats)  # per seat, shared by the deal's seatings
-            noise = rng.gumbel(size=(len(rows), seats))
             for r, row in enumerate(rows):
-                seated = tuple(table[i] for i in row)
-                keys = s[list(row)] + luck + noise[r]
-                places = tuple(int(1 + (keys > k).sum()) for k in keys)
-                games.append(GameResult(t * 100_000 + d, seated, places,
-                                        tuple(10.0 * p for p in places)))
+                p = tuple(int(x) for x in places[d, r])
+                games.append(GameResult(t * 100_000 + d, tuple(table[i] for i in row), p,
+                                        tuple(10.0 * x for x in p)))
     return games
 
 
@@ -74,6 +94,7 @@ class Tally:
     printed: int = 0
     covered: int = 0
     warned: int = 0
+    one_sided: int = 0
     widths: list[float] = field(default_factory=list)
 
     def add(self, low: float | None, high: float | None, truth: float,
@@ -85,6 +106,8 @@ class Tally:
         self.covered += (low is None or low <= truth) and (high is None or truth <= high)
         if low is not None and high is not None:
             self.widths.append(high - low)
+        else:
+            self.one_sided += 1
 
     def row(self) -> dict[str, Any]:
         total = self.printed + self.warned
@@ -95,21 +118,28 @@ class Tally:
                 "coverage_se": round(100 * math.sqrt(
                     self.covered / self.printed * (1 - self.covered / self.printed)
                     / self.printed), 1) if self.printed else None,
+                "one_sided_pct": round(100 * self.one_sided / self.printed, 1)
+                if self.printed else None,
                 "warned_pct": round(100 * self.warned / total, 1) if total else None,
                 "median_width": round(float(np.median(self.widths)), 3)
                 if self.widths else None}
 
 
-def truths(seats: int, deals: int, seed: int) -> tuple[dict[tuple[str, str], float],
-                                                        dict[str, float]]:
-    """Each pair's expected score and each bot's rating (up to a constant), from a long run."""
-    games = simulate(seats, deals, np.random.default_rng(seed))
-    cross = cross_table(games)
+Truth = tuple[dict[tuple[str, str], float], dict[str, float]]
+
+
+def truths(strength: dict[str, float], seats: int, games: int, seed: int) -> Truth:
+    """Each pair's expected score and each bot's rating (up to a constant), from a long run
+    of about `games` games."""
+    tables = math.comb(len(strength), seats)
+    deals = max(20, games // (tables * len(seatings(seats))))
+    played = simulate(strength, seats, deals, np.random.default_rng(seed))
+    cross = cross_table(played)
     scores = {}
     for pair in cross.pairs:
         assert isinstance(pair, HeadToHead)
         scores[(pair.first, pair.second)] = pair.stats.score.mean
-    rows = standings(games, resamples=0).rows
+    rows = standings(played, resamples=0).rows
     return scores, {r.bot: float(r.rating or 0.0) for r in rows}
 
 
@@ -123,14 +153,24 @@ def anchored(truth: dict[str, float], ratings: dict[str, float]) -> dict[str, fl
     return {b: v - zero for b, v in truth.items()}
 
 
-def measure(seats: int, deals: int, runs: int, seed: int,
-            truth: tuple[dict[tuple[str, str], float], dict[str, float]]
-            ) -> dict[str, Tally]:
+def true_ranks(truth: dict[str, float]) -> dict[str, tuple[int, int]]:
+    """Each bot's rank in the truth: the range of ranks of bots within 1 Elo of it (equal
+    bots' ranks are the draws' to decide)."""
+    values = sorted(truth.values(), reverse=True)
+    out = {}
+    for bot, v in truth.items():
+        out[bot] = (1 + sum(x > v + 1 for x in values), sum(x >= v - 1 for x in values))
+    return out
+
+
+def measure(strength: dict[str, float], seats: int, deals: int, runs: int, seed: int,
+            truth: Truth) -> dict[str, Tally]:
     pair_truth, rating_truth = truth
-    rng = np.random.default_rng([seed, seats, deals])
-    out = {"score": Tally(), "rating": Tally()}
+    ranks = true_ranks(rating_truth)
+    rng = np.random.default_rng([seed, seats, deals, len(strength)])
+    out = {"score": Tally(), "rating": Tally(), "rank": Tally()}
     for _ in range(runs):
-        games = simulate(seats, deals, rng)
+        games = simulate(strength, seats, deals, rng)
         for pair in cross_table(games).pairs:
             assert isinstance(pair, HeadToHead)
             stats = pair.to_json()
@@ -142,6 +182,13 @@ def measure(seats: int, deals: int, runs: int, seed: int,
         true = anchored(rating_truth, ratings)
         for r in rows:
             why = getattr(r, "no_interval", None)
+            low_rank, high_rank = getattr(r, "rank_low", None), getattr(r, "rank_high", None)
+            if low_rank is not None and high_rank is not None:
+                # Covered when some rank the truth allows lies inside the interval.
+                first, last = ranks[r.bot]
+                out["rank"].add(low_rank, high_rank, min(max(first, low_rank), last), False)
+            else:
+                out["rank"].add(None, None, 0.0, why is not None)
             if why is not None and "anchor" in why:
                 continue  # the scale's zero: 0 by definition, nothing to cover
             out["rating"].add(r.rating_low, r.rating_high, true[r.bot], why is not None)
@@ -195,10 +242,13 @@ def _markdown(row: dict[str, Any]) -> str:
     cov = ("-" if row["coverage_pct"] is None else
            f"{row['coverage_pct']:.1f}% +- {row['coverage_se']:.1f}")
     width = row["median_width"]
-    shown = "-" if width is None else (
-        f"{100 * width:.1f} pts" if row["interval"] == "score" else f"{width:.0f} Elo")
-    return (f"| {row['seats']} | {row['deals']} | {row['interval']} | {row['printed_pct']}% "
-            f"| {cov} | {row['warned_pct']}% | {shown} |")
+    unit = {"score": "{:.1f} pts", "rank": "{:.0f} places"}.get(row["interval"],
+                                                                  "{:.0f} Elo")
+    shown = "-" if width is None else unit.format(
+        100 * width if row["interval"] == "score" else width)
+    sided = "-" if row["one_sided_pct"] is None else f"{row['one_sided_pct']}%"
+    return (f"| {row['field']} | {row['seats']} | {row['deals']} | {row['interval']} "
+            f"| {row['printed_pct']}% | {cov} | {sided} | {row['warned_pct']}% | {shown} |")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -206,34 +256,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--deals", default="1,2,3,5,10,20,40")
     parser.add_argument("--seats", default="2,4")
-    parser.add_argument("--truth", type=int, default=3000, help="deals per table for the truth")
+    parser.add_argument("--fields", default="",
+                        help="comma-separated names of FIELDS ('' : every field that fits)")
+    parser.add_argument("--truth", type=int, default=300_000,
+                        help="games of the long run that measures the truth")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ladder", default="20,40,80,160",
                         help="deal sets of the contest ladder (all versions); '' for none")
     parser.add_argument("--resamples", type=int, default=100,
                         help="the ladder fit's bootstrap resamples (matchmaking's)")
     parser.add_argument("--quick", action="store_true",
-                        help="20 runs, deals 1,5, ladder 40, truth 300")
+                        help="20 runs, deals 1,5, two fields, ladder 40, truth 30,000 games")
     args = parser.parse_args(argv)
+    chosen: dict[int, tuple[str, ...]] = DEFAULT_FIELDS
     if args.quick:
-        args.runs, args.deals, args.truth, args.ladder = 20, "1,5", 300, "40"
-    table = ["| seats | deal sets per table | interval | printed | coverage (95% target) "
-             "| warned instead | median width |", "|---|---|---|---|---|---|---|"]
+        args.runs, args.deals, args.truth, args.ladder = 20, "1,5", 30_000, "40"
+        chosen = QUICK_FIELDS
+    if args.fields:
+        names = tuple(f.strip() for f in args.fields.split(","))
+        chosen = {k: names for k in (2, 4)}
+    table = ["| field | seats | deal sets per table | interval | printed | coverage (95% "
+             "target) | one-sided | warned instead | median width |",
+             "|---|---|---|---|---|---|---|---|---|"]
     lines = []
     for seats in (int(x) for x in args.seats.split(",")):
-        truth = truths(seats, args.truth, args.seed + 10_000)
-        for deals in (int(x) for x in args.deals.split(",") if x):
-            for name, tally in measure(seats, deals, args.runs, args.seed, truth).items():
-                row = {"seats": seats, "deals": deals, "interval": name, **tally.row()}
-                lines.append(json.dumps(row))
-                table.append(_markdown(row))
+        for name in chosen.get(seats, ()):
+            strength = FIELDS[name]
+            if len(strength) < seats:
+                continue
+            truth = truths(strength, seats, args.truth, args.seed + 10_000)
+            for deals in (int(x) for x in args.deals.split(",") if x):
+                for kind, tally in measure(strength, seats, deals, args.runs, args.seed,
+                                           truth).items():
+                    row = {"field": name, "seats": seats, "deals": deals, "interval": kind,
+                           **tally.row()}
+                    lines.append(json.dumps(row))
+                    table.append(_markdown(row))
+                    print(json.dumps(row), file=sys.stderr, flush=True)
+        truth_rng = np.random.default_rng(args.seed + 20_000)
         ladder_truth = {b: float(r.rating or 0.0) for b, r in ladder_fit(
-            seats, args.truth, np.random.default_rng(args.seed + 20_000), 0).items()}
+            seats, max(300, args.truth // 100), truth_rng, 0).items()}
         for deal_sets in (int(x) for x in args.ladder.split(",") if x):
             tally = measure_ladder(seats, deal_sets, args.runs, args.seed, ladder_truth,
                                    args.resamples)
-            row = {"seats": seats, "deals": deal_sets, "interval": "ladder rating",
-                   **tally.row()}
+            row = {"field": "ladder of 8", "seats": seats, "deals": deal_sets,
+                   "interval": "ladder rating", **tally.row()}
             lines.append(json.dumps(row))
             table.append(_markdown(row))
     print("\n".join(table))

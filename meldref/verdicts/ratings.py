@@ -3,9 +3,11 @@ same standings whatever order they finished in and whatever order the bots were 
 
 The model. Each game at a table of k distinct bots is broken into its k(k-1)/2 pairs of
 seats, each pair a Bradley-Terry comparison: the bot placed better wins it, equal places are
-half a win each. Ratings are the maximum-likelihood strengths of these comparisons (choix's
-I-LSR on the matrix of wins), with `prior_draws` virtual draws between every two rated bots
-(as BayesElo's prior), so a bot that never lost still gets a finite rating.
+half a win each. Ratings are the maximum-likelihood strengths of these comparisons wherever
+that maximum exists, with no prior; bots that never placed above (or below) the rest are
+peeled off and get the prior's rating (`prior_draws` virtual draws, as BayesElo's) and a
+one-sided bound (`strengths`: the prior pulled every rating to the middle, and the interval
+ignored the pull).
 
 Why pairs, not the Plackett-Luce likelihood of whole finishing orders:
 - At two seats they are the same model. At more, Plackett-Luce implies that any two bots'
@@ -21,21 +23,23 @@ Counting every pair of a game as if independent would overstate the evidence. Th
 therefore come from the cluster-robust ("sandwich") variance of the fit with the deal as the
 cluster (all games of one deal share their cards): H^-1 (sum over deals of g g^T) H^-1, g a
 deal's centred score vector and H the information of the fit, times n/(n-1) for n deals, and
-Student's t with n-1 degrees of freedom. There is no interval below `MIN_UNITS` deals (the
-sandwich then underestimates the variance; bench/bench_coverage.py measures where it holds),
-and the reason says so. (The bootstrap over deals used before covered 0-47% at 1-2 deals and
-83% at 5.) A bot never placed above another (or never below) has only a one-sided bound: its
-rating is then the prior's, and the bound comes from the exact binomial argument: if in each
-of its n deals it lost every comparison, its chance to win one is below 1 - 0.025^(1/n) (at
-97.5%), read as Elo above the mean rating of the bots it met.
+Student's t with the bot's own deals less one as degrees of freedom. Counted per bot: there
+is no interval for a bot with fewer than `MIN_UNITS` deals (a field of many bots has many
+deals, but a bot's variance rests on its own: 2 games a pair gave every bot an interval),
+and the reason says so. A bot that placed above another bot in fewer than `MIN_SIDE` of its
+deals (or below) gets only a one-sided bound, from the exact binomial argument: if it placed
+above a bot in x of its n deals, its chance to do so in a deal, at least its chance to win
+any one comparison, is below the Clopper-Pearson bound at 97.5% (1 - 0.025^(1/n) at x = 0),
+read as Elo above the mean rating of the bots it met. (A two-sided interval once it had won
+a comparison or two covered 44-75%, centred on the prior.)
 
 Ratings are on the Elo scale (400/ln 10 per unit of log-strength), anchored at the median of
 the rated bots (the middle bot, or the mean of the two middle ones: a hopeless bot moves the
 median by at most one place, where it moved a mean-zero scale by about 200 Elo), or at a
 named bot (`anchor`). The anchor's own rating is 0 by definition and has no interval.
-`rank_held` is the share of 2,000 draws from the fitted ratings' normal approximation (seeded)
-in which a bot keeps its rank, ranks counted with ties shared (1, 1, 3), so no name decides
-anything (bootstrap ties broken by name made it depend on the bots' names).
+The rank figures (`rank_held`, `p_first`, `p_top`, the 95% rank interval) come from 2,000
+seeded draws of the fitted ratings' normal approximation (`ranks`), ranks counted with ties
+shared, bots that the fit cannot tell apart pooled, so no name decides anything.
 A bot is rated once it has a comparison with another bot; bots without (Solitaire: one seat,
 or no games yet) are ranked after the rated ones by win rate, then mean score, without a rank
 confidence.
@@ -49,17 +53,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import choix
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import betaincinv
 
 from .elo import DIGITS, elo_from_score, finite, t95
 from .games import GameResult
 from .margins import MarginFit
+from .ranks import RankFigures, rank_figures
+from .strengths import NO_MAXIMUM, fit_strengths, peel, strongly_connected
 
 ELO_PER_UNIT = 400 / math.log(10)  # Elo per unit of natural log-strength
 RESAMPLES = 2000  # draws for rank_held
-MIN_UNITS = 10  # deals below which the ratings get no interval
+MIN_UNITS = 10  # a bot's deals below which its rating gets no interval
+MIN_SIDE = 5  # deals with a comparison won (and lost) below which a bot gets a bound only
+TOP_K = 3  # the k of "in the top k"
 FloatArray = NDArray[np.float64]
 RankBy = Literal["places", "margin"]
 
@@ -83,6 +91,10 @@ class BotStanding:
     margin: float | None = None  # mean score margin per game over the median bot
     margin_low: float | None = None
     margin_high: float | None = None
+    p_first: float | None = None  # share of draws with this bot first (ties shared)
+    p_top: float | None = None  # share of draws with this bot in the top `Standings.top_k`
+    rank_low: int | None = None  # 95% rank interval: the 2.5% and 97.5% points of its rank
+    rank_high: int | None = None
 
     @property
     def win_rate(self) -> float:
@@ -99,7 +111,9 @@ class BotStanding:
                 "rating_ci95": [opt(self.rating_low), opt(self.rating_high)],
                 "rank_held": opt(self.rank_held), "no_interval": self.no_interval,
                 "margin": opt(self.margin),
-                "margin_ci95": [opt(self.margin_low), opt(self.margin_high)]}
+                "margin_ci95": [opt(self.margin_low), opt(self.margin_high)],
+                "p_first": opt(self.p_first), "p_top": opt(self.p_top),
+                "rank_ci95": [self.rank_low, self.rank_high]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,21 +128,23 @@ class Standings:
     prior_draws: float
     anchor: str = "median"  # "median", or the name of the bot rated 0
     rank_by: RankBy = "places"
+    top_k: int = 3  # the k of `BotStanding.p_top`
 
     def to_json(self) -> dict[str, Any]:
         return {"standings": [r.to_json() for r in self.rows], "games": self.games,
                 "deals": self.deals, "resamples": self.resamples, "seed": self.seed,
                 "prior_draws": self.prior_draws, "anchor": self.anchor,
-                "rank_by": self.rank_by,
+                "rank_by": self.rank_by, "top_k": self.top_k,
                 "min_deals_for_an_interval": MIN_UNITS,
-                "model": "bradley-terry on seat pairs, cluster-robust variance over deals, "
-                         "student t"}
+                "min_deals_each_way_for_two_sides": MIN_SIDE,
+                "model": "bradley-terry on seat pairs, maximum likelihood where it exists, "
+                         "cluster-robust variance over deals, student t per bot"}
 
 
 def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
               higher_is_better: bool = False, resamples: int = RESAMPLES, seed: int = 1,
               prior_draws: float = 1.0, anchor: str | None = None,
-              rank_by: RankBy = "places") -> Standings:
+              rank_by: RankBy = "places", top_k: int = TOP_K) -> Standings:
     """Rank every bot of `games` (and of `bots`, even without games).
 
     `higher_is_better` orders mean scores for bots ranked without a rating (Solitaire piles
@@ -136,14 +152,15 @@ def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
     approximation, from a generator seeded with `seed`, give `rank_held`. The scale's zero is
     the median rated bot, or `anchor` (a bot's name) when given and rated. `rank_by`
     "places" ranks by rating (who placed above whom), "margin" by the mean score margin.
+    `top_k`: the k of each bot's chance to stand in the top k (`BotStanding.p_top`).
     """
-    if resamples < 0 or prior_draws <= 0:
-        raise ValueError("resamples must be >= 0 and prior_draws > 0")
+    if resamples < 0 or prior_draws <= 0 or top_k < 1:
+        raise ValueError("resamples must be >= 0, prior_draws > 0 and top_k >= 1")
     if rank_by not in ("places", "margin"):
         raise ValueError(f"rank_by: places or margin, not {rank_by!r}")
     data = _Tally.of(sorted(games, key=lambda g: g.key), bots, higher_is_better)
     rated = data.rated()
-    theta = _fit(data.wins_matrix(None), rated, prior_draws)
+    theta = fit_strengths(data.wins_matrix(None), rated, prior_draws).theta
     if anchor is not None and anchor in data.names and rated[data.names.index(anchor)]:
         weights = np.zeros(len(data.names))
         weights[data.names.index(anchor)] = 1.0
@@ -157,17 +174,17 @@ def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
     margin = _anchored(margins.value, margin_weights, rated)
     order, ranks = _order(margin if by_margin else point, *data.records(None), data.names,
                           higher_is_better)
-    held = None
+    figures = None
     if fit.why is None:
         ranked, cov = (margins.value, margins.cov) if by_margin else (theta, fit.cov)
-        held = _rank_held(ranked, cov, fit.rated, resamples, seed)
+        figures = rank_figures(ranked, cov, fit.rated, resamples, seed, top_k)
     rows = []
     for rank, i in zip(ranks, order, strict=True):
         value, low, high = _margin_cells(i, margin, margin_weights, margins, fit)
-        rows.append(dataclasses.replace(_row(data, rank, i, point, weights, fit, held),
+        rows.append(dataclasses.replace(_row(data, rank, i, point, weights, fit, figures),
                                         margin=value, margin_low=low, margin_high=high))
     return Standings(tuple(rows), data.games, len(data.deals), resamples, seed, prior_draws,
-                     anchor or "median", rank_by)
+                     anchor or "median", rank_by, top_k)
 
 
 def _anchored(values: FloatArray, weights: FloatArray, rated: NDArray[np.bool_]
@@ -186,9 +203,10 @@ def _margin_cells(i: int, margin: FloatArray, weights: FloatArray, fit: MarginFi
     c = -weights[fit.rated]
     c[np.flatnonzero(fit.rated == i)] += 1.0
     var = float(c @ fit.cov @ c)
-    if spread.why is not None or not var > 0:
+    units = int(spread.deals_of[i])
+    if too_few(units, "deal") is not None or spread.no_maximum or not var > 0:
         return value, None, None
-    half = t95(spread.units) * math.sqrt(var)
+    half = t95(units) * math.sqrt(var)
     return value, round(value - half, DIGITS), round(value + half, DIGITS)
 
 
@@ -209,7 +227,7 @@ def median_weights(theta: FloatArray, rated: NDArray[np.bool_]) -> FloatArray:
 
 
 def _row(data: _Tally, rank: int, i: int, point: FloatArray, weights: FloatArray,
-         fit: Spread, held: FloatArray | None) -> BotStanding:
+         fit: Spread, figures: RankFigures | None) -> BotStanding:
     games, wins, places, scores = data.totals()[:, i]
     per_game = 1 / games if games else 0.0
     rating = low = high = None
@@ -218,9 +236,13 @@ def _row(data: _Tally, rank: int, i: int, point: FloatArray, weights: FloatArray
         # Rounded to the reported digits: bots with one record differ by float noise.
         rating = round(float(point[i]), DIGITS)
         low, high, why = fit.interval(i, point, weights)
-    return BotStanding(data.names[i], rank, int(games), float(wins), float(places * per_game),
-                       float(scores * per_game), rating, low, high,
-                       None if held is None or rating is None else float(held[i]), why)
+    row = BotStanding(data.names[i], rank, int(games), float(wins), float(places * per_game),
+                      float(scores * per_game), rating, low, high, None, why)
+    if figures is None or rating is None:
+        return row
+    return dataclasses.replace(row, rank_held=float(figures.held[i]),
+                               p_first=float(figures.first[i]), p_top=float(figures.top[i]),
+                               rank_low=int(figures.low[i]), rank_high=int(figures.high[i]))
 
 
 def too_few(units: int, unit: str) -> str | None:
@@ -242,10 +264,20 @@ class Spread:
     comparisons: FloatArray  # (bots, bots): comparisons between i and j (prior aside)
     won: FloatArray  # per bot: comparisons won (halves for shared places)
     deals_of: FloatArray  # per bot: deals in which it had a comparison
+    deals_won: FloatArray  # per bot: deals in which it placed above (or with) another bot
+    deals_lost: FloatArray  # per bot: deals in which it placed below (or with) another bot
+    side: NDArray[np.int_]  # per bot: 0 in the maximum-likelihood core, else peeled (strengths)
+    no_maximum: bool  # the field's likelihood has no maximum: no interval for anyone
 
     @property
     def why(self) -> str | None:
-        return too_few(self.units, "deal")
+        """Why the field gets no rank figures: a rated bot with too few deals, or no
+        maximum of the likelihood; None when every rated bot has enough."""
+        if self.no_maximum:
+            return NO_MAXIMUM
+        if len(self.rated) == 0:
+            return too_few(0, "deal")
+        return too_few(int(self.deals_of[self.rated].min()), "deal")
 
     @staticmethod
     def of(data: _Tally, rated: NDArray[np.bool_], theta: FloatArray,
@@ -259,13 +291,23 @@ class Spread:
                   prior_draws: float) -> Spread:
         """From flat counts (entry e: bot i[e]'s wins w[e] over bot j[e] in deal deal[e]),
         so a caller with thousands of deals (the contest ladder) never holds a deals x bots x
-        bots array. `theta`: the fit's log-strengths (NaN for bots not rated)."""
+        bots array. `theta`: the fit's log-strengths (NaN for bots not rated). The prior's
+        virtual draws enter the information only on pairs with a peeled bot (or everywhere
+        when the field has no maximum), as they enter the fit (`strengths`)."""
         n = len(rated)
         total = np.bincount(i * n + j, weights=w, minlength=n * n).astype(float).reshape(n, n)
         won = total.sum(axis=1)
         comparisons = total + total.T
         seen = np.unique(np.concatenate([deal * n + i, deal * n + j]))
         deals_of = np.bincount(seen % n, minlength=n).astype(float)
+        positive = w > 0
+        deals_won = np.bincount(np.unique(deal[positive] * n + i[positive]) % n,
+                                minlength=n).astype(float)
+        deals_lost = np.bincount(np.unique(deal[positive] * n + j[positive]) % n,
+                                 minlength=n).astype(float)
+        side = peel(total, rated)
+        core = rated & (side == 0)
+        no_maximum = bool(core.sum() >= 2 and not strongly_connected(total[np.ix_(core, core)]))
         idx = np.flatnonzero(rated)
         pos = np.full(n, -1)
         pos[idx] = np.arange(len(idx))
@@ -285,79 +327,62 @@ class Spread:
                  ).reshape(units, m_)
             g -= g.mean(axis=0)
             meat = g.T @ g * units / (units - 1)
+            inner = core[idx] & ~no_maximum
+            prior = prior_draws / 2 * (1 - np.eye(m_)) * ~(inner[:, None] & inner[None, :])
             w_ = (np.bincount(a_ * m_ + b_, weights=wins, minlength=m_ * m_).reshape(m_, m_)
-                  + prior_draws / 2 * (1 - np.eye(m_)))
+                  + prior)
             m = (w_ + w_.T) * p * p.T
             np.fill_diagonal(m, 0.0)
             bread = np.linalg.pinv(np.diag(m.sum(axis=1)) - m)
             cov = bread @ meat @ bread
-        return Spread(idx, cov, units, comparisons, won, deals_of)
+        return Spread(idx, cov, units, comparisons, won, deals_of, deals_won, deals_lost,
+                      side, no_maximum)
 
-    def interval(self, i: int, point: FloatArray, weights: FloatArray, unit: str = ""
+    def interval(self, i: int, point: FloatArray, weights: FloatArray, unit: str = "deal"
                  ) -> tuple[float | None, float | None, str | None]:
         """Bot i's 95% interval (low, high, why-not); either end None when unsupported.
-        With `unit` (the contest ladder's "deal set"), the bot's own units count, not all
-        of them: on a ladder a new version has played a few of its thousands of deal sets,
-        and its variance rests on those few."""
-        units = int(self.deals_of[i]) if unit else self.units
-        why = too_few(units, unit) if unit else self.why
+        Counted in the bot's own deals (`unit`: "deal", or the contest ladder's "deal set"):
+        a field of many bots has many deals, and a bot's variance rests on its own few."""
+        why = too_few(int(self.deals_of[i]), unit)
         if why is not None:
             return None, None, why
-        lost = self.comparisons[i].sum() - self.won[i]
-        if self.won[i] == 0 or lost == 0:
-            return self._one_sided(i, point, won=self.won[i] > 0)
+        if self.no_maximum:
+            return None, None, NO_MAXIMUM
+        if self.side[i] < 0 or self.deals_won[i] < MIN_SIDE:
+            return self._one_sided(i, point, won=False)
+        if self.side[i] > 0 or self.deals_lost[i] < MIN_SIDE:
+            return self._one_sided(i, point, won=True)
         c = -weights[self.rated]
         c[np.flatnonzero(self.rated == i)] += 1.0
         var = float(c @ self.cov @ c)
         if not var > 0:
             return None, None, "the scale's zero (the anchor): 0 by definition"
-        half = t95(units) * math.sqrt(var) * ELO_PER_UNIT
+        half = t95(self.deals_of[i]) * math.sqrt(var) * ELO_PER_UNIT
         return (round(float(point[i] - half), DIGITS), round(float(point[i] + half), DIGITS),
                 None)
 
     def _one_sided(self, i: int, point: FloatArray, won: bool
                    ) -> tuple[float | None, float | None, str | None]:
-        # Lost (or won) every comparison in each of its n deals: the chance to win one (or
-        # lose one) is below 1 - 0.025^(1/n) at 97.5%, read against the bots it met.
+        # Placed above another bot (or below, `won`) in x of its n deals: the chance to do
+        # so in a deal, at least its chance to win (lose) any one comparison, is below the
+        # Clopper-Pearson bound at 97.5% (1 - 0.025^(1/n) at x = 0), read as Elo against the
+        # mean rating of the bots it met (the logistic curve is convex on that side).
         n = max(self.deals_of[i], 1.0)
-        bound = elo_from_score(1 - 0.025 ** (1 / n))
+        x = self.deals_lost[i] if won else self.deals_won[i]
+        bound = elo_from_score(float(betaincinv(x + 1, n - x, 0.975)))
         met = self.comparisons[i]
         others = np.nan_to_num(point) * met
         mean_met = float(others.sum() / met.sum())
+        never = x == 0
         if won:
             return (round(mean_met - bound, DIGITS), None,
-                    "never placed below another bot: only a lower bound (the rating is the "
-                    "prior's)")
+                    "never placed below another bot: only a lower bound" if never else
+                    f"placed below another bot in {x:.0f} of {n:.0f} deals (a two-sided "
+                    f"interval needs {MIN_SIDE}): only a lower bound")
         return (None, round(mean_met + bound, DIGITS),
-                "never placed above another bot: only an upper bound (the rating is the "
-                "prior's)")
-
-
-def _rank_held(values: FloatArray, cov: FloatArray, rated: NDArray[np.intp], draws: int,
-               seed: int) -> FloatArray | None:
-    """Per bot, the share of draws from N(values, cov) (over the rated bots) that keep its
-    competition rank among them (ties share the better rank)."""
-    if draws == 0 or len(rated) == 0:
-        return None
-    rng = np.random.default_rng(seed)
-    # Drawn in an order of the bots that no name decides (value, then variance): the same
-    # draws go to the same bots whatever they are called.
-    v = values[rated]
-    perm = np.lexsort((np.round(np.diag(cov), 12), np.round(v, 9)))
-    sample = rng.multivariate_normal(v[perm], cov[np.ix_(perm, perm)], size=draws,
-                                     method="eigh", check_valid="ignore")
-    want = _competition_ranks(v[perm][None, :])
-    got = _competition_ranks(sample)
-    out = np.full(len(values), np.nan)
-    out[rated[perm]] = (got == want).mean(axis=0)
-    return out
-
-
-def _competition_ranks(values: FloatArray) -> NDArray[np.intp]:
-    """Per row, each column's rank: 1 + how many columns are strictly higher (rounded)."""
-    v = np.round(values, 9)
-    ranks: NDArray[np.intp] = 1 + (v[:, None, :] > v[:, :, None]).sum(axis=2)
-    return ranks
+                "never placed above another bot: only an upper bound" if never else
+                f"placed above another bot in {x:.0f} of {n:.0f} deals (a two-sided "
+                f"interval needs {MIN_SIDE}): only an upper bound")
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,21 +449,6 @@ class _Tally:
         """Games, wins, place sum and score sum per bot (4 x bots)."""
         totals: FloatArray = self.per_bot.sum(axis=0)
         return totals
-
-
-def _fit(wins: FloatArray, rated: NDArray[np.bool_], prior_draws: float) -> FloatArray:
-    """Log-strengths of the rated bots (NaN for the others), mean 0."""
-    out = np.full(len(rated), np.nan)
-    idx = np.flatnonzero(rated)
-    if len(idx) == 0:
-        return out
-    if len(idx) == 1:
-        out[idx] = 0.0
-        return out
-    sub = wins[np.ix_(idx, idx)] + prior_draws / 2 * (1 - np.eye(len(idx)))
-    theta = choix.ilsr_pairwise_dense(sub, alpha=0.0, max_iter=10_000, tol=1e-12)
-    out[idx] = theta - theta.mean()
-    return out
 
 
 def _order(ratings: FloatArray, win_rate: FloatArray, mean_score: FloatArray,
