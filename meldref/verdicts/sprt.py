@@ -18,6 +18,12 @@ iterating the same step with c_j rewritten around the current mean and deviation
 
 Counts of zero are replaced by 1e-3 first, as fastchess and fishtest do, so the ratio is
 finite from the first deal set. The verdict is taken only at deal-set boundaries.
+
+Before a run, `plan` gives a test's expected deal sets and its chance to accept H1 at any
+true Elo; after a stop, `stopped_estimate` (`SprtTest.estimate`) the Elo corrected for the
+stopping rule (a test that stops early at H1 stopped on a lucky run: its plain estimate is
+too high). Both read the LLR as a Brownian motion between the bounds (`brownian`), as
+fishtest's sprt.py does; tests check them against simulated tests.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any, Literal
 
 from scipy.optimize import brentq
 
+from .brownian import Bounded
 from .elo import NELO_SCALE, finite, score_from_elo
 from .games import DealSet
 
@@ -130,15 +137,20 @@ def llr(counts: Sequence[float], elo0: float, elo1: float, model: Model = "logis
     regular = [c if c > 0 else REGULARIZE for c in counts]
     total = math.fsum(regular)
     probs = [c / total for c in regular]
-    values = [j / n for j in range(n + 1)]
-    if model == "logistic":
-        p0, p1 = (_mle_mean(values, probs, score_from_elo(e)) for e in (elo0, elo1))
-    else:
-        # The per-game deviation is sqrt(m) deal-set deviations: t per unit = sqrt(m) nElo.
-        root = math.sqrt(n / 2)
-        p0, p1 = (_mle_t(values, probs, root * e / NELO_SCALE) for e in (elo0, elo1))
+    p0, p1 = (tilted(probs, e, model) for e in (elo0, elo1))
     return total * math.fsum(p * math.log(b / a) for p, a, b in zip(probs, p0, p1,
                                                                     strict=True))
+
+
+def tilted(probs: Sequence[float], elo: float, model: Model = "logistic") -> list[float]:
+    """The distribution over the scores j/n (n = len(probs) - 1) with `elo` (logistic:
+    expected score; normalized: t-value) most likely to give `probs` (all positive)."""
+    n = len(probs) - 1
+    values = [j / n for j in range(n + 1)]
+    if model == "logistic":
+        return _mle_mean(values, probs, score_from_elo(elo))
+    # The per-game deviation is sqrt(m) deal-set deviations: t per unit = sqrt(m) nElo.
+    return _mle_t(values, probs, math.sqrt(n / 2) * elo / NELO_SCALE)
 
 
 def _secular(shifted: Sequence[float], probs: Sequence[float]) -> float:
@@ -253,6 +265,17 @@ class SprtTest:
     def verdict(self) -> Verdict | None:
         return self.spec.verdict(self.llr()) if self.deal_sets else None
 
+    def estimate(self) -> SprtEstimate:
+        """The Elo so far: corrected for the stopping rule once the test has stopped
+        (`stopped_estimate`), the plain estimate before."""
+        return stopped_estimate(self.spec, self.counts)
+
+    def plan(self, true_elo: float) -> SprtPlan:
+        """What this test costs at `true_elo`, on the shape of the deal sets seen so far
+        (independent games without draws before the first)."""
+        return plan(self.spec, true_elo, self.seatings,
+                    shape=self.counts if self.deal_sets else None)
+
     def to_json(self) -> dict[str, Any]:
         value = self.llr()
         return {**self.spec.to_json(), "seatings": self.seatings, "deal_sets": self.deal_sets,
@@ -269,3 +292,163 @@ class SprtTest:
         return (f"SPRT [{s.elo0:g}, {s.elo1:g}] {s.model}, alpha {s.alpha:g} beta {s.beta:g}: "
                 f"LLR {value:.2f} ({s.lower:.2f}, {s.upper:.2f}) after {self.deal_sets} deal "
                 f"sets: {state}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Before a run: what it will cost; after a stop: the Elo the stopping rule did not bias
+
+
+ELO_LIMIT = 1500.0  # the corrected estimate is searched within +-this
+OVERSHOOT = 0.5826  # Siegmund: a random walk passes a bound by about this many step deviations
+
+
+def _walk(truth: Sequence[float], spec: SprtSpec) -> Bounded:
+    """The LLR as a Brownian motion (`brownian.Bounded`) when the deal sets follow `truth`.
+    Its step per deal set is the GSPRT's local form, as fishtest's (Van den Bergh):
+    (s1 - s0) / v * (x - (s0 + s1) / 2) for a deal set scoring x, v the deal sets' variance
+    and s0, s1 the expected scores of elo0 and elo1 (for the normalised model, 1/2 plus
+    their t-values times the deviation); the bounds are moved out by the expected
+    overshoot."""
+    n = len(truth) - 1
+    values = [j / n for j in range(n + 1)]
+    mean = math.fsum(q * x for q, x in zip(truth, values, strict=True))
+    var = math.fsum(q * (x - mean) ** 2 for q, x in zip(truth, values, strict=True))
+    var = max(var, 1e-12)
+    if spec.model == "logistic":
+        s0, s1 = score_from_elo(spec.elo0), score_from_elo(spec.elo1)
+    else:
+        root = math.sqrt(n / 2) * math.sqrt(var) / NELO_SCALE
+        s0, s1 = 0.5 + root * spec.elo0, 0.5 + root * spec.elo1
+    scale = (s1 - s0) / var
+    mu = scale * (mean - (s0 + s1) / 2)
+    sigma = abs(scale) * math.sqrt(var)
+    return Bounded(mu, sigma, spec.lower - OVERSHOOT * sigma, spec.upper + OVERSHOOT * sigma)
+
+
+def reference(seatings: int, draws: float = 0.0) -> list[float]:
+    """A deal set's outcomes 0..2m when its m games are independent, each won, drawn or lost
+    with chances (1 - draws)/2, draws, (1 - draws)/2: the shape `plan` tilts to the Elo it
+    is asked about when no observed distribution is given."""
+    if not 0 <= draws < 1:
+        raise ValueError(f"draws: a share in [0, 1), not {draws}")
+    game = [(1 - draws) / 2, draws, (1 - draws) / 2]
+    out = [1.0]
+    for _ in range(seatings):
+        nxt = [0.0] * (len(out) + 2)
+        for i, a in enumerate(out):
+            for j, b in enumerate(game):
+                nxt[i + j] += a * b
+        out = nxt
+    return [max(x, REGULARIZE * 1e-3) for x in out]
+
+
+@dataclass(frozen=True, slots=True)
+class SprtPlan:
+    """What an SPRT costs at one true Elo: its expected deal sets and its chance to accept
+    H1 (its power at elo >= elo1, its false-positive rate at elo <= elo0)."""
+
+    spec: SprtSpec
+    true_elo: float
+    seatings: int
+    expected_deal_sets: float
+    p_h1: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.spec.to_json(), "true_elo": self.true_elo, "seatings": self.seatings,
+                "expected_deal_sets": finite(self.expected_deal_sets),
+                "expected_games": finite(self.expected_deal_sets * self.seatings),
+                "p_h1": finite(self.p_h1)}
+
+    def text(self) -> str:
+        return (f"at Elo {self.true_elo:+g}: about {self.expected_deal_sets:.0f} deal sets "
+                f"({self.expected_deal_sets * self.seatings:.0f} games), H1 accepted "
+                f"{100 * self.p_h1:.1f}% of the time")
+
+
+def plan(spec: SprtSpec, true_elo: float, seatings: int = 2, draws: float = 0.0,
+         shape: Sequence[float] | None = None) -> SprtPlan:
+    """The expected deal sets and P(accept H1) of the SPRT `spec` on deal sets of `seatings`
+    games when the true Elo is `true_elo` (normalised Elo for the normalised model).
+
+    The deal sets' distribution is `shape` (counts or chances of the 2m+1 outcomes, e.g. a
+    previous run's pentanomial) tilted to `true_elo`, or else independent games with `draws`
+    drawn (`reference`). The LLR is taken as a Brownian motion with the drift and spread of
+    its per-deal-set steps (`_walk`; Wald's approximations, the bounds moved out by
+    Siegmund's overshoot); a test checks both figures against simulated SPRTs."""
+    if seatings < 1:
+        raise ValueError(f"seatings: at least 1, not {seatings}")
+    base = list(shape) if shape is not None else reference(seatings, draws)
+    if len(base) != 2 * seatings + 1 or any(x < 0 for x in base) or not sum(base) > 0:
+        raise ValueError(f"shape: {2 * seatings + 1} non-negative figures, not {base}")
+    total = math.fsum(c if c > 0 else REGULARIZE for c in base)
+    probs = [(c if c > 0 else REGULARIZE) / total for c in base]
+    walk = _walk(tilted(probs, true_elo, spec.model), spec)
+    return SprtPlan(spec, true_elo, seatings, walk.expected_time, walk.p_upper)
+
+
+@dataclass(frozen=True, slots=True)
+class SprtEstimate:
+    """The Elo after an SPRT: median-unbiased for the stopping rule once it stopped, with a
+    95% interval; the plain estimate beside it (biased away from the bound it stopped at)."""
+
+    elo: float
+    low: float | None
+    high: float | None
+    plain: float
+    corrected: bool  # False while undecided: `elo` is then the plain estimate
+
+    def to_json(self) -> dict[str, Any]:
+        return {"elo": finite(self.elo),
+                "elo_ci95": [None if self.low is None else finite(self.low),
+                             None if self.high is None else finite(self.high)],
+                "plain_elo": finite(self.plain), "corrected_for_stopping": self.corrected}
+
+
+def stopped_estimate(spec: SprtSpec, counts: Sequence[float]) -> SprtEstimate:
+    """The Elo of deal sets `counts` (0..2m half-points) fed to the SPRT `spec` until it
+    stopped. Once it has stopped, the median-unbiased estimate under the stopping rule, as
+    fishtest's sprt.py (its "elo" and "ci" after a stop): order the outcomes a run can end
+    in (any stop at H0 below any stop at H1; at H1 an earlier stop is stronger evidence, at
+    H0 a later one), and take the Elo at which the run's own outcome is the median (the 2.5%
+    and 97.5% points for the interval). The LLR's path at each Elo is a Brownian motion
+    (`brownian.Bounded`) with the drift and spread of its steps when the deal sets follow
+    the observed distribution tilted to that Elo."""
+    n = len(counts) - 1
+    total = math.fsum(c if c > 0 else REGULARIZE for c in counts)
+    probs = [(c if c > 0 else REGULARIZE) / total for c in counts]
+    plain = _plain_elo(probs, spec.model)
+    verdict = spec.verdict(spec.llr(counts)) if sum(counts) else None
+    if verdict is None or n < 2:
+        return SprtEstimate(plain, None, None, plain, False)
+    deal_sets = math.fsum(counts)
+
+    def worse(elo: float) -> float:
+        """The chance, at `elo`, of an outcome below the run's own."""
+        walk = _walk(tilted(probs, elo, spec.model), spec)
+        if verdict == "H1":
+            return 1 - walk.stopped_by(deal_sets, upper=True)
+        return walk.stopped_by(deal_sets, upper=False)
+
+    # Far enough out for any run's outcome, near enough that the steps keep a spread.
+    span = 4 * (spec.elo1 - spec.elo0) + 400
+    low_end, high_end = max(spec.elo0 - span, -ELO_LIMIT), min(spec.elo1 + span, ELO_LIMIT)
+    ends = (worse(low_end), worse(high_end))
+
+    def solve(target: float) -> float:
+        if ends[0] <= target:
+            return low_end
+        if ends[1] >= target:
+            return high_end
+        return float(brentq(lambda e: worse(e) - target, low_end, high_end, xtol=1e-6))
+
+    return SprtEstimate(solve(0.5), solve(0.975), solve(0.025), plain, True)
+
+
+def _plain_elo(probs: Sequence[float], model: Model) -> float:
+    n = len(probs) - 1
+    mean = math.fsum(p * j / n for j, p in enumerate(probs))
+    if model == "logistic":
+        return -400 * math.log10(1 / mean - 1) if 0 < mean < 1 else math.copysign(
+            math.inf, mean - 0.5)
+    sd = math.sqrt(math.fsum(p * (j / n - mean) ** 2 for j, p in enumerate(probs)))
+    return (mean - 0.5) / sd / math.sqrt(n / 2) * NELO_SCALE if sd > 0 else math.nan
