@@ -11,6 +11,8 @@ author's reference).
   `limits_in_force` (read back from /proc).
 - `launch`: `launch_argv` (under the guard or `setpriv --pdeathsig KILL`, `unshare --net` for
   no network), `become_subreaper`, `network_isolation_problem`.
+- `descriptors`: `Descriptor`, an open file descriptor with one owner who closes it once (a
+  number closed twice closes whatever reused it: another seat's pipe, the replay).
 - `stderrlog`: `StderrLog`, a bot's stderr drained on a thread into a capped log.
 - `sweep`: what escaped a bot's group, found through /proc (`descendants`, `group_members`, the
   `carriers` of its cookie, MELDREF_BOT) and killed (`kill_strays`); `group_cpu_time`; the
