@@ -38,15 +38,14 @@ class StopSignals:
 
     The first raises `KeyboardInterrupt`, as Ctrl-C does: the command stops in its own way
     (bots closed, results kept, exit code 130; one that does not catch it exits 130 through
-    typer, or `main`). A later one hurries (`take`'s: kills every bot still running at once,
-    whose closing would wait out each one's graces) and raises nothing, except in work that
-    is safe to cut short
+    typer, or `main`). A later one calls `take`'s `hurry` (kill every bot still running at
+    once, not after its graces) and raises nothing, except in work that is safe to cut short
     anywhere (`every_one_stops`): raised while the stop runs, it lands where it may, and in
-    the standard library's own clean-up (`Condition.wait`'s `finally`, under a pool's
+    the standard library's own clean-up (`Condition.wait`'s `finally`, under the pool's
     `wait`) it left a lock released twice: a `RuntimeError` traceback and exit code 1. Once
-    `main` is done they are ignored: Python puts the default handlers back as it exits, and
-    a second SIGTERM then killed the process (rc -15 in 3 runs of 10 in issue 43), or ran
-    the handler in an exit handler (a `KeyboardInterrupt` traceback)."""
+    `main` is done they are ignored: Python puts the default handlers back as it exits, and a
+    second SIGTERM then killed the process (rc -15 in 3 runs of 10 in issue 43), or ran the
+    handler in an exit handler (a `KeyboardInterrupt` traceback)."""
 
     def __init__(self) -> None:
         self.received = 0
