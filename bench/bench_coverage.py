@@ -153,13 +153,16 @@ def anchored(truth: dict[str, float], ratings: dict[str, float]) -> dict[str, fl
     return {b: v - zero for b, v in truth.items()}
 
 
+TIE = 10.0  # Elo: bots this close in the long run's truth are taken as equal (its error)
+
+
 def true_ranks(truth: dict[str, float]) -> dict[str, tuple[int, int]]:
-    """Each bot's rank in the truth: the range of ranks of bots within 1 Elo of it (equal
-    bots' ranks are the draws' to decide)."""
+    """Each bot's rank in the truth: the range of ranks of the bots within `TIE` of it
+    (equal bots' ranks are the draws' to decide, not the long run's noise)."""
     values = sorted(truth.values(), reverse=True)
     out = {}
     for bot, v in truth.items():
-        out[bot] = (1 + sum(x > v + 1 for x in values), sum(x >= v - 1 for x in values))
+        out[bot] = (1 + sum(x > v + TIE for x in values), sum(x >= v - TIE for x in values))
     return out
 
 
