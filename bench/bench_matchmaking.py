@@ -3,6 +3,7 @@
     python bench/bench_matchmaking.py [--bots 8] [--seeds 30] [--deal-sets 600]
                                       [--batch 8] [--resamples 50] [--spacing 40]
                                       [--schemes share,old,random]
+                                      [--min-share 0.5] [--pair-cap 0.25]
 
 A ladder of `--bots` synthetic versions of known Elo: the top two equal (the outside check's
 case: two equal leaders), the others `--spacing` apart below them. Every pairing is a deal
@@ -10,7 +11,8 @@ set of 2 games (both seatings), each a Bradley-Terry draw from the true ratings;
 own fit (`contest.ratings`, `--resamples` bootstrap resamples) is refreshed every `--batch`
 deal sets (as `-j` parallel games see it), and `contest.matchmaking.next_table` picks every
 table, with the recent deal sets counted as `contest run` counts them (`Share.window`).
-Schemes: `share` (the minimum share and pair cap at their defaults), `old` (neither: as
+Schemes: `share` (the minimum share and pair cap, `--min-share` and `--pair-cap`, the
+contest's defaults unless given), `old` (neither: as
 before issue 44), `random` (a pair drawn at random: no choice at all, the reference).
 
 After `--deal-sets` deal sets, per true rank, over `--seeds` runs: the mean error of the
@@ -39,7 +41,13 @@ from meldref.contest import one_blas_thread  # noqa: E402
 one_blas_thread()
 from bench_contest import play_deal_set  # noqa: E402  (a deal set's two synthetic games)
 
-from meldref.contest.matchmaking import Candidate, Share, next_table  # noqa: E402
+from meldref.contest.matchmaking import (  # noqa: E402
+    MIN_SHARE,
+    PAIR_CAP,
+    Candidate,
+    Share,
+    next_table,
+)
 from meldref.contest.ranking import Rating, ranked  # noqa: E402
 from meldref.contest.ratings import LadderRatings  # noqa: E402
 
@@ -53,7 +61,8 @@ def field_of(bots: int, spacing: float) -> dict[str, float]:
 
 
 def run(seed: int, truth: dict[str, float], scheme: str, deal_sets: int, batch: int,
-        resamples: int) -> tuple[dict[str, float], dict[str, int], float]:
+        resamples: int, bounds: tuple[float, float] = (MIN_SHARE, PAIR_CAP)
+        ) -> tuple[dict[str, float], dict[str, int], float]:
     """One ladder: each version's fitted rating, its deal sets, the leaders' late share."""
     rng = random.Random(seed)
     names = sorted(truth)
@@ -67,7 +76,8 @@ def run(seed: int, truth: dict[str, float], scheme: str, deal_sets: int, batch: 
             if scheme == "random":
                 a, b = rng.sample(names, 2)
             else:
-                a, b = choose(names, key, fitted, played, pending, ratings, tables, scheme)
+                a, b = choose(names, key, fitted, played, pending, ratings, tables, scheme,
+                              bounds)
             ratings.add_deal_set(play_deal_set(rng, truth, a, b))
             tables.append((key[a], key[b]))
             for n in (a, b):
@@ -82,13 +92,14 @@ def run(seed: int, truth: dict[str, float], scheme: str, deal_sets: int, batch: 
 
 def choose(names: Sequence[str], key: dict[str, int], fitted: dict[str, Rating],
            played: dict[str, int], pending: dict[str, int], ratings: LadderRatings,
-           tables: list[tuple[int, int]], scheme: str) -> tuple[str, str]:
+           tables: list[tuple[int, int]], scheme: str, bounds: tuple[float, float]
+           ) -> tuple[str, str]:
     order = ranked({n: fitted.get(n, Rating(None, None, None, 0)) for n in names})
     ranking = [Candidate(key[n], *(fitted[n].resampled if n in fitted else (None, None)),
                          played[n] - pending[n], pending[n]) for n in order]
     share = None
     if scheme == "share":
-        share = Share(recent=tables[-Share.window(len(names)):])
+        share = Share(*bounds, recent=tables[-Share.window(len(names)):])
     table = next_table(ranking, 2, PLACEMENT, ratings.doubt(order),
                        ratings.doubt(order, apart=2), share)
     assert table is not None
@@ -96,14 +107,14 @@ def choose(names: Sequence[str], key: dict[str, int], fitted: dict[str, Rating],
 
 
 def summary(truth: dict[str, float], scheme: str, seeds: int, deal_sets: int, batch: int,
-            resamples: int) -> dict[str, Any]:
+            resamples: int, bounds: tuple[float, float]) -> dict[str, Any]:
     names = sorted(truth, key=lambda n: -truth[n])
     errors: dict[str, list[float]] = {n: [] for n in names}
     counts: dict[str, list[int]] = {n: [] for n in names}
     shares = []
     centre = statistics.fmean(truth.values())
     for seed in range(seeds):
-        fit, played, share = run(seed, truth, scheme, deal_sets, batch, resamples)
+        fit, played, share = run(seed, truth, scheme, deal_sets, batch, resamples, bounds)
         mean = statistics.fmean(fit.values())
         for n in names:
             errors[n].append((fit[n] - mean) - (truth[n] - centre))
@@ -129,9 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=50)
     parser.add_argument("--spacing", type=float, default=40.0)
     parser.add_argument("--schemes", default="share,old,random")
+    parser.add_argument("--min-share", type=float, default=MIN_SHARE)
+    parser.add_argument("--pair-cap", type=float, default=PAIR_CAP)
     args = parser.parse_args(argv)
     truth = field_of(args.bots, args.spacing)
-    results = [summary(truth, s, args.seeds, args.deal_sets, args.batch, args.resamples)
+    bounds = (args.min_share, args.pair_cap)
+    results = [summary(truth, s, args.seeds, args.deal_sets, args.batch, args.resamples,
+                       bounds)
                for s in args.schemes.split(",")]
     print("| rank | true Elo | " + " | ".join(
         f"{r['scheme']}: error ± se (z), deal sets" for r in results) + " |")

@@ -115,3 +115,17 @@ def test_the_benchmark_of_the_bias_runs() -> None:
                            "2", "--deal-sets", "24", "--schemes", "share,random"],
                           capture_output=True, text=True, timeout=300, check=True)
     assert "| 8 | -240 | " in done.stdout and "leaders' share of the last half" in done.stdout
+
+
+def test_an_owed_version_plays_first_and_not_with_a_pair_at_its_cap() -> None:
+    ranking = [Candidate(k, -10.0 * k, 100 - 10.0 * k, 100, 0) for k in range(8)]
+    # 80 recent deal sets; version 7 sat in 8, all against version 0: below its floor of
+    # 20 (min-share 1), and the pair (0, 7) at its cap of 8 (pair-cap 0.1).
+    others = itertools.cycle(itertools.combinations(range(7), 2))
+    recent = [(0, 7)] * 8 + [next(others) for _ in range(72)]
+    share = Share(1.0, 0.1, recent)
+    assert share.owed(ranking, 2) == ranking[7] and share.capped(0, 7, 8)
+    for placed in range(100, 110):  # whatever the spread's step, never its capped rival
+        ranking[7] = Candidate(7, -70.0, 30.0, placed, 0)
+        table = next_table(ranking, 2, PLACEMENT, [0.5] * 7, [0.5] * 6, share)
+        assert table is not None and table[0] == 7 and table[1] != 0

@@ -34,13 +34,16 @@ Two organiser's settings (`Share`, fixed at `contest init`) bound rules 3 and 4 
 ladder's last `window` deal sets (WINDOW x the versions in play; `recent`):
 - **Minimum share.** A version in play whose deal sets among the recent ones are fewer than
   `min_share` x its fair share (seats / versions of them) plays next (the furthest below
-  first), against the version within two places of it in most doubt (as settling does), a
-  pair under its cap. Before it (issue 44), two equal leaders took 952 of the last 1,000
-  games and every other version stopped playing after ~48: a rating that stops moving keeps
-  whatever luck it had when it stopped, and the bottom three stood 16-21 Elo too high.
-- **Pair cap.** A pair (rule 3's, or the minimum share's) that sat together in `pair_cap` x
-  `window` of the recent deal sets or more is not chosen while another can be; with every
-  neighbouring pair capped, the pair with the fewest recent deal sets plays.
+  first), against opponents spread over the ranking as in placement (`spread`), those it is
+  capped with left out. Spread, not the rival in most doubt: the deal sets that keep a
+  version measured should not depend on how its last results fell (bench/bench_matchmaking.py
+  measured both: the same bias within its noise). Before (issue 44), two equal leaders took
+  952 of the last 1,000 games and every other version stopped playing after ~48: a rating
+  that stops moving keeps whatever luck it had when it stopped, and the ladder's prior (one
+  virtual draw a pair, `ratings.PRIOR_DRAWS`) weighs most on the versions with fewest games.
+- **Pair cap.** A pair (rule 3's, or a minimum share's opponent) that sat together in
+  `pair_cap` x `window` of the recent deal sets or more is not chosen while another can be;
+  with every neighbouring pair capped, the pair with the fewest recent deal sets plays.
 
 Why: a round robin spends most of its games on pairs whose order is already sure (the top
 against the bottom); a deal set between two versions whose order is in doubt is the one
@@ -150,9 +153,7 @@ def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
         return tuple(ranking[i].key for i in around(at, len(ranking), seats))
     owed = share.owed(ranking, seats)
     if owed is not None:
-        place = ranking.index(owed)
-        rival = owed_rival(place, ranking, unsure, share)
-        return tuple(ranking[i].key for i in nearest(place, rival, len(ranking), seats))
+        return (owed.key, *spread(ranking, owed, seats - 1, share))
     at = uncertain_pair(ranking, doubt, share)
     if at is None:  # every neighbouring pair at its cap: the pair least seen lately
         a, b = min(itertools.combinations(range(len(ranking)), 2),
@@ -160,20 +161,6 @@ def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
                                                          ranking[p[1]].key))], p))
         return tuple(ranking[i].key for i in nearest(a, b, len(ranking), seats))
     return tuple(ranking[i].key for i in around(at, len(ranking), seats))
-
-
-def owed_rival(place: int, ranking: Sequence[Candidate], unsure: Doubts, share: Share) -> int:
-    """The settling rival of the version owed its share (`settling_rival`), among the pairs
-    under their cap; with every one within two places capped, the nearest version not."""
-    n = len(ranking)
-    key = ranking[place].key
-    free = [q for q in range(n)
-            if q != place and not share.capped(key, ranking[q].key, n)]
-    near = [q for q in free if abs(q - place) <= 2]
-    if near:
-        return min(near, key=lambda q: (-unsure(place, q), abs(q - place), q))
-    others = free or [q for q in range(n) if q != place]
-    return min(others, key=lambda q: (abs(q - place), q))
 
 
 class Doubts:
@@ -207,10 +194,15 @@ def nearest(place: int, rival: int, n: int, seats: int) -> list[int]:
     return [place, rival, *rest[:seats - 2]]
 
 
-def spread(ranking: Sequence[Candidate], new: Candidate, count: int) -> list[int]:
+def spread(ranking: Sequence[Candidate], new: Candidate, count: int,
+           share: Share | None = None) -> list[int]:
     """`count` opponents at evenly spaced places of the ranking (the new version left out),
-    shifted by the deal sets it has had, so its next placement deal set sees other places."""
+    shifted by the deal sets it has had, so its next placement deal set sees other places;
+    with `share`, the versions it is capped with left out while others remain."""
     others = [c for c in ranking if c.key != new.key]
+    if share is not None:
+        free = [c for c in others if not share.capped(new.key, c.key, len(ranking))]
+        others = free if len(free) >= count else others
     n, step = len(others), len(others) / count
     shift = (new.deal_sets * 0.618034) % 1.0  # golden-ratio steps: every place, evenly, soon
     picked: list[int] = []
