@@ -141,11 +141,11 @@ def test_the_issues_four_bot_run_prints_no_point_as_an_interval(tmp_path: Path) 
     result = runner.invoke(app, args, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "100%" not in result.stdout.split("cross table")[0]  # no rank held 100%
-    assert "no 95% interval: 6 deals: a rating interval needs 10 or more" in result.stdout
+    assert "no 95% interval: 3 deals: a rating interval needs 10 or more" in result.stdout
     data = standings_file(tmp_path / "x")
     for row in data["standings"]:
         assert row["rating_ci95"] == [None, None] and row["rank_held"] is None
-        assert row["no_interval"] == "6 deals: a rating interval needs 10 or more"
+        assert row["no_interval"] == "3 deals: a rating interval needs 10 or more"
     for pair in data["cross_table"]["pairs"]:
         assert pair["score_ci95"] == [None, None] and pair["los"] is None
         assert pair["no_interval"] == "1 deal set: an interval needs 5 or more"

@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.markup import escape
 
+from ..private import write_private_text
 from ..protocol.seats import BotSpec
 from ..replay.words import printable
 from .common import (
@@ -237,7 +238,7 @@ def replay_position(
         sys.stdout.write(text)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        write_private_text(output, text)
     except OSError as exc:
         fail(f"--output {output}: {exc.strerror or exc}")
     out.print(f"position: {output}", markup=False)

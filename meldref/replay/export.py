@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any, Final, Literal, Protocol
 
 from ..engine.game import GameState
+from ..private import open_private
 from .files import Outline, ReplayError, open_replay, replay_files, simulate
 
 Format = Literal["parquet", "csv", "jsonl"]
@@ -161,7 +162,7 @@ class JsonRows:
     """One JSON object a line."""
 
     def __init__(self, out: Path) -> None:
-        self.file: IO[str] = out.open("w", encoding="utf-8")
+        self.file: IO[str] = open_private(out, "w", encoding="utf-8")
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
@@ -175,7 +176,7 @@ class CsvRows:
     """CSV with a header line; lists (observation, legal actions) as JSON text in their cell."""
 
     def __init__(self, out: Path, columns: list[str]) -> None:
-        self.file: IO[str] = out.open("w", encoding="utf-8", newline="")
+        self.file: IO[str] = open_private(out, "w", encoding="utf-8", newline="")
         self.csv = csv.DictWriter(self.file, fieldnames=columns)
         self.csv.writeheader()
 
@@ -208,7 +209,9 @@ class ParquetRows:
             "place": pa.int64(), "score": pa.int64(), "winner": pa.bool_(), "file": pa.string(),
         }
         self.schema = pa.schema([(c, types[c]) for c in columns])
-        self.writer = pq.ParquetWriter(str(out), self.schema)
+        # Through a file of ours (owner-only, no link followed), not by path.
+        self.file: IO[bytes] = open_private(out, "wb")
+        self.writer = pq.ParquetWriter(self.file, self.schema)
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         table = self.pa.Table.from_pylist(rows, schema=self.schema)
@@ -216,6 +219,7 @@ class ParquetRows:
 
     def close(self) -> None:
         self.writer.close()
+        self.file.close()
 
 
 def read_rows(path: Path) -> Iterator[dict[str, Any]]:

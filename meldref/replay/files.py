@@ -39,6 +39,7 @@ from ..protocol.records import event_record
 if TYPE_CHECKING:
     from . import schema
     from .audit import Verified
+    from .schema import Record
 
 FORMAT = "meldref-replay"
 FORMAT_VERSION = 1
@@ -168,15 +169,15 @@ class Replay:
     for small files)."""
 
     path: Path
-    header: dict[str, Any]
-    records: Iterable[tuple[int, dict[str, Any]]] = ()
+    header: Record
+    records: Iterable[tuple[int, Record]] = ()
 
-    def over(self, records: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
+    def over(self, records: Iterable[tuple[int, Record]]) -> Replay:
         """The same replay, its records taken from `records` (an `Outline` watching them)."""
         return Replay(self.path, self.header, records)
 
     @property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> Record | None:
         """The result record (a pass over the records)."""
         return next((record for _, record in self.records if record["type"] == "result"), None)
 
@@ -184,11 +185,11 @@ class Replay:
     def game(self) -> GameInfo:
         return find_game(self.header["game"])
 
-    def actions(self) -> list[tuple[int, dict[str, Any]]]:
+    def actions(self) -> list[tuple[int, Record]]:
         """Every action record, held: for tests and small files (commands use an `Outline`)."""
         return [(n, r) for n, r in self.records if r["type"] == "action"]
 
-    def faults(self) -> list[dict[str, Any]]:
+    def faults(self) -> list[Record]:
         return [r for _, r in self.records if r["type"] == "fault"]
 
     def rules(self) -> Any:
@@ -230,9 +231,9 @@ class _FileRecords:
     """A replay's records after its header, read again from the file at each iteration."""
 
     path: Path
-    header: dict[str, Any]
+    header: Record
 
-    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+    def __iter__(self) -> Iterator[tuple[int, Record]]:
         lines = read_lines(self.path)
         if next(lines)[1] != self.header:
             raise ReplayError(1, "the file changed while it was read (another header)")
@@ -265,12 +266,12 @@ class Outline:
     through at most 148 faults a seat (`schema.Order`), with details of 1,000 characters."""
 
     actions: int = 0
-    faults: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    result: dict[str, Any] | None = None
+    faults: list[tuple[int, Record]] = field(default_factory=list)
+    result: Record | None = None
     problem: ReplayError | None = None
 
-    def watch(self, records: Iterable[tuple[int, dict[str, Any]]],
-              ) -> Iterator[tuple[int, dict[str, Any]]]:
+    def watch(self, records: Iterable[tuple[int, Record]],
+              ) -> Iterator[tuple[int, Record]]:
         """`records`, noted as they pass; a bad line ends them and is kept as `problem`."""
         try:
             for number, record in records:
@@ -289,7 +290,7 @@ class Outline:
         """The bad line, unless it is only a cut last line (what a killed referee leaves)."""
         return None if isinstance(self.problem, ReplayTruncated) else self.problem
 
-    def fault_records(self) -> list[dict[str, Any]]:
+    def fault_records(self) -> list[Record]:
         return [record for _, record in self.faults]
 
     def read(self, replay: Replay, play: Callable[[Replay], object] | None = None) -> Outline:
@@ -329,7 +330,7 @@ MAX_VALUES: Final = 1 << 16
 _MARKS: Final = (b"[", b"{", b",", b":")
 
 
-def read_lines(path: str | os.PathLike[str]) -> Generator[tuple[int, dict[str, Any]], None, None]:
+def read_lines(path: str | os.PathLike[str]) -> Generator[tuple[int, Record], None, None]:
     """Each line as a dict, checking its sum chain, its record's shape (`schema`) and where it
     stands (`schema.Order`: the header first, then the start, the result last), read one line
     at a time; `ReplayError` at the first bad line (`ReplayTruncated` for a cut last line),
@@ -341,7 +342,7 @@ def read_lines(path: str | os.PathLike[str]) -> Generator[tuple[int, dict[str, A
         raise ReplayPathError(f"{path}: {exc.strerror or exc}") from None
 
 
-def _read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _read_lines(path: Path) -> Iterator[tuple[int, Record]]:
     # Imported when a replay is read, not written: the schema's pydantic models cost a
     # tournament worker, which only writes, a third of a second of CPU to import.
     from . import schema
@@ -368,7 +369,7 @@ def _read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise ReplayError(1, "empty file (no header)")
 
 
-def _check_place(order: schema.Order, number: int, record: dict[str, Any]) -> None:
+def _check_place(order: schema.Order, number: int, record: Record) -> None:
     wrong = order.problem(record)
     if wrong is not None:
         raise ReplayError(number, f"altered: {wrong}")
@@ -382,7 +383,7 @@ def _check_first(raw: bytes) -> None:
         raise ReplayError(1, "not a meldref replay (no header)")
 
 
-def _check_line(number: int, raw: bytes, previous: str) -> tuple[dict[str, Any], str]:
+def _check_line(number: int, raw: bytes, previous: str) -> tuple[Record, str]:
     # `raw` with its newline: a copy without it would cost its size again.
     if not raw.endswith(b"\n"):
         raise ReplayTruncated(number, "truncated: the last line is cut short (no newline)")
@@ -403,7 +404,7 @@ def _check_line(number: int, raw: bytes, previous: str) -> tuple[dict[str, Any],
     return record, claimed
 
 
-def decode_line(raw: bytes, line: int = 0) -> dict[str, Any]:
+def decode_line(raw: bytes, line: int = 0) -> Record:
     """The JSON object with a "type" that one line's bytes hold (its sum unchecked: the line
     is read alone, as a folder's list reads a result), with the checks of any replay line
     before it is built; `ReplayError` saying why not."""
@@ -436,7 +437,7 @@ def _json(number: int, text: str) -> Any:
         raise ReplayError(number, f"altered: not JSON a replay can hold ({reason})") from None
 
 
-def _record(number: int, text: str) -> dict[str, Any]:
+def _record(number: int, text: str) -> Record:
     record = _json(number, text)
     if not isinstance(record, dict) or not isinstance(record.get("type"), str):
         raise ReplayError(number, 'altered: not a JSON object with a "type"')
@@ -449,7 +450,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique_keys(pairs: list[tuple[str, Any]]) -> Record:
     # A key given twice means one thing to Python's json (the last) and another to readers
     # that take the first: a line that says two things is not a replay's.
     record = dict(pairs)
@@ -460,7 +461,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return record
 
 
-def check_header(header: dict[str, Any]) -> None:
+def check_header(header: Record) -> None:
     if header.get("type") != "header" or header.get("format") != FORMAT:
         raise ReplayError(1, f"not a meldref replay header (format {FORMAT!r} expected)")
     if header.get("version") != FORMAT_VERSION:
@@ -483,7 +484,7 @@ def check_header(header: dict[str, Any]) -> None:
                              f"not one per each of the {players} players in order")
 
 
-def check_result_shape(players: int, line: int, result: dict[str, Any]) -> None:
+def check_result_shape(players: int, line: int, result: Record) -> None:
     """`ReplayError` unless the result speaks of the game's `players` seats: one place, score
     and status per seat, winners among them, a termination the games know. (What it claims is
     checked by `verify`; this is what any reader needs to count it.)"""
@@ -504,7 +505,7 @@ def check_result_shape(players: int, line: int, result: dict[str, Any]) -> None:
 # Re-simulation
 
 
-def event_for_seat(data: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
+def event_for_seat(data: Mapping[str, Any], seat: int | None) -> Record:
     """A stored event (`protocol.referee.event_record`) as `seat` saw it (None: everything)."""
     private = set(data.get("private") or ())
     show_all = seat is None or data.get("seat") == seat
@@ -516,7 +517,7 @@ class Step:
     """One applied action during re-simulation."""
 
     line: int
-    record: dict[str, Any]
+    record: Record
     seat: int
     decision: str
     action: str
@@ -527,7 +528,7 @@ def simulate(
     replay: Replay,
     on_step: Callable[[Step, GameState], None] | None = None,
     stop_after: int | None = None,
-    before: Callable[[dict[str, Any], GameState], None] | None = None,
+    before: Callable[[Record, GameState], None] | None = None,
 ) -> GameState:
     """Replay the actions from the seed, checking each one; `ReplayError` at the first bad line.
 
@@ -552,7 +553,7 @@ def simulate(
     return state
 
 
-def check_start(replay: Replay, state: GameState, line: int, record: dict[str, Any]) -> None:
+def check_start(replay: Replay, state: GameState, line: int, record: Record) -> None:
     for key in ("game", "seed", "players", "rules"):
         if key in record and record[key] != replay.header.get(key):
             raise ReplayError(line, f"start record {key} {record[key]!r} differs from the "
@@ -576,7 +577,7 @@ def _same_events(line: int, what: str, stored: Any, events: list[Event]) -> None
                                     f"re-simulated one in {', '.join(keys)}")
 
 
-def apply_record(state: GameState, line: int, record: dict[str, Any], applied: int) -> Step:
+def apply_record(state: GameState, line: int, record: Record, applied: int) -> Step:
     if record.get("n", applied) != applied:
         raise ReplayError(line, f"action number {record.get('n')!r}, expected {applied}")
     if state.to_move is None:

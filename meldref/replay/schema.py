@@ -21,6 +21,9 @@ from ..protocol.errors import MAX_DETAIL, FaultOutcome, SeatStatus
 from ..protocol.referee import NOTES_PER_KIND
 from ..settings import describe
 
+# One line of a replay as JSON reads it, before and after its schema is checked: its keys are
+# the record type's (spec/REPLAY.md), its values JSON's.
+Record = dict[str, Any]
 MAX_SEATS: Final = 64
 MAX_COUNT: Final = 100_000_000  # actions, decisions, request ids
 MAX_POINTS: Final = 10**9  # any score a game can reach, by far
@@ -63,18 +66,18 @@ class Header(_Record):
     format: Literal["meldref-replay"]
     version: int
     game: Text
-    rules: dict[str, Any]
+    rules: Record
     seed: Seed
     players: Annotated[int, Field(ge=1, le=MAX_SEATS)]
     seats: list[SeatInfo] = Field(default_factory=list, max_length=MAX_SEATS)
-    policy: dict[str, Any] = Field(default_factory=dict)
+    policy: Record = Field(default_factory=dict)
     game_id: Text | None = None
 
 
 class Start(_Record):
     type: Literal["start"]
     game: Text | None = None
-    rules: dict[str, Any] | None = None
+    rules: Record | None = None
     players: Annotated[int, Field(ge=1, le=MAX_SEATS)] | None = None
     seed: Seed | None = None
     names: list[Text] = Field(default_factory=list, max_length=MAX_SEATS)
@@ -127,7 +130,7 @@ _CHECKERS: Final[dict[str, TypeAdapter[Any]]] = {
     kind: TypeAdapter(model) for kind, model in _BY_TYPE.items()}
 
 
-def problem(record: dict[str, Any]) -> str | None:
+def problem(record: Record) -> str | None:
     """Why `record` is not a replay line of its type, in a few words (None: it is one). A
     record of a type this version does not know is left alone (spec/REPLAY.md: readers skip
     what they do not know)."""
@@ -156,7 +159,7 @@ class Order:
     noted: dict[tuple[int, str], int] = field(default_factory=dict)  # one by one, non-fatal
     summaries: set[tuple[int, str]] = field(default_factory=set)
 
-    def problem(self, record: dict[str, Any]) -> str | None:
+    def problem(self, record: Record) -> str | None:
         """Why `record` cannot stand where it is, after the records seen so far (None: it
         can); counts it as read."""
         kind = record["type"]
@@ -176,7 +179,7 @@ class Order:
         self.ended = kind == "result"
         return self._fault(record) if kind == "fault" else None
 
-    def _fault(self, record: dict[str, Any]) -> str | None:
+    def _fault(self, record: Record) -> str | None:
         seat, outcome = record["seat"], str(record["outcome"])
         if seat >= self.players:
             return f"a fault of seat {seat}; the game has seats 0..{self.players - 1}"
