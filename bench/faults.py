@@ -627,6 +627,88 @@ class Row:
     tested_by: str = ""  # the test of the row: FILE.py::NAME under tests/
 
 
+# ----------------------------------------------------------------------------------------------
+# Hostile authors and hostile neighbours (issue 43)
+
+
+def _no_process_with(token: str) -> bool:
+    try:
+        until(lambda: not with_token(token), 30)
+    except TimeoutError:
+        return False
+    return True
+
+
+def sandboxed_crash_beside() -> Seen:
+    """A sandboxed bot that crashes mid-game beside another sandboxed program, a replay
+    written: the crasher's fault, the neighbour's none, the replay verified (before: the
+    jail closed two descriptor numbers twice, crossing the neighbour's pipes and the replay)."""
+    token = uuid.uuid4().hex
+    with tempfile.TemporaryDirectory() as folder:
+        replay = Path(folder) / "g.jsonl"
+        began = time.monotonic()
+        subprocess.run([PY, "-m", "meldref", "match", "--bot", f"{PY} {BAD_BOT} crash {token}",
+                        "--bot", f"{PY} {BAD_BOT} stderr_lines {token}", "--sandbox", *SHORT,
+                        "--replay", str(replay)], cwd=ROOT, capture_output=True, timeout=300,
+                       check=False)
+        took = time.monotonic() - began
+        if not replay.exists():
+            return Seen("no replay", took)
+        faults = [json.loads(line) for line in replay.read_text().splitlines()]
+        charged = {f["seat"] for f in faults if f.get("type") == "fault"}
+        verified = subprocess.run([PY, "-m", "meldref", "replay", "verify", str(replay)],
+                                  cwd=ROOT, capture_output=True, check=False).returncode == 0
+        if charged != {0} or not verified or not _no_process_with(token):
+            return Seen(f"charged {sorted(charged)}, verified {verified}", took)
+        return Seen("crashed", took)
+
+
+def guard_killed() -> Seen:
+    """A bot whose grandchild (own session, empty environment) SIGKILLs the guard: time from
+    the match's start until nothing of the bot is left."""
+    token = uuid.uuid4().hex
+    bot = ROOT / "tests" / "bots" / "guard_killer_bot.py"
+    began = time.monotonic()
+    subprocess.run([PY, "-m", "meldref", "match", "--bot", f"{PY} {bot} {token} 0", *SHORT],
+                   cwd=ROOT, capture_output=True, timeout=300, check=False)
+    left = not _no_process_with(token)
+    return Seen("left running" if left else "nothing left", time.monotonic() - began)
+
+
+def writable_out(folder: Path) -> list[str]:
+    out = folder / "shared"
+    out.mkdir()
+    os.chmod(out, 0o777)
+    return [str(out)]
+
+
+def planted_results() -> Seen:
+    """A tournament's output folder holding `results.jsonl` as a link to someone's file."""
+    with tempfile.TemporaryDirectory() as folder:
+        victim, out = Path(folder) / "victim.txt", Path(folder) / "t"
+        victim.write_text("theirs\n")
+        out.mkdir(mode=0o700)
+        (out / "results.jsonl").symlink_to(victim)
+        seen = command_exit(["tournament", "--bot", "builtin:greedy", "--bot", "builtin:random",
+                             "--games", "2", *SHORT, "--no-progress", "--out", str(out)])
+        return seen if victim.read_text() == "theirs\n" else Seen("target written", seen.seconds)
+
+
+def hostile_line(folder: Path) -> list[str]:
+    """A replay whose one action carries a 4 MiB line of `[{},{},...]`, its chain
+    recomputed."""
+    path, records = _a_replay(folder, "builtin:greedy", "builtin:random")
+    first = next(k for k, r in enumerate(records) if r["type"] == "action")
+    records[first] = {**records[first], "note": [{}] * ((4 << 20) // 3)}
+    return [str(_rewritten(path, records))]
+
+
+def second_header(folder: Path) -> list[str]:
+    path, records = _a_replay(folder, "builtin:greedy", "builtin:random")
+    records.insert(3, dict(records[0]))
+    return [str(_rewritten(path, records))]
+
+
 HOG = {"BAD_BOT_HOG_MB": "512"}
 ROWS: tuple[Row, ...] = (
     Row("crashes (exits)", "crashed", lambda: bad_game("crash"),
@@ -836,6 +918,43 @@ ROWS: tuple[Row, ...] = (
                              env={"PATH": "/nonexistent"}),
         does="refuses, naming what is missing; nothing played",
         tested_by="test_sandbox.py::test_no_bubblewrap_is_refused_naming_it"),
+    Row("a sandboxed bot crashing beside another program, a replay written", "crashed",
+        sandboxed_crash_beside,
+        does=("charged to it alone; the neighbour plays on uncharged; the replay verifies with "
+              "no stderr in it (was: the neighbour's pipes crossed, the game the referee's error)"),
+        tested_by=("test_sandbox.py::test_a_sandboxed_crash_beside_another_program_charges_the_"
+                   "crasher_alone")),
+    Row("a bot's grandchild kills its guard (own session, no environment)", "nothing left",
+        guard_killed,
+        does=("the referee, handed the grandchild, sees the guard's missing word and kills it "
+              "when the seat closes (was: left running)"),
+        tested_by=("test_bot_containment.py::test_a_grandchild_that_killed_the_guard_is_gone_"
+                   "when_the_seat_closes")),
+    Row("a second signal to a tournament, at any moment", "exit 130",
+        lambda: signalled("tournament", [signal.SIGTERM, signal.SIGTERM]),
+        does="kills the bots at once; no traceback (was: 3 in 10 died by the signal, 1 traceback)",
+        tested_by=("test_second_signal.py::test_a_second_signal_exits_130_without_a_traceback_"
+                   "and_the_run_resumes")),
+    Row("an output folder another user owns or can write", "exit 2",
+        lambda: command_exit(["tournament", "--bot", "builtin:greedy", "--bot", "builtin:random",
+                              "--games", "2", *SHORT, "--no-progress", "--out"], writable_out),
+        does="refused before anything is written, naming the folder and its owner or mode",
+        tested_by="test_output_folders.py::test_an_output_folder_other_users_can_write_is_refused"),
+    Row("a link planted where results go", "exit 2", planted_results,
+        does="refused before anything is written; the link's target untouched",
+        tested_by=("test_output_folders.py::test_a_link_planted_in_the_output_folder_is_refused_"
+                   "and_its_target_untouched")),
+    Row("a replay line of 4 MiB `[{},...]`, its chain recomputed", "exit 1",
+        lambda: command_exit(["replay", "verify"], hostile_line),
+        does=("every replay command refuses it naming the line, in under 100 MB (was: believed, "
+              "158-168 MB; 769 MB for 30 lines of 1 MiB)"),
+        tested_by=("test_replay_bounded.py::test_every_command_refuses_a_hostile_replay_in_"
+                   "under_100_mb")),
+    Row("records moved, repeated or left out (a second header)", "exit 1",
+        lambda: command_exit(["replay", "verify"], second_header),
+        does="names the line and the rule of order it breaks (was: `ok` for six kinds)",
+        tested_by=("test_replay_forgery.py::test_verify_refuses_a_structural_forgery_naming_the_"
+                   "line_and_rule")),
 )
 
 
