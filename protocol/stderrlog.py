@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import stat
 import threading
 from pathlib import Path
 from typing import BinaryIO, Final
@@ -13,7 +14,9 @@ from typing import BinaryIO, Final
 from .descriptors import Descriptor
 
 STDERR_TAIL: Final = 400
-APPEND: Final = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: a FIFO planted where the log goes must not block the open (regular files ignore it).
+APPEND: Final = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+                 | os.O_NONBLOCK)
 
 
 class StderrLog:
@@ -87,6 +90,10 @@ class StderrLog:
         try:  # never through a link planted where the log goes; owner-only, as every log
             fd = os.open(path, APPEND, 0o600)
         except OSError:
+            return
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            os.close(fd)  # a FIFO or another user's file put there: the log goes nowhere
             return
         self._file = os.fdopen(fd, "ab")
 
