@@ -64,14 +64,16 @@ def totals_table(rows: Sequence[Mapping[str, Any]]) -> Table:
 
 def standings_table(report: Report, title: str = "standings",
                     labels: Mapping[str, str] | None = None) -> Table:
-    """Bots ranked by rating (Bradley-Terry on all games, Elo scale) with its 95% bootstrap
-    interval and how often the bot held its rank, then its record and faults. With `labels`
+    """Bots ranked by rating (Bradley-Terry on all games, Elo scale) with its 95% interval,
+    how often the bot held its rank, its 95% rank interval and its chance of first, then its
+    record and faults. With `labels`
     (`fitted`), each bot is shown by its label and the heads take two lines; with standings
     ranked by margin (`--rank-by margin`) the margin takes the rating's place."""
     by_margin = report.standings.rank_by == "margin"
     table = _compact(f"{title} (by mean score margin per game)" if by_margin else title)
     for column in ("#", "bot", "margin" if by_margin else "rating", "95% CI", "rank held",
-                   "games", "wins", "win %", "mean place", "mean score", "faults"):
+                   "ranks", "P first", "games", "wins", "win %", "mean place", "mean score",
+                   "faults"):
         head = column if labels is None else column.replace(" ", "\n")
         table.add_column(head, justify="left" if column == "bot" else "right",
                          overflow="fold")
@@ -84,8 +86,13 @@ def standings_table(report: Report, title: str = "standings",
             interval = ("-" if row.margin_low is None or row.margin_high is None else
                         f"{signed(row.margin_low, 1)}..{signed(row.margin_high, 1)}")
         held = "-" if row.rank_held is None else f"{100 * row.rank_held:.0f}%"
+        # The 95% rank interval and the chance of first (verdicts.ranks): ties shared.
+        ranks = ("-" if row.rank_low is None or row.rank_high is None else str(row.rank_low)
+                 if row.rank_low == row.rank_high else f"{row.rank_low}-{row.rank_high}")
+        first = "-" if row.p_first is None else f"{100 * row.p_first:.0f}%"
         name = row.bot if labels is None else labels[row.bot]
-        table.add_row(str(row.rank), escape(name), rating, interval, held, str(row.games),
+        table.add_row(str(row.rank), escape(name), rating, interval, held, ranks, first,
+                      str(row.games),
                       f"{row.wins:g}", f"{100 * row.win_rate:.1f}", f"{row.mean_place:.2f}",
                       f"{row.mean_score:.1f}", str(faults.get(row.bot, 0)))
     return table
