@@ -191,3 +191,18 @@ def test_rank_by_margin_orders_the_standings_by_mean_margin(tmp_path: Path) -> N
                               "builtin:random", "--rank-by", "wins", "--out",
                               str(tmp_path / "w")])
     assert bad.exit_code == 2 and "places, margin" in bad.output
+
+
+def test_plan_prints_what_the_sprt_costs_and_plays_nothing(tmp_path: Path) -> None:
+    """Issue 44: no way to see an SPRT's expected length and power before a run."""
+    out = tmp_path / "t"
+    result = runner.invoke(app, ["tournament", "--bot", "builtin:greedy", "--bot",
+                                 "builtin:random", "--sprt", "0,10", "--plan", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "SPRT [0, 10], alpha 0.05 beta 0.05, deal sets of 2 games:"
+    assert "at Elo +0: about 3234 deal sets" in lines[1] and "4.9%" in lines[1]
+    assert "at Elo +10" in lines[3] and "95.1%" in lines[3]
+    assert not out.exists()
+    refused = runner.invoke(app, ["tournament", "--bot", "builtin:greedy", "--plan"])
+    assert refused.exit_code == 2 and "--sprt" in refused.output

@@ -93,6 +93,9 @@ def tournament(
         "--insecure-tcp", help="Accept a plain tcp:// --cluster address: anyone who can "
         "reach the scheduler's port can then run code on every worker and read every game "
         "(use tls://).")] = None,
+    plan: Annotated[bool, typer.Option(
+        "--plan", help="With --sprt: print the test's expected deal sets and its chance to "
+        "accept H1 at elo0, between and at elo1; play nothing.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
@@ -108,6 +111,9 @@ def tournament(
         err.print(SEED_ON_ARGV, markup=False)
     if stop_after is not None and stop_after < 1:
         fail(f"--stop-after {stop_after}: at least 1")
+    if plan:
+        _print_sprt_plan(sprt)
+        return
     stop_on_signals()  # from here on bots may run: a signal must close them
     overrides = {
         "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
@@ -135,6 +141,24 @@ def tournament(
         raise typer.Exit(EXIT_INTERRUPTED)
     if not all(r.ok for r in run.results):
         raise typer.Exit(EXIT_FAILED)
+
+
+def _print_sprt_plan(sprt: str | None) -> None:
+    """`--plan`: what the SPRT `sprt` costs and how often it accepts H1 (Wald's
+    approximations with the bounds' overshoot, verdicts.sprt.plan), on deal sets of two
+    games without draws: at elo0, half-way and at elo1."""
+    from ..verdicts.sprt import SprtSpec, SprtSpecError, plan
+
+    if sprt is None:
+        fail("--plan: give the test with --sprt elo0,elo1[,alpha,beta]")
+    try:
+        spec = SprtSpec.parse(sprt)
+    except SprtSpecError as exc:
+        fail(f"--sprt: {exc}")
+    out.print(f"SPRT [{spec.elo0:g}, {spec.elo1:g}], alpha {spec.alpha:g} beta {spec.beta:g}, "
+              "deal sets of 2 games:", markup=False)
+    for elo in (spec.elo0, (spec.elo0 + spec.elo1) / 2, spec.elo1):
+        out.print(f"  {plan(spec, elo).text()}", markup=False)
 
 
 def _opened(config: Path | None, flags: dict[str, Any]) -> OpenTournament:
