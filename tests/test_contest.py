@@ -236,9 +236,6 @@ def play(ladder: LadderRatings, games: list[GameResult], table: list[str], deal:
     ladder.add_deal_set(lines)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 44: the verdicts' point is the maximum likelihood "
-                   "where it exists (7435deb); the ladder keeps its prior fit until "
-                   "contest/ratings.py takes its point from verdicts.strengths.fit_strengths")
 def test_the_ladder_fit_is_the_verdicts_fit() -> None:
     rng = random.Random(5)
     names = [f"bot{k}" for k in range(5)]

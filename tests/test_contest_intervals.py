@@ -25,9 +25,6 @@ from meldref.verdicts.ratings import standings
 NEEDS_TEN = "3 deal sets: a rating interval needs 10 or more"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 44: the verdicts' point is the maximum likelihood "
-                   "where it exists; the ladder keeps its prior fit until contest/ratings.py "
-                   "takes its point from verdicts.strengths.fit_strengths")
 def test_the_ladders_printed_intervals_are_the_verdicts_intervals() -> None:
     # Was: a Poisson bootstrap over deal sets, which undercovers with few units.
     rng = random.Random(5)

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from ..verdicts.games import GameResult
 from ..verdicts.ratings import ELO_PER_UNIT, Spread, median_weights
+from ..verdicts.strengths import fit_strengths
 from .ranking import Rating
 
 RESAMPLES: Final = 200
@@ -52,7 +53,6 @@ class LadderRatings:
     _j: list[int] = field(default_factory=list)
     _w: list[float] = field(default_factory=list)
     games: dict[str, int] = field(default_factory=dict)
-    _last: dict[str, float] = field(default_factory=dict)  # the previous fit: a warm start
     _samples: Any = None  # the last fit's resamples (resamples x names)
 
     def _at(self, name: str) -> int:
@@ -106,9 +106,8 @@ class LadderRatings:
         wins = np.bincount(cell, weights=w, minlength=n * n).astype(float).reshape(n, n)
         rated = (wins.sum(axis=0) + wins.sum(axis=1)) > 0
         idx = np.flatnonzero(rated)
-        start = np.array([self._last.get(self.names[k], 0.0) for k in idx]) / ELO_PER_UNIT
-        point = np.full(n, np.nan)
-        point[idx] = newton_fit(wins[np.ix_(idx, idx)][None], start)[0]
+        # The verdicts' point: maximum likelihood where it exists, the prior where not.
+        point = fit_strengths(wins, rated, PRIOR_DRAWS).theta * ELO_PER_UNIT
         samples = np.full((resamples, n), np.nan)
         rng = np.random.default_rng(seed)
         used, ds_dense = np.unique(ds, return_inverse=True)
@@ -138,7 +137,6 @@ class LadderRatings:
             shown_low, shown_high, why = spread.interval(k, point, weights, unit="deal set")
             out[name] = Rating(round(float(point[k]), 1), shown_low, shown_high,
                                self.games.get(name, 0), why, (_opt(low), _opt(high)))
-            self._last[name] = float(point[k])
         return out
 
     def order_held(self, order: Sequence[str]) -> float:
