@@ -10,11 +10,14 @@ the copies' ratings differed (the outside check's +323 and +256, each "rank held
 from __future__ import annotations
 
 import itertools
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
-from support import PYTHON, RANDOM_BOT_PATH
+from support import PYTHON, RANDOM_BOT_PATH, ROOT
 
 from meldref.contest.final import play_final
 from meldref.contest.settings import ContestSettings
@@ -100,3 +103,21 @@ def test_without_shared_deals_each_table_keeps_its_own_deals() -> None:
     assert "shared_deals" not in own.to_json()  # old plans keep their fingerprint
     pairs = {(j.game_id, j.seed) for j in own.jobs()}
     assert all(a != b for (a, _), (b, _) in itertools.combinations(pairs, 2))
+
+
+def test_the_shared_deals_flag_ties_a_program_with_itself_from_the_command_line(
+        tmp_path: Path) -> None:
+    """`meldref tournament --shared-deals` (and `shared-deals = true`) reach the plan."""
+    twin = f"{PYTHON} {RANDOM_BOT_PATH} --seed {TWIN_SEED}"
+    out = tmp_path / "t"
+    done = subprocess.run(
+        [sys.executable, "-m", "meldref", "tournament", "phase10", "--bot", twin, "--bot", twin,
+         "--bot", f"{PYTHON} {RANDOM_BOT_PATH} --seed {OTHER_SEED}", "--players", "2",
+         "--games", "8", "--seed", "3", "--rules", "phases-to-win=1", "--shared-deals",
+         "--out", str(out), "--no-progress"], cwd=ROOT, capture_output=True, text=True,
+        timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = json.loads((out / "standings.json").read_text())["standings"]
+    figures = _figures(rows)
+    assert figures["random_bot#1"] == figures["random_bot#2"], figures  # the two --bot twin
+    assert json.loads((out / "tournament.json").read_text())["plan"]["shared_deals"] is True

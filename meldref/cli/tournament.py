@@ -57,6 +57,9 @@ def tournament(
     duplicate: Annotated[bool | None, typer.Option(
         "--duplicate/--no-duplicate", help="Replay each deal in balanced seatings: every bot "
         "in every seat and after every other bot equally often (default on).")] = None,
+    shared_deals: Annotated[bool | None, typer.Option(
+        "--shared-deals/--no-shared-deals", help="Deal d the same at every table, so the "
+        "cards' luck is common to all (default off: docs/tournaments.md).")] = None,
     seed: Annotated[int | None, typer.Option(
         help="Seed of the first deal (default: the config's, else drawn at random and kept in "
         "the output folder). Visible to every process via /proc: not for contests.")] = None,
@@ -117,7 +120,8 @@ def tournament(
     stop_on_signals()  # from here on bots may run: a signal must close them
     overrides = {
         "bots": bot or [], "game": game, "players": players, "games": games, "jobs": jobs,
-        "format": fmt, "duplicate": duplicate, "seed": seed, "sprt": sprt, "rank-by": rank_by,
+        "format": fmt, "duplicate": duplicate, "shared-deals": shared_deals, "seed": seed,
+        "sprt": sprt, "rank-by": rank_by,
         "out": None if out_dir is None else str(out_dir), "cluster": cluster,
         "bot-folder": None if bot_folder is None else str(bot_folder),
         "upload-bots": upload_bots, "cluster-files": cluster_files,

@@ -6,6 +6,7 @@ format = "round-robin"     # or "gauntlet": the first bot against every table of
 players = 2                # seats per table
 games = 100                # games per table (whole deal sets when deals are duplicated)
 duplicate = true           # each deal replayed in balanced seatings (every seat, every neighbour)
+shared-deals = false       # true: deal d the same at every table (docs/tournaments.md)
 seed = 1                   # leave out to draw one (kept in the private output folder)
 jobs = 2
 out = "runs/phase10-a"     # the output folder (default: tournaments/<game>-<fingerprint>)
@@ -75,6 +76,7 @@ MAX_LOCAL_WORKERS: Final = MAX_JOBS
 # The flag that sets each top-level key (the file's names are the keys themselves).
 FLAGS: Final = {"bots": "--bot", "format": "--format", "out": "--out", "jobs": "--jobs",
                 "rules": "--rules", "duplicate": "--duplicate/--no-duplicate",
+                "shared-deals": "--shared-deals/--no-shared-deals",
                 "upload-bots": "--upload-bots/--no-upload-bots"}
 ClusterFiles = Literal["auto", "shared", "client"]
 _ADDRESS: Final = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*"
@@ -157,6 +159,7 @@ class Sources(BaseModel):
     players: Annotated[int, Field(ge=1, le=MAX_PLAYERS)] | None = None
     games: Annotated[int, Field(ge=1, le=MAX_GAMES)] | None = None
     duplicate: bool | None = None
+    shared_deals: bool | None = Field(None, alias="shared-deals")
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = None
     jobs: Annotated[int, Field(ge=1, le=MAX_JOBS)] | None = None
     out: str | None = None
@@ -282,7 +285,8 @@ def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> Tournamen
     players = merged.get("players", info.seats_for(len(bots)))
     plan = Plan(game=info.name, bots=tuple(bots), players=players,
                 games=merged.get("games", 10), format=merged.get("format", "round-robin"),
-                duplicate=merged.get("duplicate", True), seed=merged.get("seed"), rules=rules)
+                duplicate=merged.get("duplicate", True), seed=merged.get("seed"), rules=rules,
+                shared_deals=merged.get("shared_deals", False))
     check_plan(plan, info)
     sprt = _sprt(merged.get("sprt"), len(bots))
     out = _path(merged["out"], "--out" if in_flags.out else "out") if merged.get("out") else None
