@@ -20,7 +20,7 @@ from support import ROOT
 
 # 355 once the search bots took their views through a protocol (bots/search.py's `TableView`)
 # and their actions and guesses as type parameters of `SearchBot`.
-ANY_CEILING = 351
+ANY_CEILING = 344
 SOURCE = ("engine", "protocol", "bots", "meldref")
 
 
