@@ -707,6 +707,7 @@ def test_workers_keep_their_bots_across_games(cluster: Cluster, tmp_path: Path,
         assert len(set(re.findall(r"pid (\d+) game (\d+) begins", log.read_text()))) == 1
 
 
+@pytest.mark.long  # 4-6 s: kept out of the default run, which .ci/run's -m long runs
 def test_a_worker_with_two_task_threads_keeps_a_bot_per_thread(tmp_path: Path) -> None:
     # The kernel's death signal (setpriv --pdeathsig) follows the thread that started a bot:
     # each task thread keeps the bots it started (a bot lent to another thread's game would

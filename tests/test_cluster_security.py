@@ -97,6 +97,7 @@ def test_a_plain_tcp_address_is_refused_without_insecure_tcp() -> None:
     one_message(done.stderr)
 
 
+@pytest.mark.long  # 4-6 s: kept out of the default run, which .ci/run's -m long runs
 def test_insecure_tcp_says_what_it_exposes(tmp_path: Path) -> None:
     done = tournament("--bot", "builtin:greedy", "--bot", "builtin:random", "--game",
                       "phase10", "--cluster", "tcp://127.0.0.1:9", "--insecure-tcp",

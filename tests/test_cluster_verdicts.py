@@ -27,6 +27,7 @@ def tournament(*args: str) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.long  # 4-6 s: kept out of the default run, which .ci/run's -m long runs
 def test_a_cluster_stops_the_sprt_where_one_local_job_does(tmp_path: Path) -> None:
     args = ["--bot", "builtin:greedy", "--bot", "builtin:random", "--games", "400",
             "--rules", "phases-to-win=1", "--players", "2", "--sprt", "0,150", "--seed", "13"]

@@ -14,11 +14,12 @@ culprit's stderr; no bot process is left once the command returned.
 Where it runs: `DEFAULT` is a covering subset, in the default run (every fault class in every
 command, and with and without the sandbox; every seat count in every command:
 `test_the_default_run_covers_the_matrix` proves it). `LONG` is the whole product, each class
-x sandbox x seats x command, under `-m long`. Runs put several culprits in one field where each
-is still checked on its own: a tournament at 2 seats is a gauntlet of random_bot against
-every other bot, so each culprit sits with random_bot alone; at 4 seats two culprits sit with
-two innocents; a contest takes all the culprits of a game at once, and places each against
-the ladder's top (an innocent: they are named to sort first, and win)."""
+x sandbox x seats x command, under `-m slow` (`pytest -m slow tests/test_fault_matrix.py`).
+Runs put several culprits in one field where each is still checked on its own: a tournament
+at 2 seats is a gauntlet of random_bot against every other bot, so each culprit sits with
+random_bot alone; at 4 seats two culprits sit with two innocents; a contest takes all the
+culprits of a game at once, and places each against the ladder's top (an innocent: they are
+named to sort first, and win)."""
 
 from __future__ import annotations
 
@@ -372,7 +373,10 @@ def test_the_culprit_alone_is_charged(run: Run, bot_token: str, tmp_path: Path) 
     play_and_check(run, bot_token, tmp_path)
 
 
-@pytest.mark.parametrize("run", [r.param(pytest.mark.long) for r in LONG if r not in DEFAULT])
+# The whole product is 90 more runs, about 295 CPU-seconds and 5 minutes of waiting at -n 2:
+# with -m slow (as the soak), so that CI's runs stay near 10 minutes; the default subset above
+# covers every class in every command.
+@pytest.mark.parametrize("run", [r.param(pytest.mark.slow) for r in LONG if r not in DEFAULT])
 def test_the_culprit_alone_is_charged_in_the_whole_matrix(run: Run, bot_token: str,
                                                           tmp_path: Path) -> None:
     play_and_check(run, bot_token, tmp_path)
@@ -388,7 +392,7 @@ def covered(runs: Sequence[Run]) -> Iterator[tuple[str, ...]]:
 
 def test_the_default_run_covers_the_matrix() -> None:
     """Every fault class in every command and both with and without the sandbox, every seat
-    count in every command: in the default run; and the whole product under -m long."""
+    count in every command: in the default run; and the whole product under -m slow."""
     every = {(g, m) for g, modes in CLASSES.items() for m in modes}
     wanted = ({("class", c, g, m) for c in COMMANDS for g, m in every}
               | {("sandbox", str(s), g, m) for s in (False, True) for g, m in every}

@@ -47,6 +47,7 @@ def connecting_bot(folder: Path, port: int) -> str:
 
 
 @pytest.mark.skipif(NETWORK is not None, reason=f"no network namespaces here: {NETWORK}")
+@pytest.mark.long  # 4-6 s: kept out of the default run, which .ci/run's -m long runs
 def test_no_network_denies_a_connect_to_loopback(tmp_path: Path) -> None:
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
