@@ -105,3 +105,39 @@ def test_a_crashing_version_is_charged_and_suspended_alone(crashed: dict[str, An
     whose = {m for g in games for m in re.findall(r"faults \((.*)\)$", g)}
     assert whose == {"crasher v1: crashed"}, stderr
     assert bots_seated(crashed["folder"], "s.failed") == {"crasher"}  # charged a fault
+
+
+@pytest.mark.parametrize("command", ["run", "final"])
+def test_a_signal_that_lands_in_the_ratings_fit_is_an_interruption(
+        command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """choix turns the KeyboardInterrupt of a SIGTERM inside its solver into `ValueError:
+    stationary distribution could not be computed`: `contest run` exited 2 with that line
+    (1 run of 12 signalled at random moments), not 130 and the interrupted line."""
+    from typer.testing import CliRunner
+
+    from meldref.cli import app
+    from meldref.cli.app import STOPS
+    from meldref.contest import final
+    from meldref.contest.ladder import run as ladder
+
+    def signalled(*args: object, **kwargs: object) -> None:
+        STOPS.received += 1  # what the handler counts as the signal comes
+        raise ValueError("stationary distribution could not be computed")
+
+    monkeypatch.setattr(ladder, "play_ladder", signalled)
+    monkeypatch.setattr(final, "play_final", signalled)
+    folder = tmp_path / "c"
+    made = CliRunner().invoke(app, ["contest", "init", str(folder), "phase10", "--players", "2",
+                                    "--no-sandbox"])
+    assert made.exit_code == 0, made.output
+    args = ["contest", command, str(folder), *(["--top", "2"] if command == "final" else [])]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 130, done.output
+    assert "interrupted" in done.output and "stationary" not in done.output
+    monkeypatch.setattr(ladder, "play_ladder", lambda *a, **k: (_ for _ in ()).throw(
+        ValueError("a value the run refuses")))
+    monkeypatch.setattr(final, "play_final", lambda *a, **k: (_ for _ in ()).throw(
+        ValueError("a value the run refuses")))
+    STOPS.take()  # no signal this time: the error is the run's own, exit 2
+    plain = CliRunner().invoke(app, args)
+    assert plain.exit_code == 2 and "a value the run refuses" in plain.output

@@ -9,12 +9,13 @@ import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
+from .app import STOPS
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -180,7 +181,7 @@ def run(
     try:
         result = play_ladder(folder, jobs, cluster, games, hours, on_event, wait)
     except ValueError as exc:
-        fail(str(exc))
+        _refused_or_interrupted(exc)
     for line in result.repair.lines():
         err.print(line, markup=False)
     out.print(f"{result.played} games played, {result.deal_sets} deal sets finished in "
@@ -188,6 +189,17 @@ def run(
     if result.stopped == "interrupted":
         err.print("interrupted: the games in flight were discarded; rerun to continue")
         raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _refused_or_interrupted(exc: ValueError) -> NoReturn:
+    """A run or final that ended in a `ValueError`: what it says (exit 2), unless a stop
+    signal came first. A signal that lands in the ratings' fit becomes one: choix catches
+    everything around its solver and raises "stationary distribution could not be computed"
+    (a SIGTERM in `contest run` exited 2 with that line in 1 run of 12, not 130)."""
+    if STOPS.received:
+        err.print("interrupted: the games in flight were discarded; rerun to continue")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    fail(str(exc))
 
 
 @contest_app.command("status")
@@ -285,7 +297,7 @@ def final(
         result = play_final(folder, top, deal_sets, jobs, cluster,
                             lambda kind, data: game_played(data) if kind == "game" else None)
     except ValueError as exc:
-        fail(str(exc))
+        _refused_or_interrupted(exc)
     if as_json:
         sys.stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
     else:
