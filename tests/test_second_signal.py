@@ -181,3 +181,17 @@ def test_sighup_ignored_by_nohup_stays_ignored(tmp_path: Path, bot_token: str) -
     run.playing(run.results() + 6)
     run.signal(signal.SIGTERM)
     run.ended_cleanly()
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.1, 0.15, 0.2, 0.3])
+def test_a_signal_in_the_first_moments_of_a_command_exits_130_never_by_sigint(
+        tmp_path: Path, bot_token: str, delay: float) -> None:
+    # Once meldref's own code runs (the engine's import ended), a SIGTERM at any moment of the
+    # half second that follows. Was: rc -2 in 1 of 16 tournaments and 6-9 of 24 `contest run
+    # -j 2` (CPython ended itself by SIGINT for a KeyboardInterrupt it had seen pass, though
+    # `main` caught it and decided 130).
+    run = Tournament(tmp_path / "t", bot_token, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert wait_for(lambda: imported(run, "meldref.engine"), 120, interval=0.001)
+    time.sleep(delay)
+    run.signal(signal.SIGTERM)
+    run.ended_cleanly()
