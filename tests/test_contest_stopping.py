@@ -18,7 +18,12 @@ import pytest
 from support import RANDOM_BOT_PATH, TESTS
 from test_contest_e2e import bots_seated
 from test_contest_e2e import meldref as run_meldref
+from typer.testing import CliRunner
 
+from meldref.cli import app
+from meldref.cli.app import STOPS
+from meldref.contest import final
+from meldref.contest.ladder import run as ladder
 from meldref.protocol.sandbox import sandbox_problem
 
 meldref = functools.partial(run_meldref, check=False)  # its exit code read here
@@ -113,13 +118,6 @@ def test_a_signal_that_lands_in_the_ratings_fit_is_an_interruption(
     """choix turns the KeyboardInterrupt of a SIGTERM inside its solver into `ValueError:
     stationary distribution could not be computed`: `contest run` exited 2 with that line
     (1 run of 12 signalled at random moments), not 130 and the interrupted line."""
-    from typer.testing import CliRunner
-
-    from meldref.cli import app
-    from meldref.cli.app import STOPS
-    from meldref.contest import final
-    from meldref.contest.ladder import run as ladder
-
     def signalled(*args: object, **kwargs: object) -> None:
         STOPS.received += 1  # what the handler counts as the signal comes
         raise ValueError("stationary distribution could not be computed")
