@@ -139,6 +139,21 @@ def test_stop_after_then_resume_plays_exactly_the_missing_games(tmp_path: Path) 
     verify_all(out)
 
 
+def test_stop_after_at_two_jobs_starts_no_game_beyond_k(tmp_path: Path) -> None:
+    """Issue 47: `--stop-after 3 -j 2` played 4 or more (a pool of two workers takes four
+    games at once, and a stop finished every game in flight). Games beyond K never start."""
+    out = tmp_path / "sa"
+    done = subprocess.run(
+        [*TOURNAMENT, "--bot", "builtin:greedy", "--bot", "builtin:random", "--games", "12",
+         "--stop-after", "3", "-j", "2", "--rules", "phases-to-win=1", "--out", str(out),
+         "--json", "--no-progress"], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["played_now"] == 3 and data["stopped"] == "stop-after"
+    assert len(results(out)) == 3
+    assert len(list((out / "replays").glob("*.jsonl"))) == 3  # no fourth game ever started
+
+
 def test_killed_tournament_resumes_and_leaves_no_process(tmp_path: Path, bot_token: str) -> None:
     # The bots of the first two games play, the next two hold: the tournament is killed with
     # exactly two games done and two cut in progress, however fast the machine runs.

@@ -19,6 +19,7 @@ process when `jobs` is 1. With a `cluster`, games run on a dask cluster instead
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import secrets
@@ -304,6 +305,10 @@ def run_tournament(
     stopped: str | None = None
     if watch is not None and any([watch.add(r) for r in results]):
         stopped, todo, left = "sprt", (), 0  # decided by the games of an earlier run
+    if stop_after is not None:
+        # Only the first `stop_after` games are ever handed to the workers: stopping once
+        # that many were played let -j N start (and finish) up to 2N more.
+        todo, left = itertools.islice(todo, stop_after), min(left, stop_after)
     with refused_as_config():
         log = ResultsLog(folder)
     played = 0
