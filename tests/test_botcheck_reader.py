@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from meldref.protocol.referee import MatchPolicy
 from meldref.tools.botcheck import check_bot
 
 SHOUTY = '''\
@@ -54,6 +55,7 @@ def test_a_line_cut_off_by_the_end_of_output_is_no_message(tmp_path: Path) -> No
         sys.stdin.readline()
         sys.stdout.write("ready")
         '''))
-    report = check_bot(f"{sys.executable} {bot}", games=["solitaire"], startup_time=1.0)
+    report = check_bot(f"{sys.executable} {bot}", games=["solitaire"],
+                       policy=MatchPolicy(startup_time=1.0))
     (handshake,) = [c for c in report.checks if c.name == "handshake"]
     assert handshake.status == "fail" and "arrived without a newline" in handshake.detail

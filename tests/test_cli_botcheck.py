@@ -75,7 +75,7 @@ def test_an_illegal_bot_fails_its_game() -> None:
 
 def test_a_program_that_does_not_start() -> None:
     code, report = check("/no/such/bot")
-    assert code == 1 and statuses(report) == {"starts": "fail"}
+    assert code == 1 and statuses(report) == {"clocks": "pass", "starts": "fail"}
 
 
 def test_an_unknown_game_is_a_usage_error() -> None:
@@ -154,3 +154,78 @@ def test_a_slow_exit_warns_and_no_exit_fails(after: str, status: str, says: str)
                         ("exits when its input closes", "end of input")):
         assert found[name]["status"] == status, found[name]
         assert says.format(cause) in found[name]["detail"], found[name]
+
+
+# ---- the clocks: a match's (the time bank too) unless --strict -------------------------------
+
+# A bot that answers at once but takes 1.5 s every 40th decision: a default match (1 s a
+# decision, a 5 s bank) plays it without a fault; only a check without the bank fails it.
+SLOW_EVERY_40TH = r'''
+import sys, time
+legal, asked = [], 0
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "meldref":
+        print("id name slow_every_40th", flush=True)
+        print("ready", flush=True)
+    elif words[0] == "ping":
+        print("pong", words[1], flush=True)
+    elif words[0] == "view":
+        legal = []
+    elif words[0] == "legal":
+        legal.append(" ".join(words[1:]))
+    elif words[0] == "go":
+        asked += 1
+        if asked % 40 == 0:
+            time.sleep(1.5)
+        print("action", words[1], legal[0], flush=True)
+    elif words[0] == "quit":
+        break
+'''
+
+
+@pytest.fixture
+def slow_bot(tmp_path: Path) -> str:
+    path = tmp_path / "slow_bot.py"
+    path.write_text(SLOW_EVERY_40TH)
+    return f"{PYTHON} {path}"
+
+
+@pytest.mark.long
+def test_a_bot_using_the_time_bank_passes_by_default_and_fails_strict(slow_bot: str) -> None:
+    # Was: "timeout ... 1000 ms" by default, a match's bank withheld (issue 49).
+    code, report = check(slow_bot, "fivecrowns")
+    failed = [c for c in report["checks"] if c["status"] == "fail"]
+    assert code == 0 and report["passed"], failed
+    clocks = next(c for c in report["checks"] if c["check"] == "clocks")
+    assert "5 s time bank" in clocks["detail"]
+    timing = next(c for c in report["checks"] if c["check"] == "fivecrowns: timing")
+    assert "over the move time" in timing["detail"]
+    code, report = check(slow_bot, "fivecrowns", "--strict")
+    assert code == 1 and not report["passed"]
+    clocks = next(c for c in report["checks"] if c["check"] == "clocks")
+    assert clocks["detail"].startswith("strict:") and "no time bank" in clocks["detail"]
+    game = next(c for c in report["checks"] if c["check"] == "fivecrowns: a full game")
+    assert game["status"] == "fail" and "timeout" in game["detail"]
+
+
+def test_strict_with_a_bank_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["bot", "check", RANDOM_BOT, "--strict", "--time-bank", "3"])
+    assert result.exit_code == 2 and "--strict checks without a time bank" in result.output
+
+
+def test_check_bot_takes_the_match_policy(tmp_path: Path) -> None:
+    # Was: four positional floats with defaults of their own (a bank of 0 where a match has 5).
+    from meldref.protocol.referee import MatchPolicy
+    from meldref.tools.botcheck import check_bot
+
+    report = check_bot(RANDOM_BOT, ["solitaire"], policy=MatchPolicy(move_time=10.0,
+                                                                     time_bank=7.0))
+    assert report.passed, report.to_json()
+    assert report.checks[0].name == "clocks" and "a 7 s time bank" in report.checks[0].detail
+    assert "10 s a decision" in report.checks[0].detail
+    strict = check_bot(RANDOM_BOT, ["solitaire"], policy=MatchPolicy(move_time=10.0),
+                       strict=True)
+    assert "no time bank" in strict.checks[0].detail

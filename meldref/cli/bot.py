@@ -29,22 +29,16 @@ BotArg = Annotated[str, typer.Argument(
     'builtin:NAME.', show_default=False)]
 
 
-# `bot check` holds a program to the protocol's clocks, without a bank unless asked.
-CHECK_CLOCKS: Final = {
-    "startup_time": LimitFlag("startup-time", Annotated[float, typer.Option(
-        help="Seconds to say ready.")], 10.0),
-    "move_time": LimitFlag("move-time", Annotated[float, typer.Option(
-        help="Seconds per decision.")], 1.0),
-    "first_move_time": LimitFlag("first-move-time", Annotated[float, typer.Option(
-        help="Seconds for the first decision of a game.")], 5.0),
-    "time_bank": LimitFlag("time-bank", Annotated[float, typer.Option(
-        help="Seconds of time bank in each game (default 0: strict; a match gives 5).")], 0.0),
-}
+# `bot check` plays with a match's clocks (LIMIT_FLAGS: the referee's defaults), the bank too.
+CHECK_CLOCKS: Final = ("startup_time", "move_time", "first_move_time", "time_bank", "increment",
+                       "max_bank")
+STARTUP_FLAG: Final = LimitFlag("startup-time", Annotated[float, typer.Option(
+    help="Seconds to say ready.")], 10.0)
 
 
 @bot_app.command("check")
 @with_limit_flags(*CHECK_CLOCKS, "memory_mb", "max_processes", "file_size_mb", "cpu_seconds",
-                  "no_network", "sandbox", **CHECK_CLOCKS, cpu_seconds=CHECK_CPU)
+                  "no_network", "sandbox", cpu_seconds=CHECK_CPU)
 def bot_check(
     bot: BotArg,
     game: Annotated[list[str] | None, typer.Argument(
@@ -56,6 +50,9 @@ def bot_check(
     *,
     limits: LimitFlags,
     as_json: Annotated[bool, typer.Option("--json", help="Print the checklist as JSON.")] = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="No time bank: every decision within its own allowance (default: a "
+        "match's clocks, the bank included).")] = False,
     position: Annotated[Path | None, typer.Option(
         help="Check the bot from this position file (spec/POSITION.md) instead of full games: "
         "its answer there (legal, and the expected one if the file says), then the game "
@@ -69,6 +66,9 @@ def bot_check(
     from ..tools.botcheck import check_bot
 
     refuse_overwriting_inputs({"--position": position}, {"--logs": logs})
+    banked = sorted(f"--{k}" for k in ("time-bank", "increment", "max-bank") if k in limits)
+    if strict and banked:
+        fail(f"--strict checks without a time bank: leave out {', '.join(banked)}, or --strict")
     command = program_line(bot)
     settings = limits_or_fail(limits)
     games = []
@@ -90,11 +90,9 @@ def bot_check(
             loaded = load_position(position)
         except PositionFileError as exc:
             fail(str(exc))
-    policy = settings.policy()
     stop_on_signals()  # from here on the bot runs: a signal must close it
-    report = check_bot(command, games, policy.startup_time, policy.move_time, logs, show,
-                       policy.first_move_time, settings.process_limits(), policy.time_bank,
-                       loaded)
+    report = check_bot(command, games, policy=settings.policy(), strict=strict, log_dir=logs,
+                       progress=show, limits=settings.process_limits(), position=loaded)
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
@@ -112,7 +110,7 @@ def bot_check(
 
 @bot_app.command("test")
 @with_limit_flags("startup_time", "move_time", "hints", "memory_mb", "max_processes",
-                  "file_size_mb", "sandbox", startup_time=CHECK_CLOCKS["startup_time"],
+                  "file_size_mb", "sandbox", startup_time=STARTUP_FLAG,
                   move_time=LimitFlag("move-time", Annotated[float, typer.Option(
                       help="Seconds for each answer.")], 5.0))
 def bot_test(
