@@ -25,14 +25,15 @@ from .app import STOPS
 
 class _Screen:
     """A rich console made when printing, for whatever stdout/stderr is then (tests swap them);
-    120 columns when not a terminal, so tables in logs and pipes are not squeezed."""
+    120 columns when not a terminal, so tables in logs and pipes are not squeezed, unless
+    COLUMNS says otherwise (`COLUMNS=80 meldref match | less` fits 80)."""
 
     def __init__(self, stderr: bool = False) -> None:
         self.stderr = stderr
 
     def console(self) -> Console:
         stream = sys.stderr if self.stderr else sys.stdout
-        width = None if stream.isatty() else 120
+        width = None if stream.isatty() or os.environ.get("COLUMNS") else 120
         return Console(file=stream, width=width, highlight=False, soft_wrap=True)
 
     def print(self, *objects: Any, **options: Any) -> None:

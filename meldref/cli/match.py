@@ -71,7 +71,7 @@ def match(
         totals,
         with_announced_names,
     )
-    from .report import match_table, totals_table
+    from .report import match_tables, print_fitted
 
     refuse_overwriting_inputs({"--position": position}, {"--replay": replay})
     if seed is None and position is None:
@@ -106,9 +106,8 @@ def match(
         sys.stdout.write(json.dumps(match_json(spec, lines), indent=2) + "\n")
     else:
         title = f"{spec.game} seed {spec.seed}: {len(lines)} game(s)"
-        out.print(match_table(lines, title))
-        if len(lines) > 1:
-            out.print(totals_table(totals(lines, spec.bots)))
+        console = out.console()
+        print_fitted(console, *match_tables(lines, title, totals(lines, spec.bots), console))
         out.print(f"wall time {time.perf_counter() - began:.2f} s")
     if not all(line.ok for line in lines):
         raise typer.Exit(EXIT_FAILED)

@@ -117,9 +117,8 @@ def replay_stats(
 ) -> None:
     """Figures over replays: games, wins per seat and bot, mean scores, faults, hands. Exit 1
     if a file could not be read (the others are counted)."""
-    from rich.table import Table
-
     from ..replay.stats import gather_stats
+    from .report import fit_labelled, print_fitted, stats_table
 
     stats = gather_stats(_files(paths), check)
     data = stats.to_json()
@@ -128,16 +127,13 @@ def replay_stats(
     else:
         seats = ", ".join(f"seat {w['seat']} {w['wins']}" for w in data["wins_by_seat"]) or "-"
         out.print(f"{data['games']} games ({data['finished']} finished), {data['decisions']} "
-                  f"decisions, {data['hands']} hands (mean {_or_dash(data['mean_hands'])}); "
-                  f"wins by seat: {seats}", markup=False)
-        table = Table(title="bots", title_justify="left")
-        for column in ("bot", "games", "wins", "mean score", "faults"):
-            table.add_column(column)
-        for row in data["bots"]:
-            faults = " ".join(f"{k}:{v}" for k, v in row["faults_by_outcome"].items()) or "-"
-            table.add_row(escape(printable(row["bot"])), str(row["games"]), f"{row['wins']:g}",
-                          _or_dash(row["mean_score"]), faults)
-        out.print(table)
+                  f"decisions, {data['hands']} hands (mean {_or_dash(data['mean_hands'])})",
+                  markup=False, soft_wrap=False)
+        out.print(f"wins by seat: {seats}", markup=False, soft_wrap=False)
+        console = out.console()
+        print_fitted(console, *fit_labelled(
+            console, [row["bot"] for row in data["bots"]],
+            lambda labels: [stats_table(data["bots"], labels)]))
     for problem in data["unreadable"]:  # on stderr with --json too: the rest was counted
         err.print(printable(f"unreadable: {problem}"), markup=False)
     for name in data["truncated"]:
@@ -179,7 +175,7 @@ def replay_resume(
     from ..replay.files import ReplayError, ReplayPathError, check_replay_file
     from ..tools.resume import resume
     from ..tournament.match import check_output_file, game_summary
-    from .report import match_table
+    from .report import match_tables, print_fitted
 
     refuse_overwriting_inputs({"PATH": path}, {"--replay": replay})
     settings = limits_or_fail(limits)
@@ -202,7 +198,9 @@ def replay_resume(
                    "diverged_at": done.diverged_at}
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
-        out.print(match_table([done.line], f"{path.name} resumed at action {at}"))
+        console = out.console()
+        print_fitted(console, *match_tables([done.line], f"{path.name} resumed at action {at}",
+                                            [], console))
         out.print(f"replay: {done.replay}", markup=False)
     if done.diverged_at is not None:
         err.print(f"warning: the game left the recorded actions at action {done.diverged_at} "

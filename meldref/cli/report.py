@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich import box
@@ -12,10 +13,12 @@ from rich.table import Table
 
 from ..protocol.errors import Fault
 from ..protocol.records import ResultLine
+from ..replay.words import printable
 from ..verdicts.elo import format_elo, signed
 from ..verdicts.pairs import HeadToHead, SameDeals
 
 if TYPE_CHECKING:  # a match prints no standings: their statistics (scipy) stay unimported
+    from ..tools.bottest import Answer
     from ..tournament.standings import Report
 
 
@@ -28,13 +31,20 @@ def _faults_text(faults: Sequence[Sequence[Fault]]) -> str:
     return " ".join(parts) or "-"
 
 
-def match_table(lines: Sequence[ResultLine], title: str) -> Table:
-    """One row per game: seed, seats, winner, scores, progress, faults."""
-    table = Table(title=title, title_justify="left")
+def match_table(lines: Sequence[ResultLine], title: str,
+                labels: Mapping[str, str] | None = None) -> Table:
+    """One row per game: id, seed, seats, winner, scores, progress, hands, faults. Game ids
+    are never cut; with `labels` (`fit_labelled`) each bot is shown by its label."""
+    def shown(bot: str) -> str:
+        return escape(bot if labels is None else labels.get(bot, bot))
+
+    table = _compact(title)
+    longest = max((len(line.game_id) for line in lines), default=4)
     for column in ("game", "seed", "seats", "winner", "scores", "progress", "hands", "faults"):
-        table.add_column(column, justify="right" if column in ("seed", "hands") else "left")
+        table.add_column(column, justify="right" if column in ("seed", "hands") else "left",
+                         overflow="fold", min_width=longest if column == "game" else None)
     for line in lines:
-        seats = escape(" ".join(line.bots))
+        seats = " ".join(shown(bot) for bot in line.bots)
         if line.figures is None:
             table.add_row(line.game_id, str(line.seed), seats, "[red]error[/red]",
                           escape(str(line.error or "")), "", "", "")
@@ -42,7 +52,7 @@ def match_table(lines: Sequence[ResultLine], title: str) -> Table:
         outcome = line.figures.outcome
         detail = outcome.detail
         progress = detail.get("phases_completed") or detail.get("piles_closed") or ""
-        winners = escape(", ".join(f"{line.bots[s]} (s{s})" for s in outcome.winners) or "-")
+        winners = ", ".join(f"{shown(line.bots[s])} (s{s})" for s in outcome.winners) or "-"
         table.add_row(
             line.game_id, str(line.seed), seats, winners, " ".join(map(str, outcome.scores)),
             " ".join(map(str, progress)) if isinstance(progress, list) else str(progress),
@@ -51,14 +61,84 @@ def match_table(lines: Sequence[ResultLine], title: str) -> Table:
     return table
 
 
-def totals_table(rows: Sequence[Mapping[str, Any]]) -> Table:
-    table = Table(title="totals", title_justify="left")
+def totals_table(rows: Sequence[Mapping[str, Any]],
+                 labels: Mapping[str, str] | None = None) -> Table:
+    table = _compact("totals")
     for column in ("bot", "games", "wins", "mean score", "mean place", "faults"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+        table.add_column(column, justify="left" if column == "bot" else "right",
+                         overflow="fold")
     for row in rows:
-        table.add_row(escape(row["bot"]), str(row["games"]), f"{row['wins']:g}",
+        name = row["bot"] if labels is None else labels.get(row["bot"], row["bot"])
+        table.add_row(escape(name), str(row["games"]), f"{row['wins']:g}",
                       f"{row['mean_score']:.1f}", f"{row['mean_place']:.2f}",
                       str(row["faults"]))
+    return table
+
+
+def match_tables(lines: Sequence[ResultLine], title: str, totals: Sequence[Mapping[str, Any]],
+                 console: Console) -> tuple[list[Table], dict[str, str] | None]:
+    """A match's results (and its totals, for several games) as they fit `console`: with the
+    bots' names, else with labels to print with their `legend`."""
+    names = list(dict.fromkeys(bot for line in lines for bot in line.bots))
+
+    def tables(labels: Mapping[str, str] | None) -> list[Table]:
+        shown = [match_table(lines, title, labels)]
+        return shown + ([totals_table(totals, labels)] if len(lines) > 1 else [])
+
+    return fit_labelled(console, names, tables)
+
+
+def fit_labelled(console: Console, names: Sequence[str],
+                 tables: Callable[[Mapping[str, str] | None], list[Table]]
+                 ) -> tuple[list[Table], dict[str, str] | None]:
+    """`tables(None)` (the bots by name) if every one fits `console`'s width whole, else
+    `tables(labels)` with short labels (`bot_labels`) and the labels, for the `legend`."""
+    named = tables(None)
+    unbounded = console.options.update(max_width=100_000)  # measured whole, not clamped
+    if all(console.measure(t, options=unbounded).maximum <= console.width for t in named):
+        return named, None
+    labels = bot_labels(names)
+    return tables(labels), labels
+
+
+def stats_table(rows: Sequence[Mapping[str, Any]],
+                labels: Mapping[str, str] | None = None) -> Table:
+    """`replay stats`' bots (`Stats.to_json()["bots"]`): games, wins, mean score, faults by
+    outcome; with `labels`, each bot by its label (`fit_labelled`)."""
+    table = _compact("bots")
+    for column in ("bot", "games", "wins", "mean score", "faults"):
+        table.add_column(column, justify="right" if column in ("games", "wins", "mean score")
+                         else "left", overflow="fold")
+    for row in rows:
+        name = printable(row["bot"] if labels is None else labels.get(row["bot"], row["bot"]))
+        faults = " ".join(f"{k}:{v}" for k, v in row["faults_by_outcome"].items()) or "-"
+        score = row["mean_score"]
+        table.add_row(escape(name), str(row["games"]), f"{row['wins']:g}",
+                      "-" if score is None else f"{score:.2f}", faults)
+    return table
+
+
+def answers_table(answers: Sequence[Answer], folder: Path, title: str) -> Table:
+    """`bot test`'s answers, one row per position: its path under `folder`, the seat, the
+    decision, the answer, legal or not (and why), the expected action matched or not. Long
+    cells wrap (nothing is cut), so the table fits 80 columns."""
+    table = _compact(escape(title))
+    paths = [str(a.path.relative_to(folder)) for a in answers]
+    # Fixed widths for the position (a longer name wraps), the seat and the decision: left
+    # free, rich squeezed the last column's head instead ("expec").
+    fixed = {"position": min(max(map(len, paths), default=8), 26), "seat": 4,
+             "decision": max([8, *(len(a.decision) for a in answers)])}
+    for column in ("position", "seat", "decision", "answer", "legal", "expected"):
+        table.add_column(column, justify="right" if column == "seat" else "left",
+                         overflow="fold", width=fixed.get(column), no_wrap=column == "seat")
+    for a, path in zip(answers, paths, strict=True):
+        legal = ("[green]yes[/green]" if a.problem is None
+                 else f"[red]no[/red]: {escape(a.problem)}")
+        expected = "-" if a.matched is None else (
+            "[green]matched[/green]" if a.matched
+            else f"[red]not[/red] {escape(' | '.join(a.expected))}")
+        table.add_row(escape(path), str(a.seat), a.decision, escape(a.action or "-"), legal,
+                      expected)
     return table
 
 
@@ -167,6 +247,17 @@ def legend(labels: Mapping[str, str]) -> list[str]:
     return [f"  {label} = {bot}" for bot, label in labels.items()]
 
 
+def print_fitted(console: Console, tables: Sequence[Table],
+                 labels: Mapping[str, str] | None) -> None:
+    """Tables made by `fit_labelled`, then the legend of their labels if they have any."""
+    for table in tables:
+        console.print(table)
+    if labels is not None:
+        console.print("bots:", markup=False)
+        for line in legend(labels):  # names from a replay too: no escape sequence passes
+            console.print(printable(line), markup=False)
+
+
 def fitted(report: Report, console: Console) -> tuple[list[Table], dict[str, str] | None]:
     """The standings and the cross table as they fit `console`'s width: with the bots' names
     if they fit (nothing squeezed), else with short labels (`bot_labels`), to print with their
@@ -176,12 +267,7 @@ def fitted(report: Report, console: Console) -> tuple[list[Table], dict[str, str
         crossed = cross_table(report, labels)
         return [standings_table(report, labels=labels), *([] if crossed is None else [crossed])]
 
-    named = tables(None)
-    unbounded = console.options.update(max_width=100_000)  # measured whole, not clamped
-    if all(console.measure(t, options=unbounded).maximum <= console.width for t in named):
-        return named, None
-    labels = bot_labels([row.bot for row in report.standings.rows])
-    return tables(labels), labels
+    return fit_labelled(console, [row.bot for row in report.standings.rows], tables)
 
 
 def _cell(pair: HeadToHead | SameDeals | None) -> str:

@@ -275,7 +275,7 @@ def game_line(result: ResultLine, done: int, total: int | None) -> str:
 
 def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
     from ..tournament.match import bots_json
-    from .report import fitted, head_to_head_lines, legend
+    from .report import fitted, head_to_head_lines, print_fitted
 
     if as_json:
         data = {"folder": str(run.folder), "games": run.total, "played_now": run.played,
@@ -284,13 +284,7 @@ def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     console = out.console()
-    tables, labels = fitted(run.standings, console)
-    for table in tables:
-        console.print(table)
-    if labels is not None:
-        console.print("bots:", markup=False)
-        for line in legend(labels):
-            console.print(line, markup=False)
+    print_fitted(console, *fitted(run.standings, console))
     for line in head_to_head_lines(run.standings):
         out.print(line, markup=False)
     failures = run.folder / "failures.txt"
