@@ -235,3 +235,76 @@ def test_a_policy_that_leaves_its_mask_is_logged_and_falls_back(tmp_path) -> Non
     assert done.returncode == 0, done.stderr
     logs = "".join(p.read_text() for p in (out / "logs").rglob("*") if p.is_file())
     assert "not in the mask: fallback" in logs
+
+
+# -- conventions: Gymnasium ids on `import meldref.envs`, PettingZoo-style modules ----------------
+
+def python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("imports", ["import gymnasium, meldref.envs",
+                                     "import meldref.envs, gymnasium"])
+def test_importing_meldref_envs_registers_the_gymnasium_ids_in_either_order(imports: str
+                                                                             ) -> None:
+    """The issue's first snippet (NamespaceNotFound before): Gymnasium 1.x reads no entry
+    points, so the ids are registered by `import meldref.envs`, before or after Gymnasium."""
+    done = python(f"{imports}\nenv = gymnasium.make('meldref/Solitaire-v0')\n"
+                  "print(type(env.unwrapped).__name__, env.reset(seed=1)[0].shape)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["SolitaireEnv", "(687,)"]
+
+
+def test_importing_meldref_envs_imports_no_library() -> None:
+    done = python("import sys, meldref.envs\n"
+                  "print([m for m in ('gymnasium', 'pettingzoo', 'numpy', 'pyspiel') "
+                  "if m in sys.modules])")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_entry_point_function_registers_the_ids() -> None:
+    """What `[project.entry-points."gymnasium.envs"]` names, loaded as Gymnasium 0.26-0.29
+    load it (by its entry point's text)."""
+    done = python("import gymnasium\nfrom importlib.metadata import EntryPoint\n"
+                  "EntryPoint('meldref', 'meldref.envs:register_gymnasium', "
+                  "'gymnasium.envs').load()()\n"
+                  "print(gymnasium.make('meldref/Seat-v0', game='fivecrowns', "
+                  "opponents=['greedy']).unwrapped.players)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2"
+
+
+def test_the_pettingzoo_style_module_of_the_issue_runs() -> None:
+    done = python("from meldref.envs import phase10_v0\nenv = phase10_v0.env()\n"
+                  "env.reset(seed=1)\nprint(env.agent_selection, env.metadata['name'])")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["player_0", "meldref_phase10_v0"]
+
+
+@pytest.mark.parametrize("module", ["phase10_v0", "fivecrowns_v0", "solitaire_v0"])
+def test_the_versioned_modules_pass_pettingzoos_api_test(module: str) -> None:
+    import importlib
+
+    versioned = importlib.import_module(f"meldref.envs.{module}")
+    game = module.removesuffix("_v0")
+    players = 1 if game == "solitaire" else 3
+    api_test(versioned.env(players=players, rules=SHORT[game]), num_cycles=300,
+             verbose_progress=False)
+    raw = versioned.raw_env(players=players, rules=SHORT[game])
+    assert type(raw).__name__ == "MeldrefAEC" and raw.info.name == game
+
+
+@pytest.mark.parametrize("module", ["phase10_v0", "fivecrowns_v0", "solitaire_v0"])
+def test_version_0_spaces_are_the_codecs(module: str) -> None:
+    """A codec change that alters a space fails here: it must come as a `_v1` module."""
+    import importlib
+
+    versioned = importlib.import_module(f"meldref.envs.{module}")
+    game = module.removesuffix("_v0")
+    codec = find_codec(game)
+    env = versioned.raw_env(players=1 if game == "solitaire" else 2)
+    assert codec.action_size == versioned.ACTIONS == env.action_space("player_0").n
+    for players in ((1,) if game == "solitaire" else (2, 3, 6)):
+        assert codec.observation_size(players) == versioned.observation_size(players)

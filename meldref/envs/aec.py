@@ -30,7 +30,7 @@ referee forfeits a bot for it), actions out of range are refused, and the AEC or
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -180,6 +180,23 @@ def pettingzoo_env(game: str = "phase10", players: int | None = None,
     env: Any = IllegalEnds(MeldrefAEC(game, players, rules, reward, render_mode))
     env = wrappers.AssertOutOfBoundsWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)
+
+
+def versioned(game: str) -> tuple[Callable[..., Any], Callable[..., MeldrefAEC]]:
+    """A game's PettingZoo-style `env` and `raw_env` (the `<game>_v0` modules): keyword
+    arguments as `pettingzoo_env` takes them, the game fixed."""
+
+    def env(players: int | None = None, rules: Mapping[str, object] | None = None,
+            reward: Reward = "score", render_mode: str | None = None) -> Any:
+        return pettingzoo_env(game, players, rules, reward, render_mode)
+
+    def raw_env(players: int | None = None, rules: Mapping[str, object] | None = None,
+                reward: Reward = "score", render_mode: str | None = None) -> MeldrefAEC:
+        return MeldrefAEC(game, players, rules, reward, render_mode)
+
+    env.__doc__ = f"{game} with PettingZoo's classic wrappers (`pettingzoo_env`)."
+    raw_env.__doc__ = f"{game} unwrapped (`MeldrefAEC`)."
+    return env, raw_env
 
 
 class IllegalEnds(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]

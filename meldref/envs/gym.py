@@ -33,6 +33,7 @@ from ..bots import builtin_bot
 from ..engine.cards import rng_for
 from ..engine.game import Bot, GameState, Termination, find_game
 from ..settings import parse_rules
+from . import register_gymnasium
 from .codec import FEATURE_MAX, Mask, Vector, find_codec, legal_indices, mask_of
 from .rewards import Reward, check_reward, step_rewards
 
@@ -136,5 +137,4 @@ class SolitaireEnv(SeatEnv):
         super().__init__("solitaire", (), rules, reward, illegal_reward, render_mode)
 
 
-gym.register(id="meldref/Solitaire-v0", entry_point="meldref.envs.gym:SolitaireEnv")
-gym.register(id="meldref/Seat-v0", entry_point="meldref.envs.gym:SeatEnv")
+register_gymnasium()  # already done unless Gymnasium was found apart from meldref.envs
