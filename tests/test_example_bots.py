@@ -1,13 +1,22 @@
-"""The example bots of bots/examples (C and Node.js), written from spec/PROTOCOL.md alone:
-they pass `meldref bot check`, play each game to a normal end without a fault, and answer the
-protocol's own hand-written lines (with and without `legal` hints) as the spec says."""
+"""The example bots of bots/examples (C, Node.js, C++, Java, Rust and Go), written from
+spec/PROTOCOL.md alone: they pass `meldref bot check`, play each game to a normal end without a
+fault, and answer the protocol's own hand-written lines (with and without `legal` hints) as the
+spec says. Each is built into a temporary folder, never into the tree, by the one-line command
+its source and bots/examples/README.md give; a kit whose toolchain is missing is skipped with
+the reason (CI installs them from Debian: g++, default-jdk-headless, rustc, golang-go)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
 
 import pytest
 from support import ROOT
@@ -19,21 +28,62 @@ EXAMPLES = ROOT / "bots" / "examples"
 runner = CliRunner()
 
 
+@dataclass(frozen=True)
+class Kit:
+    """A compiled kit: the compiler, its source, the one-line build (bots/examples/README.md;
+    `{src}` the source, `{out}` the output folder) and the command that runs it, seed 7."""
+
+    tool: str
+    source: str
+    build: tuple[str, ...]
+    run: tuple[str, ...] = ("{out}/meldbot", "7")
+    env: tuple[tuple[str, str], ...] = ()
+
+
+WARNINGS = ("-O2", "-Wall", "-Wextra", "-pedantic", "-Werror")
+KITS: Final = {
+    "c": Kit("gcc", "c/meldbot.c", ("-std=c99", *WARNINGS, "-o", "{out}/meldbot", "{src}")),
+    "cpp": Kit("g++", "cpp/meldbot.cpp",
+               ("-std=c++17", *WARNINGS, "-o", "{out}/meldbot", "{src}")),
+    "java": Kit("javac", "java/MeldBot.java", ("-Xlint:all", "-Werror", "-d", "{out}", "{src}"),
+                run=("java", "-cp", "{out}", "MeldBot", "7")),
+    "rust": Kit("rustc", "rust/meldbot.rs",
+                ("--edition", "2021", "-O", "-D", "warnings", "-o", "{out}/meldbot", "{src}")),
+    # No module: GO111MODULE off builds the one file; its cache in the temporary folder.
+    "go": Kit("go", "go/meldbot.go", ("build", "-o", "{out}/meldbot", "{src}"),
+              env=(("GO111MODULE", "off"), ("GOCACHE", "{out}/cache"))),
+}
+
+
+def built(kit: str, folder: Path) -> str:
+    """`kit` built into `folder` (skipped, saying why, when its compiler is not installed);
+    its command line."""
+    spec = KITS[kit]
+    tool = shutil.which(spec.tool)
+    if tool is None:
+        pytest.skip(f"{spec.tool} not found: cannot build bots/examples/{spec.source}")
+
+    def fill(word: str) -> str:
+        return word.format(out=folder, src=EXAMPLES / spec.source)
+
+    env = {**os.environ, **{k: fill(v) for k, v in spec.env}}
+    done = subprocess.run([tool, *map(fill, spec.build)], capture_output=True, text=True,
+                          check=False, cwd=folder, env=env)
+    assert done.returncode == 0, done.stderr
+    return shlex.join(map(fill, spec.run))
+
+
 @pytest.fixture(scope="module")
-def c_bot(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """bots/examples/c/meldbot.c built with gcc -std=c99; its command line (seed 7)."""
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc not found: cannot build bots/examples/c/meldbot.c")
-    binary = tmp_path_factory.mktemp("c_bot") / "meldbot"
-    source = EXAMPLES / "c" / "meldbot.c"
-    built = subprocess.run(
-        [gcc, "-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror", "-o", str(binary),
-         str(source)],
-        capture_output=True, text=True, check=False,
-    )
-    assert built.returncode == 0, built.stderr
-    return shlex.join([str(binary), "7"])
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
+    """Each compiled kit's command line, built once into a temporary folder."""
+    made: dict[str, str] = {}
+
+    def get(kit: str) -> str:
+        if kit not in made:
+            made[kit] = built(kit, tmp_path_factory.mktemp(f"{kit}_bot"))
+        return made[kit]
+
+    return get
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +99,17 @@ def js_bot() -> str:
     return shlex.join([node, str(EXAMPLES / "js" / "meldbot.js")])
 
 
-@pytest.fixture(params=["c", "js"])
-def bot(request: pytest.FixtureRequest) -> str:
-    return request.getfixturevalue(f"{request.param}_bot")
+# The C and JavaScript kits in the default run; the other four build with slower compilers
+# (seconds each), so in the long run (.ci/run runs it).
+EVERY_KIT = ["c", "js", *(pytest.param(k, marks=pytest.mark.long) for k in
+                          ("cpp", "java", "rust", "go"))]
+
+
+@pytest.fixture(params=EVERY_KIT)
+def bot(request: pytest.FixtureRequest, compiled: Callable[[str], str]) -> str:
+    if request.param == "js":
+        return typing.cast(str, request.getfixturevalue("js_bot"))
+    return compiled(request.param)
 
 
 # ---- meldref bot check ---------------------------------------------------------------------
