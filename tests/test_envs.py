@@ -308,3 +308,20 @@ def test_version_0_spaces_are_the_codecs(module: str) -> None:
     assert codec.action_size == versioned.ACTIONS == env.action_space("player_0").n
     for players in ((1,) if game == "solitaire" else (2, 3, 6)):
         assert codec.observation_size(players) == versioned.observation_size(players)
+
+
+def test_ansi_rendering_is_words_a_person_reads_not_protocol_lines() -> None:
+    """render_mode="ansi" returned the `view`/`item` lines a bot is sent."""
+    from meldref.envs import fivecrowns_v0
+
+    env = fivecrowns_v0.env(players=2, render_mode="ansi")
+    env.reset(seed=3)
+    text = env.render()
+    hand = env.unwrapped.state.observation(0).to_json()["hand"]
+    assert not text.startswith("view ") and "\nitem " not in text
+    assert "player_0 (seat 0) to draw" in text and f"hand: {' '.join(hand)}" in text
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    assert env.render().startswith("last: player_0 (seat 0) draw ")
+    seat = SeatEnv("fivecrowns", ["greedy"], render_mode="ansi")
+    seat.reset(seed=1)
+    assert "what agent (seat 0) sees:" in seat.render()

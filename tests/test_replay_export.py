@@ -14,7 +14,7 @@ import pytest
 from support import ROOT
 
 from meldref.envs.codec import find_codec
-from meldref.replay.export import export, read_rows
+from meldref.replay.export import ExportPlaceError, export, read_rows, save_replay
 from meldref.replay.files import load_replay, simulate
 
 pytest.importorskip("pyarrow", reason="pyarrow is in the test extra")
@@ -85,7 +85,8 @@ def test_a_damaged_replay_is_skipped_and_named_and_the_rest_export(tournament: P
     damaged = lines[3].replace('"type":"action","n":1', '"type":"action","n":7')
     assert damaged != lines[3]
     victim.write_text("".join(lines[:3]) + damaged + "".join(lines[4:]))
-    done = meldref("replay", "export", str(folder), "-o", str(tmp_path / "x.jsonl"),
+    (tmp_path / "out").mkdir()
+    done = meldref("replay", "export", str(folder), "-o", str(tmp_path / "out" / "x.jsonl"),
                    "--format", "jsonl")
     assert done.returncode == 1
     assert f"skipped {victim}" in done.stderr
@@ -121,3 +122,109 @@ def test_memory_does_not_grow_with_the_number_of_games(tmp_path: Path) -> None:
         assert probe.returncode == 0, probe.stderr
         peaks.append(json.loads(probe.stdout)["max_rss_mb"])
     assert peaks[1] - peaks[0] < 15, peaks
+
+
+# -- rewards, legal indices and masks; where an export may go; an environment's game as a replay --
+
+def play_aec(tmp_path: Path, players: int = 3, seed: int = 5
+             ) -> tuple[Path, dict[str, list[float]], dict[str, list[list[int]]]]:
+    """A random Five Crowns game through the PettingZoo environment, saved as a replay; per
+    agent, the reward `last()` gave at each of its turns and the legal indices it was shown."""
+    import numpy as np
+
+    from meldref.envs import fivecrowns_v0
+
+    env = fivecrowns_v0.env(players=players, rules={"turn-cap": 6})
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    given: dict[str, list[float]] = {a: [] for a in env.possible_agents}
+    shown: dict[str, list[list[int]]] = {a: [] for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        given[agent].append(reward)
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        shown[agent].append(legal.tolist())
+        env.step(int(rng.choice(legal)))
+    return save_replay(env, tmp_path / "replays" / "env.jsonl"), given, shown
+
+
+def test_the_reward_column_is_what_the_environment_gave_each_seat(tmp_path: Path) -> None:
+    """A seat's row holds the rewards from its action up to its next decision: what `last()`
+    gives it at its next turn (its first row also what came before its first decision), so a
+    seat's rewards add up to its return; legal_indices and the mask are its action_mask."""
+    replay, given, shown = play_aec(tmp_path)
+    out = tmp_path / "rows.ndjson"  # beside the replay folder: not a name replays have
+    export([replay], out, "jsonl", mask=True)
+    rows = list(read_rows(out))
+    for seat, agent in enumerate(given):
+        mine = [r for r in rows if r["seat"] == seat]
+        expected = [given[agent][0] + given[agent][1], *given[agent][2:]]
+        assert [r["reward"] for r in mine] == pytest.approx(expected)
+        assert sum(r["reward"] for r in mine) == pytest.approx(-mine[0]["score"])
+        assert [r["legal_indices"] for r in mine] == shown[agent]
+        assert [[i for i, m in enumerate(r["mask"]) if m] for r in mine] == shown[agent]
+
+
+def test_place_rewards_come_at_the_end(tmp_path: Path) -> None:
+    replay, _, _ = play_aec(tmp_path, players=2, seed=8)
+    out = tmp_path / "rows.csv"
+    export([replay], out, "csv", reward="place")
+    with out.open() as f:
+        rows = list(csv.DictReader(f))
+    last = []
+    for seat in ("0", "1"):
+        mine = [float(r["reward"]) for r in rows if r["seat"] == seat]
+        assert set(mine[:-1]) == {0.0}
+        last.append(mine[-1])
+    assert sorted(last) == [-1.0, 1.0]
+    assert "mask" not in rows[0]
+
+
+def test_an_environments_game_is_a_replay_the_replay_tools_accept(tmp_path: Path) -> None:
+    replay, _, _ = play_aec(tmp_path)
+    done = meldref("replay", "verify", str(replay))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok" in done.stdout and "0 faults" in done.stdout
+    page = tmp_path / "env.html"
+    done = meldref("replay", "html", str(replay), "-o", str(page))
+    assert done.returncode == 0, done.stderr
+    assert "player_2" in page.read_text()
+
+
+def test_a_seat_environments_game_is_a_replay_too(tmp_path: Path) -> None:
+    import numpy as np
+
+    from meldref.envs import SeatEnv
+
+    env = SeatEnv("phase10", ["greedy"], rules={"phases-to-win": 1, "turn-cap": 30})
+    _, info = env.reset(seed=3)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = term or trunc
+    replay = save_replay(env, tmp_path / "seat.jsonl")
+    checked = meldref("replay", "verify", str(replay))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "greedy" in checked.stdout
+
+
+def test_an_export_is_never_written_where_it_would_be_read_as_a_replay(tournament: Path,
+                                                                      tmp_path: Path) -> None:
+    """Written into the replay folder, a JSON-lines export made `replay stats` of that folder
+    exit 1 (it read the export as a damaged replay); so does one in a folder above it."""
+    folder = tmp_path / "t"
+    shutil.copytree(tournament, folder)
+    target = folder / "replays" / "rows.jsonl"
+    done = meldref("replay", "export", str(folder / "replays"), "-o", str(target),
+                   "--format", "jsonl")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "would read this file as a replay" in done.stderr and not target.exists()
+    with pytest.raises(ExportPlaceError):
+        export([folder / "replays"], folder / "rows.jsonl", "jsonl")
+    assert not (folder / "rows.jsonl").exists()
+    export([folder / "replays"], folder / "rows.ndjson", "jsonl")  # the name it suggests
+    stats = meldref("replay", "stats", str(folder))
+    assert stats.returncode == 0, stats.stdout + stats.stderr

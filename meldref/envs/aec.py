@@ -42,6 +42,7 @@ from ..engine.game import GameState, Outcome, Termination, find_game
 from ..protocol.viewtext import observation_lines
 from ..settings import parse_rules
 from .codec import FEATURE_MAX, Codec, View, find_codec, legal_indices, mask_of
+from .record import GameLog, view_text
 from .rewards import Reward, check_reward, step_rewards
 
 
@@ -78,6 +79,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         })
         self._action_space = spaces.Discrete(size)
         self.state: GameState | None = None
+        self.log: GameLog | None = None  # the game so far, for `save_replay`
         self._legal: dict[int, str] = {}
         self._seen: tuple[int, View] | None = None  # the view the mask was made from
 
@@ -93,6 +95,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         if seed is None:
             seed = int(np.random.default_rng().integers(2**31))
         self.state = self.info.new_game(self.rules, self.players, seed)
+        self.log = GameLog(self.info, seed, self.possible_agents[:], self.state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -139,14 +142,14 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        assert self.state is not None and action is not None
+        assert self.state is not None and self.log is not None and action is not None
         text = self._legal.get(int(action))
         if text is None:
             raise ValueError(f"{agent}: action {action} ({self.codec.describe(int(action))}) "
                              "is not legal now; see the action_mask")
         before = list(self.state.scores)
         self._seen = None
-        self.state.apply(self.state.parse_action(text))
+        self.log.apply(text)
         self._cumulative_rewards[agent] = 0.0
         self._reward(before, self.state.scores, self.state.outcome)
         if self.state.outcome is not None:
@@ -163,10 +166,11 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
             self.rewards[agent] = reward
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.state is None:
+        """With render_mode="ansi": the seat to move's view in words (`view_text`); the
+        whole table is never shown, as no seat sees it."""
+        if self.render_mode != "ansi" or self.state is None or self.log is None:
             return None
-        seat = self.state.to_move
-        return self.observe_text(agent_name(0 if seat is None else seat))
+        return view_text(self.log, self.state.to_move)
 
     def close(self) -> None:
         self.state = None

@@ -35,6 +35,7 @@ from ..engine.game import Bot, GameState, Termination, find_game
 from ..settings import parse_rules
 from . import register_gymnasium
 from .codec import FEATURE_MAX, Mask, Vector, find_codec, legal_indices, mask_of
+from .record import GameLog, view_text
 from .rewards import Reward, check_reward, step_rewards
 
 
@@ -62,6 +63,7 @@ class SeatEnv(gym.Env[Vector, np.int64]):
         self.observation_space = spaces.Box(0.0, FEATURE_MAX, shape=size, dtype=np.float32)
         self.action_space = spaces.Discrete(self.codec.action_size)
         self.state: GameState | None = None
+        self.log: GameLog  # the game so far, for `save_replay` (made by reset)
         self.bots: list[Bot] = []
         self._legal: dict[int, str] = {}
 
@@ -70,6 +72,8 @@ class SeatEnv(gym.Env[Vector, np.int64]):
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**31))
         self.state = self.game.new_game(self.rules, self.players, game_seed)
+        self.log = GameLog(self.game, game_seed, ["agent", *self.opponents], self.state,
+                           ["environment", *(f"builtin:{o}" for o in self.opponents)])
         self.bots = [builtin_bot(self.game.name, name, rng_for(game_seed, "seat", s + 1)
                                  .getrandbits(31))
                      for s, name in enumerate(self.opponents)]
@@ -83,7 +87,7 @@ class SeatEnv(gym.Env[Vector, np.int64]):
         while self.state.to_move not in (None, 0):
             seat = self.state.to_move
             before = list(self.state.scores)
-            self.state.apply(self.bots[seat - 1].act(self.state.observation(seat)))
+            self.log.apply(self.bots[seat - 1].act(self.state.observation(seat)))
             total += self._reward(before)
         return [total]
 
@@ -114,7 +118,7 @@ class SeatEnv(gym.Env[Vector, np.int64]):
             self._legal = {}
             return obs, self.illegal_reward, True, False, self._info(illegal=True)
         before = list(self.state.scores)
-        self.state.apply(self.state.parse_action(text))
+        self.log.apply(text)
         reward = self._reward(before) + self._opponents_play()[0]
         obs = self._observe()
         outcome = self.state.outcome
@@ -122,11 +126,10 @@ class SeatEnv(gym.Env[Vector, np.int64]):
         return obs, reward, outcome is not None and not capped, capped, self._info()
 
     def render(self) -> str | None:
+        """With render_mode="ansi": the last action and what the agent sees, in words."""
         if self.render_mode != "ansi" or self.state is None:
             return None
-        from ..protocol.viewtext import observation_lines
-
-        return "\n".join(observation_lines(self.state.observation(0)))
+        return view_text(self.log, 0)
 
 
 class SolitaireEnv(SeatEnv):

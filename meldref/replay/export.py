@@ -10,11 +10,19 @@ rows at most, whatever the number of files (bench/bench_export.py measures it).
 Columns: game_id, deal (from a tournament id `t<table>-d<deal>-s<seating>`, else null), seat,
 bot, n (the action's number in the game), decision, observation (a list of floats, or the view
 as JSON text with `observation="view"`, or absent with "none"), legal_actions (texts),
-action, action_index (the fixed space's index of the action: a lay-down or a going out
-laid another way than the engine's found way has the same index; null for an action the space
-does not number), elapsed (seconds,
-null when the referee chose), auto (the referee played for a failed seat), place, score,
-winner (whether the seat placed first), file.
+legal_indices (the fixed space's indices of the legal actions, ascending), mask (with
+`mask=True`: 1 at each of them, 0 elsewhere, the environments' `action_mask`), action,
+action_index (the fixed space's index of the action: a lay-down or a going out laid another
+way than the engine's found way has the same index; null for an action the space does not
+number), reward (what the environments give that seat for that decision: meldref.envs.rewards'
+`reward` kind, "score" by default, summed from its action up to its next decision, so a
+seat's rewards add up to its return; a seat's first row also holds anything before it),
+elapsed (seconds, null when the referee chose), auto (the referee played for a failed seat),
+place, score, winner (whether the seat placed first), file.
+
+An export is never written where the replay tools would read it as a replay (a `.jsonl` name in
+a folder that holds, at any depth, a replay exported): `replay stats` of that folder would fail
+on it. `ExportPlaceError` says so before anything is written.
 """
 
 from __future__ import annotations
@@ -28,8 +36,17 @@ from pathlib import Path
 from typing import IO, Any, Final, Literal, Protocol
 
 from ..engine.game import GameState
+from ..envs.rewards import Reward
 from ..private import open_private
-from .files import Outline, ReplayError, open_replay, replay_files, simulate
+from .files import (
+    Outline,
+    ReplayError,
+    ReplayWriter,
+    Step,
+    open_replay,
+    replay_files,
+    simulate,
+)
 
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: Final = ("parquet", "csv", "jsonl")
@@ -39,8 +56,28 @@ BATCH: Final = 2_000  # rows held before a write (a parquet row group): a few MB
 _DEAL: Final = re.compile(r"-d(\d+)-")
 
 COLUMNS: Final = ("game_id", "deal", "seat", "bot", "n", "decision", "observation",
-                  "legal_actions", "action", "action_index", "elapsed", "auto", "place",
-                  "score", "winner", "file")
+                  "legal_actions", "legal_indices", "mask", "action", "action_index", "reward",
+                  "elapsed", "auto", "place", "score", "winner", "file")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What each row holds beyond the fixed columns."""
+
+    observation: Observation = "vector"
+    mask: bool = False
+    reward: Reward = "score"
+
+    def columns(self) -> list[str]:
+        return [c for c in COLUMNS if (c != "observation" or self.observation != "none")
+                and (c != "mask" or self.mask)]
+
+
+class ExportPlaceError(ReplayError):
+    """The export would land where the replay tools read replays."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(0, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,40 +89,60 @@ class Exported:
     skipped: tuple[tuple[Path, str], ...]
 
 
-def game_rows(path: Path, observation: Observation = "vector") -> list[dict[str, Any]]:
+def game_rows(path: Path, options: Options = Options()) -> list[dict[str, Any]]:
     """One game's rows (`ReplayError` for a file that does not check out)."""
-    from ..envs.codec import find_codec  # numpy: only when exporting
+    from ..envs.codec import find_codec, legal_indices, mask_of  # numpy: only when exporting
+    from ..envs.rewards import step_rewards
 
     replay = open_replay(path)  # read once, a line at a time: a row a decision is kept
     header = replay.header
+    info = replay.game
     codec = find_codec(header["game"])
     players = int(header["players"])
     names = replay.seat_names()
     game_id = header.get("game_id")
     deal = _deal(game_id)
     rows: list[dict[str, Any]] = []
+    last_row: list[dict[str, Any] | None] = [None] * players  # each seat's row taking rewards
+    early = [0.0] * players  # rewards before a seat's first decision (its first row takes them)
+    scores: list[int] = []
 
     def before(record: dict[str, Any], state: GameState) -> None:
         seat = int(record["seat"])
         view = state.observation(seat).to_json()
         texts = [str(a) for a in state.legal_actions()]
+        numbered = legal_indices(codec, texts, view)
         row: dict[str, Any] = {
             "game_id": game_id, "deal": deal, "seat": seat, "bot": names[seat],
             "n": record["n"], "decision": record["decision"],
-            "legal_actions": texts, "action": record["action"],
+            "legal_actions": texts, "legal_indices": sorted(numbered), "action": record["action"],
             "action_index": codec.action_index(record["action"], view),
-            "elapsed": record.get("elapsed"), "auto": bool(record.get("auto")),
-            "file": str(path),
+            "reward": early[seat], "elapsed": record.get("elapsed"),
+            "auto": bool(record.get("auto")), "file": str(path),
         }
-        if observation == "vector":
+        early[seat] = 0.0
+        if options.observation == "vector":
             row["observation"] = codec.encode(view, players)  # float32: 4 bytes a feature
-        elif observation == "view":
+        elif options.observation == "view":
             row["observation"] = json.dumps(view, sort_keys=True)
+        if options.mask:
+            row["mask"] = mask_of(codec, numbered)
         rows.append(row)
+        last_row[seat] = row
+        scores[:] = state.scores
+
+    def after(step: Step, state: GameState) -> None:
+        rewards = step_rewards(options.reward, info, scores, state.scores, state.outcome)
+        for seat, reward in enumerate(rewards):
+            row = last_row[seat]
+            if row is None:
+                early[seat] += reward
+            else:
+                row["reward"] += reward
 
     seen = Outline()
     records = seen.watch(replay.records)
-    state = simulate(replay.over(records), before=before)
+    state = simulate(replay.over(records), on_step=after, before=before)
     if seen.problem is not None:
         raise seen.problem
     outcome = state.outcome
@@ -110,21 +167,28 @@ class RowWriter(Protocol):
 
 
 def export(paths: Iterable[Path], out: Path, fmt: Format = "parquet",
-           observation: Observation = "vector",
-           on_file: Any = None) -> Exported:
-    """Write every decision of the replays under `paths` to `out` as `fmt`, streaming.
+           observation: Observation = "vector", on_file: Any = None, *,
+           mask: bool = False, reward: Reward = "score") -> Exported:
+    """Write every decision of the replays under `paths` to `out` as `fmt`, streaming;
+    `mask` adds the mask column, `reward` is the rewards' kind (meldref.envs.rewards).
 
     A file that does not check out is skipped and named in the result (the rest export);
-    `on_file(path)` is called after each file (progress)."""
-    files = rows = 0
+    `on_file(path)` is called after each file (progress). `ExportPlaceError` before anything
+    is written if `out` would be read as a replay (module docstring)."""
+    from ..envs.rewards import check_reward
+
+    options = Options(observation, mask, check_reward(reward))
+    files = list(replay_files(paths))
+    check_place(out, files)
+    count = rows = 0
     skipped: list[tuple[Path, str]] = []
     batch: list[dict[str, Any]] = []
-    writer = _writer(out, fmt, observation)
+    writer = _writer(out, fmt, options)
     try:
-        for path in replay_files(paths):
+        for path in files:
             try:
-                batch.extend(game_rows(path, observation))
-                files += 1
+                batch.extend(game_rows(path, options))
+                count += 1
             except ReplayError as exc:
                 skipped.append((path, str(exc)))
             if len(batch) >= BATCH:
@@ -138,24 +202,41 @@ def export(paths: Iterable[Path], out: Path, fmt: Format = "parquet",
             rows += len(batch)
     finally:
         writer.close()
-    return Exported(files, rows, tuple(skipped))
+    return Exported(count, rows, tuple(skipped))
 
 
-def _writer(out: Path, fmt: Format, observation: Observation) -> RowWriter:
-    columns = [c for c in COLUMNS if observation != "none" or c != "observation"]
+def check_place(out: Path, replays: Iterable[Path]) -> None:
+    """`ExportPlaceError` if `out` would be read as a replay: a name the replay tools take
+    (`replay_files`) in a folder holding one of `replays`, at any depth."""
+    if not (out.name.endswith(".jsonl") and out.name != "results.jsonl"):
+        return
+    folder = out.absolute().parent.resolve()
+    for replay in replays:
+        if folder in replay.absolute().resolve().parents:
+            raise ExportPlaceError(
+                f"{out}: the replay tools would read this file as a replay (they read every "
+                f"*.jsonl under {folder}, where {replay} is), so `replay stats` of that folder "
+                "would fail on it; write it outside that folder, or name it *.ndjson")
+
+
+def _writer(out: Path, fmt: Format, options: Options) -> RowWriter:
+    columns = options.columns()
     if fmt == "parquet":
-        return ParquetRows(out, observation, columns)
+        return ParquetRows(out, options.observation, columns)
     if fmt == "csv":
         return CsvRows(out, columns)
     return JsonRows(out)
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:
-    """`row` with its vector as a list of numbers (JSON's and CSV's form)."""
+    """`row` with its arrays (vector, mask) as lists of numbers (JSON's and CSV's form)."""
+    plain = dict(row)
     obs = row.get("observation")
-    if obs is None or isinstance(obs, str):
-        return row
-    return {**row, "observation": [float(x) for x in obs]}
+    if obs is not None and not isinstance(obs, str):
+        plain["observation"] = [float(x) for x in obs]
+    if "mask" in row:
+        plain["mask"] = row["mask"].tolist()
+    return plain
 
 
 class JsonRows:
@@ -204,8 +285,10 @@ class ParquetRows:
             "game_id": pa.string(), "deal": pa.int64(), "seat": pa.int64(), "bot": pa.string(),
             "n": pa.int64(), "decision": pa.string(),
             "observation": pa.list_(pa.float32()) if observation == "vector" else pa.string(),
-            "legal_actions": pa.list_(pa.string()), "action": pa.string(),
-            "action_index": pa.int64(), "elapsed": pa.float64(), "auto": pa.bool_(),
+            "legal_actions": pa.list_(pa.string()), "legal_indices": pa.list_(pa.int64()),
+            "mask": pa.list_(pa.int8()), "action": pa.string(),
+            "action_index": pa.int64(), "reward": pa.float64(), "elapsed": pa.float64(),
+            "auto": pa.bool_(),
             "place": pa.int64(), "score": pa.int64(), "winner": pa.bool_(), "file": pa.string(),
         }
         self.schema = pa.schema([(c, types[c]) for c in columns])
@@ -227,3 +310,17 @@ def read_rows(path: Path) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as f:
         for line in f:
             yield json.loads(line)
+
+
+def save_replay(env: Any, path: Path) -> Path:
+    """The game an environment played (`MeldrefAEC`, `SeatEnv` or one wrapping either), so
+    far, as a replay at `path`: `meldref replay verify` accepts it and `replay html` shows it
+    (a game not over has no result line yet, and verify says it was cut short)."""
+    log = getattr(env.unwrapped, "log", None)
+    if log is None:
+        raise ValueError("the environment has played no game: call reset() first")
+    header, records = log.records()
+    with ReplayWriter(path, header) as writer:
+        for record in records:
+            writer.write(record)
+    return path
