@@ -143,7 +143,9 @@ def test_no_hints_sends_no_legal_lines(tmp_path: Path) -> None:
     code, stdout, _ = match(*args, "--bot", RANDOM_BOT, "--no-hints")
     assert code == 0 and json.loads(stdout)["games"][0]["faults"] == [[]]
     assert load_replay(tmp_path / "s.jsonl").header["policy"]["legal_hints"] is False
-    code, stdout, _ = match(*args, "--bot", f"{PYTHON} {nameless}", "--no-hints")
+    # Another game (another bot): its replay goes elsewhere (--out refuses to overwrite).
+    code, stdout, _ = match(*args[:-3], "--replay", str(tmp_path / "n.jsonl"), "--json",
+                            "--bot", f"{PYTHON} {nameless}", "--no-hints")
     (faults,) = json.loads(stdout)["games"][0]["faults"]
     assert code == 0 and faults and faults[-1]["fatal"]
 
@@ -157,7 +159,7 @@ def test_no_hints_sends_no_legal_lines(tmp_path: Path) -> None:
     (["phase10", "--bot", "/no/such/bot", "--bot", "builtin:greedy"], "does not exist"),
     (["phase10", "--players", "3", "--bot", "builtin:greedy", "--bot", "builtin:random"],
      "--players 3"),
-    (["phase10", "--games", "0"], "--games 0"),
+    (["phase10", "--games", "0"], "--games = 0: at least 1"),
     (["phase10", "--move-time", "-1"], "positive"),
     (["phase10", "--max-bank", "1", "--time-bank", "2"],
      "--max-bank (1) is below --time-bank (2)"),
@@ -167,7 +169,7 @@ def test_no_hints_sends_no_legal_lines(tmp_path: Path) -> None:
     (["phase10", "--move-time", "inf"], "--move-time = inf: a finite number"),
     (["phase10", "--move-time", "1e308"], "--move-time = 1e+308: at most"),
     (["phase10", "--time-bank", "nan"], "--time-bank = nan: a finite number"),
-    (["phase10", "--players", "0"], "--players 0: from 1"),
+    (["phase10", "--players", "0"], "--players = 0: at least 1"),
 ])
 def test_bad_input_exits_2_with_the_reason(args: list[str], message: str) -> None:
     code, stdout, stderr = match(*args)

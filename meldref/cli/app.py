@@ -154,7 +154,45 @@ def load_command(name: str) -> Any:
         single.command(name)(found)
         command = typer.main.get_command(single)
     command.name = name
+    with_output_aliases(command)
     return command
+
+
+# The output flag is `--out/-o` on every command that writes a file or a folder; the names it
+# had before (`--replay` on match, play and replay resume, `--output` on tournament and replay
+# html, position and export) are still read, and shown nowhere: scripts keep working.
+OUTPUT_ALIASES: Final = ("--replay", "--output")
+
+
+def with_output_aliases(command: Any) -> None:
+    """Let every command with an `--out` option (`command` or its subcommands) read its old
+    names as `--out`. The arguments are renamed before they are parsed: typer's click fills
+    a parameter from the last option of its name processed, so a hidden option of the same
+    name would undo an `--out` given before it."""
+    for sub in getattr(command, "commands", {}).values():
+        with_output_aliases(sub)
+    names = {name for param in command.params for name in getattr(param, "opts", ())}
+    aliases = tuple(alias for alias in OUTPUT_ALIASES if alias not in names)
+    if "--out" not in names or not aliases:
+        return
+    parse = command.parse_args
+
+    def parse_args(ctx: Any, args: list[str]) -> Any:
+        return parse(ctx, renamed(args, aliases))
+
+    command.parse_args = parse_args
+
+
+def renamed(args: list[str], aliases: tuple[str, ...]) -> list[str]:
+    """`args` with `--replay X` and `--replay=X` (each of `aliases`) written `--out`, up to a
+    `--` (after which every argument is one as given)."""
+    out: list[str] = []
+    for k, arg in enumerate(args):
+        if arg == "--":
+            return out + args[k:]
+        name, equals, value = arg.partition("=")
+        out.append(f"--out{equals}{value}" if name in aliases else arg)
+    return out
 
 
 app = typer.Typer(

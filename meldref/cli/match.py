@@ -46,15 +46,18 @@ def match(
                                        "one place each game.")] = 1,
     rules: RulesOpt = None,
     replay: Annotated[Path | None, typer.Option(
-        help="Write the replay to PATH (one game) or PATH/game-0001.jsonl... (several).")] = None,
+        "--out", "-o", help="Write the replay to PATH (one game) or PATH/game-0001.jsonl... "
+        "(several).")] = None,
     *,
     limits: LimitFlags,
     logs: Annotated[Path | None, typer.Option(
         help="Keep the bot programs' stderr in DIR/<game id>/seat<k>-<bot>.stderr (default: "
-        "logs/ beside the replays; without --replay a temporary folder, kept and named only "
+        "logs/ beside the replays; without --out a temporary folder, kept and named only "
         "when a bot failed).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
                                           "(deterministic: no times).")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Overwrite replays of other games at --out.")] = False,
     position: Annotated[Path | None, typer.Option(
         help="Start every game from this position file (spec/POSITION.md): its game, seats, "
         "rules (--rules go over them) and seed (--seed goes over it); the seats rotate from "
@@ -73,7 +76,7 @@ def match(
     )
     from .report import match_tables, print_fitted
 
-    refuse_overwriting_inputs({"--position": position}, {"--replay": replay})
+    refuse_overwriting_inputs({"--position": position}, {"--out": replay})
     if seed is None and position is None:
         seed = random.SystemRandom().randrange(1_000_000)
     settings = limits_or_fail(limits)
@@ -85,7 +88,8 @@ def match(
     try:
         try:
             spec = build_match(game, bot or [], players, seed, games,
-                               parse_pairs(rules or []), settings, replay, position, logs)
+                               parse_pairs(rules or []), settings, replay, position, logs,
+                               force)
             announced = preflight(spec.game, spec.bots, settings.policy().startup_time,
                                   limits=settings.process_limits(), keeper=keeper)
             spec = with_announced_names(spec, announced)  # results show each bot's `id name`

@@ -34,7 +34,8 @@ def play(
         "built-in greedy bots).")] = None,
     seed: Annotated[int | None, typer.Option(help="The deal's seed (random if left out).")] = None,
     rules: RulesOpt = None,
-    replay: Annotated[Path | None, typer.Option(help="Write the game's replay here.")] = None,
+    replay: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Write the game's replay here.")] = None,
 ) -> None:
     """Play a seat yourself in the terminal against bots."""
     from ..tools.human import QuitGame, play_person
@@ -54,7 +55,7 @@ def play(
         if not 0 <= seat <= len(specs):
             raise ConfigError(f"--seat {seat}: seats are 0..{len(specs)}")
         if replay is not None:
-            check_output_file(replay, "--replay")
+            check_output_file(replay, "--out")
         rule_set = parse_rules(info.rules_type, parse_pairs(rules or []))
         info.check_setup(rule_set, len(specs) + 1)
         stop_on_signals()  # from here on bots may run: a signal must close them

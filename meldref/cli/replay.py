@@ -67,6 +67,8 @@ def replay_show(
         help="Tell the game as this seat saw it (its hand before each of its moves; other "
         "hands hidden).")] = None,
     hand: Annotated[int | None, typer.Option(help="Only this hand (round).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the account as JSON: its "
+                                          "lines, and the problem of a bad file.")] = False,
 ) -> None:
     """Tell a recorded game move by move. Exit 1 if the replay is damaged (what could be
     read is told), 2 if PATH is not a replay file or --seat/--hand are not in it."""
@@ -79,8 +81,14 @@ def replay_show(
         fail(str(exc))
     except (ReplayError, ReplayPathError) as exc:
         _unusable(path, exc)
-    for line in telling.lines:  # names and details from the file: no escape sequence passes
-        out.print(printable(line), markup=False, highlight=False, soft_wrap=True)
+    if as_json:  # json.dumps escapes what a terminal would read as a control sequence
+        sys.stdout.write(json.dumps({
+            "path": str(path), "seat": seat, "hand": hand, "lines": telling.lines,
+            "problem": None if telling.problem is None else str(telling.problem),
+            "damaged": telling.damaged}, indent=2) + "\n")
+    else:
+        for line in telling.lines:  # names and details from the file: no escape sequence
+            out.print(printable(line), markup=False, highlight=False, soft_wrap=True)
     if telling.damaged:
         raise typer.Exit(EXIT_FAILED)
 
@@ -88,22 +96,33 @@ def replay_show(
 @replay_app.command("verify")
 def replay_verify(
     paths: Annotated[list[Path], typer.Argument(help="Replay files (or folders of them).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print each file's verdict as "
+                                          "JSON.")] = False,
 ) -> None:
     """Re-simulate replays from their seed and actions and check every claim of their results;
     exit 1 naming the first bad line (2 for a path that is not a replay file)."""
     from ..replay.files import ReplayError, ReplayPathError, verify
 
     code = 0
+    verdicts: list[dict[str, Any]] = []
     for path in _files(paths):
         try:
             done = verify(path)
         except (ReplayError, ReplayPathError) as exc:
             code = max(code, replay_exit_code(exc))
-            err.print(f"[red]FAIL[/red] {escape(printable(f'{path}: {exc}'))}")
+            verdicts.append({"path": str(path), "ok": False, "problem": str(exc)})
+            if not as_json:
+                err.print(f"[red]FAIL[/red] {escape(printable(f'{path}: {exc}'))}")
             continue
-        winners = ", ".join(done.winners) or "none (the deck won)"
-        out.print(printable(f"ok {path}: {done.actions} actions, {done.faults} faults, winner "
-                            f"{winners}"), markup=False)
+        verdicts.append({"path": str(path), "ok": True, "actions": done.actions,
+                         "faults": done.faults, "winners": done.winners})
+        if not as_json:
+            winners = ", ".join(done.winners) or "none (the deck won)"
+            out.print(printable(f"ok {path}: {done.actions} actions, {done.faults} faults, "
+                                f"winner {winners}"), markup=False)
+    if as_json:
+        sys.stdout.write(json.dumps({"verified": sum(v["ok"] for v in verdicts),
+                                     "files": verdicts}, indent=2) + "\n")
     if code:
         raise typer.Exit(code)
 
@@ -159,7 +178,7 @@ def replay_resume(
                                     "then let the bots play on.")],
     bot: BotOpt = None,
     replay: Annotated[Path | None, typer.Option(
-        help="Where the continued game's replay goes (default: next to PATH, "
+        "--out", "-o", help="Where the continued game's replay goes (default: next to PATH, "
         "<name>-resumed-at-N.jsonl).")] = None,
     *,
     limits: LimitFlags,
@@ -177,12 +196,12 @@ def replay_resume(
     from ..tournament.match import check_output_file, game_summary
     from .report import match_tables, print_fitted
 
-    refuse_overwriting_inputs({"PATH": path}, {"--replay": replay})
+    refuse_overwriting_inputs({"PATH": path}, {"--out": replay})
     settings = limits_or_fail(limits)
     try:
         specs = [BotSpec.parse(s) for s in bot or []]
         if replay is not None:
-            check_output_file(replay, "--replay")
+            check_output_file(replay, "--out")
     except ValueError as exc:
         fail(str(exc))
     try:
@@ -215,7 +234,7 @@ def replay_position(
     at: Annotated[int, typer.Option(help="The position after this many actions (0 = the "
                                     "start).")],
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Write the position file here (default: print it).")] = None,
+        "--out", "-o", help="Write the position file here (default: print it).")] = None,
     expect: Annotated[bool, typer.Option(
         "--expect", help="Add the action the replay played there as `expect` (for "
         "`meldref bot test`).")] = False,
@@ -225,7 +244,7 @@ def replay_position(
     from ..replay.files import ReplayError, ReplayPathError, check_replay_file
     from ..replay.positions import PositionFileError, position_at
 
-    refuse_overwriting_inputs({"PATH": path}, {"--output": output})
+    refuse_overwriting_inputs({"PATH": path}, {"--out": output})
     try:
         text = position_at(check_replay_file(path), at, expect)
     except PositionFileError as exc:
@@ -238,7 +257,7 @@ def replay_position(
     try:
         write_private_text(output, text)
     except OSError as exc:
-        fail(f"--output {output}: {exc.strerror or exc}")
+        fail(f"--out {output}: {exc.strerror or exc}")
     out.print(f"position: {output}", markup=False)
 
 
@@ -247,18 +266,20 @@ def replay_html(
     path: Annotated[Path, typer.Argument(help="A replay file, or a folder of them (a "
                                          "tournament's).")],
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="The page to write (a replay; default: PATH with .html), or the "
+        "--out", "-o", help="The page to write (a replay; default: PATH with .html), or the "
         "folder of pages and index.html (a folder; default: PATH/viewer).")] = None,
     seat: Annotated[int | None, typer.Option(
         help="Only what this seat saw: the other hands face down, and absent from the page.")
     ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the pages written as "
+                                          "JSON.")] = False,
 ) -> None:
     """Write a replay as one self-contained HTML page (a folder: a page per game and an index)."""
     from ..replay.files import ReplayError, ReplayPathError
     from ..replay.html import ViewerError
     from ..replay.index import write_pages
 
-    refuse_overwriting_inputs({"PATH": path}, {"--output": output})
+    refuse_overwriting_inputs({"PATH": path}, {"--out": output})
     try:
         with _page_progress(path.is_dir()) as on_page:
             written = write_pages(path, output, seat, on_page)
@@ -268,7 +289,12 @@ def replay_html(
         _unusable(path, exc)
     except OSError as exc:
         fail(f"cannot write the pages: {exc.strerror or exc}")
-    if written.index is not None:
+    if as_json:
+        sys.stdout.write(json.dumps({
+            "pages": [str(p) for p in written.pages],
+            "index": None if written.index is None else str(written.index),
+            "problems": list(written.problems)}, indent=2) + "\n")
+    elif written.index is not None:
         out.print(f"{len(written.pages)} pages, index: {written.index}", markup=False)
     else:
         out.print(f"page: {written.pages[0]}", markup=False)
@@ -331,14 +357,16 @@ def replay_serve(
 @replay_app.command("export")
 def replay_export(
     paths: Annotated[list[Path], typer.Argument(help="Replay files (or folders of them).")],
-    output: Annotated[Path, typer.Option(
-        "--output", "-o", help="The file to write (a new or regular file).")],
+    output: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="The file to write (a new or regular file; required).")] = None,
     fmt: Annotated[str, typer.Option(
         "--format", help="parquet (needs pyarrow: pip install 'meldref\\[envs]'), csv or "
         "jsonl.")] = "parquet",
     observation: Annotated[str, typer.Option(
         help="What each row holds of what the seat saw: vector (the environments' encoding, "
         "docs/research.md), view (its view as JSON text) or none.")] = "vector",
+    as_json: Annotated[bool, typer.Option("--json", help="Print what was written as "
+                                          "JSON.")] = False,
 ) -> None:
     """Write every decision of the replays as a table: one row per decision, with the seat's
     observation, the legal actions, the action taken, its time and the game's result. Files
@@ -350,19 +378,27 @@ def replay_export(
         fail(f"--format {fmt!r}: one of {', '.join(FORMATS)}")
     if observation not in OBSERVATIONS:
         fail(f"--observation {observation!r}: one of {', '.join(OBSERVATIONS)}")
+    if output is None:  # optional to click only: --output, its old name, may give it
+        fail("missing option --out FILE: the table to write")
     files = _files(paths)
     if output.exists() and not output.is_file():
-        fail(f"--output {output}: not a regular file")
+        fail(f"--out {output}: not a regular file")
     if output.exists() and any(output.samefile(f) for f in files):
-        fail(f"--output {output} is one of the replays read")
+        fail(f"--out {output} is one of the replays read")
     try:
         done = export(files, output, fmt, observation)  # type: ignore[arg-type]
     except ReplayError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"--output {output}: {exc.strerror or exc}")
+        fail(f"--out {output}: {exc.strerror or exc}")
     for path, why in done.skipped:
         err.print(f"skipped {path}: {why}", markup=False)
-    out.print(f"{done.rows} decisions from {done.files} games: {output}", markup=False)
+    if as_json:
+        sys.stdout.write(json.dumps({
+            "out": str(output), "rows": done.rows, "games": done.files,
+            "skipped": [{"path": str(p), "problem": why} for p, why in done.skipped]},
+            indent=2) + "\n")
+    else:
+        out.print(f"{done.rows} decisions from {done.files} games: {output}", markup=False)
     if done.skipped:
         raise typer.Exit(EXIT_FAILED)

@@ -12,7 +12,13 @@ import typer
 
 from ..engine.game import GAME_NAMES
 from ..protocol.records import ResultLine
-from ..tournament.config import ConfigError, build_config, parse_pairs, read_toml
+from ..tournament.config import (
+    ConfigError,
+    build_config,
+    parse_pairs,
+    range_problem,
+    read_toml,
+)
 from .app import STOPS
 from .common import (
     EXIT_FAILED,
@@ -65,7 +71,7 @@ def tournament(
         "the output folder). Visible to every process via /proc: not for contests.")] = None,
     rules: RulesOpt = None,
     out_dir: Annotated[Path | None, typer.Option(
-        "--output", "--out", "-o", help="Output folder (default "
+        "--out", "-o", help="Output folder (default "
         "tournaments/<game>-<fingerprint>); rerun with the same folder to resume.")] = None,
     sprt: Annotated[str | None, typer.Option(
         help="Two bots: stop when the SPRT elo0,elo1[,alpha,beta] decides.")] = None,
@@ -112,8 +118,8 @@ def tournament(
                               {"--out": out_dir})
     if seed is not None:
         err.print(SEED_ON_ARGV, markup=False)
-    if stop_after is not None and stop_after < 1:
-        fail(f"--stop-after {stop_after}: at least 1")
+    if stop_after is not None and (problem := range_problem("--stop-after", stop_after, 1)):
+        fail(problem)
     if plan:
         _print_sprt_plan(sprt)
         return

@@ -216,6 +216,16 @@ class TournamentConfig:
         return self.plan.jobs(self.policy, self.process_limits, cwd)
 
 
+def range_problem(flag: str, value: int, low: int, high: int | None = None) -> str | None:
+    """A whole number out of its range, worded as the settings word one (`settings.describe`):
+    `--games = -1: at least 1`; None if it is in range."""
+    if value < low:
+        return f"{flag} = {value}: at least {low:,}"
+    if high is not None and value > high:
+        return f"{flag} = {value}: at most {high:,}"
+    return None
+
+
 def parse_pairs(pairs: Sequence[str], what: str = "--rules") -> dict[str, str]:
     """KEY=VALUE texts as a dict; `ConfigError` on a text without "="."""
     out: dict[str, str] = {}
@@ -439,8 +449,8 @@ def check_plan(plan: Plan, info: GameInfo) -> None:
     except RuleOptionError as exc:
         raise ConfigError(str(exc)) from None
     if plan.players > 1 and len(plan.bots) < plan.players:
-        raise ConfigError(f"{len(plan.bots)} bots cannot fill tables of {plan.players} "
-                          f"(give more bots or --players {len(plan.bots)})")
+        raise ConfigError(f"{_bots_text(len(plan.bots))} cannot fill tables of {plan.players}"
+                          f" ({_fewer_players_hint(plan, info)})")
     if plan.table_count() == 0:
         raise ConfigError("the schedule has no tables")
     games = plan.game_count()
@@ -448,6 +458,21 @@ def check_plan(plan: Plan, info: GameInfo) -> None:
         raise ConfigError(f"the schedule has {games:,} games ({plan.table_count():,} tables of "
                           f"{plan.games_per_table():,}); at most {MAX_TOTAL_GAMES:,} in one "
                           "tournament: fewer bots, smaller tables or fewer games per table")
+
+
+def _bots_text(count: int) -> str:
+    return f"{count} bot" if count == 1 else f"{count} bots"
+
+
+def _fewer_players_hint(plan: Plan, info: GameInfo) -> str:
+    """What to give when the bots cannot fill a table: fewer seats only if the game can be
+    played with that many (it told one bot of Phase 10 to give --players 1, which then failed)."""
+    more = f"give {plan.players - len(plan.bots)} more --bot"
+    try:
+        info.check_setup(plan.rules, len(plan.bots))
+    except RuleOptionError:
+        return more
+    return f"{more} or --players {len(plan.bots)}"
 
 
 def with_out(config: TournamentConfig, out: Path | None) -> TournamentConfig:

@@ -26,7 +26,7 @@ from ..protocol.seats import BotSpec, Limits, ProcessSeat
 from ..replay.positions import load_position
 from ..settings import LimitSettings, SettingsError, parse_rules
 from ..verdicts.tally import Tally
-from .config import MAX_GAMES, MAX_PLAYERS, ConfigError
+from .config import MAX_GAMES, MAX_PLAYERS, ConfigError, range_problem
 from .keeper import BotKeeper
 from .runner import run_job, safe_name, which_missing
 from .schedule import BotEntry, GameJob, bot_entries
@@ -86,11 +86,12 @@ class MatchSpec:
 def build_match(game: str | None, specs: Sequence[str], players: int | None, seed: int | None,
                 games: int, rules: Mapping[str, str], limits: LimitSettings,
                 replay: Path | None, position: Path | None = None,
-                logs: Path | None = None) -> MatchSpec:
+                logs: Path | None = None, force: bool = False) -> MatchSpec:
     """Check everything a match needs before a bot starts; `ConfigError` with the reason.
 
     From a `position` file, the game, the rules (`rules` over its own), the seats and the seed
-    (`seed` over its own) are the position's; else `seed` is required.
+    (`seed` over its own) are the position's; else `seed` is required. An existing replay
+    of another game is not overwritten unless `force` (`other_game_problem`).
     """
     start = None
     try:
@@ -112,10 +113,10 @@ def build_match(game: str | None, specs: Sequence[str], players: int | None, see
         raise ConfigError(str(exc)) from None
     if seed is None:
         raise ConfigError("a match needs a seed")
-    if players is not None and not 1 <= players <= MAX_PLAYERS:
-        raise ConfigError(f"--players {players}: from 1 to {MAX_PLAYERS}")
-    if not 1 <= games <= MAX_GAMES:
-        raise ConfigError(f"--games {games}: from 1 to {MAX_GAMES:,}")
+    problem = (None if players is None else range_problem("--players", players, 1, MAX_PLAYERS)
+               ) or range_problem("--games", games, 1, MAX_GAMES)
+    if problem:
+        raise ConfigError(problem)
     if not bots:
         bots = [DEFAULT_BOT] * (players or info.default_players)
     elif players is not None and players != len(bots):
@@ -129,11 +130,11 @@ def build_match(game: str | None, specs: Sequence[str], players: int | None, see
         raise ConfigError(str(exc)) from None
     spec = MatchSpec(info.name, rule_set, tuple(bot_entries(bots)), seed, games, limits, replay,
                      start, logs)
-    _check_output_paths(spec)
+    _check_output_paths(spec, force)
     return spec
 
 
-def _check_output_paths(spec: MatchSpec) -> None:
+def _check_output_paths(spec: MatchSpec, force: bool) -> None:
     """Make the folder the replays go to now (owner-only), and check the `--logs` folder, or
     `ConfigError` with why not: an output that cannot be written, or that another user could
     bend, would end every game in error after its bots started."""
@@ -142,11 +143,39 @@ def _check_output_paths(spec: MatchSpec) -> None:
     if spec.replay is None:
         return
     if spec.games > 1 and (spec.replay.suffix == ".jsonl" or spec.replay.is_file()):
-        raise ConfigError(f"--replay {spec.replay}: {spec.games} games write one replay each "
+        raise ConfigError(f"--out {spec.replay}: {spec.games} games write one replay each "
                           "into a folder; give a folder (or --games 1 for one file)")
     first = spec.replay_path(spec.jobs()[0])
     assert first is not None
-    check_output_file(first, "--replay")
+    check_output_file(first, "--out")
+    for job in [] if force else spec.jobs():
+        path = spec.replay_path(job)
+        if path is not None and (problem := other_game_problem(path, job)):
+            raise ConfigError(f"--out {problem}: give --force to overwrite it, or another "
+                              "--out")
+
+
+def other_game_problem(path: Path, job: GameJob) -> str | None:
+    """Why writing `job`'s replay at `path` would lose another: a file is there that is not a
+    replay of this game (its game, seed, game id or seats differ, or it is no replay). None
+    if there is nothing (or an empty file), or the replay of this same game (the same command
+    run again writes it anew)."""
+    from ..replay.files import ReplayError, ReplayPathError, read_lines
+
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return None
+        _, header = next(read_lines(path))
+    except (ReplayError, ReplayPathError, OSError, StopIteration):
+        return f"{path} is there and is not a meldref replay"
+    seats = header.get("seats") or []
+    found = (header.get("game"), header.get("seed"), header.get("game_id"),
+             [s.get("spec") for s in seats if isinstance(s, dict)])
+    if found == (job.game, job.seed, job.game_id, [str(b.spec) for b in job.bots]):
+        return None
+    names = ", ".join(str(s.get("name")) for s in seats if isinstance(s, dict))
+    return (f"{path} holds the replay of another game ({header.get('game')} seed "
+            f"{header.get('seed')}: {names})")
 
 
 def check_output_file(path: Path, flag: str) -> None:
