@@ -1,7 +1,7 @@
 """The bots that ship with meldref.
 
-In-process bots, seated as ``builtin:NAME``: one module per game (`phase10`, `fivecrowns`,
-`solitaire`), each with a `BOTS` table of name -> factory(seed). They see only their seat's
+In-process bots, seated as ``builtin:NAME``: one module per registered game, named after it
+(engine/registry.py), each with a `BOTS` table of name -> factory(seed). They see only their seat's
 view (`engine.game.Bot`), like a bot program does. The rules never import them: the referee and
 the command line find them here, by game and name.
 
@@ -11,11 +11,12 @@ examples in other languages under `examples/`.
 
 from __future__ import annotations
 
-import importlib
+import typing
 from collections.abc import Callable, Mapping
 from typing import Final
 
 from ..engine.game import GAME_NAMES, Bot
+from ..engine.registry import find_part
 
 BUILTIN_PREFIX: Final = "builtin:"
 
@@ -55,11 +56,9 @@ def builtin_table(game: str) -> Mapping[str, Callable[[int], Bot]]:
     """The built-in bots of `game`, by name (none for a game that has none)."""
     if game not in GAME_NAMES:
         return _REGISTERED.get(game, {})
-    # Each of meldref's games has its bots' BOTS table in this package's module of its name
+    # Each registered game has its bots' BOTS table in this package's module of its name
     # (imported when first asked).
-    module = importlib.import_module(f"{__package__}.{game}")
-    table: Mapping[str, Callable[[int], Bot]] = module.BOTS
-    return table
+    return typing.cast(Mapping[str, Callable[[int], Bot]], find_part(__package__, game, "BOTS"))
 
 
 def builtin_names(game: str) -> tuple[str, ...]:

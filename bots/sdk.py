@@ -49,7 +49,6 @@ from types import GeneratorType
 from typing import IO, Any
 
 PROTOCOL_VERSION = "1"
-GAMES = ("phase10", "fivecrowns", "solitaire")
 DECISIONS = ("draw", "play", "discard", "place")
 
 # Keys whose values are lists (an empty list is `-`) and keys that stay text (never numbers,
@@ -319,7 +318,7 @@ class Bot:
     name = "sdk-bot"
     author = ""
     version = ""
-    games: tuple[str, ...] = ()  # the games it plays (`id games`); empty: all three
+    games: tuple[str, ...] = ()  # the games it plays (`id games`); empty: every game
     time_share = TIME_SHARE  # of each decision's own time; the bank is never spent
 
     def __init__(self) -> None:
@@ -817,7 +816,7 @@ class EngineBot(Bot):
         super().__init__()
         self.factories = dict(factories)
         self.name = name
-        self.games = tuple(g for g in GAMES if g in self.factories)
+        self.games = tuple(self.factories)
         self.seed = seed
         self.played = 0
         self.inner: Any = None

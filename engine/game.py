@@ -1,7 +1,7 @@
 """What every game module provides, and the values they share: errors, events and their
 kinds (`EventKind`), actions, outcomes.
 
-A game package (`phase10`, `fivecrowns`, `solitaire`) exports one `GameInfo` named `GAME`.
+A game package (one per name in `registry.GAMES`) exports one `GameInfo` named `GAME`.
 The referee, the protocol and the command line only ever talk to a game through it and through
 the `GameState` protocol below, so they never depend on one game's rules.
 """
@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+
+from .registry import GAMES, find_part, registered
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -317,17 +318,15 @@ def check_players(game: str, low: int, high: int, players: int) -> None:
         raise RuleOptionError(f"{game} is for {low}..{high} players, not {players}")
 
 
-_GAME_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}
-GAME_NAMES: Final = tuple(_GAME_MODULES)
+GAME_NAMES: Final = GAMES  # the registered games (engine/registry.py), by name
 
 
 def find_game(name: str) -> GameInfo:
-    """The game called `name` ("phase10", "fivecrowns", "solitaire")."""
-    key = name.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
-    if key not in _GAME_MODULES:
-        raise UnknownGameError(f"unknown game {name!r}; games: {', '.join(GAME_NAMES)}")
-    module = importlib.import_module(f"{__package__}.{_GAME_MODULES[key]}")
-    return typing.cast(GameInfo, module.GAME)
+    """The registered game called `name` (any case; `-`, `_` and spaces ignored)."""
+    game = registered(name)
+    if game is None:
+        raise UnknownGameError(f"unknown game {name!r}; games: {', '.join(GAMES)}")
+    return typing.cast(GameInfo, find_part(__package__, game, "GAME"))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -7,12 +7,13 @@ seat's view and the legal actions' texts alone, so an environment, a replay expo
 protocol bot (meldref.envs.policy) encode the same position the same way, and no vector can
 hold a card the seat may not see: nothing else goes in.
 
-docs/research.md documents each game's numbering; one module per game holds it.
+docs/research.md documents each game's numbering; one module per registered game, named after
+it (engine/registry.py), holds it as its `CODEC`.
 """
 
 from __future__ import annotations
 
-import importlib
+import typing
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
@@ -20,7 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine.cards import FIVECROWNS_SUITED, JOKER, PHASE10_NUMBERS, SKIP, WILD, Card
-from ..engine.game import GAME_NAMES, UnknownGameError
+from ..engine.game import find_game
+from ..engine.registry import find_part
 
 # Every feature is a count or a ratio of a few hundred at most: the Box spaces' bound.
 FEATURE_MAX: Final = 1000.0
@@ -82,17 +84,9 @@ class Codec(Protocol):
         """What index `index` stands for, in words (for docs and debugging)."""
 
 
-_MODULES: Final = {"phase10": "phase10", "fivecrowns": "fivecrowns", "solitaire": "solitaire"}
-
-
 def find_codec(game: str) -> Codec:
     """The codec of the game called `game` (a name as `find_game` takes it)."""
-    key = game.strip().lower().replace("-", "").replace("_", "")
-    if key not in _MODULES:
-        raise UnknownGameError(f"unknown game {game!r}; games: {', '.join(GAME_NAMES)}")
-    module = importlib.import_module(f"{__package__}.{_MODULES[key]}")
-    codec: Codec = module.CODEC
-    return codec
+    return typing.cast(Codec, find_part(__package__, find_game(game).name, "CODEC"))
 
 
 def legal_indices(codec: Codec, texts: Iterable[str], view: View) -> dict[int, str]:

@@ -17,22 +17,38 @@ from typing import Any
 from ..engine.game import GameState, find_game
 
 Span = tuple[list[str], int, int]  # a list of card tokens in a snapshot, and a slice of it
+View = Mapping[str, Any]  # what the seat is told (`observation(seat).to_json()`)
 
 
-def hidden_spans(snapshot: dict[str, Any], seat: int) -> list[Span]:
-    """The stretches of `snapshot`'s card lists hidden from `seat`."""
+def hidden_spans(snapshot: dict[str, Any], seat: int, view: View) -> list[Span]:
+    """The stretches of `snapshot`'s card lists hidden from `seat`, whose view is `view`: the
+    other seats' `hands` and the `draw_pile` (its top last), but for a top the view shows as
+    its `draw_top` (Solitaire's next card). What every game's snapshot holds by these names
+    (docs/adding-a-game.md)."""
     pile: list[str] = snapshot["draw_pile"]
-    if snapshot["game"] == "solitaire":
-        return [(pile, 0, max(0, len(pile) - 1))]  # the last card is the top, shown
-    hands: list[list[str]] = snapshot["hands"]
+    shown = 1 if pile and view.get("draw_top") == pile[-1] else 0
+    hands: list[list[str]] = snapshot.get("hands", [])
     others = [(hand, 0, len(hand)) for s, hand in enumerate(hands) if s != seat]
-    return [*others, (pile, 0, len(pile))]
+    return [*others, (pile, 0, len(pile) - shown)]
 
 
 def resample(snapshot: Mapping[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
     """A snapshot `seat` cannot tell from `snapshot`: its hidden cards dealt again by `rng`."""
+    view = find_game(snapshot["game"]).from_snapshot(snapshot).observation(seat).to_json()
+    return _dealt_again(snapshot, seat, view, rng)
+
+
+def resampled_state(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """A new state, equal to `state` in everything `seat` may see (`resample`)."""
+    view = state.observation(seat).to_json()
+    snapshot = _dealt_again(state.snapshot(), seat, view, rng)
+    return find_game(snapshot["game"]).from_snapshot(snapshot)
+
+
+def _dealt_again(snapshot: Mapping[str, Any], seat: int, view: View,
+                 rng: random.Random) -> dict[str, Any]:
     out = copy.deepcopy(dict(snapshot))
-    spans = hidden_spans(out, seat)
+    spans = hidden_spans(out, seat, view)
     cards = [card for cards, start, stop in spans for card in cards[start:stop]]
     rng.shuffle(cards)
     at = 0
@@ -40,9 +56,3 @@ def resample(snapshot: Mapping[str, Any], seat: int, rng: random.Random) -> dict
         cards_[start:stop] = cards[at:at + stop - start]
         at += stop - start
     return out
-
-
-def resampled_state(state: GameState, seat: int, rng: random.Random) -> GameState:
-    """A new state, equal to `state` in everything `seat` may see (`resample`)."""
-    snapshot = resample(state.snapshot(), seat, rng)
-    return find_game(snapshot["game"]).from_snapshot(snapshot)

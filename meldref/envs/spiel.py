@@ -1,11 +1,11 @@
-"""The three games registered with OpenSpiel, so its algorithms (MCTS, ISMCTS, CFR's
+"""meldref's games registered with OpenSpiel, so its algorithms (MCTS, ISMCTS, CFR's
 samplers, random simulation tests) run on exactly the rules the referee judges by.
 
     from meldref.envs import register_openspiel
     register_openspiel()
     game = pyspiel.load_game("meldref_phase10", {"players": 3, "rules": "phases-to-win=2"})
 
-Names: `meldref_phase10`, `meldref_fivecrowns`, `meldref_solitaire`. Parameters: `players`,
+Names: `meldref_<game>` for every registered game (`meldref_phase10`...). Parameters: `players`,
 `rules` (options as `-r` takes them, comma-separated: "phases-to-win=2,turn-cap=50"), `seed`
 and `deals`. The deal is the one chance node, at the root: `deals` equally likely outcomes,
 deal k dealt from the engine's seed derived from (`seed`, k), so chance is part of the
@@ -33,11 +33,11 @@ import pyspiel
 
 from ..engine.cards import rng_for
 from ..engine.game import GameInfo, GameState, find_game
+from ..engine.registry import GAMES
 from ..settings import parse_rules
 from .codec import Codec, find_codec, legal_indices
 from .hidden import resampled_state
 
-GAMES: Final = ("phase10", "fivecrowns", "solitaire")
 MAX_LENGTH: Final = 200_000  # turn and hand caps bound every game well below this
 _registered: set[str] = set()
 
@@ -69,7 +69,7 @@ def _game_type(info: GameInfo) -> Any:
 
 
 def register_openspiel() -> None:
-    """Register the three games with OpenSpiel (once; later calls do nothing)."""
+    """Register meldref's games with OpenSpiel (once; later calls do nothing)."""
     for game in GAMES:
         if game not in _registered:
             info = find_game(game)
