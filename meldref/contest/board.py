@@ -3,15 +3,25 @@ ratings the run saved after its last deal set), so reading it never refits anyth
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Final
 
+import numpy as np
+
+from ..verdicts.ranks import rank_figures
+from ..verdicts.ratings import TOP_K
 from .ranking import Rating, ranked
 from .store import ContestStore, SavedRating, is_running
 
+RANK_DRAWS: Final = 2000
+RANK_SEED: Final = 1  # the same database, the same figures
+Z95: Final = 1.959964
+
 
 def leaderboard(store: ContestStore) -> dict[str, Any]:
-    """Rank, bot, version, rating with its 95% interval, games and faults of every version in
-    play; the versions out of play with their reason; the games running and queued."""
+    """Rank, bot, version, rating with its 95% interval, chances of first and of the top k
+    with the 95% rank interval, games and faults of every version in play; the versions out
+    of play with their reason; the games running and queued."""
     ratings = store.latest_ratings()
     versions = store.versions()
     labels = {v.id: v.label for v in versions}
@@ -21,6 +31,10 @@ def leaderboard(store: ContestStore) -> dict[str, Any]:
     for rank, label in enumerate(ranked(playing), start=1):
         version = next(v for v in versions if v.label == label)
         rows.append({"rank": rank, **_row(store, version.id, labels, ratings)})
+    final = store.last_final()
+    # A final's cut is the top-k question a ladder's readers ask; without one, the verdicts' k.
+    top_k = len(final["final"]["standings"]) if final else TOP_K
+    rows = with_rank_chances(rows, top_k)
     out_of_play = [{**_row(store, v.id, labels, ratings), "state": v.state, "reason": v.reason}
                    for v in versions if not v.in_play]
     counts = store.counts()
@@ -30,7 +44,7 @@ def leaderboard(store: ContestStore) -> dict[str, Any]:
             "running": [{"game_id": gid, "bots": [labels[v] for v in seats]}
                         for gid, seats in store.running()],
             "queued": counts.get("queued", 0), "played": counts.get("done", 0),
-            "final": store.last_final()}
+            "top_k": top_k, "final": final}
 
 
 def _row(store: ContestStore, vid: int, labels: dict[int, str],
@@ -53,3 +67,43 @@ def interval_text(row: dict[str, Any], joiner: str) -> str:
         return f">= {low:+.0f}" if low is not None else f"<= {high:+.0f}"
     why = row.get("no_interval")
     return f"none: {why}" if why else "-"
+
+
+def with_rank_chances(rows: list[dict[str, Any]], top_k: int) -> list[dict[str, Any]]:
+    """`rows` with each version's chance of first (`p_first`), of the top `top_k` (`p_top`)
+    and its 95% rank interval (`rank_ci95`), drawn by `verdicts.ranks` (name-free: ties get
+    the same figures) among the versions with an interval; None for the others.
+
+    The database keeps each rating's 95% interval, not the fit's covariance, so the draws are
+    of independent normals with the spread each interval implies (a one-sided interval: the
+    spread on its one side). That leaves out the ratings' correlation (they are measured
+    against each other): a close call is a little less sure than it reads."""
+    drawn = [k for k, row in enumerate(rows) if _spread(row) is not None]
+    figures = None
+    if len(drawn) >= 2:
+        values = np.array([row["rating"] or 0.0 for row in rows], dtype=float)
+        spread = np.array([_spread(rows[k]) or 0.0 for k in drawn])
+        figures = rank_figures(values, np.diag(spread ** 2), np.array(drawn, dtype=np.intp),
+                               RANK_DRAWS, RANK_SEED, top_k)
+    out = []
+    for k, row in enumerate(rows):
+        if figures is None or k not in drawn:
+            out.append({**row, "p_first": None, "p_top": None, "rank_ci95": None})
+            continue
+        out.append({**row, "p_first": round(float(figures.first[k]), 4),
+                    "p_top": round(float(figures.top[k]), 4),
+                    "rank_ci95": [int(figures.low[k]), int(figures.high[k])]})
+    return out
+
+
+def _spread(row: dict[str, Any]) -> float | None:
+    """The standard deviation a row's 95% interval implies; None without a rating or bound."""
+    rating = row["rating"]
+    low, high = row["rating_ci95"]
+    if rating is None or (low is None and high is None):
+        return None
+    if low is not None and high is not None:
+        sd = (high - low) / (2 * Z95)
+    else:
+        sd = abs(rating - (low if low is not None else high)) / Z95
+    return sd if math.isfinite(sd) else None

@@ -2,82 +2,96 @@
 
 `/` lists the games (results, faults, standings; filtered and sorted in the page) and
 `/view/<replay path>[?seat=K]` shows one in the viewer (`replay_html`), made when first asked
-and kept while the file is unchanged. Nothing else is served: only GET, only replay files under
-the folder (the path is resolved with every link followed, and must stay inside the folder),
-no file listing but the one rendered. It binds to 127.0.0.1 by default and answers only
-requests addressed to the host it was started on, so a web page elsewhere cannot reach it
-through a name that points at this machine (DNS rebinding): the replays hold every hand.
+and kept while the file is unchanged; `/static/` the viewer folder's files (its style sheets).
+Nothing else is served: only GET and HEAD, only replay files under the folder (the path is
+resolved with every link followed, and must stay inside the folder), no file listing but the
+one rendered. It binds to 127.0.0.1 by default and answers only requests addressed to the host
+it was started on or to a configured public name (`meldref.web.guard`), so a web page
+elsewhere cannot reach it through a name that points at this machine (DNS rebinding): the
+replays hold every hand. The server itself is `meldref.web`'s (Starlette on uvicorn).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from collections import OrderedDict
-from html import escape
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import quote
 
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ..web.options import DEFAULT_HOST, MAX_BODY, ServeError, ServeOptions, is_loopback
+from ..web.server import Server, static
 from .files import ReplayError
 from .html import ViewerError, replay_page
 from .index import folder_replays, game_rows, list_page, standings
 
-DEFAULT_HOST: Final = "127.0.0.1"
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ReplayServer", "ServeError", "is_loopback",
+           "serve_options"]
+
 DEFAULT_PORT: Final = 8765
 CACHED_PAGES: Final = 32
-LOCAL_NAMES: Final = ("127.0.0.1", "localhost", "[::1]")
-HEADERS: Final = {
-    # The pages need nothing from anywhere: no network for their scripts, even if one were
-    # tricked; never cached, never sent as a referrer (they hold private cards).
-    "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; "
-                               "style-src 'unsafe-inline'; img-src data:",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
+VIEWER_FILES: Final = Path(__file__).parent / "viewer"
 
 
-class ServeError(ValueError):
-    """A folder that cannot be served (missing, not a folder, no replays in it)."""
+def serve_options(host: str, port: int, quiet: bool, max_body: int = MAX_BODY
+                  ) -> ServeOptions:
+    """The options of a server on `host`:`port`, with the `MELDREF_SERVE_*` settings (which
+    win over `max_body`)."""
+    return ServeOptions(host=host, port=port, quiet=quiet, max_body=max_body
+                        ).with_environment(os.environ)
 
 
-class ReplayServer(ThreadingHTTPServer):
+class ViewerPages:
+    """Viewer pages made once and kept while their replay is unchanged (the last few)."""
+
+    def __init__(self) -> None:
+        self._pages: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def page(self, path: Path, seat: int | None) -> bytes:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size, seat)
+        with self._lock:
+            if key in self._pages:
+                self._pages.move_to_end(key)
+                return self._pages[key]
+        html, _ = replay_page(path, seat, back="/")
+        page = html.encode("utf-8")
+        with self._lock:
+            self._pages[key] = page
+            while len(self._pages) > CACHED_PAGES:
+                self._pages.popitem(last=False)
+        return page
+
+
+class ReplayServer(Server):
     """Serves the list of `folder`'s games and each game's viewer page."""
 
-    daemon_threads = True
+    home = "the list of games"
 
     def __init__(self, folder: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-                 quiet: bool = False) -> None:
+                 quiet: bool = False, options: ServeOptions | None = None) -> None:
         if not folder.is_dir():
             raise ServeError(f"{folder}: not a folder")
         if not folder_replays(folder):
             raise ServeError(f"{folder}: no replay files found")
         self.folder = folder
         self.root = os.path.realpath(folder)
-        self.quiet = quiet
-        self._pages: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
-        self._lock = threading.Lock()
-        super().__init__((host, port), _Handler)
+        self.pages = ViewerPages()
+        super().__init__(options or serve_options(host, port, quiet))
 
-    def _address(self) -> tuple[str, int]:
-        host, port = self.server_address[:2]
-        return (host.decode() if isinstance(host, bytes) else str(host)), int(port)
+    def routes(self) -> list[BaseRoute]:
+        return [Route("/", self._listing), Route("/index.html", self._listing),
+                *self.viewer_routes()]
 
-    @property
-    def url(self) -> str:
-        host, port = self._address()
-        shown = f"[{host}]" if ":" in host else host
-        return f"http://{shown}:{port}/"
-
-    def allowed_hosts(self) -> set[str]:
-        """The Host headers this server answers: its own address and the loopback names."""
-        host, port = self._address()
-        names = {*LOCAL_NAMES, host, f"[{host}]"}
-        return {f"{n}:{port}".lower() for n in names}
+    def viewer_routes(self) -> list[BaseRoute]:
+        """Each game in the viewer, and the viewer folder's files (its style sheets)."""
+        return [Route("/view/{path:path}", self._view), static("/static", str(VIEWER_FILES))]
 
     def replay_path(self, relative: str) -> Path | None:
         """The replay file `relative` names inside the folder, or None: anything outside it
@@ -99,81 +113,24 @@ class ReplayServer(ThreadingHTTPServer):
                          else None, seat_links=True)
         return html.encode("utf-8")
 
-    def viewer(self, path: Path, seat: int | None) -> bytes:
-        stat = path.stat()
-        key = (str(path), stat.st_mtime_ns, stat.st_size, seat)
-        with self._lock:
-            if key in self._pages:
-                self._pages.move_to_end(key)
-                return self._pages[key]
-        html, _ = replay_page(path, seat, back="/")
-        page = html.encode("utf-8")
-        with self._lock:
-            self._pages[key] = page
-            while len(self._pages) > CACHED_PAGES:
-                self._pages.popitem(last=False)
-        return page
+    def _listing(self, request: Request) -> Response:
+        return HTMLResponse(self.listing())
 
-
-class _Handler(BaseHTTPRequestHandler):
-    server: ReplayServer
-    server_version = "meldref"
-    sys_version = ""
-
-    def do_GET(self) -> None:
-        if str(self.headers.get("Host", "")).lower() not in self.server.allowed_hosts():
-            self.fail(HTTPStatus.MISDIRECTED_REQUEST, "this server answers its own address only")
-            return
-        url = urlsplit(self.path)
-        path = unquote(url.path)
-        if path in ("/", "/index.html"):
-            self.send(HTTPStatus.OK, self.server.listing())
-        elif path.startswith("/view/"):
-            self.view(path.removeprefix("/view/"), parse_qs(url.query).get("seat"))
-        else:
-            self.fail(HTTPStatus.NOT_FOUND, "no such page")
-
-    def view(self, relative: str, seat_values: list[str] | None) -> None:
-        target = self.server.replay_path(relative)
+    def _view(self, request: Request) -> Response:
+        relative = str(request.path_params["path"])
+        target = self.replay_path(relative)
         if target is None:
-            self.fail(HTTPStatus.NOT_FOUND, "no such replay in this folder")
-            return
+            return self.fail(404, "no such replay in this folder")
         seat = None
-        if seat_values:
+        seats = request.query_params.getlist("seat")
+        if seats:
             try:
-                seat = int(seat_values[-1])
+                seat = int(seats[-1])
             except ValueError:
-                self.fail(HTTPStatus.BAD_REQUEST, f"seat {seat_values[-1]!r}: a seat number")
-                return
+                return self.fail(400, f"seat {seats[-1]!r}: a seat number")
         try:
-            page = self.server.viewer(target, seat)
+            return HTMLResponse(self.pages.page(target, seat))
         except ViewerError as exc:
-            self.fail(HTTPStatus.BAD_REQUEST, str(exc))
+            return self.fail(400, str(exc))
         except (ReplayError, OSError) as exc:
-            self.fail(HTTPStatus.UNPROCESSABLE_ENTITY, f"{relative}: {exc}")
-        else:
-            self.send(HTTPStatus.OK, page)
-
-    def fail(self, status: HTTPStatus, message: str) -> None:
-        body = (f"<!doctype html><meta charset='utf-8'><title>{status.value}</title>"
-                f"<p>{status.value} {escape(status.phrase)}: {escape(message)}</p>"
-                "<p><a href='/'>the list of games</a></p>")
-        self.send(status, body.encode("utf-8"))
-
-    def send(self, status: HTTPStatus, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in HEADERS.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        if not self.server.quiet:
-            sys.stderr.write(f"{self.address_string()} {format % args}\n")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` is reachable from this machine only."""
-    return host in ("localhost", "::1") or host.startswith("127.")
+            return self.fail(422, f"{relative}: {exc}")

@@ -1,8 +1,12 @@
-"""The contest's pages, made from the database on every request: the leaderboard (refreshing
-itself while the contest runs) with the last final beside it, and a page per bot with its
-versions, its rating history as an inline SVG plot, its recent games (each a link into the
-viewer) and its faults with the end of the bot's stderr. No script, no library: the pages
-need nothing from anywhere (the server's Content-Security-Policy forbids it)."""
+"""The contest's pages, made from the database on every request: the leaderboard with the
+chances of each rank and the last final beside it, and a page per bot with its versions, its
+rating history as an inline SVG plot, its recent games (each a link into the viewer) and its
+faults with the end of the bot's stderr. The leaderboard updates itself while the contest
+runs: a few lines of script poll `/board.json` (`board_json`: the board's data and its HTML,
+made by the same function as the page's) and put the new board in place, no reload; without
+script, the page reloads itself. No library: the pages need nothing from anywhere but this
+server (the server's Content-Security-Policy forbids it); the viewer's shared style sheet is
+linked when the viewer folder has one."""
 
 from __future__ import annotations
 
@@ -12,10 +16,13 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
+from ...replay.serve import VIEWER_FILES
 from ..board import interval_text, leaderboard
 from ..store import ContestStore
 
-REFRESH_SECONDS: Final = 10
+REFRESH_SECONDS: Final = 10  # a reload, where the page has no script
+LIVE_SECONDS: Final = 5  # the script's poll
+SITE_CSS: Final = "site.css"  # the viewer's style sheet shared by both servers' pages
 RECENT: Final = 20
 STDERR_TAIL: Final = 600  # bytes of a failed game's stderr shown
 STYLE: Final = """
@@ -27,11 +34,38 @@ td.l,th.l{text-align:left} pre{background:#f6f6f6;padding:.5em;white-space:pre-w
 """
 
 
+LIVE_SCRIPT: Final = """
+(function () {
+  var board = document.getElementById('board'), last = null;
+  function tick() {
+    fetch('/board.json', {cache: 'no-store'})
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (d) {
+        if (d && d.html !== last) {
+          last = d.html; board.innerHTML = d.html;
+          board.dataset.updates = String(Number(board.dataset.updates || 0) + 1);
+        }
+      })
+      .catch(function () {})
+      .then(function () { setTimeout(tick, PERIOD); });
+  }
+  setTimeout(tick, PERIOD);
+})();
+"""
+
+
 def _page(title: str, body: str, refresh: bool = False) -> str:
-    meta = f"<meta http-equiv='refresh' content='{REFRESH_SECONDS}'>" if refresh else ""
+    meta = (f"<noscript><meta http-equiv='refresh' content='{REFRESH_SECONDS}'></noscript>"
+            if refresh else "")
+    sheet = ("<link rel='stylesheet' href='/static/site.css'>"
+             if (VIEWER_FILES / SITE_CSS).is_file() else "")
+    script = (f"<script>{LIVE_SCRIPT.replace('PERIOD', str(LIVE_SECONDS * 1000))}</script>"
+              if refresh else "")
+    # No icon: else the browser asks for /favicon.ico on every page, and logs a 404.
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{meta}"
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{escape(title)}</h1>{body}</body></html>")
+            f"<link rel='icon' href='data:,'><title>{escape(title)}</title>"
+            f"<style>{STYLE}</style>{sheet}</head><body>"
+            f"<h1>{escape(title)}</h1>{body}{script}</body></html>")
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (1,),
@@ -54,12 +88,29 @@ def bot_link(bot: str) -> str:
 
 
 def leaderboard_page(store: ContestStore) -> str:
-    """The leaderboard, what runs and waits, the versions out of play, the last final."""
+    """The leaderboard page: the board (`board_section`), updating itself."""
     board = leaderboard(store)
+    return _page(_title(store, board), f"<div id='board'>{board_section(board)}</div>",
+                 refresh=True)
+
+
+def board_json(store: ContestStore) -> dict[str, Any]:
+    """What the leaderboard page polls: the board's data, and its HTML to put in place."""
+    board = leaderboard(store)
+    return {**board, "html": board_section(board)}
+
+
+def _title(store: ContestStore, board: dict[str, Any]) -> str:
+    return f"{store.folder.resolve().name}: {board['game']} ladder"
+
+
+def board_section(board: dict[str, Any]) -> str:
+    """The leaderboard with each version's chances, what runs and waits, the versions out of
+    play, the last final."""
     rows = [[str(r["rank"]), bot_link(r["bot"]), f"v{r['version']}", *_rating(r),
-             str(r["games"]), str(r["faults"])] for r in board["leaderboard"]]
-    body = _table(["#", "bot", "version", "rating", "95% interval", "games", "faults"], rows,
-                  cls="board")
+             *_chances(r), str(r["games"]), str(r["faults"])] for r in board["leaderboard"]]
+    body = _table(["#", "bot", "version", "rating", "95% interval", *chance_heads(board),
+                   "games", "faults"], rows, cls="board")
     running = ", ".join(escape(g["game_id"]) for g in board["running"]) or "none"
     body += (f"<p id='state'>run: {'playing' if board['run'] else 'stopped'} &middot; "
              f"played: {board['played']} &middot; running: {running} &middot; queued: "
@@ -72,7 +123,29 @@ def leaderboard_page(store: ContestStore) -> str:
              for r in board["out_of_play"]], left=(0, 2, 3), cls="out")
     if board["final"]:
         body += final_section(board["final"])
-    return _page(f"{store.folder.resolve().name}: {board['game']} ladder", body, refresh=True)
+    return body
+
+
+def chance_heads(board: dict[str, Any]) -> list[str]:
+    return ["P(first)", f"P(top {board['top_k']})", "rank 95%"]
+
+
+def _chances(row: dict[str, Any]) -> list[str]:
+    """A version's chance of first, of the top k, and its 95% rank interval, as read."""
+    if row.get("p_first") is None:
+        return ["-", "-", "-"]
+    low, high = row["rank_ci95"]
+    return [_chance(row["p_first"]), _chance(row["p_top"]),
+            str(low) if low == high else f"{low}&ndash;{high}"]
+
+
+def _chance(p: float) -> str:
+    # Never "0%" or "100%" for a chance the draws merely did not see happen.
+    if p < 0.005:
+        return "&lt;1%"
+    if p > 0.995:
+        return "&gt;99%"
+    return f"{p:.0%}"
 
 
 def final_section(final: dict[str, Any]) -> str:
@@ -107,15 +180,18 @@ def bot_page(store: ContestStore, bot: str) -> str | None:
     versions = store.versions(bot)
     if not versions:
         return None
-    board = {r["label"]: r for r in leaderboard(store)["leaderboard"]}
+    ladder = leaderboard(store)
+    board = {r["label"]: r for r in ladder["leaderboard"]}
     rows = []
     for v in versions:
         games, faults = store.version_record(v.id)
-        rank = board.get(v.label, {}).get("rank", "-")
-        rows.append([f"v{v.number}", escape(v.state), str(rank), str(games), str(faults),
-                     escape(v.reason or ""), f"<code>{escape(v.command)}</code>"])
-    body = "<h2>Versions</h2>" + _table(["version", "state", "rank", "games", "faults", "note",
-                                         "command"], rows, left=(0, 1, 5, 6))
+        row = board.get(v.label, {})
+        rows.append([f"v{v.number}", escape(v.state), str(row.get("rank", "-")),
+                     *_chances(row), str(games), str(faults), escape(v.reason or ""),
+                     f"<code>{escape(v.command)}</code>"])
+    body = "<h2>Versions</h2>" + _table(["version", "state", "rank", *chance_heads(ladder),
+                                         "games", "faults", "note", "command"], rows,
+                                        left=(0, 1, 8, 9), cls="versions")
     body += "<h2>Rating history</h2>" + history_svg(
         {f"v{v.number}": store.rating_history(v.id) for v in versions})
     recent = [s for v in versions for s in store.recent_seats(v.id, RECENT)]

@@ -1,37 +1,56 @@
-"""The contest's web server: `replay serve`'s server (`replay.serve.ReplayServer`: its
-viewer pages, its checks of paths and Host headers, its headers) with the contest's pages in
-place of the list of games: `/` the leaderboard, `/bot/<name>` a bot's page, and every game at
-`/view/replays/<game id>.jsonl`. Each request reads the database afresh (its own connection:
-the server answers from several threads while `run` writes)."""
+"""The contest's web server: `replay serve`'s viewer (its checks of paths and Host headers,
+its headers: `meldref.web`) with the contest's pages in place of the list of games: `/` the
+leaderboard, `/board.json` what the leaderboard page polls to update itself, `/bot/<name>` a
+bot's page, every game at `/view/replays/<game id>.jsonl`, `/static/` the viewer folder's
+files, and the authors' routes (`api.api_routes`) where that module is present. Each request
+reads the database afresh (its own connection: the server answers from several threads while
+`run` writes)."""
 
 from __future__ import annotations
 
+import importlib
 import os
-import threading
-from collections import OrderedDict
-from http import HTTPStatus
-from http.server import ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from typing import Any
 
-from ...replay.serve import DEFAULT_HOST, ReplayServer, _Handler
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ...replay.serve import DEFAULT_HOST, ReplayServer, ViewerPages, serve_options
+from ...web.options import MAX_BODY, ServeOptions
+from ...web.server import Server
 from ..store import ContestStore
-from .pages import bot_page, leaderboard_page
+from .pages import board_json, bot_page, leaderboard_page
+
+DEFAULT_PORT = 8766
 
 
 class ContestServer(ReplayServer):
     """Serves a contest folder's pages and its games in the viewer."""
 
-    def __init__(self, folder: Path, host: str = DEFAULT_HOST, port: int = 8766,
-                 quiet: bool = False) -> None:
-        ContestStore.open(folder).close()  # ContestError if there is no contest
+    home = "the leaderboard"
+
+    def __init__(self, folder: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+                 quiet: bool = False, options: ServeOptions | None = None) -> None:
+        store = ContestStore.open(folder)  # ContestError if there is no contest
+        try:
+            # Room for the largest upload the contest takes, so that the uploads' own check
+            # (which answers in JSON and is audited) refuses the larger ones, not the guard.
+            body = max(MAX_BODY, (store.service.upload_mb + 1) << 20)
+        finally:
+            store.close()
         # Not ReplayServer.__init__: a contest just begun has no replay yet, and is served.
         self.folder = folder
         self.root = str(folder.resolve())
-        self.quiet = quiet
-        self._pages = OrderedDict()
-        self._lock = threading.Lock()
-        ThreadingHTTPServer.__init__(self, (host, port), _ContestHandler)
+        self.pages = ViewerPages()
+        Server.__init__(self, options or serve_options(host, port, quiet, body))
+
+    def routes(self) -> list[BaseRoute]:
+        return [Route("/", self._leaderboard), Route("/board.json", self._board),
+                Route("/bot/{name:path}", self._bot), *self.viewer_routes(),
+                *authors_routes(self.folder)]
 
     def replay_path(self, relative: str) -> Path | None:
         """A game's replay, in `replays/`, or None: the folder also holds every author's
@@ -40,33 +59,39 @@ class ContestServer(ReplayServer):
         replays = os.path.join(self.root, "replays")
         return found if found is not None and os.path.dirname(found) == replays else None
 
-    def listing(self) -> bytes:
+    def read(self, page: Callable[[ContestStore], Any]) -> Any:
         store = ContestStore.open(self.folder)
         try:
-            return leaderboard_page(store).encode("utf-8")
+            return page(store)
         finally:
             store.close()
+
+    def listing(self) -> bytes:
+        return str(self.read(leaderboard_page)).encode("utf-8")
 
     def bot(self, name: str) -> bytes | None:
-        store = ContestStore.open(self.folder)
-        try:
-            page = bot_page(store, name)
-        finally:
-            store.close()
-        return None if page is None else page.encode("utf-8")
+        page = self.read(lambda store: bot_page(store, name))
+        return None if page is None else str(page).encode("utf-8")
+
+    def _leaderboard(self, request: Request) -> Response:
+        return HTMLResponse(self.listing())
+
+    def _board(self, request: Request) -> Response:
+        return JSONResponse(self.read(board_json))
+
+    def _bot(self, request: Request) -> Response:
+        page = self.bot(str(request.path_params["name"]))
+        return self.fail(404, "no such bot in this contest") if page is None else \
+            HTMLResponse(page)
 
 
-class _ContestHandler(_Handler):
-    server: ContestServer
-
-    def do_GET(self) -> None:
-        path = unquote(urlsplit(self.path).path)
-        allowed = str(self.headers.get("Host", "")).lower() in self.server.allowed_hosts()
-        if allowed and path.startswith("/bot/"):
-            page = self.server.bot(path.removeprefix("/bot/"))
-            if page is None:
-                self.fail(HTTPStatus.NOT_FOUND, "no such bot in this contest")
-            else:
-                self.send(HTTPStatus.OK, page)
-            return
-        super().do_GET()
+def authors_routes(folder: Path) -> list[BaseRoute]:
+    """The authors' pages and API (`api.api_routes`), once that module is there."""
+    try:
+        api = importlib.import_module(f"{__package__}.api")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.api":
+            raise  # the module is there but something it imports is not: say so
+        return []
+    routes: list[BaseRoute] = api.api_routes(folder)
+    return routes

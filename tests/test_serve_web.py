@@ -1,0 +1,341 @@
+"""`replay serve` and `contest serve` on the web stack (issue 46), each started as the real
+`meldref` command and asked with a real HTTP client: the pages and HEAD, the Host check and a
+configured public name, the forwarded address believed from a trusted proxy only, body and
+header limits, TLS, the leaderboard's live data (`/board.json`) and, in Chromium, the page
+updating itself without a reload; and the rank figures on the board."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import ssl
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import test_contest_e2e
+import viewer_games as games
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
+from test_contest import settings, staged_version
+
+from meldref.contest.board import leaderboard, with_rank_chances
+from meldref.contest.store import ContestStore
+from meldref.verdicts.seatings import seatings
+from meldref.web.options import ServeOptions
+from meldref.web.server import Server
+
+PYTHON = sys.executable
+TIMEOUT = 60
+browser = test_contest_e2e.browser  # the fixture: Debian's Chromium, one per module
+
+
+@dataclass
+class Served:
+    url: str
+    child: subprocess.Popen[str]
+    log: str = ""
+    code: int | None = None
+    lines: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def serving(*args: str, **environment: str) -> Iterator[Served]:
+    """`meldref ARGS --port 0` running, with `environment` added; its log when it has ended
+    (stopped by SIGINT, as Ctrl-C stops it)."""
+    child = subprocess.Popen([PYTHON, "-m", "meldref", *args, "--port", "0"],
+                             env={**os.environ, "MELDREF_PURE": "1", **environment},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    found = re.search(r" at (https?://\S+/) ", child.stdout.readline())
+    if found is None:
+        child.kill()
+        raise AssertionError(f"it did not serve: {child.communicate(timeout=TIMEOUT)}")
+    served = Served(found[1], child)
+    try:
+        yield served
+    finally:
+        child.send_signal(signal.SIGINT)
+        _, served.log = child.communicate(timeout=TIMEOUT)
+        served.code = child.returncode
+
+
+def client(served: Served, **options: Any) -> httpx.Client:
+    return httpx.Client(base_url=served.url, timeout=TIMEOUT, **options)
+
+
+@pytest.fixture(scope="module")
+def contest(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("served") / "c"
+    store = ContestStore.create(folder, settings())
+    try:
+        a, b, c = (staged_version(store, name) for name in ("alpha", "beta", "gamma"))
+        store.save_ratings([(a, 150.0, 90.0, 210.0, 30, None), (b, 0.0, -60.0, 60.0, 30, None),
+                            (c, 0.0, -60.0, 60.0, 30, None)])
+        # One game done, its replay in `replays/` (a replay of no done game is swept away).
+        store.add_deal_set("ladder", (a, b), seatings(2))
+        game = store.queued_games()[0]
+        store.mark_running(game.id)
+        games.play(folder / "replays", game.game_id, "phase10",
+                   ["builtin:greedy", "builtin:random"], {"phases-to-win": "1"}, 3)
+        store.record(game.id, {"status": "ok", "index": game.id, "game_id": game.game_id,
+                               "deal": 1, "bots": ["alpha v1", "beta v1"], "places": [1, 2],
+                               "scores": [0, 50], "faults": [[], []],
+                               "replay": f"replays/{game.game_id}.jsonl"})
+    finally:
+        store.close()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("replays")
+    games.phase10_four(folder)
+    return folder
+
+
+# ----------------------------------------------------------------------------------------------
+# Pages, HEAD, methods
+
+
+def test_the_contest_pages_answer_get_and_head(contest: Path) -> None:
+    # Was: HEAD answered 501 by http.server's handler (only do_GET was written).
+    with serving("contest", "serve", str(contest)) as served, client(served) as http:
+        page = http.get("/")
+        assert page.status_code == 200 and "table class='board'" in page.text
+        assert "P(first)" in page.text and "P(top 3)" in page.text
+        assert "default-src 'none'" in page.headers["content-security-policy"]
+        head = http.head("/")
+        assert head.status_code == 200 and head.content == b""
+        assert head.headers["content-type"] == page.headers["content-type"]
+        assert http.head("/bot/alpha").status_code == 200
+        assert http.get("/bot/alpha").text.count("&gt;99%") >= 1  # alpha: first, surely
+        assert http.get("/bot/nobody").status_code == 404
+        viewer = http.get("/view/replays/ds000001-s00.jsonl")
+        assert viewer.status_code == 200 and "meldref-replay" in viewer.text
+        assert http.get("/bot/alpha").text.count("/view/replays/ds000001-s00.jsonl") == 1
+        assert http.put("/").status_code == 501  # no route here takes a PUT
+        assert http.post("/").status_code == 405  # the authors' routes take POSTs
+    assert served.code == 0
+
+
+def test_replay_serve_answers_head_and_serves_the_viewer_files(replays: Path) -> None:
+    with serving("replay", "serve", str(replays)) as served, client(served) as http:
+        assert http.head("/").status_code == 200
+        assert http.get("/view/phase10-4.jsonl?seat=1").status_code == 200
+        sheet = http.get("/static/viewer.css")
+        assert sheet.status_code == 200 and sheet.headers["content-type"].startswith("text/css")
+        assert http.get("/static/../serve.py").status_code == 404
+        assert http.put("/").status_code == 501
+        assert http.get("/", headers={"Host": "evil.example"}).status_code == 421
+    assert served.code == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Behind a reverse proxy
+
+
+def test_a_public_host_name_is_answered_only_when_configured(contest: Path) -> None:
+    # Was: 421 for every Host but the server's own address: behind a proxy that keeps the
+    # Host header, no page answered.
+    public = {"Host": "contest.example.org"}
+    with serving("contest", "serve", str(contest)) as served, client(served) as http:
+        assert http.get("/", headers=public).status_code == 421
+    with serving("contest", "serve", str(contest),
+                 MELDREF_SERVE_PUBLIC_HOSTS="contest.example.org") as served, \
+            client(served) as http:
+        assert http.get("/", headers=public).status_code == 200
+        assert http.get("/", headers={"Host": "evil.example"}).status_code == 421
+        assert http.get("/").status_code == 200  # its own address still answers
+
+
+def test_the_forwarded_address_is_believed_from_a_trusted_proxy_only(replays: Path) -> None:
+    forwarded = {"X-Forwarded-For": "198.51.100.9, 203.0.113.7"}
+    with serving("replay", "serve", str(replays)) as untrusted, client(untrusted) as http:
+        assert http.get("/", headers=forwarded).status_code == 200
+    assert re.search(r'^127\.0\.0\.1 "GET / HTTP/1\.1" 200$', untrusted.log, re.M), \
+        untrusted.log
+    assert "203.0.113.7" not in untrusted.log
+    with serving("replay", "serve", str(replays),
+                 MELDREF_SERVE_TRUSTED_PROXIES="127.0.0.0/8") as trusted, \
+            client(trusted) as http:
+        assert http.get("/", headers=forwarded).status_code == 200
+        assert http.get("/", headers={"X-Forwarded-For": "not an address"}).status_code == 200
+    # The nearest address the trusted proxy did not add itself: a client's own claim
+    # (198.51.100.9, sent by the client before the proxy appended 203.0.113.7) is not taken.
+    assert re.search(r'^203\.0\.113\.7 "GET / HTTP/1\.1" 200$', trusted.log, re.M), trusted.log
+    assert "198.51.100.9" not in trusted.log
+    assert re.search(r'^127\.0\.0\.1 "GET / HTTP/1\.1" 200$', trusted.log, re.M)
+
+
+def test_a_bad_serve_setting_stops_with_exit_2_naming_it(replays: Path) -> None:
+    done = subprocess.run([PYTHON, "-m", "meldref", "replay", "serve", str(replays), "--port",
+                           "0"], env={**os.environ, "MELDREF_PURE": "1",
+                                      "MELDREF_SERVE_TRUSTED_PROXIES": "the proxy"},
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 2
+    assert "MELDREF_SERVE_TRUSTED_PROXIES = 'the proxy': an IP address" in done.stdout + \
+        done.stderr
+
+
+# ----------------------------------------------------------------------------------------------
+# Limits
+
+
+def test_an_oversized_body_or_header_is_refused(contest: Path) -> None:
+    with serving("contest", "serve", str(contest), MELDREF_SERVE_MAX_BODY="1000") as served, \
+            client(served) as http:
+        refused = http.request("GET", "/", content=b"x" * 5000)
+        assert refused.status_code == 413 and "limit of 1000 bytes" in refused.text
+        assert http.request("GET", "/", content=b"x" * 500).status_code == 200
+        large = http.get("/", headers={"X-Big": "y" * 40_000})
+        assert large.status_code == 431 and "limit of 16384 bytes" in large.text
+        assert http.get("/").status_code == 200  # and it still serves
+
+
+class Echo(Server):
+    """A server with one route that reads its body, as the authors' uploads do."""
+
+    def routes(self) -> list[BaseRoute]:
+        return [Route("/echo", self.echo, methods=["POST"])]
+
+    async def echo(self, request: Request) -> Response:
+        return PlainTextResponse(str(len(await request.body())))
+
+
+def test_a_body_sent_in_chunks_is_refused_once_past_the_limit() -> None:
+    # No Content-Length to refuse on: the bytes are counted as the route reads them.
+    server = Echo(ServeOptions(port=0, quiet=True, max_body=1000))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=TIMEOUT) as http:
+            small = http.post("/echo", content=iter([b"a" * 400, b"b" * 400]))
+            assert small.status_code == 200 and small.text == "800"
+            big = http.post("/echo", content=iter([b"a" * 600, b"b" * 600, b"c" * 600]))
+            assert big.status_code == 413 and "limit of 1000 bytes" in big.text
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert not thread.is_alive()
+
+
+# ----------------------------------------------------------------------------------------------
+# TLS
+
+
+def test_tls_when_served_directly(replays: Path, tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    with serving("replay", "serve", str(replays), MELDREF_SERVE_CERT=str(cert),
+                 MELDREF_SERVE_KEY=str(key)) as served:
+        assert served.url.startswith("https://127.0.0.1:")
+        trust = ssl.create_default_context(cafile=str(cert))
+        with client(served, verify=trust) as http:
+            assert http.get("/").status_code == 200
+        with httpx.Client(timeout=TIMEOUT) as plain, pytest.raises(httpx.HTTPError):
+            plain.get(served.url.replace("https://", "http://"))
+
+
+# ----------------------------------------------------------------------------------------------
+# Live updates and rank figures
+
+
+def test_the_board_data_follows_the_database(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    store = ContestStore.create(folder, settings())
+    a, b = staged_version(store, "alpha"), staged_version(store, "beta")
+    store.save_ratings([(a, 50.0, -10.0, 110.0, 10, None), (b, -50.0, -110.0, 10.0, 10, None)])
+    try:
+        with serving("contest", "serve", str(folder)) as served, client(served) as http:
+            page = http.get("/").text
+            assert "<div id='board'>" in page and "fetch('/board.json'" in page
+            first = http.get("/board.json").json()
+            assert [r["bot"] for r in first["leaderboard"]] == ["alpha", "beta"]
+            assert first["leaderboard"][0]["p_first"] > 0.5 and "delta" not in first["html"]
+            delta = staged_version(store, "delta")
+            store.save_ratings([(a, 50.0, -10.0, 110.0, 20, None),
+                                (b, -50.0, -110.0, 10.0, 20, None),
+                                (delta, 300.0, 240.0, 360.0, 20, None)])
+            after = http.get("/board.json").json()
+            assert [r["bot"] for r in after["leaderboard"]] == ["delta", "alpha", "beta"]
+            assert "/bot/delta" in after["html"] and after["leaderboard"][0]["p_first"] > 0.99
+    finally:
+        store.close()
+
+
+def row(bot: str, rating: float | None, low: float | None, high: float | None
+        ) -> dict[str, Any]:
+    return {"bot": bot, "rating": rating, "rating_ci95": [low, high]}
+
+
+def test_rank_figures_are_name_free_and_leave_out_versions_without_an_interval() -> None:
+    rows = [row("a", 100.0, 40.0, 160.0), row("b", 0.0, -60.0, 60.0),
+            row("c", 0.0, -60.0, 60.0), row("d", 20.0, None, None)]
+    out = with_rank_chances(rows, 2)
+    renamed = with_rank_chances([rows[0], {**rows[2], "bot": "z"}, {**rows[1], "bot": "y"},
+                                 rows[3]], 2)
+    tied = [(r["p_first"], r["p_top"], r["rank_ci95"]) for r in out[1:3]]
+    assert tied[0] == tied[1] == next((r["p_first"], r["p_top"], r["rank_ci95"])
+                                  for r in renamed[1:3])
+    assert out[0]["p_first"] > 0.9 and out[0]["rank_ci95"][0] == 1
+    assert out[3]["p_first"] is None and out[3]["rank_ci95"] is None
+    assert sum(r["p_first"] for r in out[:3]) == pytest.approx(1.0, abs=1e-3)
+    assert sum(r["p_top"] for r in out[:3]) == pytest.approx(2.0, abs=1e-3)
+
+
+def test_the_top_k_is_the_finals_cut(contest: Path) -> None:
+    store = ContestStore.open(contest)
+    try:
+        assert leaderboard(store)["top_k"] == 3  # no final yet: the verdicts' k
+        final = store.add_final(2, 1, [v.id for v in store.versions()][:2])
+        store.save_final(final, {"final": {"standings": [{"bot": "alpha"}, {"bot": "beta"}]},
+                                 "ladder": []})
+        assert leaderboard(store)["top_k"] == 2
+    finally:
+        store.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# In Chromium
+
+
+@pytest.mark.browser
+def test_the_leaderboard_updates_itself_without_a_reload(tmp_path: Path, browser: Any) -> None:
+    # Was: a <meta refresh> reloaded the whole page every 10 seconds (scroll and all).
+    folder = tmp_path / "c"
+    store = ContestStore.create(folder, settings())
+    a, b = staged_version(store, "alpha"), staged_version(store, "beta")
+    store.save_ratings([(a, 50.0, -10.0, 110.0, 10, None), (b, -50.0, -110.0, 10.0, 10, None)])
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        with serving("contest", "serve", str(folder)) as served:
+            page.goto(served.url)
+            page.evaluate("window.loadedOnce = 'yes'")
+            assert page.locator("table.board tr").count() == 3
+            delta = staged_version(store, "delta")
+            store.save_ratings([(a, 50.0, -10.0, 110.0, 20, None),
+                                (b, -50.0, -110.0, 10.0, 20, None),
+                                (delta, 300.0, 240.0, 360.0, 20, None)])
+            page.wait_for_selector("table.board a:text('delta')", timeout=TIMEOUT * 1000)
+            assert page.locator("table.board tr").count() == 4
+            assert page.evaluate("window.loadedOnce") == "yes"  # the same page: no reload
+            assert page.locator("table.board tr >> nth=1").inner_text().startswith("1\tdelta")
+        assert errors == []  # the poll breaks no rule of the page's Content-Security-Policy
+    finally:
+        page.close()
+        store.close()
