@@ -325,3 +325,66 @@ def test_ansi_rendering_is_words_a_person_reads_not_protocol_lines() -> None:
     seat = SeatEnv("fivecrowns", ["greedy"], render_mode="ansi")
     seat.reset(seed=1)
     assert "what agent (seat 0) sees:" in seat.render()
+
+
+# -- the policy bridge: declared games, the table size checked, no fallback play -----------------
+
+TRAINED_AT_TWO_SEATS = """import numpy as np
+
+WEIGHTS = np.ones(204)  # Five Crowns at two seats: 192 + 6 x 2 features
+
+
+def policy(obs, mask):
+    return int(np.flatnonzero(mask)[int(WEIGHTS @ obs) % int(mask.sum())])
+
+
+declared = lambda obs, mask: policy(obs, mask)
+declared.games = ("fivecrowns",)
+declared.observation_size = {"fivecrowns": 204}
+"""
+
+
+def test_a_policy_declares_its_games_in_the_handshake(tmp_path) -> None:
+    (tmp_path / "trained.py").write_text(TRAINED_AT_TWO_SEATS)
+    for target, extra, games in (("declared", [], "fivecrowns"),
+                                 ("policy", ["--games", "phase10,solitaire"],
+                                  "phase10,solitaire")):
+        done = subprocess.run(
+            [sys.executable, "-m", "meldref.envs.policy", f"{tmp_path / 'trained.py'}:{target}",
+             *extra], input="meldref 1\nquit\n", cwd=ROOT, capture_output=True, text=True,
+            timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert f"id games {games}" in done.stdout.splitlines(), done.stdout
+
+
+@pytest.mark.parametrize("target", ["declared", "policy"])
+def test_a_policy_at_a_table_it_was_not_trained_for_is_refused_not_fallback(
+        tmp_path, target: str) -> None:
+    """Trained at two seats, seated at three: it raised on every decision and the SDK's
+    fallback played them all, the match showing no fault. Now the bot ends with the sizes on
+    its stderr (at the game's start when it declares its size) and the match shows the fault."""
+    (tmp_path / "trained.py").write_text(TRAINED_AT_TWO_SEATS)
+    bot = f"{sys.executable} -m meldref.envs.policy {tmp_path / 'trained.py'}:{target}"
+    done = subprocess.run(
+        [sys.executable, "-m", "meldref", "match", "fivecrowns", "--bot", bot,
+         "--bot", "builtin:greedy", "--bot", "builtin:random", "--seed", "2", "--json",
+         "--rules", "turn-cap=3", "--logs", str(tmp_path / "logs")],
+        cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    game = json.loads(done.stdout)["games"][0]
+    assert [f["outcome"] for f in game["faults"][0]] == ["crashed"], game
+    assert "exited with code 3" in game["faults"][0][0]["detail"]
+    logs = "".join(p.read_text() for p in (tmp_path / "logs").rglob("*") if p.is_file())
+    why = ("takes 204 features, and fivecrowns at 3 seats gives 210" if target == "declared"
+           else "on a vector of 210 features (fivecrowns at 3 seats)")
+    assert "refused" in logs and why in logs, logs
+
+
+def test_a_policy_refuses_games_it_does_not_declare() -> None:
+    from meldref.envs.policy import PolicyBot
+
+    bot = PolicyBot(lambda obs, mask: 0, games=["fivecrowns"], observation_size=204)
+    assert bot.misfit("fivecrowns", 2) is None
+    assert bot.misfit("phase10", 2) == "the policy plays fivecrowns, not phase10"
+    assert "takes 204 features, and fivecrowns at 4 seats gives 216" in str(
+        bot.misfit("fivecrowns", 4))

@@ -14,9 +14,23 @@ what the agent learnt on is what it plays on. From the command line:
         --bot builtin:greedy
 
 `MODULE:NAME` is a module on the path or a file (`path/to/file.py:NAME`); NAME is the
-policy, or a factory called with no arguments that returns one when `--factory` is given. An
-index the mask does not allow is a bug in the policy: the bot logs it to stderr and plays the
-SDK's fallback, and `meldref bot check` reports it.
+policy, or a factory called with no arguments that returns one when `--factory` is given.
+
+A policy may say what it was trained for, as attributes of the function (or object):
+
+- `games`: the games it plays (`policy.games = ("fivecrowns",)`); the bot declares them in
+  its handshake (`id games`), so `meldref bot check` checks only those, and refuses a game
+  outside them;
+- `observation_size`: the length of vector it takes, an int or a mapping game -> int
+  (`policy.observation_size = 204`: Five Crowns at two seats). A vector's length depends on the
+  number of seats, so a policy seated at a table it was not trained for is refused when the
+  game starts, naming both sizes (`--games` and `--observation-size` say the same from the
+  command line).
+
+A refusal, like a policy that raises, ends the bot with the reason on stderr: the match shows
+the seat's fault, where playing the SDK's fallback would have hidden it. An index the mask
+does not allow is a bug in the policy: the bot logs it to stderr and plays the SDK's fallback,
+and `meldref bot check` reports it.
 """
 
 from __future__ import annotations
@@ -24,32 +38,74 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
-from collections.abc import Callable, Sequence
+import traceback
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, NoReturn
 
-from ..bots.sdk import Bot, Request, legal_actions, log, run
+from ..bots.sdk import Bot, Game, Request, legal_actions, log, run
 from .codec import Mask, Vector, find_codec, legal_indices, mask_of
 
 Policy = Callable[[Vector, Mask], int]
 
 
-class PolicyBot(Bot):
-    """`policy` as an SDK bot (module docstring)."""
+# The bot's exit status when it refuses a table or its policy raises (the referee shows it).
+REFUSED: Final = 3
 
-    def __init__(self, policy: Policy, name: str = "policy") -> None:
+
+class PolicyRefusal(SystemExit):
+    """The policy cannot play this game (raised on the thread that reads the referee)."""
+
+
+class PolicyBot(Bot):
+    """`policy` as an SDK bot (module docstring); `games` and `observation_size` override what
+    the policy declares."""
+
+    def __init__(self, policy: Policy, name: str = "policy",
+                 games: Sequence[str] | None = None,
+                 observation_size: int | Mapping[str, int] | None = None) -> None:
         super().__init__()
         self.policy = policy
         self.name = name
+        declared = games if games is not None else getattr(policy, "games", ())
+        self.games = tuple(find_codec(g).game for g in declared)  # an unknown name fails here
+        self.observation_size = (observation_size if observation_size is not None
+                                 else getattr(policy, "observation_size", None))
         self.illegal = 0  # indices the mask did not allow (each logged)
+
+    def new_game(self, game: Game) -> None:
+        problem = self.misfit(game.name, game.players)
+        if problem is not None:
+            log(f"{self.name}: refused: {problem}")
+            raise PolicyRefusal(REFUSED)
+
+    def misfit(self, game: str, players: int) -> str | None:
+        """Why the policy cannot play `game` at a table of `players` seats (None: it can)."""
+        if self.games and game not in self.games:
+            return f"the policy plays {', '.join(self.games)}, not {game}"
+        wanted = self.observation_size
+        if isinstance(wanted, Mapping):
+            wanted = wanted.get(game)
+        given = find_codec(game).observation_size(players)
+        if wanted is not None and int(wanted) != given:
+            return (f"the policy takes {int(wanted)} features, and {game} at {players} seats "
+                    f"gives {given} (the vector's length depends on the number of seats): "
+                    "seat it at the table size it was trained for")
+        return None
 
     def choose(self, request: Request) -> str:
         codec = find_codec(request.game.name)
         view = request.view.data
         legal = legal_indices(codec, legal_actions(request), view)
         observation = codec.encode(view, request.game.players)
-        index = int(self.policy(observation, mask_of(codec, legal)))
+        try:
+            index = int(self.policy(observation, mask_of(codec, legal)))
+        except Exception as exc:  # any failure of the policy ends the bot
+            self.refuse(f"the policy raised {type(exc).__name__}: {exc} on a vector of "
+                        f"{observation.size} features ({request.game.name} at "
+                        f"{request.game.players} seats); it plays no fallback moves")
         text = legal.get(index)
         if text is None:
             self.illegal += 1
@@ -57,10 +113,19 @@ class PolicyBot(Bot):
             return self.fallback(request)
         return text
 
+    def refuse(self, reason: str) -> NoReturn:
+        """End the process with `reason` on stderr: on the SDK's worker thread an exception
+        would be answered with the fallback, which is what this refuses."""
+        log(f"{self.name}: refused: {reason}")
+        traceback.print_exc(file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(REFUSED)
 
-def policy_bot(policy: Policy, name: str = "policy") -> PolicyBot:
+
+def policy_bot(policy: Policy, name: str = "policy", games: Sequence[str] | None = None,
+               observation_size: int | Mapping[str, int] | None = None) -> PolicyBot:
     """`policy` (observation, mask) -> index as a protocol bot; `run(policy_bot(p))` plays."""
-    return PolicyBot(policy, name)
+    return PolicyBot(policy, name, games, observation_size)
 
 
 def load(target: str, factory: bool = False) -> Policy:
@@ -91,9 +156,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--factory", action="store_true",
                         help="NAME is called with no arguments and returns the policy")
     parser.add_argument("--name", default="policy", help="the bot's name in the handshake")
+    parser.add_argument("--games", type=lambda text: text.split(","),
+                        help="the games it plays, joined by ',' (default: the policy's "
+                             "`games`, else all)")
+    parser.add_argument("--observation-size", type=int,
+                        help="the vector length it takes (default: the policy's "
+                             "`observation_size`, else unchecked)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path.cwd()))
-    run(policy_bot(load(args.policy, args.factory), args.name))
+    run(policy_bot(load(args.policy, args.factory), args.name, args.games,
+                   args.observation_size))
 
 
 if __name__ == "__main__":
