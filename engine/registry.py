@@ -9,6 +9,7 @@ docs/adding-a-game.md walks through it):
     bots           meldref.bots.<game>            BOTS          name -> factory(seed)
     presentation   meldref.replay.games.<game>    PRESENTATION  words, the viewer's frame, look
     codec          meldref.envs.<game>            CODEC         action space, observation vector
+    PettingZoo     meldref.envs.<game>_v0         env, raw_env  version 0 of those spaces
 
 Registering a game is adding its name to `GAMES`. The engine imports none of the layers above
 it: each layer finds its own part by the game's name (`find_part`, given the layer's package),

@@ -40,7 +40,7 @@ def steps() -> list[tuple[str, str]]:
 
 
 def register(registry: Path) -> str:
-    """Add the toy game's name to `GAMES`, as step 5 says; the line as it then reads."""
+    """Add the toy game's name to `GAMES`, as step 6 says; the line as it then reads."""
     text = registry.read_text(encoding="utf-8")
     line = REGISTERED.search(text)
     assert line is not None, "engine/registry.py has no `GAMES: Final = (...)` line"
@@ -75,7 +75,7 @@ def test_the_page_has_a_step_per_part_and_the_toy_game_each_module() -> None:
     found = steps()
     assert [where for where, _ in found] == [
         "engine/<game>/__init__.py", "bots/<game>.py", "meldref/replay/games/<game>.py",
-        "meldref/envs/<game>.py"]
+        "meldref/envs/<game>.py", "meldref/envs/<game>_v0.py"]
     assert all((ROOT / module).is_file() for _, module in found)
 
 
@@ -84,7 +84,7 @@ def test_the_pages_registration_is_the_line_the_step_makes(tmp_path: Path) -> No
     shutil.copyfile(ROOT / "engine" / "registry.py", registry)
     line = register(registry)
     assert line in REGISTERED.findall(GUIDE.read_text(encoding="utf-8")), (
-        f"docs/adding-a-game.md's step 5 should show {line}")
+        f"docs/adding-a-game.md's step 6 should show {line}")
     assert NAME not in GAMES  # the checkout itself is untouched
 
 
@@ -161,9 +161,14 @@ import warnings
 warnings.simplefilter("ignore")
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
-from meldref.envs.aec import pettingzoo_env
+from meldref.envs import {NAME}_v0
 from meldref.envs.gym import SeatEnv
-api_test(pettingzoo_env("{NAME}", 3), num_cycles=300)
+env = {NAME}_v0.env(players=3)
+api_test(env, num_cycles=300)
+env.reset(seed=1)
+assert env.action_space("player_0").n == {NAME}_v0.ACTIONS
+size = env.observation_space("player_0")["observation"].shape
+assert size == ({NAME}_v0.observation_size(3),), size
 check_env(SeatEnv("{NAME}", ["greedy"]))
 print("checked")
 """)
