@@ -29,9 +29,10 @@ from starlette.routing import BaseRoute, Route
 from test_contest import settings, staged_version
 
 from meldref.contest.board import leaderboard, with_rank_chances
+from meldref.contest.serve.server import contest_options
 from meldref.contest.store import ContestStore
 from meldref.verdicts.seatings import seatings
-from meldref.web.options import ServeOptions
+from meldref.web.options import ServeError, ServeOptions, serve_options
 from meldref.web.server import Server
 
 PYTHON = sys.executable
@@ -185,6 +186,26 @@ def test_a_bad_serve_setting_stops_with_exit_2_naming_it(replays: Path) -> None:
     assert done.returncode == 2
     assert "MELDREF_SERVE_TRUSTED_PROXIES = 'the proxy': an IP address" in done.stdout + \
         done.stderr
+
+
+def test_flags_win_over_the_environment_and_a_bad_one_is_named() -> None:
+    environ = {"MELDREF_SERVE_PUBLIC_HOSTS": "a.example", "MELDREF_SERVE_MAX_BODY": "99"}
+    options = serve_options("127.0.0.1", 0, public_hosts=["B.example:8443"],
+                            trusted_proxies=["10.0.0.0/8"], environ=environ)
+    assert options.public_hosts == ("b.example:8443",) and options.max_body == 99
+    assert [str(n) for n in options.trusted_proxies] == ["10.0.0.0/8"]
+    for flags, message in [({"trusted_proxies": ["proxy"]}, "--trust-proxy = 'proxy'"),
+                           ({"public_hosts": ["https://x.org/"]}, "--public-host = "),
+                           ({"forwarded_header": "X Real"}, "--forwarded-header = "),
+                           ({"key": Path("k.pem")}, "--key without --cert")]:
+        with pytest.raises(ServeError, match=re.escape(message)):
+            serve_options(environ={}, **flags)  # type: ignore[arg-type]
+
+
+def test_the_contest_reads_bodies_as_large_as_its_uploads(contest: Path) -> None:
+    # The uploads' own check refuses a larger upload, in JSON and in the audit: the guard's
+    # ceiling stands above it (16 MiB uploads by default, 17 MiB bodies).
+    assert contest_options(contest, "127.0.0.1", 0).max_body == 17 << 20
 
 
 # ----------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from ..web.options import DEFAULT_HOST, MAX_BODY, ServeError, ServeOptions, is_loopback
+from ..web.options import DEFAULT_HOST, ServeError, ServeOptions, is_loopback, serve_options
 from ..web.server import Server, static
 from .files import ReplayError
 from .html import ViewerError, replay_page
@@ -36,14 +36,6 @@ __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ReplayServer", "ServeError", "is_loo
 DEFAULT_PORT: Final = 8765
 CACHED_PAGES: Final = 32
 VIEWER_FILES: Final = Path(__file__).parent / "viewer"
-
-
-def serve_options(host: str, port: int, quiet: bool, max_body: int = MAX_BODY
-                  ) -> ServeOptions:
-    """The options of a server on `host`:`port`, with the `MELDREF_SERVE_*` settings (which
-    win over `max_body`)."""
-    return ServeOptions(host=host, port=port, quiet=quiet, max_body=max_body
-                        ).with_environment(os.environ)
 
 
 class ViewerPages:

@@ -6,7 +6,8 @@ that runs for weeks behind a proxy); every value is checked there, with the name
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
@@ -83,6 +84,32 @@ class ServeOptions:
             raise ServeError(f"{ENVIRONMENT['keyfile']} is set without "
                              f"{ENVIRONMENT['certfile']}: TLS needs the certificate too")
         return out
+
+
+def serve_options(host: str = DEFAULT_HOST, port: int = 0, quiet: bool = False,
+                  max_body: int = MAX_BODY, *, public_hosts: Sequence[str] = (),
+                  trusted_proxies: Sequence[str] = (), forwarded_header: str | None = None,
+                  cert: Path | None = None, key: Path | None = None,
+                  environ: Mapping[str, str] = os.environ) -> ServeOptions:
+    """A `serve` command's options: its flags (`--public-host`, `--trust-proxy`,
+    `--forwarded-header`, `--cert`, `--key`) over the `MELDREF_SERVE_*` settings over the
+    defaults (`max_body`: the server's own); `ServeError` naming the flag or variable of a
+    value that cannot be one."""
+    out = ServeOptions(host=host, port=port, quiet=quiet, max_body=max_body
+                       ).with_environment(environ)
+    if public_hosts:
+        out = replace(out, public_hosts=tuple(host_names("--public-host", list(public_hosts))))
+    if trusted_proxies:
+        out = replace(out, trusted_proxies=tuple(proxy_networks("--trust-proxy",
+                                                                list(trusted_proxies))))
+    if forwarded_header:
+        out = replace(out, forwarded_header=header_name("--forwarded-header",
+                                                        forwarded_header))
+    if cert is not None or key is not None:
+        if cert is None:
+            raise ServeError("--key without --cert: TLS needs the certificate too")
+        out = replace(out, certfile=cert, keyfile=key)
+    return out
 
 
 def host_names(source: str, values: list[str]) -> list[str]:

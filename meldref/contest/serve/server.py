@@ -18,8 +18,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from ...replay.serve import DEFAULT_HOST, ReplayServer, ViewerPages, serve_options
-from ...web.options import MAX_BODY, ServeOptions
+from ...replay.serve import DEFAULT_HOST, ReplayServer, ViewerPages
+from ...web.options import MAX_BODY, ServeOptions, serve_options
 from ...web.server import Server
 from ..store import ContestStore
 from .pages import board_json, bot_page, leaderboard_page
@@ -34,13 +34,9 @@ class ContestServer(ReplayServer):
 
     def __init__(self, folder: Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
                  quiet: bool = False, options: ServeOptions | None = None) -> None:
-        store = ContestStore.open(folder)  # ContestError if there is no contest
-        try:
-            # Room for the largest upload the contest takes, so that the uploads' own check
-            # (which answers in JSON and is audited) refuses the larger ones, not the guard.
-            body = max(MAX_BODY, (store.service.upload_mb + 1) << 20)
-        finally:
-            store.close()
+        """Over `options` when given (`contest_options` makes them: the contest's upload
+        limit in them), else over `host`, `port`, `quiet` and the environment's settings."""
+        body = body_limit(folder)  # ContestError if there is no contest
         # Not ReplayServer.__init__: a contest just begun has no replay yet, and is served.
         self.folder = folder
         self.root = str(folder.resolve())
@@ -83,6 +79,23 @@ class ContestServer(ReplayServer):
         page = self.bot(str(request.path_params["name"]))
         return self.fail(404, "no such bot in this contest") if page is None else \
             HTMLResponse(page)
+
+
+def body_limit(folder: Path) -> int:
+    """The largest request body the contest's server reads: room for the largest upload the
+    contest takes, so that the uploads' own check (which answers in JSON, and is audited)
+    refuses the larger ones, not the server's guard."""
+    store = ContestStore.open(folder)
+    try:
+        return max(MAX_BODY, (store.service.upload_mb + 1) << 20)
+    finally:
+        store.close()
+
+
+def contest_options(folder: Path, host: str, port: int, **flags: Any) -> ServeOptions:
+    """`contest serve`'s options: its flags (as `web.options.serve_options` takes them) over
+    the environment's settings over the contest's own body limit."""
+    return serve_options(host, port, False, body_limit(folder), **flags)
 
 
 def authors_routes(folder: Path) -> list[BaseRoute]:
