@@ -153,6 +153,51 @@ def test_the_toy_games_replay_has_a_page(house: Path, tournament: Path) -> None:
     assert len([step for step in data["steps"] if step.get("L")]) > 3
 
 
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update"]
+# Every step of the page, shown: each seat panel's hand size as the page draws it.
+HAND_SIZES = """() => {
+  const v = window.meldrefViewer, out = [];
+  for (let i = 0; i < v.count(); i++) {
+    v.go(i);
+    out.push([...document.querySelectorAll('#seats .seat .hand')].map((h) => +h.dataset.size));
+  }
+  return out;
+}"""
+
+
+@pytest.mark.browser
+def test_the_toy_games_page_steps_through_in_a_browser(house: Path, tournament: Path,
+                                                       tmp_path: Path) -> None:
+    """The generic viewer draws the toy game from its presentation alone: every step shown,
+    a panel per seat with 3 or 4 cards, no script error (Debian's chromium, headless)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no chromium at /usr/bin/chromium: the browser check needs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    replay = sorted((tournament / "replays").glob("*.jsonl"))[0]
+    page_path = tmp_path / "toy.html"
+    done = run(house, "-m", "meldref", "replay", "html", str(replay), "-o", str(page_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    errors: list[str] = []
+    with sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True,
+            args=BROWSER_ARGS)
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(page_path.as_uri())
+            page.wait_for_selector("html[data-ready='1']", timeout=10_000)
+            shown = page.evaluate(HAND_SIZES)
+        finally:
+            browser.close()
+    assert errors == []
+    assert len(shown) > 3 and all(len(sizes) == 3 for sizes in shown)
+    assert {size for sizes in shown for size in sizes} <= {0, 3, 4}
+
+
 def test_the_toy_game_passes_the_environments_checks(house: Path) -> None:
     pytest.importorskip("pettingzoo", reason="pettingzoo is in the test extra")
     pytest.importorskip("gymnasium", reason="gymnasium is in the test extra")
