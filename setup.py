@@ -17,6 +17,7 @@ instead of compiling for minutes.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import shutil
@@ -36,13 +37,22 @@ ROOT = Path(__file__).resolve().parent
 # write the command line's help), and a compiled class keeps no Literal in its annotations.
 # mypyc compiles no dataclass's generated __init__ (it stays Python, ten times slower): the
 # values made per decision write their own, and copy and pickle through it (engine.game.by_init).
+def registered_games() -> tuple[str, ...]:
+    """engine/registry.py's GAMES, read as data (this file runs before meldref imports)."""
+    tree = ast.parse((ROOT / "engine" / "registry.py").read_text(encoding="utf-8"))
+    return next(ast.literal_eval(node.value) for node in tree.body
+                if isinstance(node, ast.AnnAssign) and node.value is not None
+                and isinstance(node.target, ast.Name) and node.target.id == "GAMES")
+
+
+# Of each game: the modules below that it has (a solver only where the game has one).
+GAME_MODULES = ("actions", "position", "state", "view", "solver")
 HOT = [
     *(f"meldref/engine/{name}.py" for name in (
         "cards", "common", "game", "meld_check", "meld_search", "melds", "numbers",
         "position")),
-    *(f"meldref/engine/{game}/{name}.py" for game in ("phase10", "fivecrowns", "solitaire")
-      for name in ("actions", "position", "state", "view")),
-    "meldref/engine/fivecrowns/solver.py",
+    *(path for game in registered_games() for name in GAME_MODULES
+      if (ROOT / (path := f"meldref/engine/{game}/{name}.py")).is_file()),
     *(f"meldref/protocol/{name}.py" for name in (
         "channel", "conversation", "referee", "seats", "viewtext", "wire")),
 ]
@@ -67,7 +77,8 @@ def remove_compiled(root: Path = ROOT) -> list[Path]:
 
 
 def module_names() -> list[str]:
-    """The extension modules a compiled build makes: the shared library, then one per source."""
+    """The extension modules a compiled build makes: the shared library, then one per source
+    (setup() is given these names; `compile_with_mypyc` checks mypyc made the same)."""
     return [f"{GROUP}__mypyc", *(source.removesuffix(".py").replace("/", ".") for source in HOT)]
 
 
