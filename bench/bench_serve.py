@@ -1,0 +1,160 @@
+"""What a contest's games cost on disk, raw and compressed at rest, and how fast the served
+pages answer.
+
+    python bench/bench_serve.py [--games 20] [--requests 200]
+
+Disk: --games games of each shape a contest plays (built-in greedy bots, the referee's own
+replays) are written as replays; for each shape, the mean bytes a game costs raw, gzipped
+(levels 1, 6 and 9), the ratio, the CPU to compress one (level 6), and the CPU to gunzip one
+as a share of what the replay reader (`read_lines`: JSON, the hash chain, the schema) spends
+on it anyway (medians of 5).
+
+Pages: a contest of the same games is served by `meldref contest serve` (a real process on a
+free port) and asked --requests times for each page over one HTTP/1.1 connection (httpx);
+answers a second per page, and the same for HEAD of the leaderboard. Only ratios mean much on
+a shared machine: every figure of one run is measured side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from meldref.contest.settings import ContestSettings
+from meldref.contest.store import ContestStore
+from meldref.replay.files import read_lines
+from meldref.tournament.runner import play_one
+from meldref.verdicts.seatings import seatings
+
+SHAPES = {  # name: (game, seats, rules)
+    "phase10 2 seats": ("phase10", 2, {}),
+    "phase10 4 seats": ("phase10", 4, {}),
+    "fivecrowns 4 seats": ("fivecrowns", 4, {}),
+}
+
+
+def play(folder: Path, shape: str, games: int) -> list[Path]:
+    game, seats, rules = SHAPES[shape]
+    out = []
+    for seed in range(1, games + 1):
+        path = folder / f"{shape.replace(' ', '-')}-{seed}.jsonl"
+        play_one(game, ["builtin:greedy"] * seats, seed, rules=rules,
+                 names=[f"greedy-{k}" for k in range(seats)], replay=path, game_id=path.stem)
+        out.append(path)
+    return out
+
+
+def seconds(work: Any, repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        work()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
+def disk_row(shape: str, paths: list[Path]) -> str:
+    raw = [p.read_bytes() for p in paths]
+    sizes = {level: statistics.mean(len(gzip.compress(r, level)) for r in raw)
+             for level in (1, 6, 9)}
+    mean_raw = statistics.mean(len(r) for r in raw)
+    packed = gzip.compress(raw[0], 6)
+    squeeze = seconds(lambda: gzip.compress(raw[0], 6))
+    read = seconds(lambda: list(read_lines(paths[0])))
+    gunzip = seconds(lambda: zlib.decompress(packed, 31))
+    return (f"| {shape} | {len(paths)} | {mean_raw / 1000:.1f} | {sizes[1] / 1000:.1f} | "
+            f"{sizes[6] / 1000:.1f} | {sizes[9] / 1000:.1f} | {mean_raw / sizes[6]:.1f}x | "
+            f"{squeeze * 1000:.2f} | {gunzip / max(read, 1e-9):.1%} |")
+
+
+def contest(folder: Path, replays: list[Path]) -> Path:
+    """A contest of two versions whose games are the replays given (recorded as done)."""
+    settings = ContestSettings.checked(game="phase10", players=2, rules={}, limits={},
+                                       sandbox=False, placement=2, suspend_after=3, seed=7)
+    store = ContestStore.create(folder / "c", settings)
+    try:
+        ids = []
+        for name in ("alpha", "beta"):
+            staged = store.folder / "bots" / ".staging" / name
+            staged.mkdir(parents=True)
+            (staged / "bot.py").write_text("")
+            ids.append(store.join(name, "python3 bot.py", staged).id)
+        store.save_ratings([(ids[0], 40.0, -20.0, 100.0, 10, None),
+                            (ids[1], -40.0, -100.0, 20.0, 10, None)])
+        for source in replays:
+            store.add_deal_set("ladder", tuple(ids), seatings(2))
+            for game in store.queued_games():
+                store.mark_running(game.id)
+                target = store.folder / "replays" / f"{game.game_id}.jsonl"
+                target.write_bytes(source.read_bytes())
+                store.record(game.id, {"status": "ok", "index": game.id,
+                                       "game_id": game.game_id, "deal": 1,
+                                       "bots": ["alpha v1", "beta v1"], "places": [1, 2],
+                                       "scores": [0, 50], "faults": [[], []],
+                                       "replay": f"replays/{game.game_id}.jsonl"})
+        return store.folder
+    finally:
+        store.close()
+
+
+def page_rows(folder: Path, requests: int) -> list[str]:
+    child = subprocess.Popen([sys.executable, "-m", "meldref", "contest", "serve", str(folder),
+                              "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True)
+    try:
+        assert child.stdout is not None
+        url = re.search(r" at (\S+/) ", child.stdout.readline())
+        assert url, "contest serve did not start"
+        game = sorted((folder / "replays").glob("*.jsonl"))[0].name
+        rows = []
+        with httpx.Client(base_url=url[1], timeout=120) as http:
+            for method, path in [("GET", "/"), ("HEAD", "/"), ("GET", "/board.json"),
+                                 ("GET", "/bot/alpha"), ("GET", f"/view/replays/{game}")]:
+                http.request(method, path).raise_for_status()  # warm: the viewer's cache
+                start = time.perf_counter()
+                for _ in range(requests):
+                    http.request(method, path).raise_for_status()
+                rate = requests / (time.perf_counter() - start)
+                rows.append(f"| {method} {path} | {requests} | {rate:.0f} |")
+        return rows
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(60)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--requests", type=int, default=200)
+    args = parser.parse_args()
+    os.environ.setdefault("MELDREF_PURE", "1")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        played = {shape: play(folder, shape, args.games) for shape in SHAPES}
+        print("| shape | games | raw kB | gzip -1 kB | gzip -6 kB | gzip -9 kB | raw/gzip -6 | "
+              "compress ms (CPU) | gunzip / reading the replay (CPU) |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for shape, paths in played.items():
+            print(disk_row(shape, paths))
+        print()
+        print("| page | requests | answers/s |")
+        print("|---|---|---|")
+        for row in page_rows(contest(folder, played["phase10 2 seats"][:3]), args.requests):
+            print(row)
+
+
+if __name__ == "__main__":
+    main()
