@@ -68,12 +68,14 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "meldref", "match", "solitaire", "--seed", "5",
                         "--replay", str(one)], cwd=ROOT, check=True, capture_output=True)
         rows = []
+        exports = work / "exports"  # apart from the replays: a .jsonl export beside them is refused
+        exports.mkdir()
         for count in sorted(args.games):
             folder = work / f"n{count}"
             folder.mkdir()
             for i in range(count):
                 shutil.copy(one, folder / f"g{i:06d}.jsonl")
-            rows.append(probe(folder, work / f"n{count}.{args.format}", args.format))
+            rows.append(probe(folder, exports / f"n{count}.{args.format}", args.format))
             shutil.rmtree(folder)
     base = rows[0]["max_rss_mb"]
     print("| games | rows | peak RSS (MB) | x smallest | rows/s |\n|---|---|---|---|---|")

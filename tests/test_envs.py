@@ -388,3 +388,83 @@ def test_a_policy_refuses_games_it_does_not_declare() -> None:
     assert bot.misfit("phase10", 2) == "the policy plays fivecrowns, not phase10"
     assert "takes 204 features, and fivecrowns at 4 seats gives 216" in str(
         bot.misfit("fivecrowns", 4))
+
+
+# -- the batched environment ----------------------------------------------------------------------
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+
+@pytest.mark.parametrize(("game", "players"), [("phase10", 2), ("fivecrowns", 3),
+                                               ("solitaire", 1)])
+def test_a_batched_row_is_the_single_environment_step_for_step(game: str, players: int
+                                                               ) -> None:
+    """Row 0 of the batch and the PettingZoo environment dealt the same game: the same
+    observations, masks and rewards at every step, across an auto-reset."""
+    from meldref.envs.batch import BatchEnv
+
+    rules = {"phase10": {"phases-to-win": 1, "turn-cap": 6}, "fivecrowns": {"turn-cap": 3},
+             "solitaire": {}}[game]
+    envs = BatchEnv(game, 3, players, rules, seed=11)
+    obs, info = envs.reset()
+    single = pettingzoo_env(game, players, rules).unwrapped
+    single.reset(seed=envs.game_seeds[0])
+    rng = np.random.default_rng(1)
+    ends = steps = 0
+    while ends < 1 or steps < 100:  # across the end of row 0's first game
+        steps += 1
+        agent = single.agent_selection
+        seen = single.observe(agent)
+        assert np.array_equal(obs[0], seen["observation"])
+        assert np.array_equal(info["action_mask"][0], seen["action_mask"])
+        assert info["to_play"][0] == int(agent.removeprefix("player_"))
+        actions = random_legal(info["action_mask"], rng)
+        single.step(int(actions[0]))
+        obs, rewards, terminated, truncated, info = envs.step(actions)
+        assert rewards[0].tolist() == [single.rewards[a] for a in single.possible_agents]
+        if terminated[0] or truncated[0]:
+            ends += 1
+            assert info["final_outcome"][0] == single.state.outcome
+            single.reset(seed=envs.game_seeds[0])  # the row is dealt its next game at once
+
+
+def test_the_batched_environment_is_seeded_and_resets_itself() -> None:
+    from meldref.envs.batch import BatchEnv
+
+    def run(seed: int) -> tuple[list[np.ndarray], int]:
+        envs = BatchEnv("fivecrowns", 8, 2, {"turn-cap": 2}, seed=seed)
+        obs, info = envs.reset()
+        rng = np.random.default_rng(0)
+        seen, ends = [obs], 0
+        returns = np.zeros((8, 2))
+        for _ in range(120):
+            obs, rewards, terminated, truncated, info = envs.step(
+                random_legal(info["action_mask"], rng))
+            returns += rewards
+            for i in np.flatnonzero(terminated | truncated):
+                outcome = info["final_outcome"][i]
+                assert returns[i].tolist() == [-s for s in outcome.scores]
+                returns[i] = 0
+                ends += 1
+            seen.append(obs)
+        assert obs.shape == (8, 204) and obs.dtype == np.float32
+        assert info["action_mask"].shape == (8, 114) and info["action_mask"].dtype == np.int8
+        return seen, ends
+
+    first, ends = run(4)
+    again, _ = run(4)
+    other, _ = run(5)
+    assert ends > 0
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other, strict=True))
+
+
+def test_the_batched_environment_refuses_an_illegal_action() -> None:
+    from meldref.envs import BatchEnv
+
+    envs = BatchEnv("solitaire", 2, seed=1)
+    _, info = envs.reset()
+    illegal = int(np.flatnonzero(info["action_mask"][1] == 0)[0])
+    with pytest.raises(ValueError, match="game 1: action"):
+        envs.step([int(np.flatnonzero(info["action_mask"][0])[0]), illegal])
