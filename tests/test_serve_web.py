@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -224,30 +224,57 @@ def test_an_oversized_body_or_header_is_refused(contest: Path) -> None:
 
 
 class Echo(Server):
-    """A server with one route that reads its body, as the authors' uploads do."""
+    """A server with routes as the authors' uploads and audit read a request: the body, the
+    client's address and scheme."""
 
     def routes(self) -> list[BaseRoute]:
-        return [Route("/echo", self.echo, methods=["POST"])]
+        return [Route("/echo", self.echo, methods=["POST"]), Route("/who", self.who)]
 
     async def echo(self, request: Request) -> Response:
         return PlainTextResponse(str(len(await request.body())))
 
+    async def who(self, request: Request) -> Response:
+        return PlainTextResponse(f"{request.client.host if request.client else '-'} "
+                                 f"{request.url.scheme}")
 
-def test_a_body_sent_in_chunks_is_refused_once_past_the_limit() -> None:
-    # No Content-Length to refuse on: the bytes are counted as the route reads them.
-    server = Echo(ServeOptions(port=0, quiet=True, max_body=1000))
+
+@contextmanager
+def echoing(options: ServeOptions) -> Iterator[httpx.Client]:
+    server = Echo(options)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         with httpx.Client(base_url=server.url, timeout=TIMEOUT) as http:
-            small = http.post("/echo", content=iter([b"a" * 400, b"b" * 400]))
-            assert small.status_code == 200 and small.text == "800"
-            big = http.post("/echo", content=iter([b"a" * 600, b"b" * 600, b"c" * 600]))
-            assert big.status_code == 413 and "limit of 1000 bytes" in big.text
+            yield http
     finally:
         server.shutdown()
         server.server_close()
     assert not thread.is_alive()
+
+
+def test_a_body_sent_in_chunks_is_refused_once_past_the_limit() -> None:
+    # No Content-Length to refuse on: the bytes are counted as the route reads them.
+    with echoing(ServeOptions(quiet=True, max_body=1000)) as http:
+        small = http.post("/echo", content=iter([b"a" * 400, b"b" * 400]))
+        assert small.status_code == 200 and small.text == "800"
+        big = http.post("/echo", content=iter([b"a" * 600, b"b" * 600, b"c" * 600]))
+        assert big.status_code == 413 and "limit of 1000 bytes" in big.text
+
+
+def test_a_route_sees_the_address_and_scheme_a_trusted_proxy_forwarded() -> None:
+    proxy = {"X-Forwarded-For": "198.51.100.9, 203.0.113.7", "X-Forwarded-Proto": "https"}
+    with echoing(ServeOptions(quiet=True)) as http:
+        assert http.get("/who", headers=proxy).text == "127.0.0.1 http"
+    trusted = serve_options(trusted_proxies=["127.0.0.1"], environ={})
+    with echoing(replace(trusted, quiet=True)) as http:
+        assert http.get("/who", headers=proxy).text == "203.0.113.7 https"
+        assert http.get("/who", headers={"X-Forwarded-Proto": "gopher"}).text == \
+            "127.0.0.1 http"
+    header = serve_options(trusted_proxies=["127.0.0.1"], forwarded_header="X-Real-IP",
+                           environ={})
+    with echoing(replace(header, quiet=True)) as http:
+        assert http.get("/who", headers={"X-Real-IP": "192.0.2.4", **proxy}).text == \
+            "192.0.2.4 https"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -264,7 +291,9 @@ def test_tls_when_served_directly(replays: Path, tmp_path: Path) -> None:
         assert served.url.startswith("https://127.0.0.1:")
         trust = ssl.create_default_context(cafile=str(cert))
         with client(served, verify=trust) as http:
-            assert http.get("/").status_code == 200
+            page = http.get("/")
+            assert page.status_code == 200
+            assert page.headers["strict-transport-security"] == "max-age=86400"
         with httpx.Client(timeout=TIMEOUT) as plain, pytest.raises(httpx.HTTPError):
             plain.get(served.url.replace("https://", "http://"))
 

@@ -5,7 +5,7 @@
   on this machine through a name that points here (DNS rebinding); the pages hold every hand;
 - the client's address is the connection's, or, from a trusted proxy only, the nearest
   untrusted address its forwarded header names (so logs, and the authors' audit, record who
-  asked and no client can name itself);
+  asked and no client can name itself), and the scheme its X-Forwarded-Proto names;
 - a method no route of this server takes gets 501, one some route takes 405 (the router);
 - a request line and headers over the limit get 431 (uvicorn's h11 limit stops only those
   that arrive in pieces: one read of 64 kB is parsed whole);
@@ -67,7 +67,13 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = dict(scope["headers"])  # later duplicates win; Host is sent once
-        scope["client"] = self.client(scope.get("client"), scope["headers"])
+        peer = scope.get("client")
+        scope["client"] = self.client(peer, scope["headers"])
+        if peer is not None and _within(peer[0], self.rules.trusted):
+            # TLS ended at the proxy: the scheme the client used is the one its pages and
+            # cookies (Secure) are for.
+            proto = headers.get(b"x-forwarded-proto", b"").decode("latin-1").lower()
+            scope["scheme"] = proto if proto in ("http", "https") else scope["scheme"]
         send = self.sending(scope, send)
         refused = self.refusal(scope, headers)
         if refused is not None:

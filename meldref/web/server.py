@@ -34,6 +34,9 @@ HEADERS: Final = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
+# Served over TLS directly: browsers keep to HTTPS for this host a day (not longer: the
+# certificate may be a test's, and a wrong HSTS cannot be taken back).
+TLS_HEADERS: Final = {"Strict-Transport-Security": "max-age=86400"}
 STATIC_METHODS: Final = frozenset({"GET", "HEAD"})
 BACKLOG: Final = 128
 GRACE_SECONDS: Final = 5  # open connections are given this long to finish at a stop
@@ -76,7 +79,8 @@ class Server:
         rules = GuardRules(frozenset(self.allowed_hosts()), frozenset(methods(routes)),
                            self.options.max_body, self.options.max_header,
                            self.options.trusted_proxies,
-                           self.options.forwarded_header.encode("latin-1"), HEADERS,
+                           self.options.forwarded_header.encode("latin-1"),
+                           {**HEADERS, **(TLS_HEADERS if self.options.tls else {})},
                            error_page(self.home), self.options.quiet)
         return Starlette(routes=routes, middleware=[Middleware(Guard, rules=rules)],
                          exception_handlers={HTTPException: self._failed})
