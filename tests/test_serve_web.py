@@ -28,7 +28,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from test_contest import settings, staged_version
 
-from meldref.contest.board import leaderboard, with_rank_chances
+from meldref.contest.board import chance_text, leaderboard, with_rank_chances
 from meldref.contest.serve.server import authors_routes, contest_options
 from meldref.contest.store import ContestStore
 from meldref.verdicts.seatings import seatings
@@ -393,3 +393,11 @@ def test_the_leaderboard_updates_itself_without_a_reload(tmp_path: Path, browser
     finally:
         page.close()
         store.close()
+
+
+def test_chances_read_as_the_status_and_the_pages_print_them() -> None:
+    assert chance_text({"p_first": 0.0, "p_top": 0.9999, "rank_ci95": [2, 4]}) == \
+        ["<1%", ">99%", "2\u20134"]
+    assert chance_text({"p_first": 0.42, "p_top": 0.5, "rank_ci95": [1, 1]}) == \
+        ["42%", "50%", "1"]
+    assert chance_text({"p_first": None}) == ["-", "-", "-"]

@@ -69,6 +69,30 @@ def interval_text(row: dict[str, Any], joiner: str) -> str:
     return f"none: {why}" if why else "-"
 
 
+def chance_columns(top_k: int) -> list[str]:
+    """The heads of `chance_text`'s columns."""
+    return ["P(first)", f"P(top {top_k})", "rank 95%"]
+
+
+def chance_text(row: dict[str, Any]) -> list[str]:
+    """A leaderboard row's chance of first, of the top k, and its 95% rank interval as
+    `status` and the pages print them; "-" for a version not drawn."""
+    if row.get("p_first") is None:
+        return ["-", "-", "-"]
+    low, high = row["rank_ci95"]
+    return [_percent(row["p_first"]), _percent(row["p_top"]),
+            str(low) if low == high else f"{low}\u2013{high}"]
+
+
+def _percent(p: float) -> str:
+    # Never "0%" or "100%": a chance the draws did not see happen is not nil.
+    if p < 0.005:
+        return "<1%"
+    if p > 0.995:
+        return ">99%"
+    return f"{p:.0%}"
+
+
 def with_rank_chances(rows: list[dict[str, Any]], top_k: int) -> list[dict[str, Any]]:
     """`rows` with each version's chance of first (`p_first`), of the top `top_k` (`p_top`)
     and its 95% rank interval (`rank_ci95`), drawn by `verdicts.ranks` (name-free: ties get

@@ -17,7 +17,7 @@ from typing import Any, Final
 from urllib.parse import quote
 
 from ...replay.serve import VIEWER_FILES
-from ..board import interval_text, leaderboard
+from ..board import chance_columns, chance_text, interval_text, leaderboard
 from ..store import ContestStore
 
 REFRESH_SECONDS: Final = 10  # a reload, where the page has no script
@@ -127,25 +127,11 @@ def board_section(board: dict[str, Any]) -> str:
 
 
 def chance_heads(board: dict[str, Any]) -> list[str]:
-    return ["P(first)", f"P(top {board['top_k']})", "rank 95%"]
+    return [escape(h) for h in chance_columns(board["top_k"])]
 
 
 def _chances(row: dict[str, Any]) -> list[str]:
-    """A version's chance of first, of the top k, and its 95% rank interval, as read."""
-    if row.get("p_first") is None:
-        return ["-", "-", "-"]
-    low, high = row["rank_ci95"]
-    return [_chance(row["p_first"]), _chance(row["p_top"]),
-            str(low) if low == high else f"{low}&ndash;{high}"]
-
-
-def _chance(p: float) -> str:
-    # Never "0%" or "100%" for a chance the draws merely did not see happen.
-    if p < 0.005:
-        return "&lt;1%"
-    if p > 0.995:
-        return "&gt;99%"
-    return f"{p:.0%}"
+    return [escape(c) for c in chance_text(row)]
 
 
 def final_section(final: dict[str, Any]) -> str:
