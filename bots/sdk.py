@@ -656,29 +656,35 @@ def _engine(module: str) -> Any:
     try:
         return importlib.import_module(f"meldref.engine.{module}")
     except ImportError as exc:
-        raise EngineMissingError(
-            "this helper reuses meldref's engine, which is not installed here "
-            f"({exc}); install it (pip install meldref, or pip install -e . in its checkout) "
-            "or do without the helper: the rest of the SDK needs only the standard library"
-        ) from None
+        raise _engine_missing(exc) from None
+
+
+def _engine_game(name: str) -> Any:
+    """The engine's `GameInfo` of the game `name` (its package imported on first use)."""
+    found = _engine("game")
+    try:
+        return found.find_game(name)
+    except ImportError as exc:
+        raise _engine_missing(exc) from None
+
+
+def _engine_missing(exc: ImportError) -> EngineMissingError:
+    return EngineMissingError(
+        "this helper reuses meldref's engine, which is not installed here "
+        f"({exc}); install it (pip install meldref, or pip install -e . in its checkout) "
+        "or do without the helper: the rest of the SDK needs only the standard library")
 
 
 def engine_view(request: Request, view: View | None = None) -> Any:
     """The engine's view object of this request (engine.*_view `from_json`): the one in-process
     bots decide from, with its legal-action and solver methods. With `view` (a view of the
     forward model: `after_draw`...), that view under the request's game and rules."""
-    game = request.game.name
-    data = (view or request.view).data
-    if game == "phase10":
-        info = _engine("game").find_game("phase10")
-        values = {k: decode_value(k, str(v)) for k, v in request.game.rules.items()}
-        rules = _engine("game").rules_from_json(info.rules_type, values)
-        return _engine("phase10.view").Phase10View.from_json(data, rules)
-    if game == "fivecrowns":
-        return _engine("fivecrowns.view").FiveCrownsView.from_json(data)
-    if game == "solitaire":
-        return _engine("solitaire").SolitaireView.from_json(data)
-    raise ValueError(f"no engine view for game {game!r}")
+    info = _engine_game(request.game.name)
+    if info.view_from_json is None:
+        raise ValueError(f"no engine view for game {info.name!r}")
+    values = {k: decode_value(k, str(v)) for k, v in request.game.rules.items()}
+    rules = _engine("game").rules_from_json(info.rules_type, values)
+    return info.view_from_json((view or request.view).data, rules)
 
 
 def legal_actions(request: Request) -> list[str]:

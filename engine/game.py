@@ -280,6 +280,9 @@ class GameInfo:
     # The game's own check that its rules can seat that many players (rules, players):
     # `RuleOptionError` if not (Five Crowns: party=off seats at most 7).
     check_rules: Callable[[Any, int], object] | None = None
+    # The engine's view of a seat from its JSON (what a protocol bot is sent) under the rules:
+    # how the SDK hands a protocol bot the engine's legal actions and solvers (bots/sdk.py).
+    view_from_json: Callable[[Mapping[str, JSON], Any], Observation] | None = None
 
     def __deepcopy__(self, memo: dict[int, object]) -> GameInfo:
         # A game is one immutable entry, shared by every copy of what refers to it (OpenSpiel's

@@ -279,7 +279,7 @@ def test_engine_helpers_say_clearly_when_the_engine_is_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     request = make_request("fivecrowns", 2)
-    monkeypatch.setitem(sys.modules, "meldref.engine.fivecrowns.view", None)
+    monkeypatch.setitem(sys.modules, "meldref.engine.game", None)
     with pytest.raises(sdk.EngineMissingError, match="not installed"):
         sdk.engine_view(request)
 

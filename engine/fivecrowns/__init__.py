@@ -25,6 +25,7 @@ GAME: Final = GameInfo(
     from_snapshot=FiveCrownsState.from_snapshot,
     decisions=("draw", "discard"),
     check_rules=FiveCrownsRules.for_players,
+    view_from_json=FiveCrownsView.from_json,
 )
 
 __all__ = [

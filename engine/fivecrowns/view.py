@@ -186,8 +186,9 @@ class FiveCrownsView:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> FiveCrownsView:
-        """The view whose `to_json()` is `data` (what a protocol bot is sent)."""
+    def from_json(cls, data: Mapping[str, JSON], rules: object = None) -> FiveCrownsView:
+        """The view whose `to_json()` is `data` (what a protocol bot is sent). The rules are
+        taken and not needed (the view carries what it needs): `GameInfo.view_from_json`."""
         seats = sorted(data["seats"], key=lambda s: s["seat"])
         melds = fivecrowns_melds(wild_rank(data["round"]))
         return cls(

@@ -23,6 +23,7 @@ GAME: Final = GameInfo(
     new_game=new_game,
     from_snapshot=Phase10State.from_snapshot,
     decisions=("draw", "play"),
+    view_from_json=Phase10View.from_json,
 )
 
 __all__ = [

@@ -26,6 +26,7 @@ GAME: Final = GameInfo(
     decisions=("place",),
     default_players=1,
     higher_scores_win=True,
+    view_from_json=SolitaireView.from_json,
 )
 
 __all__ = [

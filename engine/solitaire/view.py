@@ -96,8 +96,9 @@ class SolitaireView:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> SolitaireView:
-        """The view whose `to_json()` is `data` (what a protocol bot is sent)."""
+    def from_json(cls, data: Mapping[str, JSON], rules: object = None) -> SolitaireView:
+        """The view whose `to_json()` is `data` (what a protocol bot is sent). The rules are
+        taken and not needed (the view carries what it needs): `GameInfo.view_from_json`."""
         piles = sorted(data["piles"], key=lambda p: p["size"])
         return cls(
             natural=data["natural"],

@@ -10,13 +10,13 @@ nothing else of a game, so none of them names one.
 
 from __future__ import annotations
 
-import importlib
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ...engine.game import JSON, EventKind, find_game
+from ...engine.registry import find_part
 
 if TYPE_CHECKING:
     from ..files import Replay
@@ -64,5 +64,4 @@ class Presentation:
 
 def presentation(game: str) -> Presentation:
     """The presentation of the game called `game` (`UnknownGameError` if none is)."""
-    module = importlib.import_module(f"{__name__}.{find_game(game).name}")
-    return typing.cast(Presentation, module.PRESENTATION)
+    return typing.cast(Presentation, find_part(__name__, find_game(game).name, "PRESENTATION"))
