@@ -228,3 +228,25 @@ def test_an_export_is_never_written_where_it_would_be_read_as_a_replay(tournamen
     export([folder / "replays"], folder / "rows.ndjson", "jsonl")  # the name it suggests
     stats = meldref("replay", "stats", str(folder))
     assert stats.returncode == 0, stats.stdout + stats.stderr
+
+
+def test_a_game_the_forfeits_ended_exports_with_its_result(tmp_path: Path) -> None:
+    """`replay verify` accepted it and the export skipped it as cut short (exit 1): when
+    forfeits end a game the state has no outcome; the result record has it."""
+    policy = tmp_path / "crash.py"
+    policy.write_text("import numpy as np\n\nn = [0]\n\ndef policy(obs, mask):\n"
+                      "    n[0] += 1\n    if n[0] > 3:\n        raise RuntimeError('boom')\n"
+                      "    return int(np.flatnonzero(mask)[0])\n")
+    replay = tmp_path / "r" / "g.jsonl"
+    done = meldref("match", "fivecrowns", "--bot",
+                   f"{sys.executable} -m meldref.envs.policy {policy}:policy",
+                   "--bot", "builtin:greedy", "--seed", "1", "--rules", "turn-cap=5",
+                   "--replay", str(replay))
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "rows.ndjson"
+    exported = export([replay], out, "jsonl", reward="place")
+    assert (exported.files, exported.skipped) == (1, ())
+    rows = list(read_rows(out))
+    assert {(r["seat"], r["place"]) for r in rows} == {(0, 2), (1, 1)}
+    returns = [sum(r["reward"] for r in rows if r["seat"] == seat) for seat in (0, 1)]
+    assert returns == [-1.0, 1.0]

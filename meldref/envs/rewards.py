@@ -25,12 +25,17 @@ def place_rewards(outcome: Outcome, players: int) -> list[float]:
     return [1.0 - 2.0 * (place - 1) / (players - 1) for place in outcome.places]
 
 
+def end_rewards(kind: Reward, outcome: Outcome, players: int) -> list[float]:
+    """What a game's end adds to each seat's reward: its place ("place", "shaped")."""
+    return [0.0] * players if kind == "score" else place_rewards(outcome, players)
+
+
 def step_rewards(kind: Reward, info: GameInfo, before: Sequence[int], after: Sequence[int],
                  outcome: Outcome | None) -> list[float]:
     """Each seat's reward for one action that took the scores from `before` to `after`."""
     sign = 1.0 if info.higher_scores_win else -1.0
     score = [sign * (a - b) for a, b in zip(after, before, strict=True)]
-    end = [0.0] * len(score) if outcome is None else place_rewards(outcome, len(score))
+    end = [0.0] * len(score) if outcome is None else end_rewards(kind, outcome, len(score))
     if kind == "score":
         return score
     if kind == "place":

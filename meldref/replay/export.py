@@ -18,7 +18,8 @@ number), reward (what the environments give that seat for that decision: meldref
 `reward` kind, "score" by default, summed from its action up to its next decision, so a
 seat's rewards add up to its return; a seat's first row also holds anything before it),
 elapsed (seconds, null when the referee chose), auto (the referee played for a failed seat),
-place, score, winner (whether the seat placed first), file.
+place, score, winner (whether the seat placed first: these three as the replay's verified
+result says, a seat the forfeits put out ranked last; the end's place rewards too), file.
 
 An export is never written where the replay tools would read it as a replay (a `.jsonl` name in
 a folder that holds, at any depth, a replay exported): `replay stats` of that folder would fail
@@ -30,12 +31,12 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, Literal, Protocol
 
-from ..engine.game import GameState
+from ..engine.game import GameState, Outcome, Termination
 from ..envs.rewards import Reward
 from ..private import open_private
 from .files import (
@@ -92,7 +93,7 @@ class Exported:
 def game_rows(path: Path, options: Options = Options()) -> list[dict[str, Any]]:
     """One game's rows (`ReplayError` for a file that does not check out)."""
     from ..envs.codec import find_codec, legal_indices, mask_of  # numpy: only when exporting
-    from ..envs.rewards import step_rewards
+    from ..envs.rewards import end_rewards, step_rewards
 
     replay = open_replay(path)  # read once, a line at a time: a row a decision is kept
     header = replay.header
@@ -132,27 +133,41 @@ def game_rows(path: Path, options: Options = Options()) -> list[dict[str, Any]]:
         scores[:] = state.scores
 
     def after(step: Step, state: GameState) -> None:
-        rewards = step_rewards(options.reward, info, scores, state.scores, state.outcome)
+        # The end's rewards come from the result record below: a game the forfeits ended has
+        # no outcome in the state, and a forfeit moves places.
+        rewards = step_rewards(options.reward, info, scores, state.scores, None)
         for seat, reward in enumerate(rewards):
-            row = last_row[seat]
-            if row is None:
-                early[seat] += reward
-            else:
-                row["reward"] += reward
+            credit(seat, reward)
+
+    def credit(seat: int, reward: float) -> None:
+        row = last_row[seat]
+        if row is None:
+            early[seat] += reward
+        else:
+            row["reward"] += reward
 
     seen = Outline()
     records = seen.watch(replay.records)
-    state = simulate(replay.over(records), on_step=after, before=before)
+    simulate(replay.over(records), on_step=after, before=before)
     if seen.problem is not None:
         raise seen.problem
-    outcome = state.outcome
-    if seen.result is None or outcome is None:
+    if seen.result is None:
         raise ReplayError(0, "the game has no result (cut short): nothing exported")
+    outcome = result_outcome(seen.result)
+    for seat, reward in enumerate(end_rewards(options.reward, outcome, players)):
+        credit(seat, reward)
     for row in rows:
         seat = row["seat"]
         row.update(place=outcome.places[seat], score=outcome.scores[seat],
                    winner=outcome.places[seat] == 1)
     return rows
+
+
+def result_outcome(result: Mapping[str, Any]) -> Outcome:
+    """The outcome a replay's result record holds (verified: the referee's, forfeits ranked)."""
+    stored = result["outcome"]
+    return Outcome(Termination(stored["termination"]), tuple(stored["places"]),
+                   tuple(stored["scores"]))
 
 
 def _deal(game_id: object) -> int | None:
