@@ -15,6 +15,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..contest.uploads import DEFAULTS  # init's flags' defaults: constants, nothing more
 from .app import STOPS
 from .common import (
     EXIT_FAILED,
@@ -36,6 +37,12 @@ contest_app = typer.Typer(no_args_is_help=True, help="Run a contest: submissions
 DirArg = Annotated[Path, typer.Argument(help="The contest folder.")]
 JobsOpt = Annotated[int, typer.Option("--jobs", "-j",
                                       help="Games played at once (processes).")]
+CmdOpt = Annotated[str | None, typer.Option(
+    help='How to start it, run in its folder ("python3 main.py"); default for a file: by its '
+    "suffix (python3 bot.py), else ./bot.")]
+BuildOpt = Annotated[str | None, typer.Option(
+    help='A build step, run once in its folder before the checks, in the sandbox, with the '
+    'build limits ("make", "gcc -O2 -o bot bot.c").')]
 ClusterOpt = Annotated[str | None, typer.Option(
     help="Play on a dask cluster: local:N or tcp://HOST:PORT (the contest folder at the same "
     "path on every worker).")]
@@ -67,12 +74,39 @@ def init(
     pair_cap: Annotated[float, typer.Option(
         help="Matchmaking: no two versions sit together in more than this share of the "
         "recent deal sets while another pair can play.")] = 0.25,
+    upload_mb: Annotated[int, typer.Option(
+        help="Authors' uploads: the largest, in MiB.")] = DEFAULTS.upload_mb,
+    archive_entries: Annotated[int, typer.Option(
+        help="Authors' uploads: files and folders in an archive, at most."
+    )] = DEFAULTS.archive_entries,
+    expanded_mb: Annotated[int, typer.Option(
+        help="Authors' uploads: what an archive expands to (and a built program's folder "
+        "holds), at most, in MiB.")] = DEFAULTS.expanded_mb,
+    uploads_per_hour: Annotated[int, typer.Option(
+        help="Authors' uploads: per author per hour, refused ones included."
+    )] = DEFAULTS.uploads_per_hour,
+    build_seconds: Annotated[int, typer.Option(
+        help="A submission's build step: its time, in seconds.")] = DEFAULTS.build_seconds,
+    build_memory_mb: Annotated[int, typer.Option(
+        help="A submission's build step: its memory, in MiB.")] = DEFAULTS.build_memory_mb,
+    log_kb_per_game: Annotated[int, typer.Option(
+        help="Each bot's stderr kept per game (its end), in KiB.")] = DEFAULTS.log_kb_per_game,
+    log_mb_per_bot: Annotated[int, typer.Option(
+        help="Each bot's stderr kept over all its games (the newest), in MiB."
+    )] = DEFAULTS.log_mb_per_bot,
+    log_days: Annotated[int, typer.Option(
+        help="Days a game's stderr is kept.")] = DEFAULTS.log_days,
+    public_replays: Annotated[bool, typer.Option(
+        "--public-replays/--private-replays", help="Every game's replay (every hand) on the "
+        "public pages while the contest runs, or only to the authors of its bots "
+        "(default).")] = DEFAULTS.public_replays,
     *,
     limits: LimitFlags,
 ) -> None:
     """Make a contest folder; its settings are fixed from now on."""
     from ..contest.settings import ContestSettings
     from ..contest.store import ContestStore
+    from ..contest.uploads import ServiceSettings
     from ..engine.game import RuleOptionError, UnknownGameError
     from ..tournament.config import parse_pairs
 
@@ -83,13 +117,17 @@ def init(
         settings = ContestSettings.checked(game, players, parse_pairs(rules or []), limits,
                                            sandbox, placement, suspend_after,
                                            secrets.randbits(48), min_share, pair_cap)
-        store = ContestStore.create(folder, settings)
+        service = ServiceSettings(upload_mb, archive_entries, expanded_mb, uploads_per_hour,
+                                  build_seconds, build_memory_mb, log_kb_per_game,
+                                  log_mb_per_bot, log_days, public_replays).checked()
+        store = ContestStore.create(folder, settings, service)
     except (ValueError, UnknownGameError, RuleOptionError) as exc:
         fail(str(exc))
     store.close()
     out.print(f"contest {folder}: {settings.summary()}", markup=False)
     out.print(f"limits every bot plays under: {_limits(settings.limits_in_force())}",
               markup=False)
+    out.print(f"authors: {service.summary()}", markup=False)
     problem = _sandbox_problem(settings.sandbox)
     if problem is not None:  # made all the same: the folder may be run on another machine
         err.print(f"note: the contest's sandbox cannot run here: {problem}. submit, run and "
@@ -102,18 +140,21 @@ def submit(
     folder: DirArg,
     path: Annotated[Path, typer.Argument(help="The bot program: a folder or a single file.")],
     name: Annotated[str, typer.Option(help="The bot's name (its versions are numbered).")],
-    cmd: Annotated[str | None, typer.Option(
-        help='How to start it, run in its folder ("python3 main.py"); default for a file: '
-        "by its suffix (python3 bot.py), else ./bot.")] = None,
+    cmd: CmdOpt = None,
+    build: BuildOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
 ) -> None:
-    """Copy a bot program into the contest, check it, and add it as a new version."""
+    """Copy a bot program into the contest, build it (--build), check it, and add it as a new
+    version."""
+    from ..contest.build import BuildFailed
     from ..contest.submit import Submission, SubmissionRefused
     from ..contest.submit import submit as do_submit
 
     store = _open_ready(folder)
     try:
-        version, _ = do_submit(store, Submission.of(path, name, cmd))
+        version, _ = do_submit(store, Submission.of(path, name, cmd, build))
+    except BuildFailed as exc:
+        fail(str(exc), EXIT_FAILED)
     except SubmissionRefused as exc:
         if as_json:
             sys.stdout.write(json.dumps({"accepted": False, "error": str(exc),
@@ -132,6 +173,102 @@ def submit(
                                      "version": version.number}) + "\n")
     else:
         out.print(f"{version.label} joins the ladder ({version.folder})", markup=False)
+
+
+author_app = typer.Typer(no_args_is_help=True, help="The contest's remote authors: a token "
+                         "each, to upload their bots (`contest upload`, POST /api/submissions).")
+contest_app.add_typer(author_app, name="author")
+TOKEN_ENV = "MELDREF_TOKEN"
+
+
+@author_app.command("add")
+def author_add(folder: DirArg,
+               name: Annotated[str, typer.Argument(help="The author's name.")]) -> None:
+    """Add an author; prints their token, once (only its hash is kept)."""
+    from ..contest import authors
+
+    store = _open(folder)
+    try:
+        author, token = authors.add(store, name)
+    except ValueError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    err.print(f"author {author.name} added; their token (shown this once, give it to them "
+              "alone):", markup=False)
+    sys.stdout.write(token + "\n")
+
+
+@author_app.command("list")
+def author_list(folder: DirArg,
+                as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False
+                ) -> None:
+    """The authors, their bots, and whether their token still answers."""
+    from ..contest import authors
+
+    store = _open(folder)
+    try:
+        rows = [{**a.to_json(), "bots": authors.bots_of(store, a)}
+                for a in authors.every(store)]
+    finally:
+        store.close()
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    for row in rows:
+        state = "revoked" if row["revoked"] is not None else "active"
+        out.print(f"{row['name']}: {state}; bots: {', '.join(row['bots']) or 'none'}",
+                  markup=False)
+    if not rows:
+        out.print("no authors (add one: meldref contest author add FOLDER NAME)", markup=False)
+
+
+@author_app.command("revoke")
+def author_revoke(folder: DirArg,
+                  name: Annotated[str, typer.Argument(help="The author.")]) -> None:
+    """Revoke an author's token: it answers no request from now on (their versions stay in
+    play: `contest retire` retires one)."""
+    from ..contest import authors
+
+    store = _open(folder)
+    try:
+        authors.revoke(store, name)
+    except ValueError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    out.print(f"author {name}: token revoked", markup=False)
+
+
+@contest_app.command("upload")
+def upload(
+    url: Annotated[str, typer.Argument(help="The contest's address (http://HOST:PORT).")],
+    path: Annotated[Path, typer.Argument(
+        help="The bot program: a single file, or a .zip / .tar.gz of its folder.")],
+    name: Annotated[str, typer.Option(help="The bot's name (its versions are numbered).")],
+    token: Annotated[str | None, typer.Option(
+        envvar=TOKEN_ENV, help=f"Your author's token (better from ${TOKEN_ENV}: a command "
+        "line is visible to the machine's other users).", show_default=False)] = None,
+    cmd: CmdOpt = None,
+    build: BuildOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
+) -> None:
+    """Upload a bot program to a contest served elsewhere (an author's command)."""
+    from ..contest.uploads import UploadError, post_submission
+
+    if not token:
+        fail(f"no token: give --token or set {TOKEN_ENV} (the organiser gave you one)")
+    try:
+        status_code, answer = post_submission(url, path, name, token, cmd, build)
+    except UploadError as exc:
+        fail(str(exc))
+    if as_json:
+        sys.stdout.write(json.dumps(answer, indent=2) + "\n")
+    if status_code != 201:
+        fail(f"{name}: refused (HTTP {status_code}): {answer.get('error', answer)}",
+             EXIT_FAILED)
+    if not as_json:
+        out.print(f"{answer['name']} v{answer['version']} joins the ladder", markup=False)
 
 
 @contest_app.command("run")
@@ -213,8 +350,10 @@ def status(folder: DirArg,
     store = _open(folder)
     try:
         board = leaderboard(store)
+        service = store.service
     finally:
         store.close()
+    board["service"] = service.to_json()
     if as_json:
         sys.stdout.write(json.dumps(board, indent=2) + "\n")
         return
@@ -230,6 +369,7 @@ def status(folder: DirArg,
     running = ", ".join(f"{g['game_id']} ({' / '.join(g['bots'])})" for g in board["running"])
     out.print(f"run: {'playing' if board['run'] else 'stopped'}; running: {running or 'none'}; "
               f"queued: {board['queued']}; played: {board['played']}", markup=False)
+    out.print(f"authors: {service.summary()}", markup=False)
 
 
 def _limits(values: dict[str, Any]) -> str:

@@ -92,6 +92,19 @@ class Confinement:
         if why is not None:
             raise ContestError(f"{why}: {RULE}")
 
+    def check_build(self, build: str) -> None:
+        """`ContestError` for a build command (a shell line, `build.run_build`) whose program
+        or words lead out of the submission, as a command's would."""
+        try:
+            words = shlex.split(build)
+        except ValueError as exc:
+            raise ContestError(f"--build: {exc}") from None
+        if not words:
+            raise ContestError("--build: an empty command")
+        why = self.program(build) or self.words(build)
+        if why is not None:
+            raise ContestError(f"{why.replace('--cmd', '--build')}: {RULE}")
+
     def place(self, path: str) -> str:
         """Where `path` leads: "own", "contest", "system" or "elsewhere"."""
         real = os.path.realpath(path)

@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,12 +34,30 @@ from typing import IO, Any, Final, Literal
 
 from ..private import folder_problem, open_private, private_dir
 from .settings import ContestError, ContestSettings
+from .uploads import DEFAULTS, ServiceSettings
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
+# Remote authors (issue 46): who they are (a token's hash, never the token), which bot names
+# each holds, every upload tried (the audit), and each version's build and its log.
+AUTHORS: Final = (
+    "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+    "token_hash TEXT NOT NULL UNIQUE, created REAL NOT NULL, revoked REAL)",
+    "CREATE TABLE owners (bot TEXT PRIMARY KEY, author INTEGER NOT NULL "
+    "REFERENCES authors(id))",
+    "CREATE TABLE uploads (id INTEGER PRIMARY KEY, at REAL NOT NULL, author INTEGER, "
+    "address TEXT, bot TEXT, file TEXT, sha256 TEXT, bytes INTEGER, charged INTEGER NOT NULL, "
+    "outcome TEXT NOT NULL CHECK (outcome IN ('pending', 'accepted', 'refused')), "
+    "version INTEGER, reason TEXT)",
+    "CREATE INDEX uploads_by_author ON uploads (author, at)",
+    "CREATE TABLE builds (version INTEGER PRIMARY KEY REFERENCES versions(id), "
+    "command TEXT NOT NULL, seconds REAL NOT NULL, log TEXT NOT NULL)",
+)
 # Each step brings a database of the schema before it to the next, in place.
-MIGRATIONS: Final = {
+MIGRATIONS: Final[dict[int, tuple[str, ...]]] = {
     # 1 -> 2: the reason a rating has no interval (issue 21's ladder intervals).
-    1: "ALTER TABLE ratings ADD COLUMN no_interval TEXT",
+    1: ("ALTER TABLE ratings ADD COLUMN no_interval TEXT",),
+    # 2 -> 3: authors, their bots' names, the uploads' audit, builds (issue 46).
+    2: AUTHORS,
 }
 DB_NAME: Final = "contest.db"
 BUSY_MS: Final = 30_000
@@ -82,7 +101,24 @@ CREATE INDEX ratings_by_version ON ratings (version, at);
 CREATE TABLE finals (
     id INTEGER PRIMARY KEY, top INTEGER NOT NULL, deal_sets INTEGER NOT NULL,
     versions TEXT NOT NULL, created REAL NOT NULL, standings TEXT);
-"""
+""" + "".join(f"{statement};\n" for statement in AUTHORS)
+
+
+PRUNE_EVERY: Final = 500  # games recorded between two prunings of the kept stderr logs
+
+
+class NameTaken(ContestError):
+    """An author's submission under a bot name another holds (the organiser, or another
+    author); the message says whose it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """A version's build step: its command, how long it ran, the end of its log."""
+
+    command: str
+    seconds: float
+    log: str
 
 
 # A saved rating: rating, low, high, games, why there is no interval.
@@ -99,7 +135,8 @@ def _migrated(db: sqlite3.Connection, version: str | None) -> str | None:
         now = int(db.execute("SELECT value FROM meta WHERE key = 'schema_version'")
                   .fetchone()[0])
         for step in range(now, SCHEMA_VERSION):
-            db.execute(MIGRATIONS[step])
+            for statement in MIGRATIONS[step]:
+                db.execute(statement)
         db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                    (str(SCHEMA_VERSION),))
     except BaseException:
@@ -191,16 +228,19 @@ class ContestStore:
 
     def __init__(self, folder: Path, db: sqlite3.Connection, settings: ContestSettings) -> None:
         self.folder, self.db, self.settings = folder, db, settings
+        self._service: ServiceSettings | None = None
+        self._recorded = 0  # games recorded by this store: the logs are pruned every so many
 
     # -- opening -------------------------------------------------------------------------------
 
     @staticmethod
-    def create(folder: Path, settings: ContestSettings) -> ContestStore:
+    def create(folder: Path, settings: ContestSettings,
+               service: ServiceSettings = DEFAULTS) -> ContestStore:
         """A new contest in `folder` (made owner-only); `ContestError` if it holds one
         already with other settings (naming the first), the same contest if it agrees."""
         if (folder / DB_NAME).exists():
             store = ContestStore.open(folder)
-            differs = store.settings.differs(settings)
+            differs = store.settings.differs(settings) or store.service.differs(service)
             if differs is not None:
                 store.close()
                 raise ContestError(f"{folder} holds a contest whose {differs}: settings are "
@@ -217,6 +257,7 @@ class ContestStore:
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("schema_version", str(SCHEMA_VERSION)),
                 ("settings", json.dumps(settings.to_json())),
+                ("service", json.dumps(service.to_json())),
                 ("created", repr(time.time()))])
         return ContestStore(folder, db, settings)
 
@@ -239,6 +280,37 @@ class ContestStore:
 
     def close(self) -> None:
         self.db.close()
+
+    @property
+    def service(self) -> ServiceSettings:
+        """The limits of uploads, builds and kept stderr (`uploads`), as `init` fixed them;
+        the defaults for a contest made before them."""
+        if self._service is None:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'service'").fetchone()
+            self._service = (DEFAULTS if row is None
+                             else ServiceSettings.from_json(json.loads(row[0])))
+        return self._service
+
+    def name_holder(self, bot: str, author: int) -> str | None:
+        """Why the bot name `bot` is not the author's to submit under (another author holds
+        it, or the organiser submitted it), or None: it is theirs, or free."""
+        row = self.db.execute("SELECT author FROM owners WHERE bot = ?", (bot,)).fetchone()
+        if row is not None:
+            return None if row[0] == author else (f"the name {bot} belongs to another author: "
+                                                  "choose another name")
+        if self.db.execute("SELECT 1 FROM versions WHERE bot = ?", (bot,)).fetchone():
+            return f"the name {bot} belongs to the organiser's entry: choose another name"
+        return None
+
+    def owner(self, bot: str) -> int | None:
+        """The author id holding the bot name `bot`, None for the organiser's or a free one."""
+        row = self.db.execute("SELECT author FROM owners WHERE bot = ?", (bot,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def build_of(self, vid: int) -> Build | None:
+        row = self.db.execute("SELECT command, seconds, log FROM builds WHERE version = ?",
+                              (vid,)).fetchone()
+        return None if row is None else Build(row[0], row[1], row[2])
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -264,19 +336,31 @@ class ContestStore:
     def in_play(self) -> list[Version]:
         return [v for v in self.versions() if v.in_play]
 
-    def join(self, bot: str, command: str, staged: Path) -> Version:
+    def join(self, bot: str, command: str, staged: Path, author: int | None = None,
+             build: Build | None = None) -> Version:
         """The program checked in `staged` joins the ladder as the bot's next version, moved
         to `bots/<bot>/v<n>`; the bot's earlier active version is superseded (it keeps its
         record). Number, folder and row are settled in one transaction: two submissions at
-        once get two numbers."""
+        once get two numbers. An author's submission takes the name if it is free, and is
+        refused (`NameTaken`, nothing moved) if another holds it: two authors submitting a
+        new name at once, one gets it."""
         with self.write() as db:
+            if author is not None:
+                taken = self.name_holder(bot, author)
+                if taken is not None:
+                    raise NameTaken(taken)
+                db.execute("INSERT OR IGNORE INTO owners VALUES (?, ?)", (bot, author))
             row = db.execute("SELECT MAX(number) FROM versions WHERE bot = ?", (bot,))
             number = int(row.fetchone()[0] or 0) + 1
             folder = Path("bots") / bot / f"v{number}"
             private_dir(self.folder / "bots" / bot)
             staged.rename(self.folder / folder)
             try:
-                return self._insert(db, bot, number, command, str(folder))
+                version = self._insert(db, bot, number, command, str(folder))
+                if build is not None:
+                    db.execute("INSERT INTO builds VALUES (?, ?, ?, ?)",
+                               (version.id, build.command, build.seconds, build.log))
+                return version
             except BaseException:
                 (self.folder / folder).rename(staged)
                 raise
@@ -369,7 +453,47 @@ class ContestStore:
                 db.execute("UPDATE deal_sets SET state = ?, finished = ? WHERE id = ? AND "
                            "state = 'open'", ("discarded" if failed else "done", time.time(), ds))
                 complete = not failed
+        self._kept_logs(line)
         return ds, complete
+
+    def _kept_logs(self, line: dict[str, Any]) -> None:
+        """A recorded game's stderr logs cut to their last `log-kb-per-game` KiB each; every
+        `PRUNE_EVERY` games, the logs past each bot's budget or age removed (`prune_logs`)."""
+        keep = self.service.log_kb_per_game << 10
+        for log in line.get("logs") or []:
+            if isinstance(log, str):
+                _keep_tail(self.folder / log, keep)
+        self._recorded += 1
+        if self._recorded % PRUNE_EVERY == 0:
+            self.prune_logs()
+
+    def prune_logs(self, now: float | None = None) -> int:
+        """Each bot's kept stderr logs, newest first, past its `log-mb-per-bot` MiB or older
+        than `log-days`, removed (their seats' `log` cleared); how many went."""
+        service = self.service
+        cutoff = (now or time.time()) - service.log_days * 86400.0
+        budget = service.log_mb_per_bot << 20
+        used: dict[str, int] = {}
+        gone: list[tuple[int, int]] = []
+        for game, seat, log, bot, finished in self.db.execute(
+                "SELECT s.game, s.seat, s.log, v.bot, g.finished FROM seats s JOIN versions v "
+                "ON v.id = s.version JOIN games g ON g.id = s.game WHERE s.log IS NOT NULL "
+                "ORDER BY g.finished DESC, s.game DESC").fetchall():
+            path = self.folder / log
+            try:
+                size = path.lstat().st_size
+            except OSError:
+                size = 0
+            used[bot] = used.get(bot, 0) + size
+            if (finished or 0.0) < cutoff or used[bot] > budget:
+                path.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    path.parent.rmdir()  # only when empty
+                gone.append((game, seat))
+        if gone:
+            with self.write() as db:
+                db.executemany("UPDATE seats SET log = NULL WHERE game = ? AND seat = ?", gone)
+        return len(gone)
 
     def drop_deal_sets_of(self, vid: int) -> None:
         """A version out of play: its open ladder deal sets stop (games queued are dropped,
@@ -421,6 +545,7 @@ class ContestStore:
                                "id = ? AND state = 'done'", (ds,))
             report.lost = lost
         self._sweep_programs()
+        self.prune_logs()
         return report
 
     def _sweep_programs(self) -> None:
@@ -558,6 +683,24 @@ def _settings_of(db: sqlite3.Connection, path: Path) -> ContestSettings:
         raise ContestError(f"{path}: schema version {meta.get('schema_version')}, this "
                            f"meldref reads {SCHEMA_VERSION}")
     return ContestSettings.from_json(json.loads(meta["settings"]))
+
+
+def _keep_tail(path: Path, keep: int) -> None:
+    """The log at `path` cut to its last `keep` bytes (a regular file only, opened through
+    no link); a missing one is left missing."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return
+    with open(fd, "r+b") as log:
+        size = os.fstat(fd).st_size
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or size <= keep:
+            return
+        log.seek(size - keep)
+        tail = log.read(keep)
+        log.seek(0)
+        log.write(tail)
+        log.truncate()
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -30,9 +30,10 @@ from typing import Final
 from ..private import private_dir
 from ..protocol.seats import BotSpec
 from ..tools.botcheck import Report, check_bot
+from .build import BuildFailed, BuildLimits, regular, run_build
 from .command import CHECK_LOGS, Confinement, runnable, within
 from .settings import ContestError
-from .store import STAGING, ContestStore, Version
+from .store import STAGING, Build, ContestStore, NameTaken, Version
 
 NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 RUNNERS: Final = {".py": "python3", ".js": "node", ".rb": "ruby", ".sh": "sh"}
@@ -49,14 +50,17 @@ class SubmissionRefused(ContestError):
 @dataclass(frozen=True, slots=True)
 class Submission:
     """A program to submit: its source (folder or file), name, and command (run in its
-    folder; default for a single file: by its suffix, `python3 bot.py`, else `./bot`)."""
+    folder; default for a single file: by its suffix, `python3 bot.py`, else `./bot`); its
+    build step (`build.run_build`, a shell line run once in its folder), if any."""
 
     source: Path
     name: str
     command: str
+    build: str | None = None
 
     @staticmethod
-    def of(source: Path, name: str, command: str | None) -> Submission:
+    def of(source: Path, name: str, command: str | None,
+           build: str | None = None) -> Submission:
         if not NAME.fullmatch(name):
             raise ContestError(f"--name {name!r}: 1 to 40 letters, digits, '_', '.' or '-', "
                                "starting with a letter or digit")
@@ -77,30 +81,60 @@ class Submission:
             raise ContestError(f"--cmd: {exc}") from None
         if spec.builtin is not None:
             raise ContestError("--cmd: a contest plays bot programs, not built-in bots")
-        return Submission(source, name, command)
+        if build is not None and not build.strip():
+            raise ContestError("--build: an empty command (leave it out for no build step)")
+        return Submission(source, name, command, build)
 
 
-def submit(store: ContestStore, sub: Submission) -> tuple[Version, Report]:
-    """Copy, check, and add `sub` as its bot's next version; `ContestError` if its command or
-    copy leads out of it, `SubmissionRefused` with the check's report if the check fails (the
-    copy removed, nothing added)."""
+def submit(store: ContestStore, sub: Submission,
+           author: int | None = None) -> tuple[Version, Report]:
+    """Copy, build (if it has a build step), check, and add `sub` as its bot's next version
+    (an `author`'s: the name must be free or theirs, `NameTaken`); `ContestError` if its
+    command or copy leads out of it or its build fails (`build.BuildFailed`),
+    `SubmissionRefused` with the check's report if the check fails (the copy removed,
+    nothing added)."""
     if within(sub.source, store.folder) or within(store.folder, sub.source):
         raise ContestError(f"{sub.source} and the contest's folder overlap: a submission "
                            "comes from outside the contest, and holds none of it")
+    if author is not None:  # before anything runs; `join` asks again as it takes the name
+        taken = store.name_holder(sub.name, author)
+        if taken is not None:
+            raise NameTaken(f"{sub.name}: refused, {taken}; nothing was added")
     staging = private_dir(store.folder / "bots" / STAGING) / uuid.uuid4().hex
     try:
         try:  # before anything runs: the check runs the program too
             _copy(sub.source, staging)
-            Confinement.of(staging, store.folder).check(sub.command)
+            confinement = Confinement.of(staging, store.folder)
+            confinement.check(sub.command)
+            if sub.build is not None:
+                confinement.check_build(sub.build)
+            build = _build(store, sub, staging, confinement)
+        except BuildFailed as exc:
+            raise BuildFailed(f"{sub.name}: refused, {exc}; nothing was added", exc.log) from None
         except ContestError as exc:
             raise ContestError(f"{sub.name}: refused, {exc}; nothing was added") from None
         report = check(store, sub.command, staging)
         if not report.passed:
             raise SubmissionRefused(_refusal(sub.name, report, staging), report)
         shutil.rmtree(staging / CHECK_LOGS, ignore_errors=True)
-        return store.join(sub.name, sub.command, staging), report
+        return store.join(sub.name, sub.command, staging, author, build), report
     finally:
         shutil.rmtree(staging, ignore_errors=True)  # gone already once it joined
+
+
+def _build(store: ContestStore, sub: Submission, staging: Path,
+           confinement: Confinement) -> Build | None:
+    """The submission's build run in its copy, and the copy judged again after it (what
+    the build made must keep to the rules a submission keeps to); None without a build."""
+    if sub.build is None:
+        return None
+    settings, service = store.settings, store.service
+    caps = settings.process_limits()
+    built = run_build(sub.build, staging, BuildLimits.of(service, caps.file_size_mb,
+                                                         caps.tmp_mb), settings.sandbox)
+    regular(staging, service.expanded_mb << 20)
+    confinement.check(sub.command)
+    return built
 
 
 def _refusal(name: str, report: Report, staging: Path) -> str:
