@@ -28,7 +28,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from test_contest import settings, staged_version
 
-from meldref.contest.board import chance_text, leaderboard, with_rank_chances
+from meldref.contest.board import chance_text, leaderboard, rank_chances, with_rank_chances
 from meldref.contest.serve.server import authors_routes, contest_options
 from meldref.contest.store import ContestStore
 from meldref.verdicts.seatings import seatings
@@ -401,3 +401,16 @@ def test_chances_read_as_the_status_and_the_pages_print_them() -> None:
     assert chance_text({"p_first": 0.42, "p_top": 0.5, "rank_ci95": [1, 1]}) == \
         ["42%", "50%", "1"]
     assert chance_text({"p_first": None}) == ["-", "-", "-"]
+
+
+def test_the_chances_are_drawn_once_for_each_set_of_ratings() -> None:
+    # Every viewer's page polls the board every few seconds, and at 200 versions a draw of
+    # the chances costs a quarter of a CPU second; the ratings change only at a refit.
+    rows = [row("a", 100.0, 40.0, 160.0), row("b", 0.0, -60.0, 60.0)]
+    rank_chances.cache_clear()
+    first = with_rank_chances(rows, 3)
+    again = with_rank_chances([{**r, "games": 99} for r in rows], 3)
+    assert [r["p_first"] for r in first] == [r["p_first"] for r in again]
+    assert (rank_chances.cache_info().misses, rank_chances.cache_info().hits) == (1, 1)
+    with_rank_chances([row("a", 90.0, 40.0, 160.0), rows[1]], 3)
+    assert rank_chances.cache_info().misses == 2
