@@ -45,8 +45,8 @@ def stale_sources(folder: str = _HERE) -> list[str] | None:
     except FileNotFoundError:
         built = any(name.startswith(COMPILED_LIBRARY) for name in os.listdir(folder))
         return [NO_RECORD] if built else None
-    entries = (line.split(" ", 1) for line in lines if line and not line.startswith("#"))
-    return [path for digest, path in entries
+    entries = (line.partition(" ") for line in lines if line and not line.startswith("#"))
+    return [path or BUILD_RECORD for digest, _, path in entries
             if _file_fingerprint(os.path.join(folder, path)) != digest]
 
 

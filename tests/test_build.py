@@ -168,6 +168,11 @@ def test_a_pure_tree_is_neither_compiled_nor_stale(tmp_path: Path) -> None:
     assert stale_sources(str(tmp_path / "meldref")) is None
 
 
+def test_a_damaged_record_is_stale_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / BUILD_RECORD).write_text("# a comment\ngarbage\n\n0000abcd engine/gone.py\n")
+    assert stale_sources(str(tmp_path)) == [BUILD_RECORD, "engine/gone.py"]
+
+
 def test_the_cache_key_follows_every_source_compiled() -> None:
     setup = load_setup()
     sources = setup.read_sources()
