@@ -51,6 +51,7 @@ settings (`search clear=1`). docs/bots.md's tries are such runs.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import random
@@ -81,6 +82,21 @@ Z95 = 1.96
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "bots" / "examples"
 EXAMPLES = ("example-python", "example-js", "example-c")
 MOVE_TIME: list[float | None] = [None]  # --move-time, set in each process by `_setup`
+# Research bots, not built in yet, seated by name for the games they play (issue 49's tree
+# search: docs/bots.md, "A search that searches").
+RESEARCH: dict[str, dict[str, str]] = {
+    "tree": {"fivecrowns": "meldref.bots.fivecrowns_tree_search:FiveCrownsTreeBot"},
+}
+
+
+def make_bot(game: str, name: str, seed: int | str) -> Any:
+    """The built-in bot `name`, or the research bot of that name for `game`."""
+    if name in RESEARCH:
+        if game not in RESEARCH[name]:
+            raise SystemExit(f"{name} plays only {', '.join(RESEARCH[name])}, not {game}")
+        module, _, attr = RESEARCH[name][game].partition(":")
+        return getattr(importlib.import_module(module), attr)(seed)
+    return builtin_bot(game, name, seed)  # type: ignore[arg-type]
 SETTINGS: dict[str, dict[str, str]] = {}  # --set: bot name -> option -> value, as `_setup` sets
 
 
@@ -161,7 +177,7 @@ def seat_bots(info: GameInfo, names: Sequence[str], deal: str) -> list[TimedBot 
 
 def configured(game: str, name: str, seed: str) -> Any:
     """The built-in bot `name` with the options `--set` gives it."""
-    bot = builtin_bot(game, name, seed)  # type: ignore[arg-type]
+    bot = make_bot(game, name, seed)
     for option, text in SETTINGS.get(name, {}).items():
         setattr(bot, option, option_value(bot, option, text))
     return bot
@@ -524,7 +540,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.bots = default_bots(args.example) if args.bots is None else [
         b.strip() for b in args.bots.split(",") if b.strip()]
-    known = [*BUILTIN_BOTS, *EXAMPLES]
+    known = [*BUILTIN_BOTS, *EXAMPLES, *RESEARCH]
     named = [*dict.fromkeys([b for p in (args.pair or []) for b in p.split(":")] + args.bots)]
     unknown = [b for b in named if b not in known]
     if unknown:
@@ -566,12 +582,12 @@ def read_settings(parser: argparse.ArgumentParser, args: argparse.Namespace
         name, dot, option = target.partition(".")
         if not sep or not dot or not option or not text:
             parser.error(f"--set {setting!r}: write BOT.OPTION=VALUE, e.g. search.clear=1")
-        if name not in BUILTIN_BOTS:
+        if name not in BUILTIN_BOTS and name not in RESEARCH:
             parser.error(f"--set {setting!r}: no built-in bot {name!r}; built-in bots: "
                          f"{', '.join(BUILTIN_BOTS)}")
         for game in games:
             try:
-                option_value(builtin_bot(game, name, 0), option, text)
+                option_value(make_bot(game, name, 0), option, text)
             except ValueError as error:
                 parser.error(f"--set {setting!r} ({game}): {error}")
         settings.setdefault(name, {})[option] = text

@@ -107,12 +107,17 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
     def value(self, view: FiveCrownsView, world: dict[str, Any], action: Action) -> float:
         """The rivals' points this round less this seat's, after `action` and a rollout."""
         state = FiveCrownsState.from_snapshot(world)
-        before = list(state.scores)
         state.apply(action)
         roll_out(state, self.rollout_policies(view.players), lambda s: s.round != view.round)
-        gained = [after - b for after, b in zip(state.scores, before, strict=True)]
-        rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
-        return (sum(rivals) / max(1, len(rivals))) - gained[view.seat]
+        return round_margin(view, state)
+
+
+def round_margin(view: FiveCrownsView, state: FiveCrownsState) -> float:
+    """The rivals' points (their mean) less this seat's, scored since `view` in `state` (a
+    guess made from `view` and played on to the round's end): the round's margin."""
+    gained = [after - b for after, b in zip(state.scores, view.scores, strict=True)]
+    rivals = [gained[s] for s in range(view.players) if s != view.seat and view.playing[s]]
+    return (sum(rivals) / max(1, len(rivals))) - gained[view.seat]
 
 
 def main() -> None:
@@ -127,4 +132,4 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["FiveCrownsSearchBot"]
+__all__ = ["FiveCrownsSearchBot", "round_margin"]

@@ -189,15 +189,20 @@ class SearchBot(ClockedBot, Generic[V, A, W]):
         self.rivals.observe(view, self.hand_key(view), self.table_cards(view))
         prior = self.prior(view)
         searched = sum(view.playing) <= self.search_seats
-        candidates = self.candidates(view, prior) if searched else [prior]
-        action = prior
-        if len(candidates) > 1:
-            action = choose(candidates, lambda rng: self.guess(view, rng),
-                            lambda world, move: self.value(view, world, move), self.budget(),
-                            self.rng, self.clear)
+        action = self.decide(view, prior) if searched else prior
         memory.played(view, action)
         self.rivals.played(view, self.thrown(action))
         return action
+
+    def decide(self, view: V, prior: A) -> A:
+        """The move, searched (the memories took the view in): the prior unless one of the
+        candidates beats it clearly."""
+        candidates = self.candidates(view, prior)
+        if len(candidates) < 2:
+            return prior
+        return choose(candidates, lambda rng: self.guess(view, rng),
+                      lambda world, move: self.value(view, world, move), self.budget(),
+                      self.rng, self.clear)
 
     def rollout_policies(self, players: int) -> list[Bot]:
         """Every seat's policy in a rollout (`rollout_expert`)."""

@@ -196,3 +196,66 @@ def test_at_a_table_of_four_the_search_searches_where_it_gained(
     assert play(2) == 0
     assert play(4) > 0
     assert (play(None) > 0) == searches_at_four
+
+
+# ---- issue 49: the tree search (bots/tree_search.py, bots/fivecrowns_tree_search.py) --------
+
+
+def expert_views(count: int, deal: str = "tree:1") -> list[Any]:
+    """Seat 0's first `count` views of a heads-up Five Crowns game that two experts play."""
+    info = find_game("fivecrowns")
+    state = info.new_game(info.rules(), 2, deal)
+    bots = [builtin_bot("fivecrowns", "expert", k) for k in (1, 2)]
+    views = []
+    while len(views) < count and (seat := state.to_move) is not None:
+        view = state.observation(seat)
+        if seat == 0:
+            views.append(view)
+        state.apply(bots[seat].act(view))
+    return views
+
+
+def tree_bot(iterations: int) -> Any:
+    from meldref.bots.fivecrowns_tree_search import FiveCrownsTreeBot
+
+    bot = FiveCrownsTreeBot(7)
+    bot.iterations = iterations
+    return bot
+
+
+def test_the_tree_search_tries_every_legal_draw_and_discard() -> None:
+    # The shipped search compares the expert's move with two or three of its rivals (never a
+    # wild, the other draw only); the tree search expands every legal action at the root.
+    bot = tree_bot(40)
+    searched = {"draw": 0, "discard": 0}
+    for view in expert_views(16):
+        bot.act(view)
+        legal = view.draw_options() if view.decision == "draw" else view.discard_options()
+        assert set(bot.last.visits) == {str(a) for a in legal}, view.decision
+        searched[view.decision] += len(legal) > 1
+    assert searched["draw"] and searched["discard"]
+
+
+@pytest.mark.long
+def test_more_iterations_change_more_of_the_experts_decisions() -> None:
+    # One iteration plays the prior (the expert's move, expanded first); more, anytime, depart
+    # from it where the rollouts say so. Iterations stand for time: a clock only bounds them.
+    views = expert_views(24)
+
+    def changed(iterations: int) -> int:
+        bot = tree_bot(iterations)
+        moves = [str(bot.act(view)) != bot.last.prior for view in views]
+        return sum(moves)
+
+    few, more = changed(1), changed(150)
+    assert few == 0 and more > few
+
+
+def test_the_tree_search_is_deterministic_without_a_clock_and_bounded_by_one() -> None:
+    views = expert_views(4)
+    first, again = tree_bot(20), tree_bot(20)
+    assert [str(first.act(v)) for v in views] == [str(again.act(v)) for v in views]
+    clocked = tree_bot(20)
+    clocked.think_within(0.0)  # no time at all: one iteration, the prior
+    clocked.act(views[1])
+    assert clocked.last.iterations == 1

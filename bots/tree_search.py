@@ -1,0 +1,140 @@
+"""Information-set Monte Carlo tree search (single observer): what a tree-search bot shares.
+
+`search.py`'s bots compare a few candidates picked by the expert, one rollout each per guess.
+This search builds a tree over **every** legal action, the seat's own and its rivals':
+
+- Each iteration deals one *guess* (a determinization: the hidden cards dealt consistently with
+  what the seat has seen, as `search.deal_table` does) and walks the tree down from the root.
+  At each node the legal actions are those of the guess (a rival's discards are the cards the
+  guess gave it): a child is known by its action's text, and counts how often it was
+  *available* as well as how often it was chosen, so the selection (UCB1 with availability,
+  Cowling, Powley and Whitehouse 2012) compares actions over the guesses in which they existed.
+- The first action expanded at a node is the prior's (the expert's move, at the root), then
+  the others in the order the engine lists them; a node with an action not yet tried expands
+  it, then the game is rolled out by a fast policy to the end of the hand or round, and the
+  result (the game's own points: the round's margin) is backed up along the path. A rival's
+  node picks for the rival: heads-up the margin's negation (zero-sum).
+- Anytime: iterations until the budget's deadline (a clock) or its count (no clock: the bot is
+  then deterministic given its seed). The move played is the root's most visited child, the
+  prior's on a tie, so a budget too small to learn anything plays the prior.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, TypeVar
+
+from .search import Budget
+
+A = TypeVar("A")  # a game's action
+EXPLORE: Final = 0.7  # UCB1's exploration constant, on values scaled to about [-1, 1]
+
+
+@dataclass(slots=True)
+class Node:
+    """A node of the tree: the seat that chooses here and the children by action text, with
+    their visits, their summed value (for the root's seat) and how often each was available."""
+
+    actor: int
+    visits: int = 0
+    total: float = 0.0
+    available: int = 0
+    children: dict[str, Node] = field(default_factory=dict)
+
+    def mean(self) -> float:
+        return self.total / self.visits if self.visits else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class TreeGame(Generic[A]):
+    """What the search needs of a game, as functions of its state (`Any`: an engine state)."""
+
+    to_move: Callable[[Any], int | None]  # the seat to act; None: the search's horizon reached
+    legal: Callable[[Any], Sequence[A]]  # every legal action, in the engine's order
+    apply: Callable[[Any, A], object]
+    finish: Callable[[Any], float]  # the rollout from here and its value for the root's seat
+    scale: float  # a typical size of a value (UCB's exploration is relative to it)
+
+
+@dataclass
+class SearchStats:
+    """What one decision's search did: the prior's action, the iterations run and the root's
+    visits by action."""
+
+    prior: str = ""
+    iterations: int = 0
+    visits: dict[str, int] = field(default_factory=dict)
+
+
+def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[random.Random], Any],
+                game: TreeGame[A], budget: Budget, rng: random.Random,
+                stats: SearchStats | None = None) -> A:
+    """The action to play among `root_actions` (every legal one) after searching the tree of
+    the guesses `guess` makes, within `budget`."""
+    if len(root_actions) == 1:
+        return root_actions[0]
+    root = Node(me)
+    order = {str(a): i for i, a in enumerate(root_actions)}
+    first = str(prior)
+    done = 0
+    while budget.more(done):
+        _iterate(root, me, guess(rng), game, rng, first)
+        done += 1
+    by_text = {str(a): a for a in root_actions}
+
+    def rank(text: str) -> tuple[int, int, int]:
+        child = root.children[text]
+        return (child.visits, text == first, -order.get(text, len(order)))
+
+    tried = [t for t in root.children if t in by_text]
+    if stats is not None:
+        stats.prior, stats.iterations = first, done
+        stats.visits = {t: root.children[t].visits for t in tried}
+    return by_text[max(tried, key=rank)] if tried else prior
+
+
+def _iterate(root: Node, me: int, state: Any, game: TreeGame[A], rng: random.Random,
+             first: str) -> None:
+    """One iteration: select and expand in the guess `state`, roll out, back up."""
+    path = [root]
+    node = root
+    while True:
+        seat = game.to_move(state)
+        if seat is None:
+            break
+        node.actor = seat
+        actions = game.legal(state)
+        texts = [str(a) for a in actions]
+        for text in texts:
+            child = node.children.get(text)
+            if child is not None:
+                child.available += 1
+        untried = [i for i, t in enumerate(texts) if t not in node.children]
+        if untried:
+            i = next((i for i in untried if texts[i] == first), untried[0]) if node is root \
+                else rng.choice(untried)
+            child = node.children[texts[i]] = Node(seat, available=1)
+            game.apply(state, actions[i])
+            path.append(child)
+            break
+        sign = 1.0 if seat == me else -1.0
+        text = max(texts, key=lambda t: _ucb(node.children[t], sign, game.scale))
+        game.apply(state, actions[texts.index(text)])
+        node = node.children[text]
+        path.append(node)
+    value = game.finish(state)
+    for visited in path:
+        visited.visits += 1
+        visited.total += value
+
+
+def _ucb(child: Node, sign: float, scale: float) -> float:
+    """UCB1 with availability: the mean for the seat choosing, plus exploration."""
+    return (sign * child.mean() / scale
+            + EXPLORE * math.sqrt(math.log(max(1, child.available)) / child.visits))
+
+
+__all__ = ["Node", "SearchStats", "TreeGame", "tree_search"]
