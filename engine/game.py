@@ -223,6 +223,10 @@ class GameState(Protocol):
         """Per-seat running totals in the game's own units (penalty points; piles closed)."""
 
     @property
+    def seed(self) -> int | str:
+        """The seed the game was dealt from (`GameInfo.new_game`'s): every shuffle follows."""
+
+    @property
     def rules(self) -> Any:
         """The rule options played by (the game's frozen dataclass), as the game settled them
         when it started (Five Crowns turns `party=auto` into on or off by the players)."""

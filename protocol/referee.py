@@ -413,9 +413,9 @@ def play_game(
     game.check_players(len(seats))
     if start is not None:
         held = len(start.scores)
-        if held != len(seats) or getattr(start, "seed", seed) != seed:
+        if held != len(seats) or start.seed != seed:
             raise ValueError(f"the start position is of {held} seats and seed "
-                             f"{getattr(start, 'seed', '?')!r}, not {len(seats)} and {seed!r}")
+                             f"{start.seed!r}, not {len(seats)} and {seed!r}")
     return _Referee(game, rules, seats, seed, policy or MatchPolicy(), on_record, start).play()
 
 
