@@ -15,6 +15,12 @@ running the tests, in a terminal 120 columns wide.
 - ```text right after a ```sh block: the block's standard output, compared line by line after
   normalising what varies between runs: trailing spaces, and times (`0.09 s`, `12 ms`) read
   as `<time>`.
+- A ```console or ```text block marked `<!-- docs-output: why -->` (docblocks.py), prose
+  between it and its ```sh block: a sample whose figures vary. Every number reads as `#` and
+  runs of spaces and of a table's rule characters as one, in the sample and in what the block
+  printed (standard output, then standard error); the sample's lines must then be found in
+  that, in order (it may show a part). A stale sample -- a column renamed, a line reworded,
+  a table drawn otherwise -- fails; a different seed's figures do not.
 - ```toml: parsed. A tournament configuration (it has `[[bot]]` tables) is also played: two
   games of it (`--stop-after 2`), which must exit 0; a position (it has `to_move`) starts a
   match. `<!-- docs-file: NAME -->` before it also writes it to NAME for the blocks after it.
@@ -50,6 +56,8 @@ PAGES: Final = [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]
 NOT_LINKED: Final = {".git", "runs", "site", "tournaments", ".venv", ".pytest_cache"}
 BLOCK_SECONDS: Final = 120
 _TIME: Final = re.compile(r"\b\d+(\.\d+)? ?(s|ms|us)\b")
+_NUMBER: Final = re.compile(r"[+-]?\d[\d,]*(\.\d+)?")
+_RUNS: Final = re.compile(r"([ ─━═┄\-])\1+")
 
 
 @dataclass
@@ -92,6 +100,25 @@ def normalise(text: str, folder: Path) -> list[str]:
     return [_TIME.sub("<time>", line.rstrip()) for line in text.strip("\n").splitlines()]
 
 
+def loose(text: str, folder: Path) -> list[str]:
+    """`text`'s lines as a `docs-output` sample is compared: numbers read as `#`, runs of
+    spaces and of rule characters as one, blank lines left out."""
+    lines = (_RUNS.sub(r"\1", _NUMBER.sub("#", line)).strip()
+             for line in text.replace(str(folder), "<dir>").splitlines())
+    return [line for line in lines if line]
+
+
+def missing_from(sample: list[str], printed: list[str]) -> str | None:
+    """The first line of `sample` not found in `printed` after the lines before it, or None."""
+    at = 0
+    for line in sample:
+        try:
+            at = printed.index(line, at) + 1
+        except ValueError:
+            return line
+    return None
+
+
 def shell(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
     """`command` run by bash in `folder`; past the time bound, its whole process group is
     killed (the bots of a killed meldref die with it) and TimeoutExpired raised."""
@@ -127,6 +154,12 @@ def run_sh(block: Block, folder: Path) -> str | None:
             diff = "\n".join(f"- {a}\n+ {b}" for a, b in zip(shown, printed, strict=False)
                              if a != b) or f"{len(shown)} lines shown, {len(printed)} printed"
             return f"{block.where}: the output differs from the page (- page, + printed)\n{diff}"
+    if block.sample is not None:
+        printed = loose(result.stdout + "\n" + result.stderr, folder)
+        stale = missing_from(loose(block.sample, folder), printed)
+        if stale is not None:
+            return (f"{block.where}: the sample of its output below is stale: no line reads "
+                    f"{stale!r} (numbers as #) in what it printed:\n" + "\n".join(printed[:40]))
     return None
 
 
@@ -232,6 +265,27 @@ def test_output_that_differs_from_the_page_fails_and_times_do_not(tmp_path: Path
     assert run_page(page(tmp_path / "a", good), tmp_path / "a" / "s").problems == []
     problems = run_page(page(tmp_path / "b", bad), tmp_path / "b" / "s").problems
     assert len(problems) == 1 and "- hands 13\n+ hands 12" in problems[0]
+
+
+SAMPLE: Final = ("```sh\necho 'seed 731: 3 games'; echo '| # | bot | rating |'; "
+                  "echo '|  1 | sdk  |   +129 |'\n```\nIt prints (the seed varies):\n\n"
+                  "<!-- docs-output: the seed varies -->\n```console\n{}\n```\n")
+
+
+@pytest.mark.parametrize(("shown", "stale"), [
+    ("seed 12: 3 games\n| # | bot | rating |\n| 2 | sdk | -40 |", False),  # other figures
+    ("| # | bot | rating |", False),  # a part of it
+    ("seed 12: 3 games\n| # | bot | elo |", True),  # a column renamed since
+    ("seed 12: 3 games played", True),  # a line reworded
+    ("| # | bot | rating |\nseed 12: 3 games", True),  # out of order
+])
+def test_a_sample_of_varying_output_fails_only_when_stale(tmp_path: Path, shown: str,
+                                                          stale: bool) -> None:
+    """Issue 47: docs/contest.md's `status` sample was stale, and no test compared it."""
+    problems = run_page(page(tmp_path, SAMPLE.format(shown)), tmp_path / "s").problems
+    assert bool(problems) is stale, problems
+    if stale:
+        assert "example.md:1: the sample of its output below is stale" in problems[0]
 
 
 def test_a_skipped_block_is_not_run_and_its_reason_is_kept(tmp_path: Path) -> None:

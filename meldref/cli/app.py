@@ -17,8 +17,10 @@ from __future__ import annotations
 import atexit
 import contextlib
 import difflib
+import functools
 import importlib
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -109,8 +111,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "match": ("match", "match", "Play one or more games between bots and print who won."),
     "tournament": ("tournament", "tournament", "Play a round robin or gauntlet; print the "
                    "standings."),
-    "replay": ("replay", "replay_app", "Show, verify, count and resume replays; write "
-               "positions."),
+    "replay": ("replay", "replay_app", "Show, verify, count, resume, view, serve and export "
+               "replays."),
     "play": ("play", "play", "Play a seat yourself in the terminal against bots."),
     "bot": ("bot", "bot_app", "Check a bot program against the protocol."),
     "contest": ("contest", "contest_app", "Run a contest: submissions, a ladder, a live "
@@ -155,7 +157,36 @@ def load_command(name: str) -> Any:
         command = typer.main.get_command(single)
     command.name = name
     with_output_aliases(command)
+    plain_help(command)
     return command
+
+
+def plain_help(command: Any) -> None:
+    """Give `command` and its subcommands click's plain help, as wide as the terminal: rich's
+    boxes gave the flags' `--no-...` forms a column of their own and left the words a third
+    of 80 columns (`tournament --help` took 240 lines; plain, 76)."""
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+    command.rich_markup_mode = None
+    command.context_settings = {**(command.context_settings or {}),
+                                "max_content_width": 10_000}
+    command.context_class = _terminal_wide(command.context_class)
+
+
+@functools.cache
+def _terminal_wide(context: type[Any]) -> type[Any]:
+    """`context` with help as wide as the terminal (COLUMNS) says, also where click would
+    force 80 columns (its test runner's): a help read whole is one line per option."""
+    base = context.formatter_class
+
+    class Formatter(base):  # type: ignore[valid-type,misc]
+        def __init__(self, indent_increment: int = 2, width: int | None = None,
+                     max_width: int | None = None) -> None:
+            if width is None:
+                width = max(min(shutil.get_terminal_size().columns, max_width or 80) - 2, 50)
+            super().__init__(indent_increment, width, max_width)
+
+    return type(f"Wide{context.__name__}", (context,), {"formatter_class": Formatter})
 
 
 # The output flag is `--out/-o` on every command that writes a file or a folder; the names it

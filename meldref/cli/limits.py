@@ -26,8 +26,7 @@ LimitFlags = dict[str, Any]  # the `[limits]` keys given on the command line, by
 Command = Callable[..., None]
 
 _POLICY: Final = MatchPolicy()
-_CPU_HELP: Final = ("Cap each bot process's CPU time at this many seconds over its whole life "
-                    "(RLIMIT_CPU; default none, 3600 in a sandbox): going over it is a crash.")
+_CPU_HELP: Final = "CPU seconds a bot process may use in all (RLIMIT_CPU; sandbox: 3600)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,56 +39,40 @@ class LimitFlag:
     default: object = None
 
 
+# One line of help each (at 80 columns); docs/commands.md#limits says each in full.
 LIMIT_FLAGS: Final = {
     "move_time": LimitFlag("move-time", Annotated[float | None, typer.Option(
         help=f"Seconds per decision (default {_POLICY.move_time:g}).")]),
     "first_move_time": LimitFlag("first-move-time", Annotated[float | None, typer.Option(
-        help="Seconds for each game's first decision, in which a bot may set up (default "
-        f"{_POLICY.first_move_time:g}; never less than the move time).")]),
+        help=f"Seconds for a game's first decision (default {_POLICY.first_move_time:g}).")]),
     "startup_time": LimitFlag("startup-time", Annotated[float | None, typer.Option(
-        help="Seconds a bot program has to start and say ready (default "
-        f"{_POLICY.startup_time:g}).")]),
+        help=f"Seconds to start and say ready (default {_POLICY.startup_time:g}).")]),
     "time_bank": LimitFlag("time-bank", Annotated[float | None, typer.Option(
-        help="Seconds of time bank each seat starts a game with (default "
-        f"{_POLICY.time_bank:g}).")]),
+        help=f"Seconds of bank per seat and game (default {_POLICY.time_bank:g}).")]),
     "increment": LimitFlag("increment", Annotated[float | None, typer.Option(
-        help=f"Seconds added to the bank after every decision (default "
-        f"{_POLICY.increment:g}).")]),
+        help=f"Seconds added to the bank per decision (default {_POLICY.increment:g}).")]),
     "max_bank": LimitFlag("max-bank", Annotated[float | None, typer.Option(
-        help="The bank never grows over this many seconds (default: no cap).")]),
+        help="The bank's cap in seconds (default none).")]),
     "on_failure": LimitFlag("on-failure", Annotated[str | None, typer.Option(
-        help="After a bot's final failure: forfeit (out, ranked last; default) or autoplay "
-        "(the referee plays its turns, ranked normally).")]),
+        help="After a bot's final failure: forfeit (default) or autoplay.")]),
     "hints": LimitFlag("legal-hints", Annotated[bool | None, typer.Option(
-        "--hints/--no-hints", help="Send the legal actions (`legal` lines) with every "
-        "request (default on); --no-hints makes bots build their own actions.")]),
+        "--hints/--no-hints", help="Send the legal actions with each request (default on).")]),
     "memory_mb": LimitFlag("memory-mb", Annotated[int | None, typer.Option(
-        help="Cap each bot program's memory at this many MiB (RLIMIT_AS; in a sandbox its "
-        "cgroup's; default none, 1024 in a sandbox): going over it is a crash.")]),
+        help="Memory cap per bot in MiB (default none; sandbox 1024).")]),
     "max_processes": LimitFlag("max-processes", Annotated[int | None, typer.Option(
-        help="Cap the processes of the user running the bots (RLIMIT_NPROC counts ALL of that "
-        "user's processes, so only with a separate bot user; default none; in a sandbox each "
-        "bot's own, 64).")]),
+        help="Process cap (RLIMIT_NPROC: the user's; sandbox: each bot's, 64).")]),
     "file_size_mb": LimitFlag("file-size-mb", Annotated[int | None, typer.Option(
-        help="The largest file a bot program may write, in MiB (RLIMIT_FSIZE; default "
-        "none, 64 in a sandbox).")]),
+        help="Largest file a bot may write in MiB (default none; sandbox 64).")]),
     "cpu_seconds": LimitFlag("cpu-seconds", Annotated[int | None, typer.Option(
-        help=f"{_CPU_HELP} A process kept across games is restarted before a game once it "
-        "has used half of it; --fresh-bots: the cap per game.")]),
+        help=_CPU_HELP)]),
     "no_network": LimitFlag("no-network", Annotated[bool | None, typer.Option(
-        "--no-network", help="Run each bot program in a network namespace of its own: no "
-        "connection anywhere, this machine included (Linux; root, or user namespaces).")]),
+        "--no-network", help="No network for bot programs (a namespace each).")]),
     "sandbox": LimitFlag("sandbox", Annotated[bool | None, typer.Option(
-        "--sandbox", help="Run each bot program in a sandbox of its own (bubblewrap; as "
-        "root): no network, no view of other processes or of the file system but the "
-        "system's folders, its own folder and its program's, a uid of its own, cgroup limits "
-        "(docs/sandbox.md).")]),
+        "--sandbox", help="Each bot program in a bubblewrap sandbox (docs/sandbox.md).")]),
     "tmp_mb": LimitFlag("tmp-mb", Annotated[int | None, typer.Option(
-        help="The size of a sandboxed bot's private /tmp, in MiB (default 64).")]),
+        help="A sandboxed bot's private /tmp in MiB (default 64).")]),
     "fresh_bots": LimitFlag("fresh-bots", Annotated[bool | None, typer.Option(
-        "--fresh-bots", help="Start every bot program afresh for each game. Default: one "
-        "process per bot kept across the games (of the match; of each worker, in a "
-        "tournament), restarted only after a game in which it failed for good.")]),
+        "--fresh-bots", help="A new bot process for every game (default: kept).")]),
 }
 # `contest init` takes the sandbox as --sandbox/--no-sandbox (on unless said): all but it.
 CONTEST_FLAGS: Final = tuple(name for name in LIMIT_FLAGS if name != "sandbox")

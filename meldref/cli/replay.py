@@ -27,7 +27,7 @@ from .common import (
 from .limits import LimitFlags, limits_or_fail, with_limit_flags
 
 replay_app = typer.Typer(no_args_is_help=True, add_completion=False,
-                         help="Show, verify, count and resume replays; write positions.")
+                         help="Show, verify, count, resume, view, serve and export replays.")
 
 def replay_exit_code(exc: Exception) -> int:
     """The exit code for a replay that cannot be used, the same from every command that reads
@@ -60,7 +60,7 @@ def _files(paths: list[Path]) -> list[Path]:
     return files
 
 
-@replay_app.command("show")
+@replay_app.command("show", short_help="Tell a recorded game move by move.")
 def replay_show(
     path: Annotated[Path, typer.Argument(help="A replay file.")],
     seat: Annotated[int | None, typer.Option(
@@ -93,7 +93,7 @@ def replay_show(
         raise typer.Exit(EXIT_FAILED)
 
 
-@replay_app.command("verify")
+@replay_app.command("verify", short_help="Check replays by playing them again.")
 def replay_verify(
     paths: Annotated[list[Path], typer.Argument(help="Replay files (or folders of them).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print each file's verdict as "
@@ -127,7 +127,7 @@ def replay_verify(
         raise typer.Exit(code)
 
 
-@replay_app.command("stats")
+@replay_app.command("stats", short_help="Count games, wins, scores and faults.")
 def replay_stats(
     paths: Annotated[list[Path], typer.Argument(help="Replay files or folders of them.")],
     check: Annotated[bool, typer.Option("--verify", help="Verify each replay first; "
@@ -170,7 +170,7 @@ def _or_dash(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
-@replay_app.command("resume")
+@replay_app.command("resume", short_help="Play a game on from action --at.")
 @with_limit_flags("move_time", "startup_time")
 def replay_resume(
     path: Annotated[Path, typer.Argument(help="A replay file (a truncated one too).")],
@@ -228,7 +228,7 @@ def replay_resume(
         raise typer.Exit(EXIT_FAILED)
 
 
-@replay_app.command("position")
+@replay_app.command("position", short_help="Write the position at action --at.")
 def replay_position(
     path: Annotated[Path, typer.Argument(help="A replay file (a truncated one too).")],
     at: Annotated[int, typer.Option(help="The position after this many actions (0 = the "
@@ -261,7 +261,7 @@ def replay_position(
     out.print(f"position: {output}", markup=False)
 
 
-@replay_app.command("html")
+@replay_app.command("html", short_help="Write viewer pages (HTML).")
 def replay_html(
     path: Annotated[Path, typer.Argument(help="A replay file, or a folder of them (a "
                                          "tournament's).")],
@@ -324,7 +324,7 @@ def _page_progress(folder: bool) -> Iterator[Callable[[Path, int, int], None]]:
         yield lambda replay, done, total: bar.update(task, completed=done, total=total)
 
 
-@replay_app.command("serve")
+@replay_app.command("serve", short_help="Serve a folder's games to a browser.")
 def replay_serve(
     folder: Annotated[Path, typer.Argument(help="A folder of replays (a tournament's).")],
     port: Annotated[int, typer.Option(help="The port (0: any free one).")] = 8765,
@@ -354,13 +354,13 @@ def replay_serve(
         server.server_close()
 
 
-@replay_app.command("export")
+@replay_app.command("export", short_help="Write every decision as a table.")
 def replay_export(
     paths: Annotated[list[Path], typer.Argument(help="Replay files (or folders of them).")],
     output: Annotated[Path | None, typer.Option(
         "--out", "-o", help="The file to write (a new or regular file; required).")] = None,
     fmt: Annotated[str, typer.Option(
-        "--format", help="parquet (needs pyarrow: pip install 'meldref\\[envs]'), csv or "
+        "--format", help="parquet (needs pyarrow: pip install 'meldref[envs]'), csv or "
         "jsonl.")] = "parquet",
     observation: Annotated[str, typer.Option(
         help="What each row holds of what the seat saw: vector (the environments' encoding, "

@@ -23,8 +23,6 @@ from .app import STOPS
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
-    BotOpt,
-    RulesOpt,
     err,
     fail,
     out,
@@ -44,12 +42,13 @@ SEED_ON_ARGV = ("warning: --seed on the command line is visible to other process
 @with_limit_flags(*LIMIT_FLAGS)
 def tournament(
     game: Annotated[str | None, typer.Argument(
-        help=f"The game: {', '.join(GAME_NAMES)} (default phase10, or the CONFIG's). A TOML "
-        "file here is the CONFIG.", show_default=False)] = None,
-    config: Annotated[Path | None, typer.Argument(
-        help="A TOML file (docs/tournaments.md); flags given here override it.",
+        help=f"{', '.join(GAME_NAMES)} (default phase10, or the CONFIG's).",
         show_default=False)] = None,
-    bot: BotOpt = None,
+    config: Annotated[Path | None, typer.Argument(
+        help="A TOML file (docs/tournaments.md); flags override it.",
+        show_default=False)] = None,
+    bot: Annotated[list[str] | None, typer.Option(
+        "--bot", "-b", help="A bot: builtin:NAME or a command line. Repeat.")] = None,
     old_game: Annotated[str | None, typer.Option(
         "--game", hidden=True, help="The old spelling of GAME.")] = None,
     players: Annotated[int | None, typer.Option("--players", "-n",
@@ -59,58 +58,49 @@ def tournament(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j",
                                              help="Games played at once (processes).")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="round-robin or gauntlet "
-                                            "(the first bot against all the others).")] = None,
+                                            "(the first bot against the rest).")] = None,
     duplicate: Annotated[bool | None, typer.Option(
-        "--duplicate/--no-duplicate", help="Replay each deal in balanced seatings: every bot "
-        "in every seat and after every other bot equally often (default on).")] = None,
+        "--duplicate/--no-duplicate", help="Each deal in balanced seatings (default on).")
+        ] = None,
     shared_deals: Annotated[bool | None, typer.Option(
-        "--shared-deals/--no-shared-deals", help="Deal d the same at every table, so the "
-        "cards' luck is common to all (default off: docs/tournaments.md).")] = None,
+        "--shared-deals/--no-shared-deals", help="Deal d the same at every table.")] = None,
     seed: Annotated[int | None, typer.Option(
-        help="Seed of the first deal (default: the config's, else drawn at random and kept in "
-        "the output folder). Visible to every process via /proc: not for contests.")] = None,
-    rules: RulesOpt = None,
+        help="Seed of the first deal (default: drawn, kept in the folder).")] = None,
+    rules: Annotated[list[str] | None, typer.Option(
+        "--rules", "-r", help="A rule option KEY=VALUE (spec/RULES.md). Repeat.")] = None,
     out_dir: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Output folder (default "
-        "tournaments/<game>-<fingerprint>); rerun with the same folder to resume.")] = None,
+        "--out", "-o", help="Output folder; rerun with it to resume.")] = None,
     sprt: Annotated[str | None, typer.Option(
         help="Two bots: stop when the SPRT elo0,elo1[,alpha,beta] decides.")] = None,
     rank_by: Annotated[str | None, typer.Option(
-        "--rank-by", help="Standings by rating from places (default) or by mean score "
-        "margin: places or margin.")] = None,
+        "--rank-by", help="places (rating, default) or margin.")] = None,
     *,
     limits: LimitFlags,
     keep_logs: Annotated[bool, typer.Option(
-        help="Keep every bot's stderr log, not only those of failed games.")] = False,
+        help="Keep every bot's stderr log, not only failed games'.")] = False,
     stop_after: Annotated[int | None, typer.Option(
-        help="Play at most this many games now, then stop (resume later).")] = None,
+        help="Play at most this many games now (resume later).")] = None,
     cluster: Annotated[str | None, typer.Option(
-        help="Play on a dask cluster: local:N (N worker processes on this machine) or a "
-        "scheduler's tcp://HOST:PORT or tls://HOST:PORT (pip install 'meldref\\[cluster]').")
+        help="Play on dask (pip install 'meldref[cluster]'): local:N or tls://HOST:PORT.")
         ] = None,
     bot_folder: Annotated[Path | None, typer.Option(
-        help="Start bot programs in this folder (default: the current one); on a cluster "
-        "every worker needs it at the same path, or --upload-bots.")] = None,
+        help="Start bot programs in this folder.")] = None,
     upload_bots: Annotated[bool | None, typer.Option(
-        "--upload-bots/--no-upload-bots", help="Send --bot-folder to every cluster worker "
-        "(checked by digest) instead of finding it on a shared filesystem.")] = None,
+        "--upload-bots/--no-upload-bots", help="Send --bot-folder to cluster workers.")
+        ] = None,
     cluster_files: Annotated[str | None, typer.Option(
-        help="Where a cluster's workers write replays and logs: shared (in the output "
-        "folder, seen by every worker), client (sent back with each result) or auto "
-        "(default: shared if every worker sees the folder).")] = None,
+        help="Cluster files: shared, client or auto.")] = None,
     insecure_tcp: Annotated[bool | None, typer.Option(
-        "--insecure-tcp", help="Accept a plain tcp:// --cluster address: anyone who can "
-        "reach the scheduler's port can then run code on every worker and read every game "
-        "(use tls://).")] = None,
+        "--insecure-tcp", help="Accept a plain tcp:// --cluster (unsafe).")] = None,
     plan: Annotated[bool, typer.Option(
-        "--plan", help="With --sprt: print the test's expected deal sets and its chance to "
-        "accept H1 at elo0, between and at elo1; play nothing.")] = False,
+        "--plan", help="With --sprt: print its expected length and power.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Play a round robin or gauntlet; print the standings.
 
-    Results are streamed to the output folder as games end: rerun the same command to resume."""
+    Results are streamed to the output folder as games end: rerun the same command to resume.
+    Every option in full: docs/commands.md#tournament."""
     game, config = _game_and_config(game, config, old_game)
     from ..tournament.run import StandingsInterrupted, run_tournament
 
