@@ -310,6 +310,16 @@ def asset(name: str) -> str:
     return resources.files(__package__).joinpath("viewer", name).read_text(encoding="utf-8")
 
 
+SITE_CSS: Final = "site.css"  # the served pages' one look (replay serve's and contest serve's)
+
+
+def site_style(page_css: str | None = None) -> str:
+    """The served pages' stylesheet (viewer/site.css), then a page's own rules (`page_css`,
+    another asset) after it: what a page inlines in its <style>."""
+    own = "" if page_css is None else "\n" + asset(page_css)
+    return asset(SITE_CSS) + own
+
+
 def script_json(data: JSON) -> str:
     """JSON safe inside a <script> element: no `<`, `>` or `&` (escaped in strings)."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)

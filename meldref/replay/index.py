@@ -30,7 +30,7 @@ from .files import (
     open_replay,
     replay_files,
 )
-from .html import ENUMS, ViewerError, asset, fill, replay_page, script_json
+from .html import ENUMS, ViewerError, asset, fill, replay_page, script_json, site_style
 
 TAIL_BYTES = 1 << 16  # a result line is a few hundred bytes; this leaves room for long names
 # A tournament's standings.json holds a table of every pair of bots: 6 bots make 14 KB and 939
@@ -151,7 +151,7 @@ def list_page(title: str, rows: list[dict[str, Any]], table: list[dict[str, Any]
         row["href"] = link(row)
     data = {"title": title, "rows": rows, "standings": table, "seat_links": seat_links,
             "enums": ENUMS}
-    return fill(asset("list.html"), TITLE=escape(title), STYLE=asset("list.css"),
+    return fill(asset("list.html"), TITLE=escape(title), STYLE=site_style("list.css"),
                 SCRIPT=asset("list.js"), DATA=script_json(data))
 
 

@@ -70,7 +70,7 @@
   function gameRow(row, bot) {
     const tr = el("tr", failed(row) ? "failed" : null);
     tr.dataset.game = row.id;
-    const id = el("td");
+    const id = el("td", "id");
     id.append(row.href ? link(row.href, row.id) : el("span", null, row.id));
     tr.append(id);
     const seats = el("td");
@@ -91,7 +91,7 @@
     tr.append(el("td", "winner", (row.winners || []).map((w) => row.names[w]).join(", ") || (row.termination ? "none" : "-")));
     const seatsShown = bot ? seatsOf(row, bot) : row.winners || [];
     tr.append(el("td", "num", seatsShown.map((s) => (row.scores || [])[s]).join(", ")));
-    tr.append(el("td", "num", row.hands ?? ""), el("td", "num", row.actions ?? ""));
+    tr.append(el("td", "num hands", row.hands ?? ""), el("td", "num actions", row.actions ?? ""));
     const faults = el("td", "num");
     const count = faultCount(row);
     if (count) faults.append(el("span", "fault", count));
@@ -109,9 +109,12 @@
     if (!D.standings || !D.standings.length) return;
     $("standings-box").hidden = false;
     const head = el("tr");
+    // The rank figures (standings.json's rank_ci95 and p_first) where the file has them: an
+    // older tournament's has not, and its columns are left out rather than shown empty.
+    const ranked = D.standings.some((s) => "rank_ci95" in s || "p_first" in s);
     const heads = ["#", "bot", "games", "wins", "win %", "mean place", "mean score", "rating", "95% interval",
-      "rank held", "faults"];
-    for (const h of heads) head.append(el("th", null, h));
+      "rank held", ...(ranked ? ["ranks", "P first"] : []), "faults"];
+    for (const h of heads) head.append(el("th", h === "bot" ? null : "num", h));
     const lines = D.standings.map((s, i) => {
       const tr = el("tr");
       const bot = el("td", "bot", s.bot);
@@ -129,8 +132,14 @@
       if (s.no_interval) cell.title = s.no_interval;
       if (s.no_interval && !has(low) && !has(high)) cell.textContent = `none: ${s.no_interval}`;
       tr.append(el("td", "num", s.rank ?? i + 1), bot, num(s.games, 0), num(s.wins, 1), num(s.win_rate * 100, 1),
-        num(s.mean_place, 2), num(s.mean_score, 1), num(s.rating, 1), cell,
-        num(s.rank_held, 2), num(s.faults, 0));
+        num(s.mean_place, 2), num(s.mean_score, 1), num(s.rating, 1), cell, num(s.rank_held, 2));
+      if (ranked) {
+        const [first, last] = Array.isArray(s.rank_ci95) ? s.rank_ci95 : [null, null];
+        const ranks = has(first) && has(last) ? (first === last ? String(first) : first + "-" + last) : "-";
+        tr.append(el("td", "num ranks", ranks),
+          el("td", "num p-first", has(s.p_first) ? Math.round(100 * s.p_first) + "%" : "-"));
+      }
+      tr.append(num(s.faults, 0));
       return tr;
     });
     $("standings").replaceChildren(head, ...lines);

@@ -899,6 +899,11 @@ function viewer(D, signal, fromStart) {
         keys[e.key]();
       }
     });
+    // An address edited while the page is open (`#step=40`, `#end`) is followed at once.
+    on(window, "hashchange", () => {
+      const wanted = fromHash();
+      if (wanted !== index) go(wanted);
+    });
     on(window, "resize", () => {
       layout();
       buildTable();
