@@ -29,6 +29,7 @@ from starlette.routing import BaseRoute, Route
 from test_contest import settings, staged_version
 
 from meldref.contest.board import chance_text, leaderboard, rank_chances, with_rank_chances
+from meldref.contest.serve.pages import board_json
 from meldref.contest.serve.server import authors_routes, contest_options
 from meldref.contest.store import ContestStore
 from meldref.verdicts.seatings import seatings
@@ -349,14 +350,18 @@ def test_rank_figures_are_name_free_and_leave_out_versions_without_an_interval()
     assert sum(r["p_top"] for r in out[:3]) == pytest.approx(2.0, abs=1e-3)
 
 
-def test_the_top_k_is_the_finals_cut(contest: Path) -> None:
-    store = ContestStore.open(contest)
+def test_the_top_k_is_the_finals_cut(tmp_path: Path) -> None:
+    store = ContestStore.create(tmp_path / "c", settings())
     try:
+        a, b = staged_version(store, "alpha"), staged_version(store, "beta")
+        staged_version(store, "gamma")
         assert leaderboard(store)["top_k"] == 3  # no final yet: the verdicts' k
-        final = store.add_final(2, 1, [v.id for v in store.versions()][:2])
-        store.save_final(final, {"final": {"standings": [{"bot": "alpha"}, {"bot": "beta"}]},
-                                 "ladder": []})
+        final = store.add_final(2, 1, [a, b])
+        store.save_final(final, {"final": {"standings": [
+            {"rank": k, "bot": bot, "rating": None, "rating_ci95": [None, None], "games": 2}
+            for k, bot in enumerate(("alpha v1", "beta v1"), start=1)]}, "ladder": []})
         assert leaderboard(store)["top_k"] == 2
+        assert "P(top 2)" in board_json(store)["html"]
     finally:
         store.close()
 
@@ -414,3 +419,21 @@ def test_the_chances_are_drawn_once_for_each_set_of_ratings() -> None:
     assert (rank_chances.cache_info().misses, rank_chances.cache_info().hits) == (1, 1)
     with_rank_chances([row("a", 90.0, 40.0, 160.0), rows[1]], 3)
     assert rank_chances.cache_info().misses == 2
+
+
+def test_the_pages_take_the_shared_style_sheet_where_there_is_one(
+        contest: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import meldref.contest.serve.pages as pages
+
+    store = ContestStore.open(contest)
+    try:
+        monkeypatch.setattr(pages, "VIEWER_FILES", tmp_path)
+        alone = pages.leaderboard_page(store)
+        (tmp_path / "site.css").write_text("body{}")
+        shared = pages.leaderboard_page(store), pages.bot_page(store, "alpha") or ""
+    finally:
+        store.close()
+    assert "<style>" in alone and "/static/site.css" not in alone
+    for page in shared:
+        assert "<link rel='stylesheet' href='/static/site.css'>" in page and "<style>" not in page
+        assert "<header><h1>" in page and "<main>" in page and "<div class='wide'>" in page

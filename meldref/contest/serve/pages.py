@@ -25,11 +25,14 @@ LIVE_SECONDS: Final = 5  # the script's poll
 SITE_CSS: Final = "site.css"  # the viewer's style sheet shared by both servers' pages
 RECENT: Final = 20
 STDERR_TAIL: Final = 600  # bytes of a failed game's stderr shown
+# The look where the viewer folder has no shared style sheet (its class names: `num` figures,
+# `wide` a table's scrolling box, `panel` a box).
 STYLE: Final = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
-td,th{padding:.25em .7em;border-bottom:1px solid #ddd;text-align:right}
-td.l,th.l{text-align:left} pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}
+td,th{padding:.25em .7em;border-bottom:1px solid #ddd;text-align:left}
+td.num,th.num{text-align:right} .wide{overflow-x:auto}
+.panel{background:#f6f6f6;padding:.5em} pre{white-space:pre-wrap}
 .out{color:#777} h1,h2{font-weight:600}
 """
 
@@ -54,27 +57,30 @@ LIVE_SCRIPT: Final = """
 """
 
 
-def _page(title: str, body: str, refresh: bool = False) -> str:
+def _page(title: str, body: str, refresh: bool = False, nav: str = "") -> str:
     meta = (f"<noscript><meta http-equiv='refresh' content='{REFRESH_SECONDS}'></noscript>"
             if refresh else "")
-    sheet = ("<link rel='stylesheet' href='/static/site.css'>"
-             if (VIEWER_FILES / SITE_CSS).is_file() else "")
+    # The look both servers' pages share (`replay serve`'s list too), where there is one.
+    look = ("<link rel='stylesheet' href='/static/site.css'>"
+            if (VIEWER_FILES / SITE_CSS).is_file() else f"<style>{STYLE}</style>")
     script = (f"<script>{LIVE_SCRIPT.replace('PERIOD', str(LIVE_SECONDS * 1000))}</script>"
               if refresh else "")
     # No icon: else the browser asks for /favicon.ico on every page, and logs a 404.
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{meta}"
-            f"<link rel='icon' href='data:,'><title>{escape(title)}</title>"
-            f"<style>{STYLE}</style>{sheet}</head><body>"
-            f"<h1>{escape(title)}</h1>{body}{script}</body></html>")
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<link rel='icon' href='data:,'><title>{escape(title)}</title>{look}</head><body>"
+            f"<header><h1>{escape(title)}</h1>{nav}</header><main>{body}</main>{script}"
+            "</body></html>")
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (1,),
            cls: str = "") -> str:
-    th = "".join(f"<th class='{'l' if i in left else ''}'>{escape(h)}</th>"
+    """A table in its scrolling box; the columns not in `left` are figures (`num`)."""
+    th = "".join(f"<th class='{'' if i in left else 'num'}'>{escape(h)}</th>"
                  for i, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f"<td class='{'l' if i in left else ''}'>{c}</td>"
+    body = "".join("<tr>" + "".join(f"<td class='{'' if i in left else 'num'}'>{c}</td>"
                                     for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return f"<table class='{cls}'><tr>{th}</tr>{body}</table>"
+    return f"<div class='wide'><table class='{cls}'><tr>{th}</tr>{body}</table></div>"
 
 
 def _rating(row: dict[str, Any]) -> tuple[str, str]:
@@ -127,7 +133,7 @@ def board_section(board: dict[str, Any]) -> str:
 
 
 def chance_heads(board: dict[str, Any]) -> list[str]:
-    return [escape(h) for h in chance_columns(board["top_k"])]
+    return chance_columns(board["top_k"])
 
 
 def _chances(row: dict[str, Any]) -> list[str]:
@@ -191,7 +197,7 @@ def bot_page(store: ContestStore, bot: str) -> str | None:
     failed = [s for s in recent if s["failed"]]
     body += "<h2>Faults</h2>" + ("".join(_fault(store.folder, s) for s in failed[:10])
                                  or "<p>none</p>")
-    return _page(f"{bot}", "<p><a href='/'>leaderboard</a></p>" + body)
+    return _page(f"{bot}", body, nav="<nav><a href='/'>leaderboard</a></nav>")
 
 
 def _game_link(seat: dict[str, Any]) -> str:
@@ -209,7 +215,7 @@ def _fault(folder: Path, seat: dict[str, Any]) -> str:
         path = folder / seat["log"]
         try:
             data = path.read_bytes()[-STDERR_TAIL:].decode("utf-8", "replace")
-            tail = f"<pre class='stderr'>{escape(data) or '(stderr empty)'}</pre>"
+            tail = f"<pre class='stderr panel'>{escape(data) or '(stderr empty)'}</pre>"
         except OSError:
             tail = "<p>(its stderr log is gone)</p>"
     return (f"<h3>{_game_link(seat)}: {escape(', '.join(seat['outcomes']))}</h3>"
@@ -237,7 +243,7 @@ def history_svg(series: dict[str, list[tuple[int, float, float, float]]],
 
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
     parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
-             f"role='img' class='history'><rect width='100%' height='100%' fill='#fff'/>",
+             f"role='img' class='history' fill='currentColor'>",
              f"<text x='4' y='{sy(y1):.0f}' font-size='11'>{y1:+.0f}</text>",
              f"<text x='4' y='{sy(y0):.0f}' font-size='11'>{y0:+.0f}</text>",
              f"<text x='{width - pad}' y='{height - 8}' font-size='11' text-anchor='end'>"
