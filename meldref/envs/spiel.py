@@ -6,17 +6,20 @@ samplers, random simulation tests) run on exactly the rules the referee judges b
     game = pyspiel.load_game("meldref_phase10", {"players": 3, "rules": "phases-to-win=2"})
 
 Names: `meldref_<game>` for every registered game (`meldref_phase10`...). Parameters: `players`,
-`rules` (options as `-r` takes them, comma-separated: "phases-to-win=2,turn-cap=50"), `seed`
-and `deals`. The deal is the one chance node, at the root: `deals` equally likely outcomes,
-deal k dealt from the engine's seed derived from (`seed`, k), so chance is part of the
-history and a game is its actions. Everything after the deal is decided by the shuffled piles
-the deal made, so a search that clones a state sees the future draws: use information-set
-search with `resample_from_infostate` (implemented: the cards hidden from the player dealt
-again, meldref.envs.hidden), as OpenSpiel's ISMCTSBot does.
+`rules` (options as `-r` takes them, comma-separated: "phases-to-win=2,turn-cap=50") and `seed`
+(the engine's seed: the first dealer where the rules draw one).
+
+Chance is where the cards are drawn (meldref.envs.chance), as in OpenSpiel's own card games:
+each card of every deal, each draw from the face-down pile and each shown top of the pile
+turned up is a chance node over the cards not yet seen (an outcome is a card kind, with its
+share of those cards), so a cloned state holds no card a seat could not know, and a search
+that copies states (MCTS, expectimax) meets the draws as chance, not as a known future.
+`resample_from_infostate` deals the cards hidden from a seat again (meldref.envs.hidden), which
+is what OpenSpiel's ISMCTSBot calls.
 
 Returns: +1 for first place down to -1 for last, linear in the place (equal places share);
-Solitaire: the piles closed. Observations are the environments' vectors (meldref.envs.codec)
-and the seat's view as JSON text.
+Solitaire: the piles closed. Observations and information states are the environments'
+vectors (meldref.envs.codec) of the seat's view, and the view as JSON text.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from __future__ import annotations
 import functools
 import json
 import random
+import typing
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -31,10 +36,20 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
-from ..engine.cards import rng_for
+from ..engine.common import DRAW_PILE
 from ..engine.game import GameInfo, GameState, find_game
 from ..engine.registry import GAMES
 from ..settings import parse_rules
+from .chance import (
+    Deal,
+    deals_in,
+    deck_kinds,
+    draw_pile,
+    is_pile_draw,
+    outcomes,
+    put_on_top,
+    shows_top,
+)
 from .codec import Codec, find_codec, legal_indices
 from .hidden import resampled_state
 
@@ -59,11 +74,11 @@ def _game_type(info: GameInfo) -> Any:
         max_num_players=info.max_players,
         min_num_players=info.min_players,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={
-            "players": 1 if solo else 2, "rules": "", "seed": 0, "deals": 10_000,
+            "players": 1 if solo else 2, "rules": "", "seed": 0,
         },
     )
 
@@ -86,15 +101,18 @@ class Setup:
     rules: Any
     codec: Codec
     seed: int
-    deals: int
+    kinds: tuple[str, ...]  # the chance outcomes: the deck's card kinds
+    deals_again: bool  # deals after the first (hands, rounds): an action may deal
+
 
     @staticmethod
     def of(info: GameInfo, params: Mapping[str, Any]) -> Setup:
         players = int(params["players"])
         rules = parse_rules(info.rules_type, _options(str(params["rules"])), where="rules")
         info.check_setup(rules, players)
+        first = info.new_game(rules, players, 0).snapshot()
         return Setup(info, players, rules, find_codec(info.name), int(params["seed"]),
-                     int(params["deals"]))
+                     deck_kinds(info, rules, players), "hands" in first)
 
 
 @functools.cache
@@ -120,7 +138,7 @@ def _factory(info: GameInfo) -> type[pyspiel.Game]:
             solo = setup.players == 1
             game_info = pyspiel.GameInfo(
                 num_distinct_actions=setup.codec.action_size,
-                max_chance_outcomes=setup.deals,
+                max_chance_outcomes=len(setup.kinds),
                 num_players=setup.players,
                 min_utility=0.0 if solo else -1.0,
                 max_utility=11.0 if solo else 1.0,
@@ -145,62 +163,107 @@ def _options(text: str) -> dict[str, str]:
 
 
 class MeldrefState(pyspiel.State):  # type: ignore[misc]
-    """A game in progress; before the deal, the chance node."""
+    """A game in progress. Chance nodes: each card of a deal, each draw from the face-down
+    pile, each shown top of the pile turned up (meldref.envs.chance)."""
 
-    def __init__(self, game: Any, state: GameState | None = None) -> None:
+    def __init__(self, game: Any, inner: GameState | None = None) -> None:
         super().__init__(game)
         self.setup = setup_of(game)
-        self.inner = state
+        g = self.setup
+        self.deal: Deal | None = None
+        self.drawing = False  # a seat chose `draw pile`: the card drawn is chance's
+        self.top_open = False  # the shown top of the pile is not fixed yet
         self._legal: dict[int, str] = {}
-        if state is not None:
-            self._list_legal()
+        if inner is None:
+            dealt = g.info.new_game(g.rules, g.players, g.seed)
+            self.deal = Deal.of(g.info, g.rules, g.players, dealt, None, None)
+            inner = dealt
+        self.inner = inner
+        if self.deal is None:
+            self._settle()
 
-    def _list_legal(self) -> None:
-        assert self.inner is not None
+    def _settle(self) -> None:
+        """After the cards are fixed: the shown top, then the legal actions."""
+        self.top_open = shows_top(self.inner)
+        self._legal = {} if self.top_open else self._list_legal()
+
+    def _list_legal(self) -> dict[int, str]:
         seat = self.inner.to_move
         if seat is None:
-            self._legal = {}
-            return
+            return {}
         view = self.inner.observation(seat).to_json()
         texts = [str(a) for a in self.inner.legal_actions()]
-        self._legal = legal_indices(self.setup.codec, texts, view)
+        return legal_indices(self.setup.codec, texts, view)
 
     def current_player(self) -> int:
-        if self.inner is None:
+        if self.is_chance_node():
             return int(pyspiel.PlayerId.CHANCE)
         seat = self.inner.to_move
         return int(pyspiel.PlayerId.TERMINAL) if seat is None else seat
 
     def is_chance_node(self) -> bool:
-        return self.inner is None
+        return self.deal is not None or self.drawing or self.top_open
+
+    def _unseen(self) -> Counter[str]:
+        """The cards chance picks from now."""
+        if self.deal is not None:
+            return self.deal.left
+        return Counter(c.text for c in draw_pile(self.inner))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        deals = self.setup.deals
-        return [(k, 1.0 / deals) for k in range(deals)]
+        return outcomes(self._unseen(), self.setup.kinds)
 
     def _legal_actions(self, player: int) -> list[int]:
         return sorted(self._legal)
 
     def _apply_action(self, action: int) -> None:
-        g = self.setup
-        if self.inner is None:
-            seed = rng_for(g.seed, "openspiel-deal", action).getrandbits(31)
-            self.inner = g.info.new_game(g.rules, g.players, seed)
-        else:
-            self.inner.apply(self.inner.parse_action(self._legal[action]))
-        self._list_legal()
+        if self.is_chance_node():
+            self._apply_chance(self.setup.kinds[action])
+            return
+        text = self._legal[action]
+        move = self.inner.parse_action(text)
+        if is_pile_draw(move):
+            self.drawing, self._legal = True, {}
+            return
+        before = self.inner.snapshot() if self.setup.deals_again else None
+        events = self.inner.apply(move)
+        if before is not None and deals_in(events):
+            g = self.setup
+            self.deal = Deal.of(g.info, g.rules, g.players, self.inner, before, text)
+            self._legal = {}
+            return
+        self._settle()
+
+    def _apply_chance(self, token: str) -> None:
+        if self.deal is not None:
+            dealt = self.deal.pick(token)
+            if dealt is not None:
+                self.inner, self.deal = dealt, None
+                self._settle()
+            return
+        put_on_top(self.inner, token)
+        if self.drawing:
+            self.drawing = False
+            self.inner.apply(DRAW_PILE)
+        self.top_open = False
+        self._legal = self._list_legal()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal {action}"
+            card = self.setup.kinds[action]
+            if self.deal is None:
+                return f"draw {card}" if self.drawing else f"turn up {card}"
+            where, at = self.deal.where()
+            return f"deal {card} to " + (f"seat {at}" if where == "hand" else
+                                           f"pile {at}" if where == "pile" else "the discard")
         return self._legal.get(action) or self.setup.codec.describe(action)
 
     def is_terminal(self) -> bool:
-        return self.inner is not None and self.inner.outcome is not None
+        return not self.is_chance_node() and self.inner.outcome is not None
 
     def returns(self) -> list[float]:
         players = self.setup.players
-        outcome = None if self.inner is None else self.inner.outcome
+        outcome = None if self.is_chance_node() else self.inner.outcome
         if outcome is None:
             return [0.0] * players
         if players == 1:
@@ -209,30 +272,25 @@ class MeldrefState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player: int, sampler: Any) -> MeldrefState:
         """A state `player` cannot tell from this one (hidden cards dealt again)."""
-        if self.inner is None:
-            return self.clone()
+        if self.is_chance_node():
+            return typing.cast(MeldrefState, self.clone())
         rng = random.Random(int(sampler() * 2**31))  # the sampler draws uniformly in [0, 1)
         return MeldrefState(self.get_game(), resampled_state(self.inner, player, rng))
 
-    def __deepcopy__(self, memo: dict[int, object]) -> MeldrefState:
-        # OpenSpiel's searches deep-copy states: a copy through the engine's snapshot, as
-        # `clone` (the compiled build's frozen values cannot be copied field by field).
-        return self.clone()
-
-    def clone(self) -> MeldrefState:
-        inner = None
-        if self.inner is not None:
-            inner = self.setup.info.from_snapshot(self.inner.snapshot())
-        return MeldrefState(self.get_game(), inner)
-
     def __str__(self) -> str:
-        if self.inner is None:
-            return "before the deal"
-        return json.dumps(self.inner.public_view(), sort_keys=True)
+        if self.deal is not None:
+            return "dealing"
+        # The referee's view, but the face-down pile as the cards it holds: its order is not
+        # fixed (each draw is chance's).
+        view = self.inner.public_view()
+        view["draw_pile"] = sorted(view["draw_pile"])
+        return json.dumps(view, sort_keys=True)
 
 
 class SeatObserver:
-    """The PyObserver of a seat: the environments' vector, and the view as JSON text."""
+    """The PyObserver of a seat, for observations and information states alike: the
+    environments' vector of the seat's view, and the view as JSON text. (The view is what the
+    seat knows now, not its whole history: not perfect recall.)"""
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
@@ -240,13 +298,23 @@ class SeatObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: MeldrefState, player: int) -> None:
-        if state.inner is None:
+        view = _view(state, player)
+        if view is None:
             self.tensor[:] = 0.0
             return
-        view = state.inner.observation(player).to_json()
         self.tensor[:] = self.setup.codec.encode(view, self.setup.players)
 
     def string_from(self, state: MeldrefState, player: int) -> str:
-        if state.inner is None:
-            return "before the deal"
-        return json.dumps(state.inner.observation(player).to_json(), sort_keys=True)
+        view = _view(state, player)
+        return "dealing" if view is None else json.dumps(view, sort_keys=True)
+
+
+def _view(state: MeldrefState, player: int) -> dict[str, Any] | None:
+    """What `player` sees in `state`; None while cards are dealt. A top of the pile that chance
+    has not turned up yet is not shown (the engine's card there is a placeholder)."""
+    if state.deal is not None:
+        return None
+    view = state.inner.observation(player).to_json()
+    if state.top_open:
+        view["draw_top"] = None
+    return view
