@@ -406,6 +406,9 @@ def test_chances_read_as_the_status_and_the_pages_print_them() -> None:
     assert chance_text({"p_first": 0.42, "p_top": 0.5, "rank_ci95": [1, 1]}) == \
         ["42%", "50%", "1"]
     assert chance_text({"p_first": None}) == ["-", "-", "-"]
+    # Was "0%" and "100%": 0.5% and 99.5% rounded away.
+    assert chance_text({"p_first": 0.005, "p_top": 0.995, "rank_ci95": [1, 2]})[:2] == \
+        ["<1%", ">99%"]
 
 
 def test_the_chances_are_drawn_once_for_each_set_of_ratings() -> None:

@@ -86,10 +86,11 @@ def chance_text(row: dict[str, Any]) -> list[str]:
 
 
 def _percent(p: float) -> str:
-    # Never "0%" or "100%": a chance the draws did not see happen is not nil.
-    if p < 0.005:
+    # Never "0%" or "100%": a chance the draws did not see happen is not nil (and 0.5%
+    # would round to "0%").
+    if p < 0.01:
         return "<1%"
-    if p > 0.995:
+    if p > 0.99:
         return ">99%"
     return f"{p:.0%}"
 
