@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import pytest
 from support import PYTHON, RANDOM_BOT_PATH, wait_for
-from test_contest_e2e import TINY, env, meldref
+from test_contest_e2e import TINY, browser, env, meldref  # noqa: F401 (a fixture)
 
 SERVER = """
 import pathlib, sys
@@ -338,18 +338,25 @@ CRASHER = (Path(__file__).parent / "hostile" / "crasher.py").read_text().replace
     "crasher: losing", "gina-secret: losing")
 
 
-def test_an_author_reads_every_game_of_theirs_with_their_own_stderr_alone(
-        contest: Contest) -> None:
-    # gina's bot leaves a line on stderr and crashes in its ladder games; each game it
-    # played is hers to read with its replay and her stderr, never her opponents'.
+@pytest.fixture(scope="module")
+def gina(contest: Contest) -> str:
+    """gina's token, her bot having played bob's on the ladder: ginabot leaves a line on
+    stderr and crashes in its ladder games; the two play each other alone."""
     gina, bob = contest.author("gina"), contest.author("bob")
     assert contest.post(gina, "ginabot", "gina.py", CRASHER.encode()).status_code == 201
     assert contest.post(bob, "bobbot", "bob.py", BOT).status_code == 201
     status = json.loads(meldref("contest", "status", str(contest.folder), "--json").stdout)
-    for row in status["leaderboard"]:  # the two play each other alone
+    for row in status["leaderboard"]:
         if row["bot"] not in ("ginabot", "bobbot"):
             meldref("contest", "retire", str(contest.folder), row["bot"])
     meldref("contest", "run", str(contest.folder), "--games", "4")
+    return gina
+
+
+def test_an_author_reads_every_game_of_theirs_with_their_own_stderr_alone(
+        contest: Contest, gina: str) -> None:
+    # Each game ginabot played is gina's to read with its replay and her stderr, never her
+    # opponents'.
     games = contest.get(gina, "/api/bots/ginabot/games").json()["games"]
     assert games, "ginabot played no game"
     for game in games:
@@ -373,14 +380,14 @@ def test_an_author_reads_every_game_of_theirs_with_their_own_stderr_alone(
 
 
 def test_the_authors_page_shows_their_games_and_stderr_to_them_alone(
-        contest: Contest) -> None:
+        contest: Contest, gina: str) -> None:
     pages = {}
     for name in ("gina", "bob"):
-        with httpx.Client(base_url=contest.url, timeout=60) as browser:
-            signed = browser.post("/author/login", data={"token": contest.author(name)})
+        with httpx.Client(base_url=contest.url, timeout=60) as client:
+            signed = client.post("/author/login", data={"token": contest.author(name)})
             assert signed.status_code == 303 and "httponly" in signed.headers["set-cookie"].lower()
             assert "samesite=strict" in signed.headers["set-cookie"].lower()
-            pages[name] = browser.get("/author").text
+            pages[name] = client.get("/author").text
     assert "ginabot" in pages["gina"] and "gina-secret: losing" in pages["gina"]
     # bob played ginabot: his page names it as his opponent, and shows his own stderr alone.
     assert "bobbot" in pages["bob"] and "gina-secret" not in pages["bob"]
@@ -388,3 +395,32 @@ def test_the_authors_page_shows_their_games_and_stderr_to_them_alone(
     assert "name='token'" in anonymous.text and "gina-secret" not in anonymous.text
     wrong = httpx.post(f"{contest.url}/author/login", data={"token": "mr_wrong"}, timeout=30)
     assert wrong.status_code == 401 and "this token is no author" in wrong.text
+
+
+@pytest.mark.browser
+def test_an_author_uploads_through_the_page_and_reads_their_games_in_chromium(
+        contest: Contest, gina: str, browser: Any, tmp_path: Path) -> None:  # noqa: F811
+    program = tmp_path / "webbot.py"
+    program.write_bytes(BOT)
+    page = browser.new_page()
+    try:
+        page.goto(f"{contest.url}/author")
+        page.fill("input[name=token]", contest.author("ivy"))
+        page.click("button:text('Sign in')")
+        page.fill("input[name=name]", "webbot")
+        page.set_input_files("input[name=file]", str(program))
+        page.click("button:text('Upload')")
+        page.wait_for_selector("h2.bot", timeout=300_000)
+        assert page.text_content("#said") == "webbot.py as webbot: v1 joins the ladder"
+        assert page.locator("h2.bot").all_text_contents() == ["webbot"]
+        assert "gina-secret" not in page.content()
+        page.context.clear_cookies()  # gina, on the same browser
+        page.goto(f"{contest.url}/author")
+        page.fill("input[name=token]", gina)
+        page.click("button:text('Sign in')")
+        page.click("table.games summary:text('stderr') >> nth=0")
+        assert "gina-secret: losing" in page.content()
+        replay = page.locator("table.games a").first.get_attribute("href")
+        assert replay is not None and replay.startswith("/api/games/")
+    finally:
+        page.close()

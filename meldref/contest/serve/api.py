@@ -22,16 +22,13 @@ an author's uploads are counted per hour; every try is in the audit (`authors`).
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import stat
 import tempfile
 import threading
 from collections.abc import Callable
-from html import escape
 from pathlib import Path
 from typing import Any, Final, TypeVar
-from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -47,11 +44,11 @@ from ..build import BuildFailed
 from ..settings import ContestError
 from ..store import ContestStore, NameTaken
 from ..submit import Submission, SubmissionRefused, submit
+from .author_pages import author_page, game_row, login_page, stderr_end
 
 COOKIE: Final = "meldref_author"
 CHECKS_AT_ONCE: Final = 2  # uploads built and checked at once; the others wait their turn
 FORM_SLACK: Final = 64 << 10  # the form's own bytes beside the file
-STDERR_SHOWN: Final = 32 << 10  # bytes of a log's end in an answer
 GAMES_SHOWN: Final = 200
 T = TypeVar("T")
 
@@ -291,7 +288,7 @@ class AuthorsApi:
         if not seats:
             return _error(404, f"{gid}: no game of yours")
         return JSONResponse({"game_id": gid, "seats": [
-            {**seat, "stderr": _log_end(self.folder, seat.pop("log"))} for seat in seats]})
+            {**seat, "stderr": stderr_end(self.folder, seat.pop("log"))} for seat in seats]})
 
     # -- pages ---------------------------------------------------------------------------------
 
@@ -299,11 +296,10 @@ class AuthorsApi:
         token = request.cookies.get(COOKIE)
         found = await self._with_store(lambda store: authors.authenticate(store, token))
         if not isinstance(found, authors.Author):
-            return HTMLResponse(_login_page(None if token is None else found),
+            return HTMLResponse(login_page(None if token is None else found),
                                 status_code=200 if token is None else 401)
         author = found
-        return HTMLResponse(await self._with_store(lambda store: _author_page(
-            store, author, request.query_params.get("said"))))
+        return HTMLResponse(await self._with_store(lambda store: author_page(store, author)))
 
     async def login(self, request: Request) -> Response:
         form = await request.form(max_files=0, max_fields=2)
@@ -311,7 +307,7 @@ class AuthorsApi:
         token = token.strip() if isinstance(token, str) else None
         found = await self._with_store(lambda store: authors.authenticate(store, token))
         if not isinstance(found, authors.Author):
-            return HTMLResponse(_login_page(found), status_code=401)
+            return HTMLResponse(login_page(found), status_code=401)
         answer = RedirectResponse("/author", status_code=303)
         answer.set_cookie(COOKIE, token or "", httponly=True, samesite="strict",
                           secure=request.url.scheme == "https", path="/")
@@ -326,10 +322,8 @@ class AuthorsApi:
         """The page's upload form: as the API, its answer shown on the author's page."""
         if not _same_origin(request):
             return _error(403, "a form of another site: upload from the contest's own page")
-        status, answer = await self._upload(request)
-        said = (f"{answer['name']} v{answer['version']} joins the ladder" if status == 201
-                else f"refused (HTTP {status}): {answer['error']}")
-        return RedirectResponse(f"/author?said={quote(said[:1500])}", status_code=303)
+        await self._upload(request)  # its outcome is the audit's last row: the page shows it
+        return RedirectResponse("/author", status_code=303)
 
 
 def _token(request: Request) -> str | None:
@@ -419,26 +413,16 @@ def _me(store: ContestStore, author: authors.Author) -> dict[str, Any]:
 
 
 def _bot(store: ContestStore, name: str) -> Response:
-    faults = [_game_row(seat) for v in store.versions(name)
+    faults = [game_row(seat) for v in store.versions(name)
               for seat in store.recent_seats(v.id, GAMES_SHOWN) if seat["failed"]]
     return JSONResponse({"name": name, "versions": _versions(store, name), "faults": faults})
 
 
 def _games(store: ContestStore, name: str) -> Response:
-    rows = [{**_game_row(seat), "version": v.number} for v in store.versions(name)
+    rows = [{**game_row(seat), "version": v.number} for v in store.versions(name)
             for seat in store.recent_seats(v.id, GAMES_SHOWN)]
     rows.sort(key=lambda r: str(r["game_id"]), reverse=True)
     return JSONResponse({"name": name, "games": rows[:GAMES_SHOWN]})
-
-
-def _game_row(seat: dict[str, Any]) -> dict[str, Any]:
-    gid = seat["game_id"]
-    result = seat["result"]
-    return {"game_id": gid, "bots": result.get("bots"), "place": seat["place"],
-            "score": seat["score"], "faults": seat["outcomes"],
-            "detail": [f.get("detail") for fs in (result.get("faults") or []) for f in fs],
-            "replay": f"/api/games/{quote(gid)}/replay" if result.get("replay") else None,
-            "stderr": f"/api/games/{quote(gid)}/stderr" if seat["log"] else None}
 
 
 def _their_seats(store: ContestStore, author: authors.Author, gid: str) -> list[dict[str, Any]]:
@@ -455,90 +439,3 @@ def _regular(path: Path) -> bool:
         return stat.S_ISREG(path.lstat().st_mode)
     except OSError:
         return False
-
-
-def _log_end(folder: Path, log: str | None) -> str | None:
-    """The end of a kept stderr log (a regular file of the contest's `logs/`, through no
-    link), or None: none was kept, or it was pruned."""
-    if not log or not log.startswith("logs/") or ".." in Path(log).parts:
-        return None
-    try:
-        fd = os.open(folder / log, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    with open(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        f.seek(max(0, info.st_size - STDERR_SHOWN))
-        return f.read().decode("utf-8", "replace")
-
-
-# -- the pages ---------------------------------------------------------------------------------
-
-STYLE: Final = ("body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}"
-                "table{border-collapse:collapse;margin:.5em 0 1.5em}"
-                "td,th{padding:.25em .7em;border-bottom:1px solid #ddd;text-align:left}"
-                "pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;max-height:20em;"
-                "overflow:auto}")
-
-
-def _html(title: str, body: str) -> str:
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>"
-            f"{escape(title)}</title><style>{STYLE}</style></head><body><h1>{escape(title)}"
-            f"</h1><p><a href='/'>leaderboard</a></p>{body}</body></html>")
-
-
-def _login_page(why: str | None) -> str:
-    said = f"<p class='error'>{escape(why)}</p>" if why else ""
-    return _html("Authors", said + "<form method='post' action='/author/login'>"
-                 "<label>Your token <input type='password' name='token' "
-                 "autocomplete='off' required></label> <button>Sign in</button></form>")
-
-
-def _author_page(store: ContestStore, author: authors.Author, said: str | None) -> str:
-    body = f"<p id='said'>{escape(said)}</p>" if said else ""
-    body += ("<h2>Upload a version</h2><form method='post' action='/author/upload' "
-             "enctype='multipart/form-data'><p><label>Bot name <input name='name' required>"
-             "</label></p><p><label>Program (a file, .zip or .tar.gz) <input type='file' "
-             "name='file' required></label></p><p><label>Command (optional) <input "
-             "name='cmd'></label> <label>Build (optional) <input name='build'></label></p>"
-             "<button>Upload</button></form>")
-    for bot in authors.bots_of(store, author):
-        body += _bot_section(store, bot)
-    uploads = authors.uploads_of(store, author, 20)
-    body += "<h2>Your uploads</h2><table class='uploads'><tr><th>bot</th><th>file</th>" + (
-        "<th>outcome</th><th>why</th></tr>")
-    body += "".join(f"<tr><td>{escape(str(u['bot'] or ''))}</td><td>{escape(str(u['file'] or ''))}"
-                    f"</td><td>{escape(u['outcome'])}</td><td>{escape(str(u['reason'] or ''))}"
-                    "</td></tr>" for u in uploads) + "</table>"
-    body += "<form method='post' action='/author/logout'><button>Sign out</button></form>"
-    return _html(f"{author.name}'s bots", body)
-
-
-def _bot_section(store: ContestStore, bot: str) -> str:
-    out = f"<h2 class='bot'>{escape(bot)}</h2><table><tr><th>version</th><th>state</th>" + (
-        "<th>games</th><th>faults</th><th>build</th></tr>")
-    for v in store.versions(bot):
-        games, faults = store.version_record(v.id)
-        build = store.build_of(v.id)
-        log = ("" if build is None else f"<details><summary>{escape(build.command)}</summary>"
-               f"<pre>{escape(build.log[-4000:])}</pre></details>")
-        out += (f"<tr><td>v{v.number}</td><td>{escape(v.state)}</td><td>{games}</td>"
-                f"<td>{faults}</td><td>{log}</td></tr>")
-    out += "</table><table class='games'><tr><th>game</th><th>seats</th><th>place</th>" + (
-        "<th>faults</th><th>your stderr</th></tr>")
-    seats = [s for v in store.versions(bot) for s in store.recent_seats(v.id, 50)]
-    seats.sort(key=lambda s: str(s["game_id"]), reverse=True)
-    for seat in seats[:50]:
-        row = _game_row(seat)
-        link = (f"<a href='{row['replay']}'>{escape(row['game_id'])}</a>" if row["replay"]
-                else escape(row["game_id"]))
-        text = _log_end(store.folder, seat["log"])
-        stderr = "" if text is None else "<details><summary>stderr</summary><pre " + (
-            f"class='stderr'>{escape(text[-4000:])}</pre></details>")
-        out += (f"<tr><td>{link}</td><td>{escape(' / '.join(row['bots'] or []))}</td>"
-                f"<td>{row['place'] if row['place'] is not None else '-'}</td>"
-                f"<td>{escape(', '.join(row['faults']))}</td><td>{stderr}</td></tr>")
-    return out + "</table>"
-
