@@ -52,6 +52,7 @@ from meldref.protocol.seats import (
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 BAD_BOT = ROOT / "tests" / "bots" / "bad_bot.py"
+RAISING_BOT = ROOT / "tests" / "bots" / "raising_sdk_bot.py"  # an SDK bot whose draw raises
 DEAF_BOT = ROOT / "tests" / "cli_bots" / "deaf_bot.py"
 KILLER_BOT = ROOT / "tests" / "cli_bots" / "worker_killer_bot.py"
 GAME = find_game("phase10")
@@ -138,10 +139,11 @@ def bad_game(mode: str, env: Mapping[str, str] | None = None, limits: Limits = D
     return Seen(fatal[0].outcome, seat.stopped - began)
 
 
-def late_answers() -> Seen:
-    """Answers to old requests cost nothing: the game goes on, the notes are kept."""
+def only_noted(argv: tuple[str, ...], outcome: str) -> Seen:
+    """Faults that cost nothing (answers to old requests; the SDK's fallback, said): the game
+    goes on, the notes are kept, all of `outcome`."""
     with tempfile.TemporaryDirectory() as folder:
-        command = BotCommand((PY, str(BAD_BOT), "twice"))
+        command = BotCommand((PY, *argv))
         seat = ProcessSeat(command, Limits(), log_path=Path(folder) / "bot.log", game=GAME.name)
         other = InProcessSeat(builtin_bot(GAME.name, "greedy", 1))
         try:
@@ -149,7 +151,7 @@ def late_answers() -> Seen:
         finally:
             seat.close()
     kinds = {f.outcome for f in record.faults[0]}
-    return Seen("late" if kinds == {"late"} and record.status[0] == "ok" else str(kinds), 0.0)
+    return Seen(outcome if kinds == {outcome} and record.status[0] == "ok" else str(kinds), 0.0)
 
 
 def stopping(mode: str, env: Mapping[str, str] | None = None) -> Seen:
@@ -756,7 +758,12 @@ ROWS: tuple[Row, ...] = (
         does='judged at once, no retry; 20 notes kept per outcome',
         tested_by=('test_protocol_hostile.py::test_a_flooding_bot_is_judged_at_once_with_fe'
                   'w_records')),
-    Row("answers an old request", "late", late_answers,
+    Row("says its answer is its SDK's fallback (its code raised or ran out of time)", "fallback",
+        lambda: only_noted((str(RAISING_BOT),), "fallback"),
+        does=('noted once a request (`info fallback <id> <why>`), never judged; the match\'s '
+              'faults column shows `s0:fallback×n`'),
+        tested_by="test_fallback_notes.py::test_a_match_counts_every_fallback_the_sdk_played"),
+    Row("answers an old request", "late", lambda: only_noted((str(BAD_BOT), "twice"), "late"),
         does='noted, never judged as an action; the game goes on',
         tested_by=('test_protocol_failures.py::test_a_second_answer_to_an_old_request_is_la'
                   'te_never_illegal')),

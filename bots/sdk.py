@@ -46,7 +46,7 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import GeneratorType
-from typing import IO, Any
+from typing import IO, Any, Final
 
 PROTOCOL_VERSION = "1"
 DECISIONS = ("draw", "play", "discard", "place")
@@ -435,6 +435,10 @@ class _Thinking:
             self.done.set()
 
 
+# The `info` line by which a bot says it answered a request with its fallback (spec 5).
+FALLBACK_NOTE: Final = "fallback"
+
+
 def report_failure(bot: Bot, request: Request, failure: BaseException, count: int,
                    fallback: bool) -> None:
     """A decision raised: one `SDK_RAISED` line and the whole traceback, on stderr. The bot
@@ -599,6 +603,11 @@ class Runner:
             report_failure(self.bot, request, thinking.failure, self.failures, answer is None)
         if answer is None:
             answer = self.bot.fallback(request)
+            # Said, so that the referee counts it (a `fallback` note, spec/PROTOCOL.md 5): a bot
+            # whose thinking raised or ran out of time never plays the fallback unseen.
+            why = ("no answer in time" if thinking.failure is None
+                   else f"{type(thinking.failure).__name__}: {thinking.failure}")
+            self.send(f"info {FALLBACK_NOTE} {request.id} {' '.join(why.split())}")
         self.send(f"action {request.id} {' '.join(str(answer).split())}")
         return True
 

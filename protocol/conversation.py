@@ -206,6 +206,7 @@ class Conversation:
     _pings: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _closed: bool = False
     _stray: int = 0  # unsolicited lines in the current period (request, idle, handshake)
+    _fallback_noted: int | None = None  # the last request the bot said it answered by fallback
     _wrong_id: int | None = None  # the id of an answer to the current request that had another
 
     def send(self, *lines: str) -> None:
@@ -321,7 +322,10 @@ class Conversation:
     def _answer(self, got: Incoming, request_id: int, began: float) -> Reply | None:
         msg = self._parse(got)
         elapsed = got.at - began
-        if msg is None or msg.kind == "info":
+        if msg is not None and msg.kind == "info":
+            self._fallback_said(msg.text, request_id)
+            return None
+        if msg is None:
             return None
         if msg.kind in ("pong", "id", "ready"):
             self._stray_line(f"during request {request_id}", request_id, elapsed)
@@ -332,6 +336,16 @@ class Conversation:
             self._late(msg, request_id, elapsed)
             return None
         return Reply(msg.text, elapsed, request_id)
+
+    def _fallback_said(self, text: str, request_id: int) -> None:
+        """`info fallback <id> <why>`: the bot answers this request with its fallback (its
+        thinking raised or ran out of time): noted, so that it is never played unseen."""
+        words = text.split(maxsplit=2)
+        if words[:2] == ["fallback", str(request_id)] and self._fallback_noted != request_id:
+            self._fallback_noted = request_id  # once a request, however often it is said
+            why = words[2] if len(words) > 2 else "no reason given"
+            self.notes.append(Fault(FaultOutcome.FALLBACK, f"answered request {request_id} "
+                                    f"with its fallback: {why}", request_id))
 
     def _late(self, msg: BotLine, current: int | None, elapsed: float = 0.0) -> None:
         self._stray_line("" if current is None else f"during request {current}", current,

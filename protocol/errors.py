@@ -12,7 +12,8 @@ from ..engine.game import JSON
 
 class FaultOutcome(StrEnum):
     """Every outcome a fault record can hold (spec/PROTOCOL.md 7). `LATE` (an answer to an old
-    request) and non-fatal `MALFORMED` lines are noted but cost the bot nothing."""
+    request), `FALLBACK` (an answer the bot's own safety net chose) and non-fatal `MALFORMED`
+    lines are noted but cost the bot nothing."""
 
     ILLEGAL = "illegal"  # an action the rules forbid
     MALFORMED = "malformed"  # a line that is not protocol
@@ -21,6 +22,7 @@ class FaultOutcome(StrEnum):
     CRASHED = "crashed"  # the process exited or died
     CLOSED = "closed"  # the process closed its output
     LATE = "late"  # an answer to a request already given up on
+    FALLBACK = "fallback"  # the bot said it answered with its fallback (`info fallback <id>`)
 
 
 class SeatStatus(StrEnum):

@@ -203,8 +203,9 @@ def test_a_bot_that_thinks_too_long_answers_before_its_deadline(session: Session
     session.send("go 7 decision draw time 3000 bank 0")
     session.send("ping during")  # answered while the bot still thinks
     assert session.expect() == "pong during"
-    answer = session.expect(timeout=10)
-    assert answer == "action 7 draw pile"  # the fallback: the first hint
+    # The fallback (the first hint), said to be one so that the referee counts it (spec 5).
+    assert session.expect(timeout=10) == "info fallback 7 no answer in time"
+    assert session.expect() == "action 7 draw pile"
 
 
 @pytest.mark.parametrize("session", [SLEEPY], indirect=True)
@@ -215,7 +216,8 @@ def test_a_bot_busy_on_the_cpu_answers_before_its_deadline(session: Session) -> 
     session.send("go 3 decision place time 3000 bank 0")
     # The search never ends: an answer at all is the SDK's fallback at its deadline, which it
     # set inside the move's 3 s (the value it gave the bot, not a clock read here).
-    assert session.expect(timeout=10) == "action 3 place 4 QH"
+    assert session.expect(timeout=10) == "info fallback 3 no answer in time"
+    assert session.expect() == "action 3 place 4 QH"
     session.send("ping after")  # still answers while the abandoned search runs on
     assert session.expect() == "pong after"
     assert 0 < thinking_time(session) < 3.0
@@ -237,6 +239,7 @@ def test_a_decision_that_crashes_gets_the_fallback(session: Session) -> None:
     handshake(session)
     session.send("game fivecrowns players 2 seat 0", "view seat 0 decision discard hand 3H,KS",
                  "go 9 decision discard time 1000 bank 0")
+    assert session.expect() == "info fallback 9 RuntimeError: a bug in the bot"
     assert session.expect() == "action 9 discard 3H"  # no hints: a plain discard
     session.send("quit")
     assert session.process.wait(timeout=2) == 0
