@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -26,7 +27,7 @@ from typing import Any
 
 import httpx
 import pytest
-from support import PYTHON, RANDOM_BOT_PATH, wait_for
+from support import PYTHON, RANDOM_BOT_PATH, ROOT, wait_for
 from test_contest_e2e import TINY, browser, env, meldref  # noqa: F401 (a fixture)
 
 SERVER = """
@@ -182,6 +183,19 @@ def test_the_upload_command_takes_the_token_from_the_environment(
                             env={**env(), "MELDREF_TOKEN": contest.author("dave")}, timeout=300)
     assert stolen.returncode == 1
     assert "refused (HTTP 403)" in stolen.stderr and "belongs to another author" in stolen.stderr
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to make a program")
+def test_a_compiled_program_uploaded_alone_starts(contest: Contest, tmp_path: Path) -> None:
+    # A single file with no known suffix starts as ./NAME: it was written 0644 (only a file
+    # beginning with #! got 0755), so a compiled bot was refused by its check, unable to
+    # start ("Permission denied").
+    program = tmp_path / "meldbot"
+    subprocess.run(["cc", "-std=c99", "-O2", "-o", str(program),
+                    str(ROOT / "bots" / "examples" / "c" / "meldbot.c")], check=True)
+    answer = contest.post(contest.author("carol"), "compiled", "meldbot", program.read_bytes())
+    assert answer.status_code == 201, answer.json()["error"]
+    assert (contest.folder / "bots" / "compiled" / "v1" / "meldbot").stat().st_mode & 0o111
 
 
 def test_an_archive_of_a_folder_with_a_build_step_is_built_in_the_sandbox(

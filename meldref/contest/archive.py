@@ -7,8 +7,9 @@ relative path with no `..` step, no backslash and no NUL (nothing lands outside 
 once (no entry written over another); the entries are counted and the bytes written summed
 as they are written, so an archive that lies about its sizes stops at the limit too, whatever
 its headers say. Files are created with O_EXCL | O_NOFOLLOW, so nothing is ever written
-through a link. Modes are reduced to 0644 or 0755 (no set-uid). An archive whose entries all
-lie in one folder (`mybot/...`, as a zipped folder is) is unpacked from inside it.
+through a link. Modes are reduced to 0644 or 0755 (no set-uid); a single file is 0755 (a
+compiled program uploaded alone starts as `./NAME`). An archive whose entries all lie in one
+folder (`mybot/...`, as a zipped folder is) is unpacked from inside it.
 """
 
 from __future__ import annotations
@@ -76,10 +77,10 @@ def unpack(upload: Path, filename: str, target: Path, limits: ArchiveLimits) -> 
         raise ArchiveRefused(f"the file's name {filename!r}: 1 to 100 letters, digits, '_', "
                              "'.', '+' or '-', starting with a letter or digit")
     budget = _Budget(limits)
-    if not is_archive(name):
+    if not is_archive(name):  # executable: with no known suffix it starts as ./NAME
         budget.entry(name)
         with upload.open("rb") as source:
-            _write(source, target / name, 0o755 if _script(upload) else 0o644, budget)
+            _write(source, target / name, 0o755, budget)
         return target / name
     try:
         if name.lower().endswith(".zip"):
@@ -92,11 +93,6 @@ def unpack(upload: Path, filename: str, target: Path, limits: ArchiveLimits) -> 
         raise ArchiveRefused(f"{name} cannot be read as the archive its name says "
                              f"({exc})") from None
     return _inner_root(target)
-
-
-def _script(path: Path) -> bool:
-    with path.open("rb") as f:
-        return f.read(2) == b"#!"
 
 
 def _unzip(upload: Path, target: Path, budget: _Budget) -> None:
