@@ -83,6 +83,10 @@ def trained() -> object:
     def policy(obs: np.ndarray, mask: np.ndarray) -> int:
         return softmax_choice(weights, obs, mask, None)[0]
 
+    # What it was trained for, so that a table it does not fit refuses it at the handshake
+    # instead of it playing fallback moves (meldref.envs.policy).
+    policy.games = ("fivecrowns",)  # type: ignore[attr-defined]
+    policy.observation_size = int(weights.shape[1])  # type: ignore[attr-defined]
     return policy
 
 
