@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from support import RANDOM_BOT_PATH
+from support import RANDOM_BOT_PATH, pids_with, wait_for
 from test_contest_e2e import TINY, meldref
 
 from meldref.contest import authors
@@ -205,3 +205,22 @@ def test_a_bad_file_name_or_a_false_archive_is_refused(tmp_path: Path, filename:
     (tmp_path / "t").mkdir()
     with pytest.raises(ArchiveRefused, match=words):
         unpack(upload, filename, tmp_path / "t", limits())
+
+
+def test_a_build_past_its_time_is_refused_and_leaves_no_process(tmp_path: Path) -> None:
+    folder = made(tmp_path, "--build-seconds", "3")
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "bot.py").write_bytes(RANDOM_BOT_PATH.read_bytes())
+    slow = meldref("contest", "submit", str(folder), str(source), "--name", "slow", "--cmd",
+                   "python3 bot.py", "--build", "echo compiling; sleep 600", check=False)
+    assert slow.returncode == 1
+    assert "slow: refused, the build ran out of its 3 s; its log ends: compiling" in " ".join(
+        slow.stderr.split())
+    # A build that leaves a process behind: it goes with the build's sandbox (or session).
+    marker = "296.125"
+    left = meldref("contest", "submit", str(folder), str(source), "--name", "left", "--cmd",
+                   "python3 bot.py", "--build", f"sleep {marker} & echo left")
+    assert "left v1 joins the ladder" in left.stdout
+    assert wait_for(lambda: not pids_with(marker), timeout=30)
+    assert [p.name for p in (folder / "bots").iterdir() if p.name != ".staging"] == ["left"]
