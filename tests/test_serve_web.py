@@ -315,15 +315,19 @@ def test_the_board_data_follows_the_database(tmp_path: Path) -> None:
     try:
         with serving("contest", "serve", str(folder)) as served, client(served) as http:
             page = http.get("/").text
-            assert "<div id='board'>" in page and "fetch('/board.json'" in page
+            assert "<div id='board' data-stamp=" in page and "fetch('/board.json" in page
             first = http.get("/board.json").json()
             assert [r["bot"] for r in first["leaderboard"]] == ["alpha", "beta"]
             assert first["leaderboard"][0]["p_first"] > 0.5 and "delta" not in first["html"]
+            assert f"data-stamp='{first['stamp']}'" in page
+            tag = {"If-None-Match": f'"{first["stamp"]}"'}
+            unchanged = http.get("/board.json", headers=tag)
+            assert unchanged.status_code == 304 and unchanged.content == b""
             delta = staged_version(store, "delta")
             store.save_ratings([(a, 50.0, -10.0, 110.0, 20, None),
                                 (b, -50.0, -110.0, 10.0, 20, None),
                                 (delta, 300.0, 240.0, 360.0, 20, None)])
-            after = http.get("/board.json").json()
+            after = http.get("/board.json", headers=tag).json()
             assert [r["bot"] for r in after["leaderboard"]] == ["delta", "alpha", "beta"]
             assert "/bot/delta" in after["html"] and after["leaderboard"][0]["p_first"] > 0.99
     finally:
@@ -386,6 +390,11 @@ def test_the_leaderboard_updates_itself_without_a_reload(tmp_path: Path, browser
             page.goto(served.url)
             page.evaluate("window.loadedOnce = 'yes'")
             assert page.locator("table.board tr").count() == 3
+            # Nothing new yet: the poll is told so in a 304, no body.
+            with page.expect_response(lambda r: r.url.endswith("/board.json"),
+                                      timeout=TIMEOUT * 1000) as polled:
+                pass
+            assert polled.value.status == 304
             delta = staged_version(store, "delta")
             store.save_ratings([(a, 50.0, -10.0, 110.0, 20, None),
                                 (b, -50.0, -110.0, 10.0, 20, None),

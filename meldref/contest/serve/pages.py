@@ -10,6 +10,7 @@ linked when the viewer folder has one."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
@@ -39,13 +40,14 @@ td.num,th.num{text-align:right} .wide{overflow-x:auto}
 
 LIVE_SCRIPT: Final = """
 (function () {
-  var board = document.getElementById('board'), last = null;
+  var board = document.getElementById('board'), stamp = board.dataset.stamp;
   function tick() {
-    fetch('/board.json', {cache: 'no-store'})
-      .then(function (r) { return r.ok ? r.json() : null; })
+    if (document.hidden) { setTimeout(tick, PERIOD); return; }  // no poll for a hidden tab
+    fetch('/board.json', {cache: 'no-store', headers: {'If-None-Match': '"' + stamp + '"'}})
+      .then(function (r) { return r.status === 200 ? r.json() : null; })  // 304: unchanged
       .then(function (d) {
-        if (d && d.html !== last) {
-          last = d.html; board.innerHTML = d.html;
+        if (d) {
+          stamp = d.stamp; board.innerHTML = d.html;
           board.dataset.updates = String(Number(board.dataset.updates || 0) + 1);
         }
       })
@@ -95,15 +97,22 @@ def bot_link(bot: str) -> str:
 
 def leaderboard_page(store: ContestStore) -> str:
     """The leaderboard page: the board (`board_section`), updating itself."""
-    board = leaderboard(store)
-    return _page(_title(store, board), f"<div id='board'>{board_section(board)}</div>",
+    board = board_json(store)
+    return _page(_title(store, board),
+                 f"<div id='board' data-stamp='{board['stamp']}'>{board['html']}</div>",
                  refresh=True)
 
 
 def board_json(store: ContestStore) -> dict[str, Any]:
-    """What the leaderboard page polls: the board's data, and its HTML to put in place."""
+    """What the leaderboard page polls: the board's data, its HTML to put in place, and the
+    HTML's stamp (its ETag: a page that sends it back is told 304, nothing new)."""
     board = leaderboard(store)
-    return {**board, "html": board_section(board)}
+    html = board_section(board)
+    return {**board, "html": html, "stamp": board_stamp(html)}
+
+
+def board_stamp(html: str) -> str:
+    return hashlib.sha256(html.encode()).hexdigest()[:16]
 
 
 def _title(store: ContestStore, board: dict[str, Any]) -> str:

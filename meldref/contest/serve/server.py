@@ -73,7 +73,11 @@ class ContestServer(ReplayServer):
         return HTMLResponse(self.listing())
 
     def _board(self, request: Request) -> Response:
-        return JSONResponse(self.read(board_json))
+        board = self.read(board_json)
+        tag = f'"{board["stamp"]}"'
+        if tag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers={"ETag": tag})  # the page has it
+        return JSONResponse(board, headers={"ETag": tag})
 
     def _bot(self, request: Request) -> Response:
         page = self.bot(str(request.path_params["name"]))
