@@ -197,7 +197,7 @@ def test_perfect_information_mcts_gains_nothing_from_the_pile_order(game: str) -
     other = other_pile_order(state, 7)
     stats = []
     for s in (state, other):
-        bot = mcts.MCTSBot(s.get_game(), 2.0, 40, mcts.RandomRolloutEvaluator(
+        bot = mcts.MCTSBot(s.get_game(), 2.0, 16, mcts.RandomRolloutEvaluator(
             1, np.random.RandomState(8)), random_state=np.random.RandomState(9))
         root = bot.mcts_search(s)
         stats.append([(c.action, c.explore_count, c.total_reward) for c in root.children])
@@ -218,3 +218,27 @@ def test_the_information_state_is_the_seats_observation() -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_openspiels_random_sim_test(game: str) -> None:
     pyspiel.random_sim_test(load(game), num_sims=2, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ismcts_plays_through_the_chance_nodes(game: str) -> None:
+    # A resampled state keeps the top already turned up (it was a chance node again: ISMCTS
+    # failed on Solitaire's resampled root).
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    loaded = load(game, **({"rules": "turn-cap=1"} if game == "fivecrowns" else {}))
+    bot = ismcts.ISMCTSBot(loaded, mcts.RandomRolloutEvaluator(1, np.random.RandomState(1)),
+                           uct_c=2.0, max_simulations=2, random_state=np.random.RandomState(2))
+    state, rng, decisions = loaded.new_initial_state(), random.Random(3), 0
+    while not state.is_terminal() and decisions < 3:
+        if state.is_chance_node():
+            actions, weights = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(actions, weights)[0])
+            continue
+        seat = state.current_player()
+        again = state.resample_from_infostate(seat, rng.random)
+        assert not again.is_chance_node()
+        assert again.information_state_string(seat) == state.information_state_string(seat)
+        state.apply_action(bot.step(state))
+        decisions += 1
+    assert decisions == 3 or state.is_terminal()

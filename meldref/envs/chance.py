@@ -23,6 +23,7 @@ snapshot uses (meldref.envs.hidden reads the same), so no game is named here.
 
 from __future__ import annotations
 
+import json
 import typing
 from collections import Counter
 from collections.abc import Sequence
@@ -38,6 +39,11 @@ from ..engine.position import read_position
 # Dealing again from other seeds until the engine turns up the picked cards takes about as many
 # tries as the deck has cards per kind (50 or so); this many means something is wrong.
 MAX_TRIES: Final = 200_000
+# Per kind of deal (`Deal._deal_kind`), the dealer and turned-up cards of the engine's deal from
+# seed "openspiel:k", k = 1, 2...: every deal of that kind turns up the same cards from the same
+# seed, so a search dealing the same round again and again finds its seed here (two deals by
+# the engine, not fifty). The first matching seed is taken either way: a copy deals the same.
+_SEEDS: dict[tuple[str, ...], list[tuple[object, tuple[str, ...]]]] = {}
 
 
 def deck_kinds(info: GameInfo, rules: Any, players: int) -> tuple[str, ...]:
@@ -102,7 +108,6 @@ class Deal:
     slots: list[tuple[str, int]]
     left: Counter[str]  # the deck's cards not yet picked
     picked: list[str] = field(default_factory=list)
-    tries: int = 0  # seeds tried so far (deterministic: a copy deals the same)
 
     @staticmethod
     def of(info: GameInfo, rules: Any, players: int, dealt: GameState,
@@ -137,17 +142,31 @@ class Deal:
         return self._hands_dealt()
 
     def _turning_up(self, shown: list[str]) -> GameState:
-        """The engine's deal from the same position whose turned-up cards begin with `shown`."""
-        if self.dealt.snapshot()["discard_pile"][:len(shown)] == shown:
+        """The engine's deal from the same position whose turned-up cards begin with `shown`:
+        its own, or the first of seeds "openspiel:1", ":2"... that turns them up."""
+        snapshot = self.dealt.snapshot()
+        if snapshot["discard_pile"][:len(shown)] == shown:
             return self.dealt
-        dealer = self.dealt.snapshot().get("dealer")
-        while self.tries < MAX_TRIES:
-            self.tries += 1
-            state = self._dealt_from(f"openspiel:{self.tries}")
+        wanted = (snapshot.get("dealer"), tuple(shown))
+        seen = _SEEDS.setdefault(self._deal_kind(), [])
+        for k, (dealer, turned) in enumerate(seen, 1):
+            if (dealer, turned[:len(shown)]) == wanted:
+                return self._dealt_from(f"openspiel:{k}")
+        while len(seen) < MAX_TRIES:
+            state = self._dealt_from(f"openspiel:{len(seen) + 1}")
             snapshot = state.snapshot()
-            if snapshot["discard_pile"][:len(shown)] == shown and snapshot.get("dealer") == dealer:
+            seen.append((snapshot.get("dealer"), tuple(snapshot["discard_pile"])))
+            if (seen[-1][0], seen[-1][1][:len(shown)]) == wanted:
                 return state
         raise RuntimeError(f"no deal of {self.info.name} turned up {shown} in {MAX_TRIES} seeds")
+
+    def _deal_kind(self) -> tuple[str, ...]:
+        """What decides the engine's turned-up cards for each seed: the game, its rules and
+        seats, and the deal (its number, the seats dealt in, the dealer), told apart by the
+        engine's deal from one fixed seed."""
+        snapshot = self._dealt_from("openspiel:0").snapshot()
+        return (self.info.name, repr(self.rules), str(self.players),
+                json.dumps([snapshot["hands"], snapshot["discard_pile"], snapshot.get("dealer")]))
 
     def _dealt_from(self, seed: str) -> GameState:
         if self.before is None:

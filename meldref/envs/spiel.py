@@ -179,8 +179,8 @@ class MeldrefState(pyspiel.State):  # type: ignore[misc]
             self.deal = Deal.of(g.info, g.rules, g.players, dealt, None, None)
             inner = dealt
         self.inner = inner
-        if self.deal is None:
-            self._settle()
+        if self.deal is None:  # a state given as it is (a resampled one): its top is fixed
+            self._legal = self._list_legal()
 
     def _settle(self) -> None:
         """After the cards are fixed: the shown top, then the legal actions."""
