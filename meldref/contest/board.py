@@ -71,18 +71,19 @@ def interval_text(row: dict[str, Any], joiner: str) -> str:
 
 
 def chance_columns(top_k: int) -> list[str]:
-    """The heads of `chance_text`'s columns."""
-    return ["P(first)", f"P(top {top_k})", "rank 95%"]
+    """The heads of `chance_text`'s columns, as the tournament's tables name them."""
+    return ["ranks", "P first", f"P top {top_k}"]
 
 
 def chance_text(row: dict[str, Any]) -> list[str]:
-    """A leaderboard row's chance of first, of the top k, and its 95% rank interval as
-    `status` and the pages print them; "-" for a version not drawn."""
+    """A leaderboard row's 95% rank interval, chance of first and of the top k as `status`
+    and the pages print them (the interval as the tournament's tables do: `1-3`); "-" for
+    a version not drawn."""
     if row.get("p_first") is None:
         return ["-", "-", "-"]
     low, high = row["rank_ci95"]
-    return [_percent(row["p_first"]), _percent(row["p_top"]),
-            str(low) if low == high else f"{low}\u2013{high}"]
+    return [str(low) if low == high else f"{low}-{high}", _percent(row["p_first"]),
+            _percent(row["p_top"])]
 
 
 def _percent(p: float) -> str:
@@ -117,9 +118,10 @@ Chances = tuple[float | None, float | None, tuple[int, int] | None]
 @functools.lru_cache(maxsize=8)
 def rank_chances(ratings: tuple[tuple[float | None, float | None, float | None], ...],
                  top_k: int) -> tuple[Chances, ...]:
-    """Per (rating, low, high), best first: P(first), P(top k), the 95% rank interval.
-    Kept for the last few ratings: they change when the run refits, while every viewer's
-    page asks for them every few seconds (200 versions: a quarter of a CPU second a call)."""
+    """Per (rating, low, high), best first: the chance of first, of the top k, and the 95%
+    rank interval. Kept for the last few ratings: they change when the run refits, while
+    every viewer's page asks for them every few seconds (200 versions: a quarter of a CPU
+    second a call)."""
     spreads = [_spread(r, lo, hi) for r, lo, hi in ratings]
     drawn = [k for k, sd in enumerate(spreads) if sd is not None]
     if len(drawn) < 2:
