@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sqlite3
 import tarfile
 import time
@@ -62,8 +63,9 @@ def test_a_contest_of_the_schema_before_authors_opens_and_is_migrated(tmp_path: 
     db = sqlite3.connect(folder / "contest.db")
     with db:
         for statement in AUTHORS:
-            if statement.startswith("CREATE TABLE"):
-                db.execute(f"DROP TABLE {statement.split()[2]}")
+            table = re.match(r"CREATE TABLE IF NOT EXISTS (\w+)", statement)
+            if table is not None:
+                db.execute(f"DROP TABLE {table[1]}")
         db.execute("DELETE FROM meta WHERE key = 'service'")
         db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     db.close()

@@ -205,6 +205,7 @@ def test_an_archive_of_a_folder_with_a_build_step_is_built_in_the_sandbox(
     answer = contest.post(token, "builder", "builder.tar.gz", data, cmd="python3 bot.py",
                           build="cp bot.txt bot.py && echo compiled")
     assert answer.status_code == 201, answer.json()
+    assert answer.json()["build"]["log"].strip() == "compiled"
     log = contest.get(token, "/api/bots/builder/v1/build").json()
     assert log["log"].strip() == "compiled" and log["command"].startswith("cp bot.txt")
     assert (contest.folder / "bots" / "builder" / "v1" / "bot.py").stat().st_uid == 0

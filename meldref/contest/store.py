@@ -38,18 +38,21 @@ from .uploads import DEFAULTS, ServiceSettings
 
 SCHEMA_VERSION: Final = 3
 # Remote authors (issue 46): who they are (a token's hash, never the token), which bot names
-# each holds, every upload tried (the audit), and each version's build and its log.
+# each holds, every upload tried (the audit), and each version's build and its log. "IF NOT
+# EXISTS": the step may meet a database that has them (one made by this schema and marked
+# older by hand, as a test of an earlier step does).
 AUTHORS: Final = (
-    "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+    "CREATE TABLE IF NOT EXISTS authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
     "token_hash TEXT NOT NULL UNIQUE, created REAL NOT NULL, revoked REAL)",
-    "CREATE TABLE owners (bot TEXT PRIMARY KEY, author INTEGER NOT NULL "
+    "CREATE TABLE IF NOT EXISTS owners (bot TEXT PRIMARY KEY, author INTEGER NOT NULL "
     "REFERENCES authors(id))",
-    "CREATE TABLE uploads (id INTEGER PRIMARY KEY, at REAL NOT NULL, author INTEGER, "
-    "address TEXT, bot TEXT, file TEXT, sha256 TEXT, bytes INTEGER, charged INTEGER NOT NULL, "
+    "CREATE TABLE IF NOT EXISTS uploads (id INTEGER PRIMARY KEY, at REAL NOT NULL, "
+    "author INTEGER, address TEXT, bot TEXT, file TEXT, sha256 TEXT, bytes INTEGER, "
+    "charged INTEGER NOT NULL, "
     "outcome TEXT NOT NULL CHECK (outcome IN ('pending', 'accepted', 'refused')), "
     "version INTEGER, reason TEXT)",
-    "CREATE INDEX uploads_by_author ON uploads (author, at)",
-    "CREATE TABLE builds (version INTEGER PRIMARY KEY REFERENCES versions(id), "
+    "CREATE INDEX IF NOT EXISTS uploads_by_author ON uploads (author, at)",
+    "CREATE TABLE IF NOT EXISTS builds (version INTEGER PRIMARY KEY REFERENCES versions(id), "
     "command TEXT NOT NULL, seconds REAL NOT NULL, log TEXT NOT NULL)",
 )
 # Each step brings a database of the schema before it to the next, in place.

@@ -42,7 +42,7 @@ from .. import authors
 from ..archive import ArchiveLimits, ArchiveRefused, unpack
 from ..build import BuildFailed
 from ..settings import ContestError
-from ..store import ContestStore, NameTaken
+from ..store import ContestStore, NameTaken, Version
 from ..submit import Submission, SubmissionRefused, submit
 from .author_pages import author_page, game_row, login_page, stderr_end
 
@@ -141,7 +141,10 @@ class AuthorsApi:
                 return await self._refused(upload, 413, _too_large(service.upload_mb))
             except Exception as exc:  # the multipart parser's own errors, whatever their class
                 return await self._refused(upload, 400, f"not a multipart form: {exc}")
-            return await self._take(upload, author, form, scratch)
+            try:
+                return await self._take(upload, author, form, scratch)
+            finally:
+                await form.close()  # the spooled file, now
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -174,10 +177,9 @@ class AuthorsApi:
             return await self._refused(upload, 422, str(exc), check=exc.report.to_json())
         except ContestError as exc:
             return await self._refused(upload, 422, str(exc))
-        await self._with_store(lambda store: authors.end_upload(store, upload, version.number,
-                                                                "joined the ladder"))
+        build = await self._with_store(lambda store: _joined(store, upload, version))
         return 201, {"name": version.bot, "version": version.number, "accepted": True,
-                     "check": report.to_json(), "sha256": digest}
+                     "check": report.to_json(), "sha256": digest, "build": build}
 
     def _submit(self, author: authors.Author, saved: Path, filename: str, scratch: Path,
                 name: str, fields: dict[str, Any]) -> tuple[Any, Any]:
@@ -379,6 +381,14 @@ def _note_file(store: ContestStore, upload: int, name: str, filename: str, diges
     with store.write() as db:
         db.execute("UPDATE uploads SET bot = ? WHERE id = ?", (name, upload))
     authors.file_seen(store, upload, filename[:200], digest, size)
+
+
+def _joined(store: ContestStore, upload: int, version: Version) -> dict[str, Any] | None:
+    """The upload's audit row closed as accepted; the version's build (None: it had none)."""
+    authors.end_upload(store, upload, version.number, "joined the ladder")
+    build = store.build_of(version.id)
+    return None if build is None else {"command": build.command,
+                                       "seconds": round(build.seconds, 2), "log": build.log}
 
 
 def _not_theirs(store: ContestStore, author: authors.Author, name: str) -> Response | None:
