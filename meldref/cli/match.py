@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import shutil
@@ -56,6 +57,9 @@ def match(
         "when a bot failed).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON "
                                           "(deterministic: no times).")] = False,
+    debug_log: Annotated[Path | None, typer.Option(
+        help="Write every line each bot read and wrote, timestamped, in DIR/<game id>/.")
+    ] = None,
     force: Annotated[bool, typer.Option(
         "--force", help="Overwrite replays of other games at --out.")] = False,
     position: Annotated[Path | None, typer.Option(
@@ -90,6 +94,8 @@ def match(
             spec = build_match(game, bot or [], players, seed, games,
                                parse_pairs(rules or []), settings, replay, position, logs,
                                force)
+            if debug_log is not None:
+                spec = dataclasses.replace(spec, debug_log=debug_log)
             announced = preflight(spec.game, spec.bots, settings.policy().startup_time,
                                   limits=settings.process_limits(), keeper=keeper)
             spec = with_announced_names(spec, announced)  # results show each bot's `id name`

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 import sys
@@ -95,6 +96,13 @@ def tournament(
     plan: Annotated[bool, typer.Option(
         "--plan", help="With --sprt: print its expected length and power.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+    positions: Annotated[Path | None, typer.Option(
+        help="Start deal d from the d-th position file of DIR (an openings book).")] = None,
+    debug_log: Annotated[Path | None, typer.Option(
+        help="Write every line each bot read and wrote, timestamped, in DIR/<game id>/.")
+    ] = None,
+    rating_interval: Annotated[int | None, typer.Option(
+        help="Print the standings so far every N games (on standard error).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Play a round robin or gauntlet; print the standings.
@@ -108,8 +116,9 @@ def tournament(
                               {"--out": out_dir})
     if seed is not None:
         err.print(SEED_ON_ARGV, markup=False)
-    if stop_after is not None and (problem := range_problem("--stop-after", stop_after, 1)):
-        fail(problem)
+    for flag, value in (("--stop-after", stop_after), ("--rating-interval", rating_interval)):
+        if value is not None and (problem := range_problem(flag, value, 1)):
+            fail(problem)
     if plan:
         _print_sprt_plan(sprt)
         return
@@ -122,6 +131,7 @@ def tournament(
         "bot-folder": None if bot_folder is None else str(bot_folder),
         "upload-bots": upload_bots, "cluster-files": cluster_files,
         "insecure-tcp": insecure_tcp, "rules": rules or [], "limits": limits,
+        "debug-log": debug_log, "positions": None if positions is None else str(positions),
     }
     try:
         opened = _opened(config, overrides)
@@ -130,7 +140,8 @@ def tournament(
     except KeyboardInterrupt:
         fail("interrupted before the first game", EXIT_INTERRUPTED)
     try:  # a cluster's start-up check fails here, when the first games are due
-        run = _run_with_progress(opened, run_tournament, stop_after, keep_logs, progress)
+        run = _run_with_progress(opened, run_tournament, stop_after, keep_logs, progress,
+                                 rating_interval)
     except ConfigError as exc:
         fail(str(exc))
     except StandingsInterrupted as exc:
@@ -175,7 +186,9 @@ def _opened(config: Path | None, flags: dict[str, Any]) -> OpenTournament:
     if config is not None and "seed" in data and _readable_by_others(config):
         err.print(f"warning: {config} holds the seed and other users can read it; "
                   f"chmod 600 it for contests", markup=False)
+    debug_log = flags.pop("debug-log", None)  # how this run is watched, not the tournament
     cfg = build_config(data, {**flags, "rules": parse_pairs(flags["rules"])})
+    cfg = dataclasses.replace(cfg, debug_log=debug_log)
     warn_about(cfg.limits)
     if cfg.cluster is not None and cfg.cluster.insecure_tcp:
         err.print(f"warning: --cluster {cfg.cluster.target}: {TCP_EXPOSES}", markup=False)
@@ -218,7 +231,7 @@ def _readable_by_others(path: Path) -> bool:
 
 
 def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | None,
-                       keep_logs: bool, show: bool) -> Any:
+                       keep_logs: bool, show: bool, interval: int | None = None) -> Any:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -231,11 +244,16 @@ def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | N
     plan = tournament.config.plan
     total = plan.table_count() * plan.games_per_table()
     console = err.console()
-    if show and not console.is_terminal:  # a log file or a pipe: a line per game instead
+    so_far = RunningStandings([b.name for b in plan.bots], interval)
+    if not console.is_terminal:  # a log file or a pipe: a line per game instead of a bar
+
+        def logged(result: ResultLine, done: int, total: int) -> None:
+            lines = [game_line(result, done, total)] if show else []
+            for line in lines + so_far.add(result):
+                console.print(line, markup=False)
+
         return run_tournament(tournament, stop_after=stop_after, keep_logs=keep_logs,
-                              interruptible=STOPS.every_one_stops,
-                              on_result=lambda result, done, total: console.print(
-                                  game_line(result, done, total), markup=False))
+                              interruptible=STOPS.every_one_stops, on_result=logged)
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
                    console=console, disable=not show, transient=False)
@@ -246,6 +264,8 @@ def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | N
         failed += result.failed
         note = f"[red]{failed} failed[/red]" if failed else ""
         bar.update(task, completed=done, note=note)
+        for line in so_far.add(result):  # above the bar, which stays at the bottom
+            bar.console.print(line, markup=False, highlight=False)
 
     with bar:
         task = bar.add_task(f"{plan.game} {plan.format}", total=total, note="")
@@ -254,6 +274,36 @@ def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | N
                              on_start=lambda done, _: bar.update(task, completed=done))
         bar.update(task, completed=len(run.results))
     return run
+
+
+class RunningStandings:
+    """`--rating-interval N` (fastchess's `-ratinginterval`, cutechess's score line): every N
+    games played now, the standings of those games in a few lines -- wins, win rate, mean
+    place, faults -- counted as the final standings count them (`Tally`); the ratings and
+    their intervals are the final standings' (a fit per line would cost seconds)."""
+
+    def __init__(self, bots: list[str], every: int | None) -> None:
+        from ..verdicts.tally import Tally
+
+        self.every, self.played, self.tally = every, 0, Tally(bots)
+
+    def add(self, result: ResultLine) -> list[str]:
+        """The lines to print after `result` (none between intervals)."""
+        if self.every is None:
+            return []
+        self.played += 1
+        if result.figures is not None:
+            self.tally.add(result.bots, result.figures.outcome, result.figures.faults)
+        if self.played % self.every:
+            return []
+        rows = sorted(self.tally.rows(), key=lambda r: (r.mean_place is None, r.mean_place))
+        lines = [f"standings after {self.played} games played now:"]
+        for k, row in enumerate(rows, 1):
+            rate = "-" if row.win_rate is None else f"{100 * row.win_rate:.1f}%"
+            place = "-" if row.mean_place is None else f"{row.mean_place:.2f}"
+            lines.append(f"  {k}. {row.name}: {row.games} games, {row.wins:g} wins ({rate}), "
+                         f"mean place {place}, {row.fault_count} faults")
+        return lines
 
 
 def game_line(result: ResultLine, done: int, total: int | None) -> str:

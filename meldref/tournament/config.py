@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..engine.game import GameInfo, RuleOptionError, UnknownGameError, find_game
+from ..engine.position import Position
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Limits
 from ..settings import (
@@ -61,7 +62,8 @@ from ..settings import (
     parse_rules,
     validate,
 )
-from .schedule import GameJob, Plan, bot_entries
+from ..verdicts.seatings import seatings
+from .schedule import BotOptions, GameJob, Plan, bot_entries
 
 if TYPE_CHECKING:  # scipy, under it, takes a second to load: not for every cluster worker
     from ..verdicts.sprt import SprtSpec
@@ -174,6 +176,7 @@ class Sources(BaseModel):
     cluster_files: ClusterFiles | None = Field(None, alias="cluster-files")
     upload_bots: bool | None = Field(None, alias="upload-bots")
     insecure_tcp: bool | None = Field(None, alias="insecure-tcp")
+    positions: str | None = None  # a folder of position files: every deal starts from one
 
     def given(self) -> dict[str, Any]:
         """The values given, by field name, as parsed (a `ClusterTarget` stays one)."""
@@ -195,6 +198,7 @@ class TournamentConfig:
     bot_folder: Path | None = None  # absolute; bot programs start there (None: the cwd)
     cluster: ClusterSpec | None = None  # None: games in local worker processes (`jobs`)
     rank_by: Literal["places", "margin"] = "places"  # how the standings order the bots
+    debug_log: Path | None = None  # `--debug-log DIR`: each bot's lines, game by game
 
     @property
     def folder(self) -> Path:
@@ -213,7 +217,11 @@ class TournamentConfig:
         """Every game, as jobs carrying the rules, the policy and the bots' process limits and
         folder, made one at a time (`Plan.jobs`)."""
         cwd = None if self.bot_folder is None else str(self.bot_folder)
-        return self.plan.jobs(self.policy, self.process_limits, cwd)
+        jobs = self.plan.jobs(self.policy, self.process_limits, cwd)
+        if self.debug_log is None:
+            return jobs
+        folder = str(self.debug_log.resolve())
+        return (replace(job, debug_log=folder) for job in jobs)
 
 
 def range_problem(flag: str, value: int, low: int, high: int | None = None) -> str | None:
@@ -288,15 +296,23 @@ def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> Tournamen
         {k: v for k, v in flags.items() if k != "limits"})
     merged = {**in_file.given(), **in_flags.given()}
     info = _game(merged.get("game", "phase10"))
-    specs, names = _bots(in_file, in_flags)
-    bots = bot_entries(specs, names)
+    found = _bots(in_file, in_flags)
+    specs, names, dirs = ([f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
+    bots = bot_entries(specs, names, dirs=dirs)
     rules = _rules(info, in_file.rules, in_flags.rules)
     limits = _limits(in_file.limits, flags.get("limits") or {})
-    players = merged.get("players", info.seats_for(len(bots)))
+    positions = _positions(merged.get("positions"), info, {**in_file.rules, **in_flags.rules})
+    players = merged.get("players", positions[0].players if positions
+                         else info.seats_for(len(bots)))
+    duplicate = merged.get("duplicate", True)
+    if positions:
+        _check_positions(positions, players)
+    # An openings book: by default each position once per table, in every seating.
+    book = len(positions) * (len(seatings(players)) if duplicate else 1)
     plan = Plan(game=info.name, bots=tuple(bots), players=players,
-                games=merged.get("games", 10), format=merged.get("format", "round-robin"),
-                duplicate=merged.get("duplicate", True), seed=merged.get("seed"), rules=rules,
-                shared_deals=merged.get("shared_deals", False))
+                games=merged.get("games", book or 10), format=merged.get("format", "round-robin"),
+                duplicate=duplicate, seed=merged.get("seed"), rules=rules,
+                shared_deals=merged.get("shared_deals", False), positions=positions)
     check_plan(plan, info)
     sprt = _sprt(merged.get("sprt"), len(bots))
     out = _path(merged["out"], "--out" if in_flags.out else "out") if merged.get("out") else None
@@ -307,12 +323,42 @@ def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> Tournamen
                             rank_by=merged.get("rank_by", "places"))
 
 
+def _positions(folder: str | None, info: GameInfo,
+               rules: Mapping[str, Any]) -> tuple[Position, ...]:
+    """The positions of the files under `folder` (`--positions`), in the order of their
+    paths, played under the tournament's `rules` over each file's own; `ConfigError` naming
+    a file that cannot be read or is of another game."""
+    from ..replay.positions import PositionFileError, load_position, position_files
+
+    if folder is None:
+        return ()
+    path = Path(folder)
+    if not path.is_dir():
+        raise ConfigError(f"--positions {folder}: not a folder of position files")
+    try:
+        found = tuple(load_position(p, info.name, {k: str(v) for k, v in rules.items()}).position
+                      for p in position_files(path))
+    except PositionFileError as exc:
+        raise ConfigError(f"--positions: {exc}") from None
+    if not found:
+        raise ConfigError(f"--positions {folder}: no position files (*.toml) in it")
+    return found
+
+
+def _check_positions(positions: tuple[Position, ...], players: int) -> None:
+    counts = sorted({p.players for p in positions})
+    if counts != [players]:
+        raise ConfigError(f"--positions: positions of {', '.join(map(str, counts))} seats; a "
+                          f"tournament of tables of {players} plays positions of {players}")
+
+
 def with_announced_names(config: TournamentConfig,
                          announced: Mapping[BotSpec, str]) -> TournamentConfig:
     """The configuration with its bots named as results show them: a name the configuration
     gave, else the program's `id name` (`announced`: spec -> name), else the default name."""
     specs = [b.spec for b in config.plan.bots]
-    bots = bot_entries(specs, list(config.given_names) or None, announced)
+    bots = bot_entries(specs, list(config.given_names) or None, announced,
+                       [b.cwd for b in config.plan.bots])
     return replace(config, plan=replace(config.plan, bots=tuple(bots)))
 
 
@@ -323,21 +369,23 @@ def _game(name: str) -> GameInfo:
         raise ConfigError(str(exc)) from None
 
 
-def _bots(in_file: Sources, in_flags: Sources) -> tuple[list[BotSpec], list[str | None]]:
-    """The bots: the flags' `--bot`s if any, else the file's `bots` and `[[bot]]` entries."""
+def _bots(in_file: Sources, in_flags: Sources) -> list[tuple[BotSpec, str | None, str | None]]:
+    """The bots as (spec, name given, folder given): the flags' `--bot`s if any, else the
+    file's `bots` and `[[bot]]` entries. A `--bot` or `bots` text may name its bot and its
+    folder (`name=alpha dir=bots/a python3 bot.py`: `BotOptions`)."""
     if in_flags.bots:
-        return [_spec(s, "--bot") for s in in_flags.bots], [None] * len(in_flags.bots)
-    specs = [_spec(s, "bots") for s in in_file.bots]
-    names: list[str | None] = [None] * len(specs)
+        return [_spec(s, "--bot") for s in in_flags.bots]
+    found = [_spec(s, "bots") for s in in_file.bots]
     for item in in_file.bot:
-        specs.append(_spec(item.cmd, "[[bot]] cmd"))
-        names.append(item.name)
-    return specs, names
+        spec, _, folder = _spec(item.cmd, "[[bot]] cmd")
+        found.append((spec, item.name, folder))
+    return found
 
 
-def _spec(text: str, where: str) -> BotSpec:
+def _spec(text: str, where: str) -> tuple[BotSpec, str | None, str | None]:
     try:
-        return BotSpec.parse(text)
+        options = BotOptions.parse(text)
+        return BotSpec.parse(options.command), options.name, options.dir
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None
 

@@ -29,7 +29,7 @@ from ..verdicts.tally import Tally
 from .config import MAX_GAMES, MAX_PLAYERS, ConfigError, range_problem
 from .keeper import BotKeeper
 from .runner import run_job, safe_name, which_missing
-from .schedule import BotEntry, GameJob, bot_entries
+from .schedule import BotEntry, BotOptions, GameJob, bot_entries
 
 DEFAULT_BOT: Final = BotSpec("builtin:greedy")
 
@@ -47,6 +47,8 @@ class MatchSpec:
     replay: Path | None = None
     position: Position | None = None  # every game starts there (`--position`), its seed `seed`
     logs: Path | None = None  # the bot programs' stderr logs (`--logs`), else `logs_folder()`
+    given_names: tuple[str | None, ...] = ()  # per seat, a `name=` of its --bot (`BotOptions`)
+    debug_log: Path | None = None  # `--debug-log DIR`: each bot's lines, game by game
 
     def logs_folder(self) -> Path | None:
         """Where the bots' stderr logs go: `--logs`, else `logs/` beside the replays (in the
@@ -71,7 +73,9 @@ class MatchSpec:
             seats = self.bots[r:] + self.bots[:r]
             seed = self.seed if self.position is not None else self.seed + g
             out.append(GameJob(g, f"game-{g + 1:04d}", self.game, self.rules, seed, g,
-                               tuple(seats), policy, limits, self.position))
+                               tuple(seats), policy, limits, self.position,
+                               debug_log=None if self.debug_log is None
+                               else str(self.debug_log.resolve())))
         return out
 
     def replay_path(self, job: GameJob) -> Path | None:
@@ -95,7 +99,8 @@ def build_match(game: str | None, specs: Sequence[str], players: int | None, see
     """
     start = None
     try:
-        bots = [BotSpec.parse(s) for s in specs]
+        options = [BotOptions.parse(s) for s in specs]
+        bots = [BotSpec.parse(o.command) for o in options]
         if position is not None:
             loaded = load_position(position, game, rules, seed)
             info, rule_set, start = loaded.game, loaded.rules, loaded.position
@@ -119,17 +124,19 @@ def build_match(game: str | None, specs: Sequence[str], players: int | None, see
         raise ConfigError(problem)
     if not bots:
         bots = [DEFAULT_BOT] * (players or info.default_players)
+        options = [BotOptions(str(DEFAULT_BOT))] * len(bots)
     elif players is not None and players != len(bots):
         if len(bots) != 1:
             raise ConfigError(f"--players {players} but {len(bots)} --bot given")
-        bots = bots * players
+        bots, options = bots * players, options * players
     try:
         info.check_setup(rule_set, len(bots))
         limits.policy()
     except (RuleOptionError, SettingsError) as exc:
         raise ConfigError(str(exc)) from None
-    spec = MatchSpec(info.name, rule_set, tuple(bot_entries(bots)), seed, games, limits, replay,
-                     start, logs)
+    names, dirs = [o.name for o in options], [o.dir for o in options]
+    spec = MatchSpec(info.name, rule_set, tuple(bot_entries(bots, names, dirs=dirs)), seed,
+                     games, limits, replay, start, logs, tuple(names))
     _check_output_paths(spec, force)
     return spec
 
@@ -220,7 +227,8 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
     with tempfile.TemporaryDirectory(prefix="meldref-preflight-") as logs:
         for k, bot in enumerate({b.spec: b for b in bots}.values()):
             log = Path(logs) / f"preflight-{k}-{safe_name(bot.name)}.stderr"
-            name = _handshake(info, bot, startup_time, log, keep_dir, rlimits, cwd, keeper)
+            name = _handshake(info, bot, startup_time, log, keep_dir, rlimits, bot.cwd or cwd,
+                              keeper)
             if name:
                 announced[bot.spec] = name
     return announced
@@ -284,7 +292,8 @@ def with_announced_names(spec: MatchSpec, announced: Mapping[BotSpec, str]) -> M
     """The match with its bots named as results show them: the name each program announced
     (`id name`; `announced`: spec -> name), else the built-in's or the program's file name;
     made unique with #1, #2... (copies of one bot, or two bots announcing one name)."""
-    bots = bot_entries([b.spec for b in spec.bots], None, announced)
+    bots = bot_entries([b.spec for b in spec.bots], list(spec.given_names) or None, announced,
+                       [b.cwd for b in spec.bots])
     return dataclasses.replace(spec, bots=tuple(bots))
 
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 import contextlib
 import re
 import shutil
+import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..engine.game import GameInfo, find_game
 from ..engine.position import Position
-from ..private import create_private, private_dir
+from ..private import create_private, open_private, private_dir
 from ..protocol.records import GameRecord, ResultLine
 from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
@@ -64,11 +65,13 @@ def make_seats(info: GameInfo, bots: Sequence[BotEntry], seed: int, game_id: str
                 private_dir(log.parent)
                 create_private(log)  # empty (a rerun game starts afresh) and owner-only
             if keeper is not None and bot.spec.builtin is None:
-                seats.append(keeper.lend(bot.spec, info, limits or Limits(), log, cwd))
+                seats.append(keeper.lend(bot.spec, info, limits or Limits(), log,
+                                         bot.cwd or cwd))
             else:
                 bot_rng = bot_seed(seed, seating_of(game_id), k)
                 seats.append(seat_from_spec(bot.spec, info, seed=bot_rng,
-                                            limits=limits, log_path=log, cwd=cwd))
+                                            limits=limits, log_path=log,
+                                            cwd=bot.cwd or cwd))
     except BaseException:
         release_seats(seats, keeper)
         raise
@@ -158,6 +161,51 @@ def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: S
 # A scheduled game
 
 
+@contextlib.contextmanager
+def line_logs(job: GameJob, seats: Sequence[Seat]) -> Iterator[None]:
+    """With `job.debug_log` (`--debug-log DIR`, cutechess's `-debug`): every line each bot
+    program read and wrote in this game, in DIR/<game id>/seat<k>-<bot>.log, one line each,
+    `<time> <seat's name> <direction> <line>` (`>` to the bot, `<` from it), the time in
+    seconds since the epoch to the microsecond. The referee's own hook on each channel
+    (`LineChannel.on_line`); a program kept from an earlier game has its channel already,
+    so the hook is put on both, and taken off after the game."""
+    if job.debug_log is None:
+        yield
+        return
+    files = []
+    try:
+        for k, (bot, seat) in enumerate(zip(job.bots, seats, strict=True)):
+            if bot.spec.builtin is not None:
+                continue
+            folder = Path(job.debug_log) / job.game_id
+            private_dir(Path(job.debug_log))
+            private_dir(folder)
+            log = open_private(folder / f"seat{k}-{safe_name(bot.name)}.log", "w",
+                               encoding="utf-8")
+            files.append(log)
+            _hook(seat, _line_writer(log, bot.name))
+        yield
+    finally:
+        for seat in seats:
+            _hook(seat, None)
+        for log in files:
+            log.close()
+
+
+def _line_writer(log: IO[str], name: str) -> Callable[[str, str], None]:
+    def write(direction: str, line: str) -> None:
+        log.write(f"{time.time():.6f} {name} {direction} {line}\n")
+    return write
+
+
+def _hook(seat: Seat, hook: Callable[[str, str], None] | None) -> None:
+    if hasattr(seat, "on_line"):
+        seat.on_line = hook
+    channel = getattr(seat, "channel", None)
+    if channel is not None:
+        channel.on_line = hook
+
+
 def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
             replay: Path | None = None, keeper: BotKeeper | None = None,
             logs_folder: Path | None = None) -> ResultLine:
@@ -182,8 +230,9 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
     try:
         seats = make_seats(info, job.bots, job.seed, job.game_id, logs, job.limits, job.cwd,
                            keeper)
-        record = play_recorded(info, job.rules, job.bots, seats, job.seed, job.policy, replay,
-                               job.game_id, position=job.position)
+        with line_logs(job, seats):
+            record = play_recorded(info, job.rules, job.bots, seats, job.seed, job.policy,
+                                   replay, job.game_id, position=job.position)
         played = True
     except Exception as exc:
         detail = "".join(traceback.format_exception_only(exc)).strip()

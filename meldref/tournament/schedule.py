@@ -23,6 +23,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
@@ -43,15 +44,53 @@ Format = Literal["round-robin", "gauntlet"]
 
 @dataclass(frozen=True, slots=True)
 class BotEntry:
-    """A bot of a tournament: its name in the standings and how to seat it."""
+    """A bot of a tournament: its name in the standings and how to seat it (its program
+    started in the folder `cwd`, when given: the spec's `dir=`)."""
 
     name: str
     spec: BotSpec
+    cwd: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Its name, spec, and command (None for a built-in bot), as results list bots."""
-        return {"name": self.name, "spec": str(self.spec),
-                "command": None if self.spec.builtin is not None else str(self.spec)}
+        out = {"name": self.name, "spec": str(self.spec),
+               "command": None if self.spec.builtin is not None else str(self.spec)}
+        return out if self.cwd is None else {**out, "dir": self.cwd}
+
+
+@dataclass(frozen=True, slots=True)
+class BotOptions:
+    """A `--bot` text read as cutechess reads `-engine`: leading `name=NAME` (its name in the
+    results) and `dir=DIR` (the folder its program starts in) before the command, or the
+    command as `cmd=...`: `--bot "name=alpha dir=bots/a python3 bot.py"`."""
+
+    command: str
+    name: str | None = None
+    dir: str | None = None
+
+    @staticmethod
+    def parse(text: str) -> BotOptions:
+        """`ValueError` for an empty name or folder, or no command."""
+        first = text.split(None, 1)
+        words = shlex.split(text) if first and "=" in first[0] else []
+        found: dict[str, str] = {}
+        while words and (key := words[0].partition("=")[0]) in ("name", "dir", "cmd"):
+            if key in found:
+                raise ValueError(f"bot {text!r}: {key}= given twice")
+            found[key] = words.pop(0).partition("=")[2]
+        if not found:
+            return BotOptions(text)
+        command = found.get("cmd") or shlex.join(words)
+        if "cmd" in found and words:
+            raise ValueError(f"bot {text!r}: cmd= and a command after it")
+        for key, value in found.items():
+            if not value.strip():
+                raise ValueError(f"bot {text!r}: {key}= names nothing")
+        if not command.strip():
+            raise ValueError(f"bot {text!r}: no command after the name=/dir= options")
+        folder = found.get("dir")
+        return BotOptions(command, found.get("name"),
+                          None if folder is None else os.path.abspath(folder))
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,13 +108,14 @@ class GameJob:
     limits: Limits = field(default_factory=Limits)  # every bot program's process limits
     position: Position | None = None  # the game starts there (its seed is `seed`), not a deal
     cwd: str | None = None  # the folder bot programs run in (None: the referee's own)
+    debug_log: str | None = None  # `--debug-log DIR`: every line each bot read and wrote
 
     def __reduce__(self) -> tuple[type[GameJob], tuple[object, ...]]:
         # Through the constructor: a dataclass's own state getter looks its fields up for
         # every job, and a cluster's client pickles every job it submits.
         return (GameJob, (self.index, self.game_id, self.game, self.rules, self.seed,
                           self.deal, self.bots, self.policy, self.limits, self.position,
-                          self.cwd))
+                          self.cwd, self.debug_log))
 
     def result(self, figures: Figures | None = None, error: str | None = None,
                replay: str | None = None, logs: Sequence[str | None] = ()) -> ResultLine:
@@ -102,16 +142,23 @@ class Plan:
     seed: int | None = 1  # None: drawn at random when the tournament starts (`settle_seed`)
     rules: Any = None  # the game's rules dataclass (None: the game's defaults)
     shared_deals: bool = False  # deal d the same at every table (`deal_seed`)
+    # `--positions DIR` (an openings book): deal d starts from position d (cycling), played
+    # in every seating at every table as a deal is.
+    positions: tuple[Position, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The plan as `tournament.json` records it (rules by their public names); a plan
-        without shared deals leaves the key out, so its fingerprint is the one it always had
-        and its tournament resumes."""
+        """The plan as `tournament.json` records it (rules by their public names; positions
+        by a digest each); a plan without shared deals or positions leaves their keys out, so
+        its fingerprint is the one it always had and its tournament resumes."""
         data = asdict(self)
         data["bots"] = [b.to_json() for b in self.bots]
         data["rules"] = rules_to_json(self.rules) if self.rules is not None else {}
         if not self.shared_deals:
             del data["shared_deals"]
+        del data["positions"]
+        if self.positions:
+            data["positions"] = [hashlib.sha256(p.snapshot_text.encode()).hexdigest()[:16]
+                                 for p in self.positions]
         return data
 
     def fingerprint(self) -> str:
@@ -208,7 +255,8 @@ class Plan:
         else:  # each game a fresh deal; the seats still rotate
             deal, s = g, g % k
         room = () if self.shared_deals else table  # shared: every table's deal d alike
-        cards = deal_seed(seed, room, deal)
+        start = self.positions[deal % len(self.positions)] if self.positions else None
+        cards = deal_seed(seed, room, deal) if start is None else start.seed
         # The design's roles go to the table's bots in an order drawn from the deal's seed
         # (without duplicate deals, the first deal's, then rotated: each seat k-th of the
         # time exactly): where a bot sits depends on the set of bots, not the listed order.
@@ -217,7 +265,7 @@ class Plan:
         seats = tuple(drawn[i] for i in rows[s]) if self.duplicate else (*drawn[s:], *drawn[:s])
         policy, limits, cwd = how
         return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats,
-                       policy, limits, cwd=cwd)
+                       policy, limits, start, cwd=cwd)
 
 
 def _game_id(table: int, deal: int, seating: int) -> str:
@@ -254,20 +302,22 @@ def seating_of(game_id: str) -> int:
 
 
 def bot_entries(specs: Sequence[BotSpec], names: Sequence[str | None] | None = None,
-                announced: Mapping[BotSpec, str] | None = None) -> list[BotEntry]:
+                announced: Mapping[BotSpec, str] | None = None,
+                dirs: Sequence[str | None] | None = None) -> list[BotEntry]:
     """Bots from specs, named by `names` (given ones), else by `announced` (spec -> the `id
     name` the program sent), else after the built-in or the program; made unique with #1,
-    #2... when a name comes more than once."""
+    #2... when a name comes more than once. `dirs`: the folder each program starts in."""
     names = list(names or [None] * len(specs))
+    folders = list(dirs or [None] * len(specs))
     announced = announced or {}
     raw = [name or announced.get(spec) or default_name(spec)
            for spec, name in zip(specs, names, strict=True)]
     out: list[BotEntry] = []
     seen: dict[str, int] = {}
-    for name, spec in zip(raw, specs, strict=True):
+    for name, spec, folder in zip(raw, specs, folders, strict=True):
         seen[name] = seen.get(name, 0) + 1
         unique = name if raw.count(name) == 1 else f"{name}#{seen[name]}"
-        out.append(BotEntry(unique, spec))
+        out.append(BotEntry(unique, spec, folder))
     return out
 
 
