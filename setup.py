@@ -1,11 +1,11 @@
 """The compiled build: the referee's hot path compiled with mypyc from the same typed Python.
 
 `pip install -e .` (or `pip install .`, or `python -m build`) compiles the modules of `HOT` into
-one C extension (`meldref/_hot__mypyc`, with a small extension module beside each source file):
-it needs a C compiler. With `MELDREF_PURE=1` in the environment it installs pure Python, no
-compiler needed. Either way the extensions of an earlier build are removed first (Python would
-import them before the sources). Everything else is in pyproject.toml; `meldref --version` says
-which build runs.
+one C extension (`meldref/_hot__mypyc`, with a small extension module beside each source file)
+where a C compiler is found. With `MELDREF_PURE=1` in the environment, or with no compiler, it
+installs pure Python. Either way the extensions of an earlier build are removed first (Python
+would import them before the sources). Everything else is in pyproject.toml; `meldref
+--version` says which build runs.
 
 Beside the shared library the build writes the record of the sources it compiled
 (`meldref/_hot_sources.txt`): at every start meldref/__init__.py compares them, and runs the
@@ -29,6 +29,9 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+# meldref and mypyc are imported inside the functions that need them: meldref imports once the
+# checkout is on sys.path (the __main__ block puts it there), mypyc only when compiling.
+
 ROOT = Path(__file__).resolve().parent
 # The engine's states and meld checks, the three games and the Five Crowns solver, and the
 # referee's side of a conversation: what runs for every decision. The rest of meldref (the
@@ -39,7 +42,7 @@ ROOT = Path(__file__).resolve().parent
 # values made per decision write their own, and copy and pickle through it (engine.game.by_init).
 def registered_games() -> tuple[str, ...]:
     """engine/registry.py's GAMES, read as data (this file runs before meldref imports)."""
-    tree = ast.parse((ROOT / "engine" / "registry.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "meldref" / "engine" / "registry.py").read_text(encoding="utf-8"))
     return next(ast.literal_eval(node.value) for node in tree.body
                 if isinstance(node, ast.AnnAssign) and node.value is not None
                 and isinstance(node.target, ast.Name) and node.target.id == "GAMES")
@@ -171,6 +174,13 @@ def prune_cache() -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def compiler_found() -> bool:
+    """Whether the C compiler a build would run ($CC, or the one Python was built with) is
+    there."""
+    command = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return shutil.which(str(command).split()[0]) is not None
+
+
 def extensions() -> list[Extension]:
     # meldref is imported for its build module: no warning that the build being replaced is
     # stale (meldref/build.py)
@@ -179,6 +189,10 @@ def extensions() -> list[Extension]:
 
     remove_compiled()
     if pure_asked():
+        return []
+    if not compiler_found():  # an sdist installed where no compiler is: pure Python, said so
+        print("meldref: no C compiler found ($CC or cc): installing pure Python, the referee "
+              "slower (meldref --version says which build runs)", file=sys.stderr)
         return []
     return [Extension(name, sources=[]) for name in module_names()]
 

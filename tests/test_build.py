@@ -19,6 +19,7 @@ from support import PYTHON, ROOT
 
 from meldref import BUILD_RECORD, COMPILED_LIBRARY, stale_sources
 from meldref.build import stale_text, write_record
+from meldref.engine.registry import GAMES
 
 
 def installed_compiled() -> bool:
@@ -88,6 +89,12 @@ def test_the_compiled_build_compiles_every_hot_module() -> None:
 def test_every_hot_module_exists() -> None:
     for source in load_setup().HOT:
         assert (ROOT / source).is_file(), source
+
+
+def test_the_build_compiles_every_registered_games_state() -> None:
+    # setup.py reads the games from engine/registry.py, not a list of its own
+    hot = set(load_setup().HOT)
+    assert {f"meldref/engine/{game}/state.py" for game in GAMES} <= hot
 
 
 def test_a_pure_install_removes_an_earlier_build(tmp_path: Path) -> None:
