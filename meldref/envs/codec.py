@@ -13,8 +13,10 @@ it (engine/registry.py), holds it as its `CODEC`.
 
 from __future__ import annotations
 
+import functools
+import struct
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 import numpy as np
@@ -95,10 +97,49 @@ def legal_indices(codec: Codec, texts: Iterable[str], view: View) -> dict[int, s
     so the first is the engine's own choice)."""
     out: dict[int, str] = {}
     for text in texts:
-        index = codec.action_index(text, view)
+        index = index_of(codec, text, view)
         if index is not None and index not in out:
             out[index] = text
     return out
+
+
+class _ReadsView(Exception):
+    """An action's index that depends on the position (raised by `_NO_VIEW`)."""
+
+
+class _NoView(Mapping[str, Any]):
+    """A view that answers nothing: a codec reading it for an action's index raises."""
+
+    def __getitem__(self, key: str) -> Any:
+        raise _ReadsView(key)
+
+    def __iter__(self) -> Iterator[str]:
+        raise _ReadsView("")
+
+    def __len__(self) -> int:
+        raise _ReadsView("")
+
+
+_NO_VIEW: Final = _NoView()
+_DEPENDS: Final = -1  # in `_INDEX`: the index depends on the view
+_INDEX: dict[tuple[str, str], int | None] = {}  # (game, action text) -> its index
+_INDEX_KEPT: Final = 500_000  # texts remembered (a go-out's text holds its groups: many)
+
+
+def index_of(codec: Codec, text: str, view: View) -> int | None:
+    """`codec.action_index(text, view)`, remembered by text for the actions whose index the
+    view does not decide (tried once with a view that answers nothing): a Solitaire step lists
+    up to 88 placings, each read again at every step."""
+    key = (codec.game, text)
+    index = _INDEX.get(key, _DEPENDS - 1)
+    if index == _DEPENDS - 1:
+        if len(_INDEX) >= _INDEX_KEPT:
+            _INDEX.clear()
+        try:
+            index = _INDEX[key] = codec.action_index(text, _NO_VIEW)
+        except _ReadsView:
+            index = _INDEX[key] = _DEPENDS
+    return codec.action_index(text, view) if index == _DEPENDS else index
 
 
 def mask_of(codec: Codec, legal: Mapping[int, str]) -> Mask:
@@ -109,4 +150,11 @@ def mask_of(codec: Codec, legal: Mapping[int, str]) -> Mask:
 
 
 def vector(values: Sequence[float]) -> Vector:
-    return np.asarray(values, dtype=np.float32)
+    """`values` as a float32 vector (packed by `struct`: a third of numpy's time to convert a
+    list of Python floats, which was half of a Phase 10 encoding)."""
+    return np.frombuffer(bytearray(_packer(len(values)).pack(*values)), dtype=np.float32)
+
+
+@functools.cache
+def _packer(size: int) -> struct.Struct:
+    return struct.Struct(f"={size}f")  # native order, as numpy's float32
