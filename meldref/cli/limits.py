@@ -26,7 +26,7 @@ LimitFlags = dict[str, Any]  # the `[limits]` keys given on the command line, by
 Command = Callable[..., None]
 
 _POLICY: Final = MatchPolicy()
-_CPU_HELP: Final = "CPU seconds a bot process may use in all (RLIMIT_CPU; sandbox: 3600)."
+_CPU_HELP: Final = "CPU seconds per bot process (sandbox: 3600)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,35 +44,35 @@ LIMIT_FLAGS: Final = {
     "move_time": LimitFlag("move-time", Annotated[float | None, typer.Option(
         help=f"Seconds per decision (default {_POLICY.move_time:g}).")]),
     "first_move_time": LimitFlag("first-move-time", Annotated[float | None, typer.Option(
-        help=f"Seconds for a game's first decision (default {_POLICY.first_move_time:g}).")]),
+        help=f"First decision's seconds (default {_POLICY.first_move_time:g}).")]),
     "startup_time": LimitFlag("startup-time", Annotated[float | None, typer.Option(
         help=f"Seconds to start and say ready (default {_POLICY.startup_time:g}).")]),
     "time_bank": LimitFlag("time-bank", Annotated[float | None, typer.Option(
-        help=f"Seconds of bank per seat and game (default {_POLICY.time_bank:g}).")]),
+        help=f"Bank seconds per seat and game (default {_POLICY.time_bank:g}).")]),
     "increment": LimitFlag("increment", Annotated[float | None, typer.Option(
-        help=f"Seconds added to the bank per decision (default {_POLICY.increment:g}).")]),
+        help=f"Bank seconds added per decision (default {_POLICY.increment:g}).")]),
     "max_bank": LimitFlag("max-bank", Annotated[float | None, typer.Option(
         help="The bank's cap in seconds (default none).")]),
     "on_failure": LimitFlag("on-failure", Annotated[str | None, typer.Option(
-        help="After a bot's final failure: forfeit (default) or autoplay.")]),
+        help="After a final failure: forfeit or autoplay.")]),
     "hints": LimitFlag("legal-hints", Annotated[bool | None, typer.Option(
-        "--hints/--no-hints", help="Send the legal actions with each request (default on).")]),
+        "--hints/--no-hints", help="Send the legal actions (default on).")]),
     "memory_mb": LimitFlag("memory-mb", Annotated[int | None, typer.Option(
-        help="Memory cap per bot in MiB (default none; sandbox 1024).")]),
+        help="Memory cap per bot, MiB (sandbox: 1024).")]),
     "max_processes": LimitFlag("max-processes", Annotated[int | None, typer.Option(
-        help="Process cap (RLIMIT_NPROC: the user's; sandbox: each bot's, 64).")]),
+        help="Process cap (RLIMIT_NPROC; sandbox: 64).")]),
     "file_size_mb": LimitFlag("file-size-mb", Annotated[int | None, typer.Option(
-        help="Largest file a bot may write in MiB (default none; sandbox 64).")]),
+        help="File size cap per bot, MiB (sandbox: 64).")]),
     "cpu_seconds": LimitFlag("cpu-seconds", Annotated[int | None, typer.Option(
         help=_CPU_HELP)]),
     "no_network": LimitFlag("no-network", Annotated[bool | None, typer.Option(
-        "--no-network", help="No network for bot programs (a namespace each).")]),
+        "--no-network", help="No network for bot programs.")]),
     "sandbox": LimitFlag("sandbox", Annotated[bool | None, typer.Option(
-        "--sandbox", help="Each bot program in a bubblewrap sandbox (docs/sandbox.md).")]),
+        "--sandbox", help="Each bot in a bubblewrap sandbox.")]),
     "tmp_mb": LimitFlag("tmp-mb", Annotated[int | None, typer.Option(
-        help="A sandboxed bot's private /tmp in MiB (default 64).")]),
+        help="A sandboxed bot's /tmp, MiB (default 64).")]),
     "fresh_bots": LimitFlag("fresh-bots", Annotated[bool | None, typer.Option(
-        "--fresh-bots", help="A new bot process for every game (default: kept).")]),
+        "--fresh-bots", help="A new bot process every game.")]),
 }
 # `contest init` takes the sandbox as --sandbox/--no-sandbox (on unless said): all but it.
 CONTEST_FLAGS: Final = tuple(name for name in LIMIT_FLAGS if name != "sandbox")

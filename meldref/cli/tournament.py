@@ -49,7 +49,7 @@ def tournament(
         help="A TOML file (docs/tournaments.md); flags override it.",
         show_default=False)] = None,
     bot: Annotated[list[str] | None, typer.Option(
-        "--bot", "-b", help="A bot: builtin:NAME or a command line. Repeat.")] = None,
+        "--bot", "-b", help="builtin:NAME or a command line; repeat.")] = None,
     old_game: Annotated[str | None, typer.Option(
         "--game", hidden=True, help="The old spelling of GAME.")] = None,
     players: Annotated[int | None, typer.Option("--players", "-n",
@@ -59,31 +59,30 @@ def tournament(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j",
                                              help="Games played at once (processes).")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="round-robin or gauntlet "
-                                            "(the first bot against the rest).")] = None,
+                                            "(first vs rest).")] = None,
     duplicate: Annotated[bool | None, typer.Option(
         "--duplicate/--no-duplicate", help="Each deal in balanced seatings (default on).")
         ] = None,
     shared_deals: Annotated[bool | None, typer.Option(
         "--shared-deals/--no-shared-deals", help="Deal d the same at every table.")] = None,
     seed: Annotated[int | None, typer.Option(
-        help="Seed of the first deal (default: drawn, kept in the folder).")] = None,
+        help="First deal's seed (default: drawn, kept).")] = None,
     rules: Annotated[list[str] | None, typer.Option(
-        "--rules", "-r", help="A rule option KEY=VALUE (spec/RULES.md). Repeat.")] = None,
+        "--rules", "-r", help="A rule KEY=VALUE (spec/RULES.md); repeat.")] = None,
     out_dir: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Output folder; rerun with it to resume.")] = None,
     sprt: Annotated[str | None, typer.Option(
-        help="Two bots: stop when the SPRT elo0,elo1[,alpha,beta] decides.")] = None,
+        help="Two bots: SPRT elo0,elo1[,alpha,beta].")] = None,
     rank_by: Annotated[str | None, typer.Option(
         "--rank-by", help="places (rating, default) or margin.")] = None,
     *,
     limits: LimitFlags,
     keep_logs: Annotated[bool, typer.Option(
-        help="Keep every bot's stderr log, not only failed games'.")] = False,
+        "--keep-logs", help="Keep every bot's stderr log.")] = False,
     stop_after: Annotated[int | None, typer.Option(
-        help="Play at most this many games now (resume later).")] = None,
+        help="Play at most N games now (resume later).")] = None,
     cluster: Annotated[str | None, typer.Option(
-        help="Play on dask (pip install 'meldref[cluster]'): local:N or tls://HOST:PORT.")
-        ] = None,
+        help="Play on dask: local:N or tls://HOST:PORT.")] = None,
     bot_folder: Annotated[Path | None, typer.Option(
         help="Start bot programs in this folder.")] = None,
     upload_bots: Annotated[bool | None, typer.Option(
@@ -94,21 +93,22 @@ def tournament(
     insecure_tcp: Annotated[bool | None, typer.Option(
         "--insecure-tcp", help="Accept a plain tcp:// --cluster (unsafe).")] = None,
     plan: Annotated[bool, typer.Option(
-        "--plan", help="With --sprt: print its expected length and power.")] = False,
-    progress: Annotated[bool, typer.Option(help="Show a live progress bar.")] = True,
+        "--plan", help="With --sprt: its expected length, power.")] = False,
+    progress: Annotated[bool, typer.Option(help="A live progress bar.", show_default=False)
+                        ] = True,
     positions: Annotated[Path | None, typer.Option(
-        help="Start deal d from the d-th position file of DIR (an openings book).")] = None,
+        help="Deal d from DIR's d-th position (a book).")] = None,
     debug_log: Annotated[Path | None, typer.Option(
-        help="Write every line each bot read and wrote, timestamped, in DIR/<game id>/.")
-    ] = None,
+        help="Each bot's lines, timestamped, in DIR.")] = None,
     rating_interval: Annotated[int | None, typer.Option(
-        help="Print the standings so far every N games (on standard error).")] = None,
+        help="Standings so far every N games.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the standings as JSON.")] = False,
 ) -> None:
     """Play a round robin or gauntlet; print the standings.
 
     Results are streamed to the output folder as games end: rerun the same command to resume.
-    Every option in full: docs/commands.md#tournament."""
+    Every option in full: docs/commands.md#tournament (--cluster needs pip install
+    'meldref[cluster]')."""
     game, config = _game_and_config(game, config, old_game)
     from ..tournament.run import StandingsInterrupted, run_tournament
 
