@@ -95,9 +95,12 @@ def legal_indices(codec: Codec, texts: Iterable[str], view: View) -> dict[int, s
     """The numbered legal actions: index -> the first legal action's text with that index
     (the engine lists one found way per lay-down and go-out, and a wild's hit top end first,
     so the first is the engine's own choice)."""
+    known = _known(codec.game)
     out: dict[int, str] = {}
     for text in texts:
-        index = index_of(codec, text, view)
+        index = known.get(text, _UNSEEN)  # inline `index_of`: a Solitaire step lists 88
+        if index is not None and index < 0:  # not met yet, or the view decides it
+            index = index_of(codec, text, view)
         if index is not None and index not in out:
             out[index] = text
     return out
@@ -121,24 +124,30 @@ class _NoView(Mapping[str, Any]):
 
 
 _NO_VIEW: Final = _NoView()
-_DEPENDS: Final = -1  # in `_INDEX`: the index depends on the view
-_INDEX: dict[tuple[str, str], int | None] = {}  # (game, action text) -> its index
-_INDEX_KEPT: Final = 500_000  # texts remembered (a go-out's text holds its groups: many)
+_DEPENDS: Final = -1  # a remembered index that depends on the view
+_UNSEEN: Final = -2  # a text not met yet
+_INDEX: dict[str, dict[str, int | None]] = {}  # game -> action text -> its index
+_INDEX_KEPT: Final = 200_000  # texts remembered a game (a go-out's text holds its groups)
+
+
+def _known(game: str) -> dict[str, int | None]:
+    known = _INDEX.get(game)
+    if known is None or len(known) >= _INDEX_KEPT:
+        known = _INDEX[game] = {}
+    return known
 
 
 def index_of(codec: Codec, text: str, view: View) -> int | None:
     """`codec.action_index(text, view)`, remembered by text for the actions whose index the
-    view does not decide (tried once with a view that answers nothing): a Solitaire step lists
-    up to 88 placings, each read again at every step."""
-    key = (codec.game, text)
-    index = _INDEX.get(key, _DEPENDS - 1)
-    if index == _DEPENDS - 1:
-        if len(_INDEX) >= _INDEX_KEPT:
-            _INDEX.clear()
+    view does not decide (tried once with a view that answers nothing): a step's legal
+    actions are mostly the texts of the steps before."""
+    known = _known(codec.game)
+    index = known.get(text, _UNSEEN)
+    if index == _UNSEEN:
         try:
-            index = _INDEX[key] = codec.action_index(text, _NO_VIEW)
+            index = known[text] = codec.action_index(text, _NO_VIEW)
         except _ReadsView:
-            index = _INDEX[key] = _DEPENDS
+            index = known[text] = _DEPENDS
     return codec.action_index(text, view) if index == _DEPENDS else index
 
 
