@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..bots import builtin_help
 from ..engine.game import GAME_NAMES
 from ..protocol.records import ResultLine
 from ..tournament.config import (
@@ -49,7 +50,7 @@ def tournament(
         help="A TOML file (docs/tournaments.md); flags override it.",
         show_default=False)] = None,
     bot: Annotated[list[str] | None, typer.Option(
-        "--bot", "-b", help="builtin:NAME or a command line; repeat.")] = None,
+        "--bot", "-b", help=f"{builtin_help()}, or a command line; repeat.")] = None,
     old_game: Annotated[str | None, typer.Option(
         "--game", hidden=True, help="The old spelling of GAME.")] = None,
     players: Annotated[int | None, typer.Option("--players", "-n",
