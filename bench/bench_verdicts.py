@@ -4,6 +4,7 @@ statistics, win rate (score) against score margin.
     python bench/bench_verdicts.py [--games 800] [--quick] [--half-width 0.02]
                                    [--margin-half-width 5] [--seed 1]
     python bench/bench_verdicts.py --speed
+    python bench/bench_verdicts.py --sprt 0,100 [--elos -50,0,50,100,150,250] [--runs 200]
 
 `--speed` times the standings and the cross table on synthetic results instead: 10,000 and
 50,000 four-seat games against 1,000, as ratios (the fit needs only the matrix of wins, so
@@ -24,6 +25,12 @@ margin, pooled over both schedules so that only the variances differ between row
   interval and trinomial SPRT): the variance it *assumes*;
 - duplicate, deal sets: the deal sets as the units (the pentanomial model).
 Prints a markdown table (for the README) and one JSON line per figure.
+
+`--sprt elo0,elo1` measures the Elo printed after an SPRT stop instead: at each true Elo of
+`--elos`, `--runs` SPRTs on deal sets of 2 games (20% drawn, `sprt.reference` tilted to the
+Elo) played until they stop; the plain estimate's and the stop-corrected one's mean error
+(`sprt.stopped_estimate`) with standard errors, how often the corrected one lands above the
+truth (median-unbiased: 50%), and how often its 95% interval holds the truth.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from meldref.bots import builtin_bot
 from meldref.engine.game import find_game
 from meldref.engine.play import play_inprocess
@@ -45,6 +54,14 @@ from meldref.verdicts.elo import Z95, ratio_estimate
 from meldref.verdicts.games import GameResult
 from meldref.verdicts.pairs import cross_table
 from meldref.verdicts.ratings import standings
+from meldref.verdicts.sprt import (
+    SprtSpec,
+    SprtTest,
+    Verdict,
+    reference,
+    stopped_estimate,
+    tilted,
+)
 
 GAMES = ("phase10", "fivecrowns")
 NOISE = (0.05, 0.15)
@@ -197,6 +214,58 @@ def speed() -> None:
               f"x{seconds / base:.2f} of 1,000 games")
 
 
+def simulate_sprts(spec: SprtSpec, elo: float, runs: int, seed: int
+                   ) -> list[tuple[list[int], Verdict]]:
+    """`runs` SPRTs on deal sets of 2 games (20% drawn, tilted to `elo`) until they stop:
+    each one's counts of deal sets by half-points, and its verdict."""
+    chances = np.array(tilted(reference(2, 0.2), elo, spec.model))
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(runs):
+        test = SprtTest(spec, 2)
+        while (verdict := test.verdict()) is None:
+            test.add(int(rng.choice(5, p=chances)))
+        out.append((list(test.counts), verdict))
+    return out
+
+
+def sprt_errors(spec: SprtSpec, elo: float, runs: int, seed: int) -> dict[str, Any]:
+    """The plain and the stop-corrected Elo's errors over `runs` simulated SPRTs."""
+    tests = simulate_sprts(spec, elo, runs, seed)
+    estimates = [stopped_estimate(spec, counts) for counts, _ in tests]
+    # A plain estimate is infinite after a run of all wins: clipped to +-1500, as printed.
+    plain = np.clip([e.plain - elo for e in estimates], -1500, 1500)
+    corrected = np.array([e.elo - elo for e in estimates])
+    covered = [(e.low is None or e.low <= elo) and (e.high is None or elo <= e.high)
+               for e in estimates]
+
+    def se(x: Any) -> float:
+        return round(float(np.std(x, ddof=1) / math.sqrt(len(x))), 1)
+
+    return {"elo0": spec.elo0, "elo1": spec.elo1, "true_elo": elo, "runs": runs,
+            "deal_sets": round(float(np.mean([sum(c) for c, _ in tests])), 1),
+            "plain_error": round(float(np.mean(plain)), 1), "plain_se": se(plain),
+            "corrected_error": round(float(np.mean(corrected)), 1),
+            "corrected_se": se(corrected),
+            "corrected_above": round(float(np.mean(corrected > 0)), 3),
+            "covered": round(float(np.mean(covered)), 3)}
+
+
+def sprt_table(bounds: str, elos: str, runs: int, seed: int) -> None:
+    elo0, elo1 = (float(x) for x in bounds.split(","))
+    spec = SprtSpec(elo0, elo1)
+    rows = [sprt_errors(spec, float(e), runs, seed) for e in elos.split(",")]
+    print(f"| true Elo | deal sets | plain error | corrected error | corrected above the "
+          f"truth | corrected 95% interval covers |  (SPRT [{elo0:g}, {elo1:g}], {runs} runs)")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['true_elo']:+g} | {r['deal_sets']:.1f} | {r['plain_error']:+.1f} +- "
+              f"{r['plain_se']:.1f} | {r['corrected_error']:+.1f} +- {r['corrected_se']:.1f} "
+              f"| {100 * r['corrected_above']:.1f}% | {100 * r['covered']:.1f}% |")
+    for r in rows:
+        print(json.dumps(r))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=800,
@@ -212,9 +281,17 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="only this game (repeatable)")
     parser.add_argument("--speed", action="store_true",
                         help="time standings and cross table on synthetic results instead")
+    parser.add_argument("--sprt", metavar="ELO0,ELO1",
+                        help="measure the Elo printed after SPRT stops instead")
+    parser.add_argument("--elos", default="-50,0,50,100,150,250",
+                        help="with --sprt: the true Elos simulated")
+    parser.add_argument("--runs", type=int, default=200, help="with --sprt: SPRTs per Elo")
     args = parser.parse_args(argv)
     if args.speed:
         speed()
+        return
+    if args.sprt:
+        sprt_table(args.sprt, args.elos, args.runs, args.seed)
         return
     games = 40 if args.quick else args.games
     rows: list[Figure] = []

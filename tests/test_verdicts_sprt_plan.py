@@ -5,10 +5,14 @@ length or power of a test before it ran."""
 
 from __future__ import annotations
 
+import importlib
 import math
+import sys
+from typing import Any
 
 import numpy as np
 import pytest
+from support import ROOT
 
 from meldref.verdicts.brownian import Bounded
 from meldref.verdicts.sprt import (
@@ -16,9 +20,7 @@ from meldref.verdicts.sprt import (
     SprtTest,
     Verdict,
     plan,
-    reference,
     stopped_estimate,
-    tilted,
 )
 
 
@@ -45,17 +47,17 @@ def test_the_plan_meets_alpha_and_beta_at_the_bounds() -> None:
     assert "deal sets" in middle.text()
 
 
+def _bench() -> Any:
+    """bench/bench_verdicts.py as a module: its simulated SPRTs are the tests' too."""
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(ROOT / "bench"))
+    return importlib.import_module("bench_verdicts")
+
+
 def simulate(spec: SprtSpec, elo: float, runs: int, seed: int
              ) -> list[tuple[list[int], Verdict]]:
     """`runs` SPRTs on deal sets of 2 games (20% draws, tilted to `elo`) until they stop."""
-    chances = np.array(tilted(reference(2, 0.2), elo, spec.model))
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(runs):
-        test = SprtTest(spec, 2)
-        while (verdict := test.verdict()) is None:
-            test.add(int(rng.choice(5, p=chances)))
-        out.append((list(test.counts), verdict))
+    out: list[tuple[list[int], Verdict]] = _bench().simulate_sprts(spec, elo, runs, seed)
     return out
 
 
@@ -103,3 +105,21 @@ def test_the_corrected_elo_is_median_unbiased_where_the_plain_one_is_not() -> No
     covered = np.mean([(e.low or -math.inf) <= 0 <= (e.high or math.inf) for e in estimates])
     assert 0.4 <= above <= 0.6 and plain < 0.4
     assert covered >= 0.92
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("elo", [-50.0, 0.0, 100.0, 150.0])
+def test_the_corrected_elo_errs_less_than_the_plain_one_on_either_side(elo: float) -> None:
+    # Issue 44: past elo1 the correction overshot (150 Elo, SPRT [0, 100]: plain +17, the
+    # corrected -30, 200 runs); its Brownian motion now moves by the LLR's exact steps.
+    # Measured (bench/bench_verdicts.py --sprt 0,100, 100 runs): plain -30 / -34 / +16 / +17
+    # at -50 / 0 / 100 / 150, corrected -16 / -21 / +3 / -1.
+    row = _bench().sprt_errors(SprtSpec(0, 100), elo, 80, seed=5)
+    assert abs(row["corrected_error"]) < abs(row["plain_error"])
+    assert row["covered"] >= 0.9
+
+
+def test_the_benchmark_of_the_corrected_elo_runs() -> None:
+    row = _bench().sprt_errors(SprtSpec(0, 200), 300.0, 4, seed=1)
+    assert row["runs"] == 4 and row["deal_sets"] > 0
+    assert math.isfinite(row["plain_error"]) and math.isfinite(row["corrected_error"])

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
 DIGITS = 9  # values equal to this many decimals are ties
+ANCHOR_DRAWS = 4000  # draws for the variance of a rating less the median (about 2% in width)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +49,9 @@ def rank_figures(values: FloatArray, cov: FloatArray, drawn: NDArray[np.intp], d
         return None
     n = len(drawn)
     v = values[drawn]
-    perm = np.lexsort((np.round(np.diag(cov), 12), np.round(v, DIGITS)))
-    rng = np.random.default_rng(seed)
-    sample = rng.multivariate_normal(v[perm], cov[np.ix_(perm, perm)], size=draws,
-                                     method="eigh", check_valid="ignore")
+    sample, back = _draws(v, cov, draws, seed)
     got = competition_ranks(sample)  # (draws, n) in perm order
     hist = np.stack([np.bincount(got[:, c] - 1, minlength=n) for c in range(n)]) / draws
-    back = np.empty(n, dtype=int)
-    back[perm] = np.arange(n)
     hist = _pooled(hist[back], v, cov)  # rows in `drawn` order
     want = competition_ranks(v[None, :])[0]
     cumulative = np.cumsum(hist, axis=1)
@@ -68,6 +64,42 @@ def rank_figures(values: FloatArray, cov: FloatArray, drawn: NDArray[np.intp], d
     out.low[drawn] = 1 + (cumulative < 0.025 - 1e-12).sum(axis=1)
     out.high[drawn] = 1 + (cumulative < 0.975 - 1e-12).sum(axis=1)
     return out
+
+
+def median_variance(values: FloatArray, cov: FloatArray, drawn: NDArray[np.intp],
+                    draws: int = ANCHOR_DRAWS, seed: int = 1) -> FloatArray:
+    """Per bot of `drawn` (NaN for the others), the variance of its value less the median of
+    the `drawn` bots' values, over seeded draws of N(values[drawn], cov).
+
+    Why not c^T cov c with c the bot less the middle bot(s): that holds the middle bots
+    fixed, but the median is whichever bot lands in the middle. Among bots of about equal
+    strength the median follows the draws, and a rating less it varies less than less a
+    fixed bot: six equal bots' intervals were 28% too wide and covered 99% (the coverage
+    benchmark, docs/verdicts.md). Where the middle bots stand well apart from the rest both
+    agree. Drawn in the order of value and variance, bots the fit cannot tell apart pooled,
+    as for the rank figures: no name moves a figure."""
+    out = np.full(len(values), np.nan)
+    if len(drawn) < 2 or draws < 2:
+        return out
+    v = values[drawn]
+    sample, back = _draws(v, cov, draws, seed)
+    sample -= np.median(sample, axis=1, keepdims=True)
+    var = sample.var(axis=0, ddof=1)[back]
+    out[drawn] = _pooled(var[:, None], v, cov)[:, 0]
+    return out
+
+
+def _draws(v: FloatArray, cov: FloatArray, draws: int, seed: int
+           ) -> tuple[FloatArray, NDArray[np.intp]]:
+    """`draws` seeded draws of N(v, cov), columns in the order of value and variance (so no
+    name decides which bot gets which stream), and the index that puts them back."""
+    perm = np.lexsort((np.round(np.diag(cov), 12), np.round(v, DIGITS)))
+    rng = np.random.default_rng(seed)
+    sample: FloatArray = rng.multivariate_normal(v[perm], cov[np.ix_(perm, perm)], size=draws,
+                                                 method="eigh", check_valid="ignore")
+    back = np.empty(len(v), dtype=np.intp)
+    back[perm] = np.arange(len(v))
+    return sample, back
 
 
 def _pooled(hist: FloatArray, v: FloatArray, cov: FloatArray) -> FloatArray:

@@ -60,7 +60,7 @@ from scipy.special import betaincinv
 from .elo import DIGITS, elo_from_score, finite, t95
 from .games import GameResult
 from .margins import MarginFit
-from .ranks import RankFigures, rank_figures
+from .ranks import RankFigures, median_variance, rank_figures
 from .strengths import NO_MAXIMUM, fit_strengths, peel, strongly_connected
 
 ELO_PER_UNIT = 400 / math.log(10)  # Elo per unit of natural log-strength
@@ -168,6 +168,7 @@ def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
         anchor, weights = None, median_weights(theta, rated)
     point = _anchored(theta, weights, rated) * ELO_PER_UNIT
     fit = Spread.of(data, rated, theta, prior_draws)
+    median_var = None if anchor else median_variance(theta, fit.cov, fit.rated, seed=seed)
     margins = MarginFit.of(data.pairs + data.pairs.transpose(0, 2, 1), data.margins, rated)
     by_margin = rank_by == "margin"
     margin_weights = weights if anchor else median_weights(margins.value, rated)
@@ -181,7 +182,8 @@ def standings(games: Iterable[GameResult], bots: Iterable[str] = (), *,
     rows = []
     for rank, i in zip(ranks, order, strict=True):
         value, low, high = _margin_cells(i, margin, margin_weights, margins, fit)
-        rows.append(dataclasses.replace(_row(data, rank, i, point, weights, fit, figures),
+        rows.append(dataclasses.replace(_row(data, rank, i, point, weights, fit, figures,
+                                             median_var),
                                         margin=value, margin_low=low, margin_high=high))
     return Standings(tuple(rows), data.games, len(data.deals), resamples, seed, prior_draws,
                      anchor or "median", rank_by, top_k)
@@ -227,7 +229,8 @@ def median_weights(theta: FloatArray, rated: NDArray[np.bool_]) -> FloatArray:
 
 
 def _row(data: _Tally, rank: int, i: int, point: FloatArray, weights: FloatArray,
-         fit: Spread, figures: RankFigures | None) -> BotStanding:
+         fit: Spread, figures: RankFigures | None, median_var: FloatArray | None
+         ) -> BotStanding:
     games, wins, places, scores = data.totals()[:, i]
     per_game = 1 / games if games else 0.0
     rating = low = high = None
@@ -235,7 +238,7 @@ def _row(data: _Tally, rank: int, i: int, point: FloatArray, weights: FloatArray
     if math.isfinite(point[i]):
         # Rounded to the reported digits: bots with one record differ by float noise.
         rating = round(float(point[i]), DIGITS)
-        low, high, why = fit.interval(i, point, weights)
+        low, high, why = fit.interval(i, point, weights, median_var=median_var)
     row = BotStanding(data.names[i], rank, int(games), float(wins), float(places * per_game),
                       float(scores * per_game), rating, low, high, None, why)
     if figures is None or rating is None:
@@ -327,7 +330,10 @@ class Spread:
                  ).reshape(units, m_)
             g -= g.mean(axis=0)
             meat = g.T @ g * units / (units - 1)
-            inner = core[idx] & ~no_maximum
+            # `not`, never `~`, on the Python bool: ~False is -1, and -1 & True made
+            # every core pair carry minus one virtual draw (issue 44: intervals 1.5x
+            # too wide at 6 games a pair).
+            inner = core[idx] & (not no_maximum)
             prior = prior_draws / 2 * (1 - np.eye(m_)) * ~(inner[:, None] & inner[None, :])
             w_ = (np.bincount(a_ * m_ + b_, weights=wins, minlength=m_ * m_).reshape(m_, m_)
                   + prior)
@@ -338,11 +344,14 @@ class Spread:
         return Spread(idx, cov, units, comparisons, won, deals_of, deals_won, deals_lost,
                       side, no_maximum)
 
-    def interval(self, i: int, point: FloatArray, weights: FloatArray, unit: str = "deal"
+    def interval(self, i: int, point: FloatArray, weights: FloatArray, unit: str = "deal",
+                 median_var: FloatArray | None = None
                  ) -> tuple[float | None, float | None, str | None]:
         """Bot i's 95% interval (low, high, why-not); either end None when unsupported.
         Counted in the bot's own deals (`unit`: "deal", or the contest ladder's "deal set"):
-        a field of many bots has many deals, and a bot's variance rests on its own few."""
+        a field of many bots has many deals, and a bot's variance rests on its own few.
+        `median_var`: per bot, the variance of its rating less the median
+        (`ranks.median_variance`), for a scale anchored at the median."""
         why = too_few(int(self.deals_of[i]), unit)
         if why is not None:
             return None, None, why
@@ -355,6 +364,8 @@ class Spread:
         c = -weights[self.rated]
         c[np.flatnonzero(self.rated == i)] += 1.0
         var = float(c @ self.cov @ c)
+        if median_var is not None and var > 0 and math.isfinite(median_var[i]):
+            var = float(median_var[i])
         if not var > 0:
             return None, None, "the scale's zero (the anchor): 0 by definition"
         half = t95(self.deals_of[i]) * math.sqrt(var) * ELO_PER_UNIT
