@@ -16,7 +16,8 @@ This search builds a tree over **every** legal action, the seat's own and its ri
   node picks for the rival: heads-up the margin's negation (zero-sum).
 - Anytime: iterations until the budget's deadline (a clock) or its count (no clock: the bot is
   then deterministic given its seed). The move played is the root's most visited child, the
-  prior's on a tie, so a budget too small to learn anything plays the prior.
+  prior's credited with `PRIOR_VISITS` more, so a budget too small to learn anything plays the
+  prior, and more time departs from it where the search finds better.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ from .search import Budget
 
 A = TypeVar("A")  # a game's action
 EXPLORE: Final = 0.7  # UCB1's exploration constant, on values scaled to about [-1, 1]
+# Visits the prior's action is credited with in the final choice: a few iterations spread
+# over many actions pick one at random by one visit more (10 iterations changed 12 of 24 of the
+# expert's decisions, 150 changed 12 too); with the credit another action must earn its place.
+PRIOR_VISITS: Final = 10
 
 
 @dataclass(slots=True)
@@ -86,8 +91,8 @@ def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[r
     by_text = {str(a): a for a in root_actions}
 
     def rank(text: str) -> tuple[int, int, int]:
-        child = root.children[text]
-        return (child.visits, text == first, -order.get(text, len(order)))
+        visits = root.children[text].visits + (PRIOR_VISITS if text == first else 0)
+        return (visits, text == first, -order.get(text, len(order)))
 
     tried = [t for t in root.children if t in by_text]
     if stats is not None:

@@ -238,8 +238,9 @@ def test_the_tree_search_tries_every_legal_draw_and_discard() -> None:
 
 @pytest.mark.long
 def test_more_iterations_change_more_of_the_experts_decisions() -> None:
-    # One iteration plays the prior (the expert's move, expanded first); more, anytime, depart
-    # from it where the rollouts say so. Iterations stand for time: a clock only bounds them.
+    # A few iterations play the prior (the expert's move, expanded first and credited
+    # `PRIOR_VISITS`); more, anytime, depart from it where the rollouts say so. Iterations
+    # stand for time: a clock only bounds them.
     views = expert_views(24)
 
     def changed(iterations: int) -> int:
@@ -247,7 +248,9 @@ def test_more_iterations_change_more_of_the_experts_decisions() -> None:
         moves = [str(bot.act(view)) != bot.last.prior for view in views]
         return sum(moves)
 
-    few, more = changed(1), changed(150)
+    # Was (the expert's move credited nothing in the final choice): 10 iterations changed 12
+    # of these 24 decisions at random, as many as 150 did.
+    few, more = changed(10), changed(150)
     assert few == 0 and more > few
 
 
