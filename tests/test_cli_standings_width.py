@@ -30,6 +30,8 @@ def test_four_bots_in_an_80_column_terminal_are_all_told_apart_and_nothing_is_cu
     lines = [line for line in shown.splitlines() if str(tmp_path) not in line]
     assert max(map(len, lines)) <= 80, "\n".join(lines)
     assert "…" not in shown, shown
+    # Every head whole: thirteen columns folded "faults" into "fault" and "s" (issue 47).
+    assert re.search(r"(?m)^#\s+bot\s+rating\s.*\sfaults$", shown), shown
     names = ["greedy", "random", "random_bot#1", "random_bot#2"]
     legend = dict(re.findall(r"(?m)^\s*([A-Z])\s+=\s+(\S+)", shown))
     if legend:  # short labels: each bot's label in the table, its name in the legend

@@ -150,7 +150,9 @@ def standings_table(report: Report, title: str = "standings",
     (`fitted`), each bot is shown by its label and the heads take two lines; with standings
     ranked by margin (`--rank-by margin`) the margin takes the rating's place."""
     by_margin = report.standings.rank_by == "margin"
-    table = _compact(f"{title} (by mean score margin per game)" if by_margin else title)
+    # With labels the table is to fit a narrow terminal: its thirteen columns need it tight.
+    table = _compact(f"{title} (by mean score margin per game)" if by_margin else title,
+                     tight=labels is not None)
     for column in ("#", "bot", "margin" if by_margin else "rating", "95% CI", "rank held",
                    "ranks", "P first", "games", "wins", "win %", "mean place", "mean score",
                    "faults"):
@@ -228,11 +230,11 @@ def cross_table(report: Report, labels: Mapping[str, str] | None = None) -> Tabl
     return table
 
 
-def _compact(title: str) -> Table:
+def _compact(title: str, tight: bool = False) -> Table:
     """A table of figures with a rule under the head and no column lines: eleven columns fit
-    80 columns of terminal."""
+    80 columns of terminal; `tight` (one space between columns, not two), thirteen."""
     return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-                 padding=(0, 1, 0, 0))
+                 padding=(0, 0 if tight else 1, 0, 0))
 
 
 def bot_labels(bots: Sequence[str]) -> dict[str, str]:
