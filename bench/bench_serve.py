@@ -2,6 +2,7 @@
 pages answer.
 
     python bench/bench_serve.py [--games 20] [--requests 200]
+    python bench/bench_serve.py --load [--run-games 40] [--rounds 2] [--views 10]
 
 Disk: --games games of each shape a contest plays (built-in greedy bots, the referee's own
 replays) are written as replays; for each shape, the mean bytes a game costs raw, gzipped
@@ -13,12 +14,20 @@ Pages: a contest of the same games is served by `meldref contest serve` (a real 
 free port) and asked --requests times for each page over one HTTP/1.1 connection (httpx);
 answers a second per page, and the same for HEAD of the leaderboard. Only ratios mean much on
 a shared machine: every figure of one run is measured side by side.
+
+Load (--load): `meldref contest run -j 2 --games N` on a contest of three copies of the
+instant bot (bench_jobs.py's), timed unwatched and watched in turn (--rounds of each): watched,
+`contest serve` runs beside it and a client asks for the leaderboard, its poll and a bot page
+--views times a second (ten is fifty viewers polling every 5 s); games a second each way, and
+the page views a second served.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
+import itertools
 import os
 import re
 import signal
@@ -26,8 +35,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -135,12 +146,97 @@ def page_rows(folder: Path, requests: int) -> list[str]:
         child.wait(60)
 
 
+@contextlib.contextmanager
+def watching(folder: Path, views: float) -> Iterator[list[float]]:
+    """`contest serve` on `folder`, asked for a page `views` times a second until the block
+    ends; yields the list its answers are counted into (a 1 each), and the server's CPU
+    seconds since it was ready are appended last."""
+    child = subprocess.Popen([sys.executable, "-m", "meldref", "contest", "serve", str(folder),
+                              "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True)
+    answered: list[float] = []
+    stop = threading.Event()
+
+    def ask(url: str) -> None:
+        pages = itertools.cycle(["/", "/board.json", "/bot/a"])
+        with httpx.Client(base_url=url, timeout=120) as http:
+            while not stop.wait(1 / views):
+                http.get(next(pages)).raise_for_status()
+                answered.append(1)
+    try:
+        assert child.stdout is not None
+        url = re.search(r" at (\S+/) ", child.stdout.readline())
+        assert url, "contest serve did not start"
+        ready = cpu_seconds(child.pid)
+        thread = threading.Thread(target=ask, args=(url[1],), daemon=True)
+        thread.start()
+        yield answered
+        stop.set()
+        thread.join(120)
+        answered.append(cpu_seconds(child.pid) - ready)
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(60)
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's user and system CPU seconds (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_rows(games: int, rounds: int, views: float) -> list[str]:
+    from bench_jobs import contest_bot, make_contest
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "c"
+        bot, command = contest_bot(Path(tmp))
+        make_contest(folder, bot, command)
+        rates: dict[str, list[float]] = {"unwatched": [], "watched": []}
+        served: list[float] = []
+        cpu: list[float] = []  # the server's CPU seconds a page view
+        for _ in range(rounds):
+            for mode in rates:
+                with contextlib.ExitStack() as stack:
+                    answered = (stack.enter_context(watching(folder, views))
+                                if mode == "watched" else None)
+                    start = time.perf_counter()
+                    subprocess.run([sys.executable, "-m", "meldref", "contest", "run",
+                                    str(folder), "-j", "2", "--games", str(games)], check=True,
+                                   capture_output=True, timeout=3600)
+                    wall = time.perf_counter() - start
+                    rates[mode].append(games / wall)
+                if answered is not None:
+                    served.append((len(answered) - 1) / wall)
+                    cpu.append(answered[-1] / max(len(answered) - 1, 1))
+        for mode, found in rates.items():
+            rows.append(f"| {mode} | {rounds} x {games} | {statistics.mean(found):.2f} | "
+                        f"{statistics.mean(served):.1f} | {1000 * statistics.mean(cpu):.1f} |"
+                        if mode == "watched" else
+                        f"| {mode} | {rounds} x {games} | {statistics.mean(found):.2f} | - | - |")
+        ratio = statistics.mean(rates["watched"]) / statistics.mean(rates["unwatched"])
+        rows.append(f"watched/unwatched games a second: {ratio:.2f}")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--load", action="store_true", help="the contest run, watched or not")
+    parser.add_argument("--run-games", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--views", type=float, default=10.0)
     args = parser.parse_args()
     os.environ.setdefault("MELDREF_PURE", "1")
+    if args.load:
+        print("| contest run -j 2 | rounds x games | games/s | page views/s | "
+              "server CPU ms a view |")
+        print("|---|---|---|---|---|")
+        for row in load_rows(args.run_games, args.rounds, args.views):
+            print(row)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         played = {shape: play(folder, shape, args.games) for shape in SHAPES}
