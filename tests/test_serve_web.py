@@ -183,6 +183,24 @@ def test_the_forwarded_address_is_believed_from_a_trusted_proxy_only(replays: Pa
     assert re.search(r'^127\.0\.0\.1 "GET / HTTP/1\.1" 200$', trusted.log, re.M)
 
 
+def test_contest_serve_takes_the_proxy_settings_as_flags(contest: Path) -> None:
+    shown = subprocess.run([PYTHON, "-m", "meldref", "contest", "serve", "--help"],
+                           capture_output=True, text=True, timeout=TIMEOUT,
+                           env={**os.environ, "COLUMNS": "200"}).stdout
+    if "--public-host" not in shown:
+        pytest.skip("contest serve has no --public-host flag yet (cli/contest.py)")
+    with serving("contest", "serve", str(contest), "--public-host", "contest.example.org",
+                 "--trust-proxy", "127.0.0.1") as served, client(served) as http:
+        proxied = {"Host": "contest.example.org", "X-Forwarded-For": "203.0.113.7"}
+        assert http.get("/", headers=proxied).status_code == 200
+    assert '203.0.113.7 "GET / HTTP/1.1" 200' in served.log
+    refused = subprocess.run([PYTHON, "-m", "meldref", "contest", "serve", str(contest),
+                              "--port", "0", "--trust-proxy", "the proxy"],
+                             capture_output=True, text=True, timeout=TIMEOUT)
+    assert refused.returncode == 2
+    assert "--trust-proxy = 'the proxy': an IP address" in refused.stdout + refused.stderr
+
+
 def test_a_bad_serve_setting_stops_with_exit_2_naming_it(replays: Path) -> None:
     done = subprocess.run([PYTHON, "-m", "meldref", "replay", "serve", str(replays), "--port",
                            "0"], env={**os.environ, "MELDREF_PURE": "1",
