@@ -106,6 +106,14 @@ def test_replay_html_and_export_print_json(game: Path, tmp_path: Path) -> None:
     assert code == 0 and json.loads(stdout)["rows"] > 0
 
 
+def test_the_sprt_plan_prints_json() -> None:
+    code, stdout, _ = run("tournament", "--bot", "builtin:greedy", "--bot", "builtin:random",
+                          "--sprt", "0,10", "--plan", "--json")
+    plans = json.loads(stdout)["plan"]
+    assert code == 0 and [p["true_elo"] for p in plans] == [0, 5, 10]
+    assert plans[0]["p_h1"] < 0.1 < 0.9 < plans[2]["p_h1"]
+
+
 @pytest.mark.parametrize("args", [
     ["match", "--games", "-1"], ["match", "--games=-5"], ["match", "--move-time=0.0"],
     ["match", "--players", "0"],

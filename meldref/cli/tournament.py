@@ -121,7 +121,7 @@ def tournament(
         if value is not None and (problem := range_problem(flag, value, 1)):
             fail(problem)
     if plan:
-        _print_sprt_plan(sprt)
+        _print_sprt_plan(sprt, as_json)
         return
     stop_on_signals()  # from here on bots may run: a signal must close them
     overrides = {
@@ -155,7 +155,7 @@ def tournament(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _print_sprt_plan(sprt: str | None) -> None:
+def _print_sprt_plan(sprt: str | None, as_json: bool = False) -> None:
     """`--plan`: what the SPRT `sprt` costs and how often it accepts H1 (Wald's
     approximations with the bounds' overshoot, verdicts.sprt.plan), on deal sets of two
     games without draws: at elo0, half-way and at elo1."""
@@ -167,10 +167,14 @@ def _print_sprt_plan(sprt: str | None) -> None:
         spec = SprtSpec.parse(sprt)
     except SprtSpecError as exc:
         fail(f"--sprt: {exc}")
+    plans = [plan(spec, elo) for elo in (spec.elo0, (spec.elo0 + spec.elo1) / 2, spec.elo1)]
+    if as_json:
+        sys.stdout.write(json.dumps({"plan": [p.to_json() for p in plans]}, indent=2) + "\n")
+        return
     out.print(f"SPRT [{spec.elo0:g}, {spec.elo1:g}], alpha {spec.alpha:g} beta {spec.beta:g}, "
               "deal sets of 2 games:", markup=False)
-    for elo in (spec.elo0, (spec.elo0 + spec.elo1) / 2, spec.elo1):
-        out.print(f"  {plan(spec, elo).text()}", markup=False)
+    for each in plans:
+        out.print(f"  {each.text()}", markup=False)
 
 
 def _opened(config: Path | None, flags: dict[str, Any]) -> OpenTournament:
