@@ -141,6 +141,9 @@ def test_replay_serve_answers_head_and_serves_the_viewer_files(replays: Path) ->
         sheet = http.get("/static/viewer.css")
         assert sheet.status_code == 200 and sheet.headers["content-type"].startswith("text/css")
         assert http.get("/static/../serve.py").status_code == 404
+        missing = http.get("/nothing")
+        assert missing.status_code == 404 and "no such page" in missing.text
+        assert "<a href='/'>the list of games</a>" in missing.text
         assert http.put("/").status_code == 501
         assert http.get("/", headers={"Host": "evil.example"}).status_code == 421
     assert served.code == 0

@@ -87,7 +87,9 @@ class Server:
 
     async def _failed(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        return self.fail(exc.status_code, exc.detail)
+        # The router's own 404 says only "Not Found".
+        unrouted = exc.status_code == 404 and exc.detail == "Not Found"
+        return self.fail(exc.status_code, "no such page" if unrouted else exc.detail)
 
     def fail(self, status: int, message: str) -> HTMLResponse:
         """The error page a refusal answers with."""
