@@ -20,8 +20,9 @@ cost per game.
    - **placement**: after a ladder of the other bots has played 20 deal sets per bot, a new
      bot of middle strength arrives; games (all of them, from its arrival) until its rank is
      within one of its true rank, and stays so to the end of the run.
-   Adaptive = `contest.matchmaking.next_table` (placement burst, settling within two
-   places, then the neighbours in most doubt, weighted top first); round robin = every pair
+   Adaptive = `contest.matchmaking.next_table` with the contest's settings (placement burst,
+   settling within two places, the minimum share and pair cap, then the neighbours in most
+   doubt, weighted top first: `adaptive`); round robin = every pair
    in turn (the new bot: a new round robin of all). A placement is checked after each refit
    only: `--batch` deal sets (2 x `--batch` games) is the least either can score.
    The medians over `--seeds` runs, and their ratio (target: 0.5 or less).
@@ -60,7 +61,8 @@ sys.path.insert(0, str(ROOT))
 from meldref.contest import one_blas_thread  # noqa: E402
 
 one_blas_thread()  # as `contest run` does, before numpy is imported
-from meldref.contest.matchmaking import Candidate, next_table  # noqa: E402
+from meldref.contest.ladder.choose import choose_table  # noqa: E402
+from meldref.contest.matchmaking import MIN_SHARE, PAIR_CAP  # noqa: E402
 from meldref.contest.ranking import Rating, ranked  # noqa: E402
 from meldref.contest.ratings import LadderRatings  # noqa: E402
 from meldref.verdicts.games import GameResult  # noqa: E402
@@ -104,18 +106,24 @@ class Round:
         return self.queue.pop()
 
 
-def adaptive(names: Sequence[str], ratings: LadderRatings, placement: int = 6) -> Chooser:
+def adaptive(names: Sequence[str], ratings: LadderRatings, placement: int = 6,
+             tables: list[tuple[int, ...]] | None = None) -> Chooser:
+    """`contest run`'s matchmaking with the contest's own settings (`choose_table`): the
+    placement burst (`placement`, the default of `contest init`), and the minimum share and
+    pair cap (`MIN_SHARE`, `PAIR_CAP`) over the recent deal sets (`tables`, the ladder's so
+    far, as version keys: indexes into `names`)."""
+    tables = [] if tables is None else tables
+    key = {n: k for k, n in enumerate(names)}
+
     def choose(fitted: dict[str, Rating], played: dict[str, int],
                pending: dict[str, int]) -> tuple[str, str]:
-        order = ranked({n: fitted.get(n, Rating(None, None, None, 0)) for n in names})
-        key = {n: k for k, n in enumerate(names)}
         # Deal sets chosen since the last refit are in flight, as in a run with -j.
-        ranking = [Candidate(key[n], *(fitted[n].resampled if n in fitted else (None, None)),
-                             played.get(n, 0) - pending.get(n, 0), pending.get(n, 0))
-                   for n in order]
-        table = next_table(ranking, 2, placement, ratings.doubt(order),
-                           ratings.doubt(order, apart=2))
+        counts = {key[n]: (played.get(n, 0) - pending.get(n, 0), pending.get(n, 0))
+                  for n in names}
+        table = choose_table(ratings, fitted, key, counts, tables, 2, placement,
+                             (MIN_SHARE, PAIR_CAP))
         assert table is not None
+        tables.append(table)
         return names[table[0]], names[table[1]]
     return choose
 
@@ -171,15 +179,17 @@ def games_to_place(seed: int, truth: dict[str, float], how: str, batch: int,
     new = "new"
     old = sorted(n for n in truth if n != new)
     sim = Sim(rng, truth, batch, resamples)
-    warm_choose = adaptive(old, sim.ratings) if how == "adaptive" else Round(rng, old)
+    history: list[tuple[int, ...]] = []  # the recent tables carry over the arrival
+    warm_choose = (adaptive(old, sim.ratings, tables=history) if how == "adaptive"
+                   else Round(rng, old))
     while sim.games < warm * len(old) * 2:  # a round robin needs no fit to choose
         sim.step(warm_choose, old, fit=how == "adaptive")
     sim.step(warm_choose, old)
     names = sorted(truth)
     true_rank = sorted(names, key=lambda n: -truth[n]).index(new)
     choose: Chooser
-    if how == "adaptive":
-        choose = adaptive(names, sim.ratings)
+    if how == "adaptive":  # "new" sorts after every old name: the old keys stay
+        choose = adaptive(names, sim.ratings, tables=history)
     else:
         rr = Round(rng, names)
         rr.restart(names)

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from meldref.contest.matchmaking import MIN_SHARE, PAIR_CAP
 from meldref.contest.ratings import LadderRatings
 from meldref.verdicts.games import GameResult
 from meldref.verdicts.pairs import HeadToHead, cross_table
@@ -48,6 +49,10 @@ from meldref.verdicts.seatings import seatings
 
 LUCK = 0.5  # sd of a seat's luck in a deal, in units of log-strength
 ELO = math.log(10) / 400  # log-strength per Elo
+
+
+BATCH = 8  # the ladder's deal sets between two refreshes of its fit, with matchmaking
+LADDER_TABLES = {"random": (False,), "matchmaking": (True,), "both": (False, True)}
 
 
 def _spaced(n: int, elo: float) -> dict[str, float]:
@@ -198,10 +203,12 @@ def measure(strength: dict[str, float], seats: int, deals: int, runs: int, seed:
     return out
 
 
-def ladder_deal_set(seats: int, deal: int, rng: np.random.Generator) -> list[dict[str, Any]]:
-    """One deal set of the contest ladder: a table of `seats` versions of `LADDER` drawn at
-    random (the matchmaking's choice aside), every seating of one deal, as result lines."""
-    table = [str(b) for b in rng.choice(sorted(LADDER), size=seats, replace=False)]
+def ladder_deal_set(seats: int, deal: int, rng: np.random.Generator,
+                    table: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """One deal set of the contest ladder: a table of `seats` versions of `LADDER` (`table`,
+    or drawn at random), every seating of one deal, as result lines."""
+    table = list(table) or [str(b) for b in rng.choice(sorted(LADDER), size=seats,
+                                                       replace=False)]
     s = np.array([LADDER[b] for b in table])
     luck = rng.normal(0, LUCK, seats)
     rows = seatings(seats)
@@ -216,21 +223,43 @@ def ladder_deal_set(seats: int, deal: int, rng: np.random.Generator) -> list[dic
 
 
 def ladder_fit(seats: int, deal_sets: int, rng: np.random.Generator,
-               resamples: int) -> dict[str, Any]:
+               resamples: int, matchmaking: bool = False) -> dict[str, Any]:
+    """The ladder's ratings after `deal_sets` deal sets, each table drawn at random or
+    (`matchmaking`) chosen as `contest run` chooses it, with the contest's minimum share and
+    pair cap, from the fit refreshed every `BATCH` deal sets (as -j parallel games see it)."""
+    from bench_matchmaking import choose
+
     ladder = LadderRatings()
-    for deal in range(deal_sets):
-        ladder.add_deal_set(ladder_deal_set(seats, deal, rng))
-    return ladder.fit(sorted(LADDER), resamples=resamples)
+    names = sorted(LADDER)
+    key = {n: k for k, n in enumerate(names)}
+    fitted: dict[str, Any] = {}
+    played = dict.fromkeys(names, 0)
+    tables: list[tuple[int, ...]] = []
+    for start in range(0, deal_sets, BATCH):
+        pending = dict.fromkeys(names, 0)
+        for deal in range(start, min(start + BATCH, deal_sets)):
+            table: tuple[str, ...] = ()
+            if matchmaking:
+                table = choose(names, key, fitted, played, pending, ladder, tables, "share",
+                               (MIN_SHARE, PAIR_CAP), seats)
+                tables.append(tuple(key[n] for n in table))
+                for n in table:
+                    played[n] += 1
+                    pending[n] += 1
+            ladder.add_deal_set(ladder_deal_set(seats, deal, rng, table))
+        if matchmaking:
+            fitted = ladder.fit(names, resamples=resamples)
+    return ladder.fit(names, resamples=resamples)
 
 
 def measure_ladder(seats: int, deal_sets: int, runs: int, seed: int, truth: dict[str, float],
-                   resamples: int) -> Tally:
+                   resamples: int, matchmaking: bool = False) -> Tally:
     """The ladder's printed rating intervals (`contest.ratings`, as `contest status` and the
     leaderboard show them) over `runs` ladders of `deal_sets` deal sets."""
-    rng = np.random.default_rng([seed, seats, deal_sets, 1])
+    rng = np.random.default_rng([seed, seats, deal_sets, 1 + matchmaking])
     tally = Tally()
     for _ in range(runs):
-        fitted = ladder_fit(seats, deal_sets, rng, resamples)
+        fitted = ladder_fit(seats, deal_sets, rng, resamples, matchmaking)
         rated = {b: r for b, r in fitted.items() if r.rating is not None}
         true = anchored(truth, {b: float(r.rating) for b, r in rated.items()})
         for bot, r in rated.items():
@@ -267,7 +296,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ladder", default="20,40,80,160",
                         help="deal sets of the contest ladder (all versions); '' for none")
     parser.add_argument("--resamples", type=int, default=100,
-                        help="the ladder fit's bootstrap resamples (matchmaking's)")
+                        help="the ladder fit's draws for order_held")
+    parser.add_argument("--tables", choices=sorted(LADDER_TABLES), default="both",
+                        help="the ladder's tables: drawn at random, chosen by the contest's "
+                             "matchmaking, or both")
     parser.add_argument("--quick", action="store_true",
                         help="20 runs, deals 1,5, two fields, ladder 40, truth 30,000 games")
     args = parser.parse_args(argv)
@@ -299,13 +331,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         truth_rng = np.random.default_rng(args.seed + 20_000)
         ladder_truth = {b: float(r.rating or 0.0) for b, r in ladder_fit(
             seats, max(300, args.truth // 100), truth_rng, 0).items()}
-        for deal_sets in (int(x) for x in args.ladder.split(",") if x):
+        for deal_sets, matchmaking in itertools.product(
+                (int(x) for x in args.ladder.split(",") if x), LADDER_TABLES[args.tables]):
             tally = measure_ladder(seats, deal_sets, args.runs, args.seed, ladder_truth,
-                                   args.resamples)
-            row = {"field": "ladder of 8", "seats": seats, "deals": deal_sets,
-                   "interval": "ladder rating", **tally.row()}
+                                   args.resamples, matchmaking)
+            row = {"field": "ladder of 8" + (", matchmaking" if matchmaking else ""),
+                   "seats": seats, "deals": deal_sets, "interval": "ladder rating",
+                   **tally.row()}
             lines.append(json.dumps(row))
             table.append(_markdown(row))
+            print(json.dumps(row), file=sys.stderr, flush=True)
     print("\n".join(table))
     print("\n".join(lines))
     return 0

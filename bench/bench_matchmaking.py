@@ -4,6 +4,7 @@
                                       [--batch 8] [--resamples 50] [--spacing 40]
                                       [--schemes share,old,random]
                                       [--min-share 0.5] [--pair-cap 0.25]
+                                      [--first-seed 0]
 
 A ladder of `--bots` synthetic versions of known Elo: the top two equal (the outside check's
 case: two equal leaders), the others `--spacing` apart below them. Every pairing is a deal
@@ -41,14 +42,9 @@ from meldref.contest import one_blas_thread  # noqa: E402
 one_blas_thread()
 from bench_contest import play_deal_set  # noqa: E402  (a deal set's two synthetic games)
 
-from meldref.contest.matchmaking import (  # noqa: E402
-    MIN_SHARE,
-    PAIR_CAP,
-    Candidate,
-    Share,
-    next_table,
-)
-from meldref.contest.ranking import Rating, ranked  # noqa: E402
+from meldref.contest.ladder.choose import choose_table  # noqa: E402
+from meldref.contest.matchmaking import MIN_SHARE, PAIR_CAP  # noqa: E402
+from meldref.contest.ranking import Rating  # noqa: E402
 from meldref.contest.ratings import LadderRatings  # noqa: E402
 
 PLACEMENT = 6  # the contest's default burst
@@ -77,7 +73,7 @@ def run(seed: int, truth: dict[str, float], scheme: str, deal_sets: int, batch: 
                 a, b = rng.sample(names, 2)
             else:
                 a, b = choose(names, key, fitted, played, pending, ratings, tables, scheme,
-                              bounds)
+                              bounds)[:2]
             ratings.add_deal_set(play_deal_set(rng, truth, a, b))
             tables.append((key[a], key[b]))
             for n in (a, b):
@@ -92,28 +88,26 @@ def run(seed: int, truth: dict[str, float], scheme: str, deal_sets: int, batch: 
 
 def choose(names: Sequence[str], key: dict[str, int], fitted: dict[str, Rating],
            played: dict[str, int], pending: dict[str, int], ratings: LadderRatings,
-           tables: list[tuple[int, int]], scheme: str, bounds: tuple[float, float]
-           ) -> tuple[str, str]:
-    order = ranked({n: fitted.get(n, Rating(None, None, None, 0)) for n in names})
-    ranking = [Candidate(key[n], *(fitted[n].resampled if n in fitted else (None, None)),
-                         played[n] - pending[n], pending[n]) for n in order]
-    share = None
-    if scheme == "share":
-        share = Share(*bounds, recent=tables[-Share.window(len(names)):])
-    table = next_table(ranking, 2, PLACEMENT, ratings.doubt(order),
-                       ratings.doubt(order, apart=2), share)
+           tables: Sequence[tuple[int, ...]], scheme: str, bounds: tuple[float, float],
+           seats: int = 2) -> tuple[str, ...]:
+    """The next table as `contest run` chooses it (`choose_table`; `scheme` "share": with
+    the minimum share and pair cap `bounds` over the recent `tables`; "old": without)."""
+    counts = {key[n]: (played[n] - pending[n], pending[n]) for n in names}
+    table = choose_table(ratings, fitted, key, counts, tables, seats, PLACEMENT,
+                         bounds if scheme == "share" else None)
     assert table is not None
-    return names[table[0]], names[table[1]]
+    return tuple(names[k] for k in table)
 
 
 def summary(truth: dict[str, float], scheme: str, seeds: int, deal_sets: int, batch: int,
-            resamples: int, bounds: tuple[float, float]) -> dict[str, Any]:
+            resamples: int, bounds: tuple[float, float], first_seed: int = 0
+            ) -> dict[str, Any]:
     names = sorted(truth, key=lambda n: -truth[n])
     errors: dict[str, list[float]] = {n: [] for n in names}
     counts: dict[str, list[int]] = {n: [] for n in names}
     shares = []
     centre = statistics.fmean(truth.values())
-    for seed in range(seeds):
+    for seed in range(first_seed, first_seed + seeds):
         fit, played, share = run(seed, truth, scheme, deal_sets, batch, resamples, bounds)
         mean = statistics.fmean(fit.values())
         for n in names:
@@ -135,6 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=8)
     parser.add_argument("--seeds", type=int, default=30)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="the seeds are first-seed .. first-seed + seeds - 1")
     parser.add_argument("--deal-sets", type=int, default=600)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--resamples", type=int, default=50)
@@ -146,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     truth = field_of(args.bots, args.spacing)
     bounds = (args.min_share, args.pair_cap)
     results = [summary(truth, s, args.seeds, args.deal_sets, args.batch, args.resamples,
-                       bounds)
+                       bounds, args.first_seed)
                for s in args.schemes.split(",")]
     print("| rank | true Elo | " + " | ".join(
         f"{r['scheme']}: error ± se (z), deal sets" for r in results) + " |")

@@ -1,7 +1,7 @@
 """The ladder's printed 95% intervals (issue 21): the verdicts' cluster-robust interval by deal
 set with Student's t, none below `MIN_UNITS` deal sets a version and the reason said instead,
 in the stored ratings, `contest status` (text and JSON) and the leaderboard page; matchmaking
-keeps reading the bootstrap's resamples."""
+reads the same fit (issue 44: one fit, no second one with a prior)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 from support import PYTHON, ROOT
 from test_contest import play, settings, staged_version
@@ -20,6 +19,7 @@ from typer.testing import CliRunner
 from meldref.cli import app
 from meldref.contest.ratings import LadderRatings
 from meldref.contest.store import ContestStore
+from meldref.verdicts.elo import t95
 from meldref.verdicts.ratings import standings
 
 NEEDS_TEN = "3 deal sets: a rating interval needs 10 or more"
@@ -69,17 +69,39 @@ def test_a_version_with_few_deal_sets_gets_no_interval_and_the_reason() -> None:
     assert low is not None and high is not None and low < high
 
 
-def test_matchmaking_reads_the_bootstraps_range_not_the_printed_interval() -> None:
-    rng = random.Random(7)
-    strength = {"a": 0.0, "b": 0.5}
+def test_matchmaking_reads_the_printed_fit_not_a_second_one() -> None:
+    # Issue 44: the point had no prior, the bootstrap's resamples one virtual draw a pair,
+    # so matchmaking's range sat off the printed rating (pulled to the middle: here the
+    # weakest's range was centred on -216 for a rating of -261). Now one fit: the range is the
+    # rating +- 1.96 of the printed interval's deviation, the doubt its normal law.
+    rng = random.Random(11)
+    strength = {"a": 0.0, "b": 0.6, "c": 1.2, "d": 1.9, "e": 2.8}
     ladder, games = LadderRatings(), []
-    for deal in range(30):
-        play(ladder, games, ["a", "b"], deal, strength, rng)
-    fitted = ladder.fit(["a", "b"], resamples=100)
-    samples = ladder._samples
-    for k, name in enumerate(ladder.names):
-        want = np.nanquantile(samples[:, k], [0.025, 0.975])
-        assert fitted[name].resampled == pytest.approx(tuple(round(float(x), 1) for x in want))
+    for deal in range(24):
+        play(ladder, games, rng.sample(list(strength), 2), deal, strength, rng)
+    fitted = ladder.fit(list(strength), resamples=400)
+    rows = {row.bot: row for row in standings(games, list(strength), resamples=0).rows}
+    for name in strength:
+        got = fitted[name]
+        low, high = got.resampled
+        assert low is not None and high is not None and got.rating is not None
+        assert (low + high) / 2 == pytest.approx(got.rating, abs=0.1)
+        if rows[name].rating_low is not None and rows[name].rating_high is not None:
+            printed = rows[name].rating_high - rows[name].rating_low
+            units = ladder_deal_sets(ladder, name)
+            assert (high - low) / printed == pytest.approx(1.959964 / t95(units), rel=1e-3)
+    order = sorted(strength, key=lambda n: -(fitted[n].rating or 0.0))
+    doubt = ladder.doubt(order)
+    assert all(0 <= d < 0.5 for d in doubt)
+    # The draws behind order_held are the same law's: a sure order is held, a coin is not.
+    assert ladder.order_held(order[:1]) == 1.0
+    assert 0 < ladder.order_held(order) < 1
+
+
+def ladder_deal_sets(ladder: LadderRatings, name: str) -> int:
+    k = ladder.index[name]
+    return len({d for d, i, j in zip(ladder._ds, ladder._i, ladder._j, strict=True)
+                if k in (i, j)})
 
 
 def board_store(tmp_path: Path) -> ContestStore:
@@ -144,9 +166,11 @@ def test_the_coverage_benchmark_has_ladder_rows() -> None:
                           cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert [(r["deals"], r["interval"]) for r in rows] == [(10, "ladder rating"),
-                                                          (80, "ladder rating")]
+    # Tables drawn at random, and chosen by the contest's matchmaking (issue 44).
+    assert [(r["deals"], r["field"]) for r in rows] == [
+        (10, "ladder of 8"), (10, "ladder of 8, matchmaking"), (80, "ladder of 8"),
+        (80, "ladder of 8, matchmaking")]
     # 10 deal sets over eight versions: fewer than ten a version, no interval, the reason said.
-    assert rows[0]["warned_pct"] == 100.0
+    assert rows[0]["warned_pct"] == rows[1]["warned_pct"] == 100.0
     for row in rows:  # every interval either printed or replaced by its reason
         assert row["printed_pct"] + row["warned_pct"] == 100.0

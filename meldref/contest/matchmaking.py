@@ -8,26 +8,32 @@ How the choice is made (docs/contest.md says it for organisers), the first rule 
    at once, whatever that place is.
 2. **Settling.** A version past its burst with fewer than `SETTLING` x `placement` deal sets
    (done or in flight; the least of them first) plays the version within two places of it
-   in the ranking whose order against it is in most doubt (ties to the nearest). The burst
+   in the ranking whose difference from it is least measured (rule 3's measure: the
+   spread in the contest, the doubt without its bounds; ties to the nearest). The burst
    lands it near its place, often a place or two off; these deal sets are the ones that can
    still move it there, where a round robin spreads them over bots far above and below it.
    Two places, not one: a version one place too high has its true place's holder two
    below.
-3. **Where the ranking is least certain.** Otherwise, for every two versions next to each
-   other in the ranking, the doubt about their order: how likely the rating bootstrap makes
-   it that they stand the other way round (the resamples' mean and spread of their rating
-   difference, read as a normal law, `ratings.LadderRatings.doubt`; 1/2: nothing tells
-   them apart; 0: sure). Their 95% intervals overlap exactly when that doubt is not small;
-   the doubt is read on the difference itself, where the intervals each carry the
-   uncertainty of the whole scale's anchor (mean 0), which cancels between neighbours.
-   (Without the resamples, the overlap of the intervals as a share of the narrower one
-   stands in.) It is weighted by the pair's depth, 1/(1 + 5x)^2 with x its place in the
-   ranking scaled to 0..1 (the top pair 1, the bottom pair 1/36): a leaderboard is read from
-   the top, and a doubt at the top is what its readers (and the final's cut) feel. It is
-   divided by 1 + the pair's deal sets in flight (evidence on its way), so parallel jobs
-   do not all pile onto one pair. The pair with the largest share plays, ties to the pair
-   with fewer deal sets played; the rest of a table of k seats is filled with the pair's
-   nearest neighbours in the ranking, the next-least-certain.
+3. **Where the ranking is least measured.** Otherwise, among every two versions at most two
+   places apart in the ranking, the pair whose rating difference the games have measured
+   least: the spread (standard deviation) of their difference in the ladder's fit
+   (`ratings.LadderRatings.spread`: from who met whom how often, never from who won),
+   weighted by the upper version's depth, 1/(1 + x) with x its place in the ranking scaled
+   to 0..1 (the top 1, the bottom 1/2, `lean_weight`): a leaderboard is read from the top,
+   and the final takes its top K; gently, since a version's games must not hang on the
+   place its luck gave it. It is divided by 1 + the pair's deal sets in flight (evidence on its
+   way), so parallel jobs do not all pile onto one pair. The pair with the largest share
+   plays, ties to the pair with fewer deal sets played; the rest of a table of k seats is
+   filled with the versions nearest the upper one (`least_measured_pair`).
+   Why the spread and not the doubt about the order (how likely the fit makes it that the
+   two stand the other way round, what this rule read before): the doubt is read from the
+   difference itself, so a pair played on while it looked close and stopped once it looked
+   apart, whichever way its luck had gone, and its gap was read too wide: two equal
+   leaders came out 7 and 12 Elo too high, the last version 5 too low, 2-5 standard
+   errors (bench/bench_matchmaking.py). The spread says how many games the pair had, not
+   how they went. (Without the organiser's bounds, `share` None, this rule is as before:
+   the neighbouring pair in most doubt, `uncertain_pair`, the overlap of the intervals
+   standing in where no doubt is given.)
 Versions that are not in play (superseded, retired, suspended) are not candidates.
 
 Two organiser's settings (`Share`, fixed at `contest init`) bound rules 3 and 4 over the
@@ -39,8 +45,7 @@ ladder's last `window` deal sets (WINDOW x the versions in play; `recent`):
   version measured should not depend on how its last results fell (bench/bench_matchmaking.py
   measured both: the same bias within its noise). Before (issue 44), two equal leaders took
   952 of the last 1,000 games and every other version stopped playing after ~48: a rating
-  that stops moving keeps whatever luck it had when it stopped, and the ladder's prior (one
-  virtual draw a pair, `ratings.PRIOR_DRAWS`) weighs most on the versions with fewest games.
+  that stops moving keeps whatever luck it had when it stopped.
 - **Pair cap.** A pair (rule 3's, or a minimum share's opponent) that sat together in
   `pair_cap` x `window` of the recent deal sets or more is not chosen while another can be;
   with every neighbouring pair capped, the pair with the fewest recent deal sets plays.
@@ -64,6 +69,7 @@ DEPTH: Final = 5.0  # the least certain pair is weighted 1/(1 + DEPTH x)^2, x it
 WINDOW: Final = 10  # the recent deal sets the share and cap count: WINDOW x versions in play
 MIN_SHARE: Final = 0.5  # of a version's fair share (seats / versions) of the recent deal sets
 PAIR_CAP: Final = 0.25  # of the recent deal sets, at most, for any one pair
+LEAN: Final = 1.0  # the contest's rule 3: the top pair weighs 1 + LEAN times the bottom one
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,12 +130,13 @@ def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
                doubt2: Sequence[float] | None = None,
                share: Share | None = None) -> tuple[int, ...] | None:
     """The versions (ids) of the next deal set's table, or None with fewer than `seats`
-    versions in play. `ranking` is best first; `doubt[i]`, when given, is how likely the
-    bootstrap makes it that `ranking[i]` and `ranking[i + 1]` stand the other way round, and
-    `doubt2[i]` the same for `ranking[i]` and `ranking[i + 2]` (`ratings.LadderRatings.doubt`
-    with `apart` 1 and 2); else the overlap of their intervals stands for it. `share`: the
-    minimum share and pair cap over the recent deal sets (None: neither, as before issue
-    44)."""
+    versions in play. `ranking` is best first; `doubt[i]`, when given, is how little is
+    known of `ranking[i]` against `ranking[i + 1]`, and `doubt2[i]` the same for
+    `ranking[i]` and `ranking[i + 2]`, larger meaning less: with `share` (the contest) the
+    spread of their difference (`ratings.LadderRatings.spread` with `apart` 1 and 2), without
+    it the doubt about their order (`LadderRatings.doubt`); where not given, the overlap of
+    their intervals stands for it. `share`: the minimum share and pair cap over the recent
+    deal sets (None: neither, and rule 3 as before issue 44)."""
     if len(ranking) < seats:
         return None
     newcomers = [c for c in ranking if c.deal_sets < placement]
@@ -154,13 +161,12 @@ def next_table(ranking: Sequence[Candidate], seats: int, placement: int,
     owed = share.owed(ranking, seats)
     if owed is not None:
         return (owed.key, *spread(ranking, owed, seats - 1, share))
-    at = uncertain_pair(ranking, doubt, share)
-    if at is None:  # every neighbouring pair at its cap: the pair least seen lately
-        a, b = min(itertools.combinations(range(len(ranking)), 2),
+    pair = least_measured_pair(ranking, unsure, share)
+    if pair is None:  # every near pair at its cap: the pair least seen lately
+        pair = min(itertools.combinations(range(len(ranking)), 2),
                    key=lambda p: (share.pairs[frozenset((ranking[p[0]].key,
                                                          ranking[p[1]].key))], p))
-        return tuple(ranking[i].key for i in nearest(a, b, len(ranking), seats))
-    return tuple(ranking[i].key for i in around(at, len(ranking), seats))
+    return tuple(ranking[i].key for i in nearest(*pair, len(ranking), seats))
 
 
 class Doubts:
@@ -249,6 +255,49 @@ def uncertain_pair(ranking: Sequence[Candidate], doubt: Sequence[float] | None =
                 a.deal_sets + b.deal_sets)
 
     return min(free, key=key)
+
+
+def lean_weight(i: int, pairs: int) -> float:
+    """How much the pair whose upper version stands at place i counts in the contest's rule
+    3: 1/(1 + LEAN x), x the place scaled to 0..1 over the `pairs` places (the top 1, the
+    bottom 1/2). Gentler than `depth_weight` on purpose: where a version's games depend
+    steeply on the place its luck gave it, its luck decides how much it is measured
+    (bench/bench_matchmaking.py, 60 ladders: ranks within 1.1 standard errors with this
+    weight; rank 3 at +6.0 Elo, 3.4 standard errors, with none)."""
+    x = i / (pairs - 1) if pairs > 1 else 0.0
+    return 1.0 / (1.0 + LEAN * x)
+
+
+def least_measured_pair(ranking: Sequence[Candidate], unsure: Doubts, share: Share
+                        ) -> tuple[int, int] | None:
+    """The places (i, j) of the pair at most two places apart whose rating difference is
+    least measured (`unsure`: the spread of the difference), weighted top first by the
+    upper place (`lean_weight`) and divided by 1 + its deal sets in flight, among the pairs
+    under their cap; None if every one is at its cap.
+
+    Why the spread and not the doubt about the order: the doubt is read from the difference
+    itself, so a pair kept playing while it looked close stopped once it looked apart,
+    whichever way its luck had gone; its difference was then read too wide (a run of luck
+    that pulls two versions apart ends their games and stays; one that pulls them together
+    brings more games, which undo it). Down the ranking every gap widened: in
+    bench/bench_matchmaking.py the two equal leaders came out +7 and +12 Elo too high and the
+    last -5 too low, 2-5 standard errors. The spread says only how many games the pair had
+    and between whom, not how they went. Two places apart, not one: with the nearest pair
+    at its cap (two equal leaders), the version placed second by luck would be the only
+    one to meet the third, and a leader placed first by luck would keep it."""
+    n = len(ranking)
+    pairs = n - 1
+    near = [(i, j) for i in range(n) for j in (i + 1, i + 2) if j < n
+            and not share.capped(ranking[i].key, ranking[j].key, n)]
+    if not near:
+        return None
+
+    def key(pair: tuple[int, int]) -> tuple[float, int, tuple[int, int]]:
+        a, b = ranking[pair[0]], ranking[pair[1]]
+        return (-unsure(*pair) * lean_weight(pair[0], pairs) / (1 + a.pending + b.pending),
+                a.deal_sets + b.deal_sets, pair)
+
+    return min(near, key=key)
 
 
 def around(i: int, n: int, seats: int) -> list[int]:

@@ -30,11 +30,12 @@ from ...tournament.runner import run_job
 from ...tournament.schedule import BotEntry, GameJob
 from ...verdicts.seatings import seatings
 from ..command import runnable
-from ..matchmaking import Candidate, Share, next_table
-from ..ranking import Rating, ranked
+from ..matchmaking import Share
+from ..ranking import Rating
 from ..ratings import LadderRatings
 from ..settings import RECENT_GAMES, ContestError
 from ..store import ContestStore, DealKind, GameRow, Repair, Version, held
+from .choose import choose_table
 
 IDLE_POLL: Final = 1.0  # seconds between looks for submissions when too few are in play
 TOO_FEW: Final = "too few versions in play"  # a run's stop: no table can be seated
@@ -88,23 +89,13 @@ class Ladder:
                                  for vid, r in self.current.items()])
 
     def next_table(self) -> tuple[int, ...] | None:
-        versions = {v.id: v for v in self.store.in_play()}
-        labels = {v.label: vid for vid, v in versions.items()}
-        rows = {vid: self.current.get(vid) or Rating(None, None, None, 0) for vid in versions}
-        order = [labels[name] for name in ranked({versions[v].label: r for v, r in rows.items()})]
-        counts = self.store.deal_set_counts()
-        candidates = []
-        for vid in order:
-            done, pending = counts.get(vid, (0, 0))
-            r = rows[vid]
-            candidates.append(Candidate(vid, *r.resampled, done, pending))
+        versions = self.store.in_play()
+        fitted = {v.label: self.current[v.id] for v in versions if v.id in self.current}
         settings = self.store.settings
-        labels_in_order = [versions[vid].label for vid in order]
-        share = Share(settings.min_share, settings.pair_cap,
-                      self.store.recent_tables(Share.window(len(order))))
-        return next_table(candidates, settings.players, settings.placement,
-                          self.ratings.doubt(labels_in_order),
-                          self.ratings.doubt(labels_in_order, apart=2), share)
+        recent = self.store.recent_tables(Share.window(len(versions)))
+        return choose_table(self.ratings, fitted, {v.label: v.id for v in versions},
+                            self.store.deal_set_counts(), recent, settings.players,
+                            settings.placement, (settings.min_share, settings.pair_cap))
 
     def new_deal_set(self) -> int | None:
         table = self.next_table()
