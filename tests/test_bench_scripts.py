@@ -51,6 +51,8 @@ SCRIPTS = [
      "| games until the top 3 are ordered with 95% confidence | contenders | 4 |"),
     (["bench_jobs.py", "--games", "3", "--contest-games", "2", "--rounds", "1"],
      '"figure": "contest run", "jobs": 2'),
+    # The contest's pages served while it plays, and a replay's disk raw and gzipped.
+    (["bench_serve.py", "--games", "2", "--requests", "5"], "| GET /board.json | 5 |"),
 ]
 
 
@@ -62,7 +64,7 @@ def run(args: list[str]) -> str:
 
 
 # The contest's benchmarks start contests of real bot programs: many seconds each (-m long).
-CONTESTS = {"bench_jobs.py", "bench_contest.py"}
+CONTESTS = {"bench_jobs.py", "bench_contest.py", "bench_serve.py"}
 # Five seconds or more each, kept out of the default run too (the search's games, the start-up
 # times of many processes, the coverage's many runs).
 LONG = {*CONTESTS, "bench_startup.py", "bench_coverage.py"}
