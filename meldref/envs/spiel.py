@@ -24,9 +24,11 @@ vectors (meldref.envs.codec) of the seat's view, and the view as JSON text.
 
 from __future__ import annotations
 
+import copyreg
 import functools
 import json
 import random
+import re
 import typing
 from collections import Counter
 from collections.abc import Mapping
@@ -55,6 +57,26 @@ from .hidden import resampled_state
 
 MAX_LENGTH: Final = 200_000  # turn and hand caps bound every game well below this
 _registered: set[str] = set()
+
+
+def _game_by_name(info: GameInfo) -> tuple[Any, tuple[str]]:
+    return find_game, (info.name,)
+
+
+def _state_by_snapshot(state: GameState) -> tuple[Any, tuple[dict[str, Any]]]:
+    return _restored, (state.snapshot(),)
+
+
+def _restored(snapshot: dict[str, Any]) -> GameState:
+    return find_game(snapshot["game"]).from_snapshot(snapshot)
+
+
+# A serialized state (OpenSpiel's `serialize` pickles the state's `__dict__`) names its game
+# rather than copying it, and holds the engine's state as its snapshot: compiled (setup.py), a
+# game could not be rebuilt field by field (FrozenInstanceError) nor a Phase 10 group on the
+# table (its __init__ takes arguments). The engine's own contract: a copy is the snapshot read
+# back. (Better as GameInfo's and the states' own __reduce__, in the engine.)
+copyreg.pickle(GameInfo, _game_by_name)
 
 
 def short_name(game: str) -> str:
@@ -88,6 +110,8 @@ def register_openspiel() -> None:
     for game in GAMES:
         if game not in _registered:
             info = find_game(game)
+            state = info.new_game(info.rules(), info.min_players, 0)
+            copyreg.pickle(type(state), _state_by_snapshot)
             pyspiel.register_game(_game_type(info), _factory(info))
             _registered.add(game)
 
@@ -134,6 +158,7 @@ def _factory(info: GameInfo) -> type[pyspiel.Game]:
 
         def __init__(self, params: Mapping[str, Any] | None = None) -> None:
             params = {**game_type.parameter_specification, **(params or {})}
+            params["rules"] = _game_string_rules(str(params["rules"]))
             setup = Setup.of(info, params)
             solo = setup.players == 1
             game_info = pyspiel.GameInfo(
@@ -158,8 +183,18 @@ def _factory(info: GameInfo) -> type[pyspiel.Game]:
 
 
 def _options(text: str) -> dict[str, str]:
-    pairs = [p for p in text.replace(";", ",").split(",") if p.strip()]
-    return dict(p.split("=", 1) for p in pairs)
+    """The rule options of a `rules` parameter: `option=value` or `option:value`, separated
+    by commas or semicolons."""
+    pairs = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    return dict(re.split("[=:]", p, maxsplit=1) for p in pairs)
+
+
+def _game_string_rules(text: str) -> str:
+    """A `rules` parameter as OpenSpiel's game string can hold it (`option:value;...`): its
+    parser splits parameters at commas and a name from its value at `=`, so a serialized
+    state's game would not load again ("phases-to-win=1,turn-cap=6" ->
+    "phases-to-win:1;turn-cap:6")."""
+    return ";".join(f"{k.strip()}:{v.strip()}" for k, v in _options(text).items())
 
 
 class MeldrefState(pyspiel.State):  # type: ignore[misc]
