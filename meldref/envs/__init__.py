@@ -29,12 +29,14 @@ import sys
 from types import ModuleType
 from typing import Any, Final
 
+from ..engine.registry import GAMES
+
 _WHERE = {
     "pettingzoo_env": "aec", "MeldrefAEC": "aec", "SolitaireEnv": "gym", "SeatEnv": "gym",
     "register_openspiel": "spiel", "policy_bot": "policy", "PolicyBot": "policy",
     "find_codec": "codec", "BatchEnv": "batch",
 }
-_MODULES: Final = ("phase10_v0", "fivecrowns_v0", "solitaire_v0")
+_MODULES: Final = tuple(f"{game}_v0" for game in GAMES)  # PettingZoo-style, one per game
 
 GYMNASIUM_IDS: Final = {
     "meldref/Solitaire-v0": "meldref.envs.gym:SolitaireEnv",
