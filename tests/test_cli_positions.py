@@ -250,7 +250,7 @@ def test_the_positions_page_transcript_is_what_the_commands_print(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "runs").mkdir()
     match = ("meldref match --position docs/positions/phase10-lay-phase-3.toml "
-             "--replay runs/ex.jsonl")
+             "--out runs/ex.jsonl")
     printed_match = shown_output(match)
     printed_show = shown_output("meldref replay show runs/ex.jsonl | sed -n 5,7p")
     args = match.split()[1:]
