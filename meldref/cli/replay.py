@@ -365,6 +365,9 @@ def replay_export(
     observation: Annotated[str, typer.Option(
         help="What each row holds of what the seat saw: vector (the environments' encoding, "
         "docs/research.md), view (its view as JSON text) or none.")] = "vector",
+    mask: Annotated[bool, typer.Option(
+        "--mask", help="Add a mask column: 1 at each legal action of the game's action "
+        "space.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print what was written as "
                                           "JSON.")] = False,
 ) -> None:
@@ -386,7 +389,7 @@ def replay_export(
     if output.exists() and any(output.samefile(f) for f in files):
         fail(f"--out {output} is one of the replays read")
     try:
-        done = export(files, output, fmt, observation)  # type: ignore[arg-type]
+        done = export(files, output, fmt, observation, mask=mask)  # type: ignore[arg-type]
     except ReplayError as exc:
         fail(str(exc))
     except OSError as exc:
