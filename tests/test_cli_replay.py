@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import viewer_games as games
 from support import ROOT
+from test_serve_web import client, serving
 
 from meldref.envs.codec import find_codec
 
@@ -46,3 +47,19 @@ def test_export_mask_adds_a_column_of_the_legal_actions(replays: Path, tmp_path:
                    "jsonl").returncode == 0
     assert "mask" not in json.loads(plain.read_text().splitlines()[0])
 
+
+def test_replay_serve_takes_the_proxy_flags(replays: Path) -> None:
+    # Was: "No such option: --public-host" (exit 2): only `contest serve` had the flags, so a
+    # replay folder behind a proxy that keeps the Host header answered every page 421.
+    public = {"Host": "replays.example.org"}
+    with serving("replay", "serve", str(replays), "--public-host", "replays.example.org",
+                 "--trust-proxy", "127.0.0.1") as served, client(served) as http:
+        assert http.get("/", headers=public).status_code == 200
+        assert http.get("/", headers={"Host": "evil.example"}).status_code == 421
+        assert http.get("/", headers={"X-Forwarded-For": "203.0.113.7"}).status_code == 200
+    assert served.code == 0
+    assert '203.0.113.7 "GET / HTTP/1.1" 200' in served.log, served.log
+    with serving("replay", "serve", str(replays)) as served, client(served) as http:
+        assert http.get("/", headers=public).status_code == 421  # not configured: refused
+    bad = meldref("replay", "serve", str(replays), "--key", str(replays / "k.pem"))
+    assert bad.returncode == 2 and "--key without --cert" in bad.stderr

@@ -64,6 +64,24 @@ RulesOpt = Annotated[
 ]
 GameArg = Annotated[str, typer.Argument(help=f"The game: {', '.join(GAME_NAMES)}.")]
 
+# The settings of a served page behind a proxy or on TLS, the same flags for every `serve`
+# (meldref.web.options.serve_options reads them over the MELDREF_SERVE_* variables).
+PublicHostOpt = Annotated[list[str] | None, typer.Option(
+    "--public-host", help="A host name the server answers as too: the one a reverse proxy "
+    "passes on (example.org, with :PORT if not the scheme's default); repeat for more.",
+    show_default=False)]
+TrustProxyOpt = Annotated[list[str] | None, typer.Option(
+    "--trust-proxy", help="A reverse proxy's address or network (127.0.0.1, 10.0.0.0/8) "
+    "whose --forwarded-header names the client (in the logs); repeat for more.",
+    show_default=False)]
+ForwardedHeaderOpt = Annotated[str | None, typer.Option(
+    help="The header a trusted proxy names the client in [default: X-Forwarded-For].",
+    show_default=False)]
+CertOpt = Annotated[Path | None, typer.Option(
+    help="Serve HTTPS directly: the certificate (PEM).", show_default=False)]
+KeyOpt = Annotated[Path | None, typer.Option(
+    help="... and its private key (PEM), unless in --cert.", show_default=False)]
+
 
 def stop_on_signals() -> None:
     """From here on bots may run: Ctrl-C, `kill PID` (SIGTERM) and a closed terminal (SIGHUP)

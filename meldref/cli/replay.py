@@ -19,6 +19,11 @@ from .common import (
     EXIT_FAILED,
     EXIT_USAGE,
     BotOpt,
+    CertOpt,
+    ForwardedHeaderOpt,
+    KeyOpt,
+    PublicHostOpt,
+    TrustProxyOpt,
     err,
     fail,
     out,
@@ -332,12 +337,21 @@ def replay_serve(
         help="The address to listen on. The replays hold every hand: keep the default "
         "(this machine only) unless every one who can reach the address may see them.")
     ] = "127.0.0.1",
+    public_host: PublicHostOpt = None,
+    trust_proxy: TrustProxyOpt = None,
+    forwarded_header: ForwardedHeaderOpt = None,
+    cert: CertOpt = None,
+    key: KeyOpt = None,
 ) -> None:
-    """Serve a folder's games in a local web page: results, standings, each game in the viewer."""
-    from ..replay.serve import ReplayServer, ServeError, is_loopback
+    """Serve a folder's games in a local web page: results, standings, each game in the viewer.
+    Behind a reverse proxy or on TLS as `contest serve` is (the flags, or MELDREF_SERVE_*)."""
+    from ..replay.serve import ReplayServer, ServeError, is_loopback, serve_options
 
     try:
-        server = ReplayServer(folder, host, port)
+        options = serve_options(host, port, public_hosts=public_host or (),
+                                trusted_proxies=trust_proxy or (),
+                                forwarded_header=forwarded_header, cert=cert, key=key)
+        server = ReplayServer(folder, options=options)
     except ServeError as exc:
         fail(str(exc))
     except OSError as exc:
