@@ -20,8 +20,8 @@ from mkdocs.structure.pages import Page
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 _LINK: Final = re.compile(r"(\]\()([^)\s#]+)([^)]*\))")
-_ADDED: Final = ("README.md", "spec/*.md", "bots/examples/**/*", "bots/random_bot.py",
-                 "bots/sdk.py")
+_ADDED: Final = ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "spec/*.md",
+                 "bots/examples/**/*", "bots/random_bot.py", "bots/sdk.py")
 
 
 def site_path(repository_path: str) -> str:
