@@ -106,6 +106,10 @@ class LineChannel:
         self._exit_fd: int | None = None
         self._has_exited: Callable[[], bool] | None = None
         self._spinning = False  # the last answer came within SPIN of the wait's start
+        # Pinned to one core (`taskset -c 0`, a container's single CPU), the bot, which
+        # inherits that, cannot answer while the referee looks: a look is then only a poll
+        # and a yield more than the sleep it would spare (two system calls a decision).
+        self._one_core = one_core()
         self._calm_at = 0.0  # no look before this time (`CROWDED_PAUSE`)
 
     # -- output ----------------------------------------------------------------------------
@@ -210,7 +214,7 @@ class LineChannel:
         the last line it waited for came that soon."""
         if not self._lines:
             began = time.monotonic()
-            if self._spinning and _looking and began >= self._calm_at:
+            if self._spinning and _looking and not self._one_core and began >= self._calm_at:
                 self._spin(min(began + SPIN, deadline))
             self._wait(deadline)
             if self._lines:
@@ -371,6 +375,12 @@ class LineChannel:
         if self._exit_fd is not None:
             self._poller.unregister(self._exit_fd)
             self._exit_fd = None
+
+
+def one_core() -> bool:
+    """Whether this process may run on one core only (its affinity; False where unknown)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return affinity is not None and len(affinity(0)) == 1
 
 
 def look_before_sleeping(on: bool) -> None:

@@ -208,9 +208,22 @@ class Conversation:
     _stray: int = 0  # unsolicited lines in the current period (request, idle, handshake)
     _fallback_noted: int | None = None  # the last request the bot said it answered by fallback
     _wrong_id: int | None = None  # the id of an answer to the current request that had another
+    # Events' lines told since the last send: they go out with the next one (a request, the
+    # turn's flush, an error line, the gameover), joined and encoded once with it, where
+    # queueing them in the transport at each `notify` joined and encoded them there too.
+    _events: list[str] = field(default_factory=list)
 
     def send(self, *lines: str) -> None:
-        self.transport.send(*lines)
+        self._send(list(lines))
+
+    def _send(self, lines: list[str]) -> None:
+        """Write the events told so far and then `lines`, in one send."""
+        queued = self._events
+        if queued:
+            self._events = []
+            queued += lines
+            lines = queued
+        send(self.transport, lines)
 
     def take_notes(self) -> list[Fault]:
         if not self.notes:  # the usual case, after every decision
@@ -226,12 +239,23 @@ class Conversation:
 
     def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
         """Events, written with the next flush, request or `send`."""
-        send(self.transport, [event_line(e) for e in events], now=False)
+        transport = self.transport
+        if isinstance(transport, PipeTransport) and transport.on_line is not None:
+            # Its lines are watched (a transcript, a debug log): each is shown when told, as
+            # the channel shows what it queues, so the watcher sees it beside its action.
+            send(transport, [event_line(e) for e in events], now=False)
+            return
+        queued = self._events
+        for e in events:
+            queued.append(event_line(e))
 
     def flush(self) -> None:
         # Only the write: lines the bot sent meanwhile wait for its next request (which counts
         # them as idle lines) and one poll less per turn is one system call less.
-        self.transport.flush()
+        if self._events:
+            self._send([])
+        else:
+            self.transport.flush()
 
     def reject(self, request_id: int | None, reason: str) -> None:
         self.send(error_line(request_id, reason))
@@ -305,7 +329,7 @@ class Conversation:
             raise self._gone(f"({self.transport.write_error})", 0.0)
         request_id = next(self._ids)
         self._wrong_id = None
-        send(self.transport, request_text(request_id, request))
+        self._send(request_text(request_id, request))
         began = self.clock()
         deadline = began + request.deadline
         while True:
