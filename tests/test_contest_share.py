@@ -15,8 +15,11 @@ import random
 import subprocess
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from support import PYTHON, ROOT
 
 from meldref.contest.matchmaking import MIN_SHARE, PAIR_CAP, Candidate, Share, next_table
@@ -129,3 +132,37 @@ def test_an_owed_version_plays_first_and_not_with_a_pair_at_its_cap() -> None:
         ranking[7] = Candidate(7, -70.0, 30.0, placed, 0)
         table = next_table(ranking, 2, PLACEMENT, [0.5] * 7, [0.5] * 6, share)
         assert table is not None and table[0] == 7 and table[1] != 0
+
+
+def test_the_rules_and_limits_are_parsed_once_for_all_the_jobs_of_a_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 45: every job of a run parsed the contest's rules and built its limits again
+    # (10 jobs: 10 parses of the rules and 20 of the limits). Now once, at the first job.
+    import meldref.contest.settings as settings_module
+    from meldref.contest.ladder.run import job_of
+    from meldref.contest.store import GameRow
+
+    calls = {"rules": 0, "limits": 0}
+
+    def counted(name: str, real: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(settings_module, "parse_rules",
+                        counted("rules", settings_module.parse_rules))
+    monkeypatch.setattr(settings_module, "limit_settings",
+                        counted("limits", settings_module.limit_settings))
+    stored = ContestSettings.from_json(ContestSettings.checked(
+        "phase10", 2, {"phases-to-win": 1}, {"move-time": 2}, False, 6, 3, 7).to_json())
+    calls.update(rules=0, limits=0)
+    store = SimpleNamespace(settings=stored, folder=tmp_path)
+    versions = {v: SimpleNamespace(label=f"v{v}", command="python3 bot.py", folder=f"v{v}")
+                for v in (1, 2)}
+    jobs = [job_of(store, GameRow(k, 0, k % 2, f"ds000000-s{k:02d}", (1, 2), "queued", k,
+                                  "ladder"), versions)  # type: ignore[arg-type]
+            for k in range(10)]
+    assert calls == {"rules": 1, "limits": 1}
+    assert len({id(job.rules) for job in jobs}) == 1
+    assert jobs[0].rules == stored.info.rules_type(phases_to_win=1)

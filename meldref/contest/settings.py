@@ -30,6 +30,17 @@ class ContestError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class InForce:
+    """A contest's rules and limits as the games take them: parsed once (`ContestSettings.
+    in_force`)."""
+
+    rules: Any  # the game's rules dataclass
+    limits: LimitSettings
+    policy: MatchPolicy
+    process: Limits
+
+
+@dataclass(frozen=True, slots=True)
 class ContestSettings:
     """A contest's settings, as `init` fixed them (rules by their public names, limits as
     the files meldref writes spell them: `move_time`, `LimitSettings.to_json`)."""
@@ -44,6 +55,8 @@ class ContestSettings:
     seed: int = 0  # of every deal: kept in the owner-only database, never on a command line
     min_share: float = MIN_SHARE  # of a version's fair share of the recent deal sets, at least
     pair_cap: float = PAIR_CAP  # of the recent deal sets, at most, for one pair
+    # The rules and limits as values, made at their first use (`in_force`), then kept.
+    _in_force: InForce | None = field(default=None, init=False, repr=False, compare=False)
 
     @staticmethod
     def checked(game: str, players: int | None, rules: Mapping[str, Any],
@@ -75,21 +88,33 @@ class ContestSettings:
     def info(self) -> GameInfo:
         return find_game(self.game)
 
+    def in_force(self) -> InForce:
+        """The rules and limits as values, parsed at the first call and kept: a run gives
+        every game the same ones, where each of its jobs parsed them again (issue 45)."""
+        if self._in_force is None:
+            # The limits every ladder and final game is played under, and every submission
+            # checked under, with the contest's sandbox setting: this is where the limits
+            # are built, the one place the sandbox reaches them.
+            limits = limit_settings({**self.limits, "sandbox": self.sandbox})
+            made = InForce(parse_rules(self.info.rules_type, self.rules), limits,
+                           limits.policy(), limits.process_limits())
+            object.__setattr__(self, "_in_force", made)  # a cache: frozen for the rest
+            return made
+        return self._in_force
+
     def parsed_rules(self) -> Any:
-        return parse_rules(self.info.rules_type, self.rules)
+        return self.in_force().rules
 
     def limit_settings(self) -> LimitSettings:
-        """The limits every ladder and final game is played under, and every submission
-        checked under, with the contest's sandbox setting: this is where the limits are
-        built, the one place the sandbox reaches them."""
-        return limit_settings({**self.limits, "sandbox": self.sandbox})
+        """The limits every game is played under (`in_force`)."""
+        return self.in_force().limits
 
     def policy(self) -> MatchPolicy:
-        return self.limit_settings().policy()
+        return self.in_force().policy
 
     def process_limits(self) -> Limits:
         """Every bot program's process limits (the sandbox among them, see above)."""
-        return self.limit_settings().process_limits()
+        return self.in_force().process
 
     def summary(self) -> str:
         """The settings in a line: the rules that differ from the defaults, the sandbox, the
