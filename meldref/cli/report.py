@@ -149,6 +149,8 @@ def standings_table(report: Report, title: str = "standings",
     record and faults. With `labels`
     (`fitted`), each bot is shown by its label and the heads take two lines; with standings
     ranked by margin (`--rank-by margin`) the margin takes the rating's place."""
+    from ..tournament.standings import chance_percent  # loaded already: `report` is one
+
     by_margin = report.standings.rank_by == "margin"
     # With labels the table is to fit a narrow terminal: its thirteen columns need it tight.
     table = _compact(f"{title} (by mean score margin per game)" if by_margin else title,
@@ -171,7 +173,7 @@ def standings_table(report: Report, title: str = "standings",
         # The 95% rank interval and the chance of first (verdicts.ranks): ties shared.
         ranks = ("-" if row.rank_low is None or row.rank_high is None else str(row.rank_low)
                  if row.rank_low == row.rank_high else f"{row.rank_low}-{row.rank_high}")
-        first = "-" if row.p_first is None else f"{100 * row.p_first:.0f}%"
+        first = "-" if row.p_first is None else chance_percent(row.p_first)
         name = row.bot if labels is None else labels[row.bot]
         table.add_row(str(row.rank), escape(name), rating, interval, held, ranks, first,
                       str(row.games),

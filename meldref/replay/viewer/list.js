@@ -105,6 +105,10 @@
     return tr;
   }
 
+  // A chance read from the rank draws, never "0%" or "100%": a rank the draws did not see is not
+  // impossible (as the command line's tables print it: tournament/standings.py chance_percent).
+  const chanceText = (p) => p < 0.01 ? "<1%" : p > 0.99 ? ">99%" : Math.round(100 * p) + "%";
+
   function standings() {
     if (!D.standings || !D.standings.length) return;
     $("standings-box").hidden = false;
@@ -137,7 +141,7 @@
         const [first, last] = Array.isArray(s.rank_ci95) ? s.rank_ci95 : [null, null];
         const ranks = has(first) && has(last) ? (first === last ? String(first) : first + "-" + last) : "-";
         tr.append(el("td", "num ranks", ranks),
-          el("td", "num p-first", has(s.p_first) ? Math.round(100 * s.p_first) + "%" : "-"));
+          el("td", "num p-first", has(s.p_first) ? chanceText(s.p_first) : "-"));
       }
       tr.append(num(s.faults, 0));
       return tr;
