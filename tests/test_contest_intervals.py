@@ -6,6 +6,7 @@ reads the same fit (issue 44: one fit, no second one with a prior)."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import sqlite3
 import subprocess
@@ -174,3 +175,19 @@ def test_the_coverage_benchmark_has_ladder_rows() -> None:
     assert rows[0]["warned_pct"] == rows[1]["warned_pct"] == 100.0
     for row in rows:  # every interval either printed or replaced by its reason
         assert row["printed_pct"] + row["warned_pct"] == 100.0
+
+
+def test_a_version_whose_games_came_after_the_last_fit_is_not_read_from_it() -> None:
+    # A new version's first deal set added between two refreshes: the fit's arrays have no
+    # place for it yet. Matchmaking read them by its index and the run failed (IndexError).
+    rng = random.Random(3)
+    strength = {"a": 0.0, "b": 0.5, "new": 0.3}
+    ladder, games = LadderRatings(), []
+    for deal in range(12):
+        play(ladder, games, ["a", "b"], deal, strength, rng)
+    ladder.fit(["a", "b"])
+    play(ladder, games, ["new", "a"], 12, strength, rng)
+    assert ladder.spread(["a", "new", "b"]) == [math.inf, math.inf]
+    assert ladder.doubt(["a", "new"]) == [1.0]
+    assert ladder.order_held(["new", "a"]) == 0.0
+    assert ladder.spread(["a", "b"])[0] < math.inf

@@ -153,9 +153,10 @@ class LadderRatings:
     def order_held(self, order: Sequence[str]) -> float:
         """The share of the last fit's draws that rank `order` so, best first (the
         confidence that these bots stand in this order)."""
-        if self._fitted is None or any(self.index.get(n) is None for n in order):
+        got = self._fitted_at(*order)
+        if got is None:
             return 0.0  # not fitted yet: nothing is sure
-        cols = self._fitted.draws[:, [self.index[n] for n in order]]
+        cols = got[0].draws[:, got[1]]
         if not len(cols):
             return 0.0
         return float(np.mean(np.all(cols[:, :-1] > cols[:, 1:], axis=1)))
@@ -182,11 +183,22 @@ class LadderRatings:
             raise ValueError(f"apart: at least 1, not {apart}")
         return [self._sd(order[k], order[k + apart]) for k in range(len(order) - apart)]
 
+    def _fitted_at(self, *names: str) -> tuple[_Fitted, list[int]] | None:
+        """The last fit and the bots' places in it; None if there is no fit or a bot came
+        after it (its games added since: it has no place in the fit's arrays yet)."""
+        fitted = self._fitted
+        keys = [self.index.get(name) for name in names]
+        if fitted is None or any(k is None or k >= len(fitted.point) for k in keys):
+            return None
+        return fitted, [k for k in keys if k is not None]
+
     def _pair(self, a: str, b: str) -> tuple[float, float] | None:
         """The difference a - b and its standard deviation, None if either is not rated."""
-        fitted, ka, kb = self._fitted, self.index.get(a), self.index.get(b)
-        if fitted is None or ka is None or kb is None or not (
-                np.isfinite(fitted.point[ka]) and np.isfinite(fitted.point[kb])):
+        got = self._fitted_at(a, b)
+        if got is None:
+            return None
+        fitted, (ka, kb) = got
+        if not (np.isfinite(fitted.point[ka]) and np.isfinite(fitted.point[kb])):
             return None
         diff = float(fitted.point[ka] - fitted.point[kb])
         return diff, math.sqrt(max(fitted.variance([ka, kb], [1.0, -1.0]), 0.0))
@@ -201,10 +213,8 @@ class LadderRatings:
         return 0.5 * math.erfc(diff / sd / math.sqrt(2))
 
     def _sd(self, a: str, b: str) -> float:
-        fitted, ka, kb = self._fitted, self.index.get(a), self.index.get(b)
-        if fitted is None or ka is None or kb is None:
-            return math.inf
-        return fitted.measured(ka, kb)
+        got = self._fitted_at(a, b)
+        return math.inf if got is None else got[0].measured(*got[1])
 
 
 @dataclass(frozen=True, slots=True)
