@@ -44,6 +44,8 @@ SCRIPTS = [
     (["bench_startup.py", "--runs", "1"], "| meldref --help |"),
     (["bench_export.py", "--games", "5", "20", "--format", "jsonl"], "| 20 | 560 |"),
     (["bench_envs.py", "--steps", "300", "--only", "meldref"], "| meldref solitaire |"),
+    # Where an environment step's time goes, beside OpenSpiel's gin rummy.
+    (["bench_spiel.py", "--steps", "300"], "| OpenSpiel gin rummy |"),
     (["bench_coverage.py", "--quick", "--runs", "5"], "| 4 | 5 | rating | 100.0% |"),
     (["bench_contest.py", "--bots", "4", "--seeds", "1", "--field", "contenders", "--batch",
       "8", "--resamples", "20", "--refresh-bots", "10", "--refresh-games", "600",

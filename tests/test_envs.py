@@ -184,6 +184,7 @@ def test_solitaire_resampling_keeps_the_shown_top_and_deals_the_rest_again() -> 
     assert other["piles"] == snapshot["piles"]
 
 
+@pytest.mark.long  # tens of seconds; tests/test_spiel_chance.py covers each part in the default run
 def test_openspiel_runs_its_own_checks_and_ismcts_on_the_games() -> None:
     pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is in the test extra")
     from open_spiel.python.algorithms import ismcts, mcts
@@ -202,9 +203,13 @@ def test_openspiel_runs_its_own_checks_and_ismcts_on_the_games() -> None:
                            random_state=np.random.RandomState(2))
     for deal in (0, 1):
         state = game.new_initial_state()
-        state.apply_action(deal)
+        rng = random.Random(deal)
         while not state.is_terminal():
-            state.apply_action(bot.step(state))
+            if state.is_chance_node():  # every card dealt or drawn (meldref.envs.chance)
+                outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, weights)[0])
+            else:
+                state.apply_action(bot.step(state))
         assert 0 <= state.returns()[0] <= 11
 
 
