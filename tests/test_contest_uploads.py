@@ -1,7 +1,7 @@
 """Remote authors upload over HTTP (issue 46), tried with a real client (httpx) against a real
-server process: uvicorn serving the authors' routes (`contest.serve.api.api_routes`) over a
-contest folder made by `meldref contest init` with its defaults (the sandbox on where it can
-run here), its authors added by `meldref contest author add`.
+server process, `meldref contest serve`, over a contest folder made by `meldref contest init`
+with its defaults (the sandbox on where it can run here), its authors added by `meldref
+contest author add`.
 
 An upload with a valid token joins the ladder (`contest status` shows its version); every
 refusal answers its status and a message saying what to fix, and adds nothing (no file, no
@@ -13,10 +13,10 @@ log's tail. What an author reads (their versions, games, replays, stderr) is the
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import shutil
-import socket
 import sqlite3
 import subprocess
 import tarfile
@@ -27,26 +27,12 @@ from typing import Any
 
 import httpx
 import pytest
-from support import PYTHON, RANDOM_BOT_PATH, ROOT, wait_for
+from support import PYTHON, RANDOM_BOT_PATH, ROOT
 from test_contest_e2e import TINY, browser, env, meldref  # noqa: F401 (a fixture)
 
-SERVER = """
-import pathlib, sys
-import uvicorn
-from starlette.applications import Starlette
-from meldref.contest.serve.api import api_routes
-uvicorn.run(Starlette(routes=api_routes(pathlib.Path(sys.argv[1]))), host="127.0.0.1",
-            port=int(sys.argv[2]), log_level="warning")
-"""
 PER_HOUR = 4
 LIMITS = ["--upload-mb", "1", "--archive-entries", "20", "--uploads-per-hour", str(PER_HOUR)]
 BOT = RANDOM_BOT_PATH.read_bytes()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Contest:
@@ -86,27 +72,29 @@ class Contest:
             db.close()
 
 
+@contextlib.contextmanager
+def serving(folder: Path, *flags: str) -> Iterator[str]:
+    """`meldref contest serve FOLDER --port 0 FLAGS...` running; its URL."""
+    server = subprocess.Popen([PYTHON, "-m", "meldref", "contest", "serve", str(folder),
+                               "--port", "0", *flags], env=env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()  # "serving FOLDER at URL (Ctrl-C to stop)"
+        assert " at http://" in line, line + server.stderr.read() if server.stderr else line
+        yield line.split(" at ", 1)[1].split()[0].rstrip("/")
+    finally:
+        server.terminate()
+        errors = server.communicate(timeout=60)[1]
+        assert "Traceback" not in errors, errors
+
+
 @pytest.fixture(scope="module")
 def contest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Contest]:
     folder = tmp_path_factory.mktemp("served") / "c"
     meldref("contest", "init", str(folder), *TINY, *LIMITS)
-    port = free_port()
-    server = subprocess.Popen([PYTHON, "-c", SERVER, str(folder), str(port)], env=env(),
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    served = Contest(folder, f"http://127.0.0.1:{port}")
-
-    def up() -> bool:
-        try:
-            return httpx.get(f"{served.url}/api/me", timeout=5).status_code == 401
-        except httpx.TransportError:
-            return False
-    try:
-        wait_for(up, timeout=60)
-        yield served
-    finally:
-        server.terminate()
-        output = server.communicate(timeout=30)[0]
-        assert "Traceback" not in output, output
+    with serving(folder) as url:
+        yield Contest(folder, url)
 
 
 def refused(contest: Contest, answer: httpx.Response, status: int, words: str,
@@ -373,7 +361,11 @@ def test_an_author_reads_every_game_of_theirs_with_their_own_stderr_alone(
     # Each game ginabot played is gina's to read with its replay and her stderr, never her
     # opponents'.
     games = contest.get(gina, "/api/bots/ginabot/games").json()["games"]
-    assert games, "ginabot played no game"
+    assert len(games) == 4, games
+    first = contest.get(gina, "/api/bots/ginabot/games?limit=3").json()
+    second = contest.get(gina, first["next"]).json()  # every game, page by page
+    assert [g["game_id"] for g in first["games"] + second["games"]] == [
+        g["game_id"] for g in games]
     for game in games:
         replay = contest.get(gina, game["replay"])
         assert replay.status_code == 200 and replay.text.startswith("{")
@@ -439,3 +431,33 @@ def test_an_author_uploads_through_the_page_and_reads_their_games_in_chromium(
         assert replay is not None and replay.startswith("/api/games/")
     finally:
         page.close()
+
+
+def test_behind_a_proxy_the_audit_names_the_client_the_proxy_forwarded(
+        contest: Contest) -> None:
+    token = contest.author("olga")
+    forwarded = {"Authorization": f"Bearer {token}", "X-Forwarded-For": "203.0.113.7"}
+    with serving(contest.folder, "--public-host", "contest.example.org", "--trust-proxy",
+                 "127.0.0.1") as url:
+        answer = httpx.post(f"{url}/api/submissions", timeout=300,
+                            headers={**forwarded, "Host": "contest.example.org"},
+                            data={"name": "proxied"},
+                            files={"file": ("proxied.py", BOT)})
+        assert answer.status_code == 201, answer.text
+    # The server without --trust-proxy ignores the header: no client can name itself.
+    direct = httpx.post(f"{contest.url}/api/submissions", timeout=300, headers=forwarded,
+                        data={"name": "proxied"}, files={"file": ("proxied.py", BOT)})
+    assert direct.status_code == 201, direct.text
+    assert contest.rows("SELECT address FROM uploads WHERE bot = 'proxied' ORDER BY id") == [
+        ("203.0.113.7",), ("127.0.0.1",)]
+
+
+def test_a_form_posted_from_another_site_uploads_nothing(contest: Contest) -> None:
+    with httpx.Client(base_url=contest.url, timeout=60) as client:
+        client.post("/author/login", data={"token": contest.author("alice")})
+        before = contest.state()
+        answer = client.post("/author/upload", data={"name": "csrf"},
+                             files={"file": ("csrf.py", BOT)},
+                             headers={"Sec-Fetch-Site": "cross-site"})
+        assert answer.status_code == 403 and "another site" in answer.json()["error"]
+        assert contest.state() == before

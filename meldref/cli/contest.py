@@ -454,15 +454,36 @@ def serve(
     folder: DirArg,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: any free one).")] = 8766,
+    public_host: Annotated[list[str] | None, typer.Option(
+        "--public-host", help="A host name the server answers as too: the one a reverse "
+        "proxy passes on (contest.example.org, with :PORT if not the scheme's default); "
+        "repeat for more.", show_default=False)] = None,
+    trust_proxy: Annotated[list[str] | None, typer.Option(
+        "--trust-proxy", help="A reverse proxy's address or network (127.0.0.1, "
+        "10.0.0.0/8) whose --forwarded-header names the client (for the uploads' audit and "
+        "its logs); repeat for more.", show_default=False)] = None,
+    forwarded_header: Annotated[str | None, typer.Option(
+        help="The header a trusted proxy names the client in [default: X-Forwarded-For].",
+        show_default=False)] = None,
+    cert: Annotated[Path | None, typer.Option(
+        help="Serve HTTPS directly: the certificate (PEM).", show_default=False)] = None,
+    key: Annotated[Path | None, typer.Option(
+        help="... and its private key (PEM), unless in --cert.", show_default=False)] = None,
 ) -> None:
-    """The leaderboard as a self-refreshing web page, a page per bot, every game in the
-    viewer."""
-    from ..contest.serve.server import ContestServer
+    """The leaderboard as a live web page, a page per bot, every game in the viewer, and the
+    authors' API and pages (uploads behind their tokens)."""
+    from ..contest.serve.server import ContestServer, contest_options
     from ..replay.serve import is_loopback
+    from ..web.options import ServeError
 
     _open(folder).close()
     try:
-        server = ContestServer(folder, host, port)
+        options = contest_options(folder, host, port, public_hosts=public_host or (),
+                                  trusted_proxies=trust_proxy or (),
+                                  forwarded_header=forwarded_header, cert=cert, key=key)
+        server = ContestServer(folder, options=options)
+    except ServeError as exc:
+        fail(str(exc))
     except OSError as exc:  # the port taken, the address not this machine's
         fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     if not is_loopback(host):

@@ -612,13 +612,21 @@ class ContestStore:
 
     def recent_seats(self, vid: int, limit: int) -> list[dict[str, Any]]:
         """The version's last `limit` ladder games: game id, failed, outcomes, log."""
+        return _seat_dicts(self.db.execute(
+            f"SELECT {SEAT_COLUMNS} FROM seats s JOIN games g ON g.id = s.game "
+            "WHERE s.version = ? ORDER BY g.finished DESC LIMIT ?", (vid, limit)).fetchall())
+
+    def bot_seats(self, bot: str, limit: int, before: int | None = None
+                  ) -> list[dict[str, Any]]:
+        """Every seat of the bot's versions, newest game first, `limit` of them, from the game
+        before the row `before` (a page of them: `seat_row` of the last is the next page's
+        `before`); each as `recent_seats` gives it, with its `version` number and row."""
         rows = self.db.execute(
-            "SELECT g.game_id, s.failed, s.outcomes, s.log, s.place, s.score, g.result "
-            "FROM seats s JOIN games g ON g.id = s.game WHERE s.version = ? "
-            "ORDER BY g.finished DESC LIMIT ?", (vid, limit)).fetchall()
-        return [{"game_id": r[0], "failed": bool(r[1]), "outcomes": json.loads(r[2] or "[]"),
-                 "log": r[3], "place": r[4], "score": r[5], "result": json.loads(r[6])}
-                for r in rows]
+            f"SELECT {SEAT_COLUMNS}, v.number, g.id FROM seats s JOIN games g ON g.id = s.game "
+            "JOIN versions v ON v.id = s.version WHERE v.bot = ? AND g.id < ? "
+            "ORDER BY g.id DESC LIMIT ?", (bot, before or 1 << 62, limit)).fetchall()
+        return [{**seat, "version": row[7], "seat_row": row[8]}
+                for seat, row in zip(_seat_dicts(rows), rows, strict=True)]
 
     def save_ratings(self, rows: Sequence[tuple[int, float | None, float | None, float | None,
                                                 int, str | None]]) -> int:
@@ -686,6 +694,15 @@ def _settings_of(db: sqlite3.Connection, path: Path) -> ContestSettings:
         raise ContestError(f"{path}: schema version {meta.get('schema_version')}, this "
                            f"meldref reads {SCHEMA_VERSION}")
     return ContestSettings.from_json(json.loads(meta["settings"]))
+
+
+SEAT_COLUMNS: Final = "g.game_id, s.failed, s.outcomes, s.log, s.place, s.score, g.result"
+
+
+def _seat_dicts(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    return [{"game_id": r[0], "failed": bool(r[1]), "outcomes": json.loads(r[2] or "[]"),
+             "log": r[3], "place": r[4], "score": r[5], "result": json.loads(r[6])}
+            for r in rows]
 
 
 def _keep_tail(path: Path, keep: int) -> None:

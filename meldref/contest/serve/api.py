@@ -29,6 +29,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, TypeVar
+from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -245,7 +246,12 @@ class AuthorsApi:
         return await self._owned(request, _bot)
 
     async def games(self, request: Request) -> Response:
-        return await self._owned(request, _games)
+        """A page of the bot's games (`?limit=`, at most `GAMES_SHOWN`), from the row
+        `?before=` (the `next` address of the page before)."""
+        before, limit = (request.query_params.get(k, "") for k in ("before", "limit"))
+        start = int(before) if before.isdigit() else None
+        size = min(int(limit), GAMES_SHOWN) if limit.isdigit() and int(limit) else GAMES_SHOWN
+        return await self._owned(request, lambda store, name: _games(store, name, start, size))
 
     async def build_log(self, request: Request) -> Response:
         number = int(request.path_params["number"])
@@ -338,10 +344,15 @@ def _token(request: Request) -> str | None:
 
 
 def _same_origin(request: Request) -> bool:
+    """Whether a form was posted from the contest's own pages: the browser's Sec-Fetch-Site
+    says so where it sends one, else the Origin names this host (or is absent: no browser).
+    Not Origin alone: under the server's `Referrer-Policy: no-referrer` Chromium sends
+    `Origin: null` with a form of the same site, and the upload form answered 403."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
     origin = request.headers.get("origin")
-    if origin is None:
-        return True
-    return origin.split("://", 1)[-1] == request.headers.get("host", "")
+    return origin is None or origin.split("://", 1)[-1] == request.headers.get("host", "")
 
 
 def _capped(receive: Receive, cap: int) -> Receive:
@@ -428,11 +439,13 @@ def _bot(store: ContestStore, name: str) -> Response:
     return JSONResponse({"name": name, "versions": _versions(store, name), "faults": faults})
 
 
-def _games(store: ContestStore, name: str) -> Response:
-    rows = [{**game_row(seat), "version": v.number} for v in store.versions(name)
-            for seat in store.recent_seats(v.id, GAMES_SHOWN)]
-    rows.sort(key=lambda r: str(r["game_id"]), reverse=True)
-    return JSONResponse({"name": name, "games": rows[:GAMES_SHOWN]})
+def _games(store: ContestStore, name: str, before: int | None, size: int) -> Response:
+    """A page of the bot's games, newest first; `next`: the next page's address, if any."""
+    seats = store.bot_seats(name, size, before)
+    following = (f"/api/bots/{quote(name)}/games?limit={size}&before={seats[-1]['seat_row']}"
+                 if len(seats) == size else None)
+    return JSONResponse({"name": name, "games": [{**game_row(s), "version": s["version"]}
+                                                 for s in seats], "next": following})
 
 
 def _their_seats(store: ContestStore, author: authors.Author, gid: str) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from .. import authors
 from ..store import ContestStore
 
 STDERR_SHOWN: Final = 32 << 10  # bytes of a log's end in an answer
+GAMES_ON_PAGE: Final = 50  # the newest; the API pages through them all
 
 
 def game_row(seat: dict[str, Any]) -> dict[str, Any]:
@@ -109,9 +110,7 @@ def _bot_section(store: ContestStore, bot: str) -> str:
                 f"<td>{faults}</td><td>{log}</td></tr>")
     out += "</table><table class='games'><tr><th>game</th><th>seats</th><th>place</th>" + (
         "<th>faults</th><th>your stderr</th></tr>")
-    seats = [s for v in store.versions(bot) for s in store.recent_seats(v.id, 50)]
-    seats.sort(key=lambda s: str(s["game_id"]), reverse=True)
-    for seat in seats[:50]:
+    for seat in store.bot_seats(bot, GAMES_ON_PAGE):
         row = game_row(seat)
         link = (f"<a href='{row['replay']}'>{escape(row['game_id'])}</a>" if row["replay"]
                 else escape(row["game_id"]))
