@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal, Protocol
 
 from ...protocol.seats import BotSpec
 from ...tournament.pool import GamePool
@@ -39,7 +39,19 @@ from .choose import choose_table
 
 IDLE_POLL: Final = 1.0  # seconds between looks for submissions when too few are in play
 TOO_FEW: Final = "too few versions in play"  # a run's stop: no table can be seated
-Event = Callable[[str, dict[str, Any]], None]
+EventKind = Literal["game", "deal-set", "suspended", "waiting", "too-few"]
+
+
+class Event(Protocol):
+    """What a run tells its caller as it goes: `kind`, and its data ("game": the result
+    line; "deal-set": {"deal_set"}; "suspended": {"version", "reason"}; "waiting" and
+    "too-few": {"in_play", "seats"}). Any function of (kind, data) is one."""
+
+    def __call__(self, kind: EventKind, data: dict[str, Any], /) -> None: ...
+
+
+def quiet(kind: EventKind, data: dict[str, Any], /) -> None:
+    """The events of a run nobody listens to."""
 
 
 @dataclass(slots=True)
@@ -73,7 +85,7 @@ class Ladder:
     """The ladder of one contest: its ratings, kept up to date, and its next games."""
 
     def __init__(self, store: ContestStore, on_event: Event | None = None) -> None:
-        self.store, self.on_event = store, on_event or (lambda kind, data: None)
+        self.store, self.on_event = store, on_event or quiet
         self.ratings = LadderRatings()
         self.current: dict[int, Rating] = {}
         for _, lines in store.done_deal_sets():
@@ -170,7 +182,7 @@ def play_ladder(folder: Path, jobs: int = 1, cluster: str | None = None,
     instead of stopping; by default only a run without `games` or `hours` waits (one that
     has them would wait for ever once suspensions left too few: it stops and says so)."""
     began = time.monotonic()
-    events = on_event or (lambda kind, data: None)
+    events = on_event or quiet
     waits = wait if wait is not None else (games is None and hours is None)
     with held(folder, "a run is already playing this contest (pid {pid})") as store:
         out = LadderRun(repair=store.repair())
