@@ -461,3 +461,18 @@ def test_a_form_posted_from_another_site_uploads_nothing(contest: Contest) -> No
                              headers={"Sec-Fetch-Site": "cross-site"})
         assert answer.status_code == 403 and "another site" in answer.json()["error"]
         assert contest.state() == before
+
+
+def test_a_replay_is_allowed_to_the_authors_of_its_bots_while_replays_are_private(
+        contest: Contest, gina: str) -> None:
+    from starlette.requests import Request
+
+    from meldref.contest.serve.api import replay_allowed
+
+    def asking(token: str | None) -> Request:
+        headers = [(b"authorization", f"Bearer {token}".encode())] if token else []
+        return Request({"type": "http", "method": "GET", "path": "/", "headers": headers})
+    game = contest.get(gina, "/api/bots/ginabot/games").json()["games"][0]["game_id"]
+    assert replay_allowed(contest.folder, asking(gina), game)
+    assert not replay_allowed(contest.folder, asking(contest.author("hank")), game)
+    assert not replay_allowed(contest.folder, asking(None), game)

@@ -334,6 +334,21 @@ class AuthorsApi:
         return RedirectResponse("/author", status_code=303)
 
 
+def replay_allowed(folder: Path, request: Request, game_id: str) -> bool:
+    """Whether `request` may read game `game_id`'s replay (every hand) on the public pages:
+    everyone when the contest's replays are public (`init --public-replays`) or its final was
+    played, else the authors of the game's bots alone (their token, or the pages' cookie).
+    For the contest's viewer route, which answers the others 404."""
+    store = ContestStore.open(folder)
+    try:
+        if store.service.public_replays or store.last_final() is not None:
+            return True
+        found = authors.authenticate(store, _token(request))
+        return isinstance(found, authors.Author) and bool(_their_seats(store, found, game_id))
+    finally:
+        store.close()
+
+
 def _token(request: Request) -> str | None:
     """The request's token: `Authorization: Bearer TOKEN`, else the pages' cookie."""
     header = request.headers.get("authorization", "")
