@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 from support import PYTHON, ROOT
 
 import meldref
@@ -48,6 +49,15 @@ def test_contributing_lists_the_checks_ci_runs() -> None:
     for check in ("pytest -m long", "mypy", "lint-imports", "ruff check .", "tests/test_wheel.py",
                   "MELDREF_PURE=1"):
         assert check in ci and check in contributing, check
+
+
+def test_the_commit_hooks_run_the_quick_checks_ci_runs() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
+    entries = {hook["entry"] for hook in hooks}
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert entries == {"ruff check .", "mypy", "lint-imports"}
+    assert all(entry in ci for entry in entries)
+    assert all(hook["language"] == "system" for hook in hooks)  # nothing downloaded
 
 
 @pytest.mark.long
