@@ -7,16 +7,19 @@ import leaves pydantic out (only reading a replay or checking settings needs it)
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import subprocess
 import sys
 import uuid
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support import RANDOM_BOT_PATH, command
 
+from meldref.tournament import forkserver
 from meldref.tournament.pool import GamePool
 from meldref.tournament.schedule import GameJob
 
@@ -128,3 +131,40 @@ def test_workers_write_where_the_tournaments_stderr_goes_now(tmp_path: Path) -> 
                 os.dup2(kept, 2)
                 os.close(kept)
         assert log.read_text().count(" game g") == 4, (name, log.read_text())
+
+
+# The fork server's private CPython members, all read in meldref.tournament.forkserver: these
+# tests fail (they never skip) on a Python that moved them, which would otherwise leave the
+# server running after a tournament and workers alive after a SIGKILL without a word.
+
+def test_this_python_has_the_fork_server_members_meldref_reads() -> None:
+    assert sys.version_info >= (3, 11)
+    assert forkserver.missing() == [], (
+        f"Python {sys.version.split()[0]}'s multiprocessing.forkserver lacks "
+        f"{forkserver.missing()}: meldref/tournament/forkserver.py must follow it")
+
+
+def test_the_fork_server_starts_says_its_pid_and_stops() -> None:
+    pid = forkserver.start()
+    assert isinstance(pid, int) and forkserver.server_pid() == pid
+    assert b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    assert forkserver.stop()
+    assert forkserver.server_pid() is None
+    with pytest.raises(ProcessLookupError):  # ended, and reaped: not even a zombie
+        os.kill(pid, 0)
+    assert not forkserver.stop()  # none left to stop
+
+
+def test_a_worker_forked_from_the_server_closes_its_alive_pipe_and_the_caller_keeps_its() -> None:
+    context = multiprocessing.get_context("forkserver")
+    try:
+        with ProcessPoolExecutor(1, mp_context=context) as pool:
+            closed = pool.submit(forkserver.leave_alive_pipe).result()
+            assert isinstance(closed, int)
+            with pytest.raises(OSError):  # closed in the worker
+                pool.submit(os.fstat, closed).result()
+            assert pool.submit(forkserver.leave_alive_pipe).result() is None  # once
+        assert forkserver.leave_alive_pipe() is None  # the server's starter keeps its pipe
+        assert forkserver.server_pid() is not None
+    finally:
+        forkserver.stop()

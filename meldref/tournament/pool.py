@@ -48,6 +48,7 @@ from ..engine.game import GAME_NAMES
 from ..protocol.channel import look_before_sleeping
 from ..protocol.records import ResultLine
 from ..protocol.sweep import kill_all_bots
+from . import forkserver
 from .keeper import keep_bots_here
 from .runner import replay_file
 from .schedule import GameJob
@@ -162,34 +163,17 @@ def stop_workers() -> None:
 
 def worker_context() -> BaseContext:
     """How workers start: forked from the fork server, which imports what a game needs
-    (`worker_modules`) once, when the first pool starts; spawned where there is no fork server."""
+    (`worker_modules`) once, when the first pool starts; spawned where there is no fork server.
+    What the pool needs of the server beyond the public API is in `forkserver`."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(worker_modules())  # heeded only before the server starts
-    atexit.unregister(stop_fork_server)  # once, however many pools the process makes
-    atexit.register(stop_fork_server)
+    # Left to itself the server ends only once this process has exited (its "alive" pipe
+    # closed), so it outlived `meldref tournament -j 2`'s return a moment: stopped at exit.
+    atexit.unregister(forkserver.stop)  # once, however many pools the process makes
+    atexit.register(forkserver.stop)
     return context
-
-
-def stop_fork_server() -> None:
-    """End the fork server this process started, and wait for its end (at the process's exit,
-    `atexit`). Left to itself it ends only once this process has exited (its "alive" pipe closed),
-    so it outlived `meldref tournament -j 2`'s return a moment. SIGTERM, not the pipe alone: a
-    copy of the pipe held elsewhere must not keep the exit waiting; its workers, if any were
-    left, get their parent-death SIGTERM and kill their bots."""
-    from multiprocessing import forkserver
-
-    server = forkserver._forkserver
-    pid = getattr(server, "_forkserver_pid", None)
-    if not isinstance(pid, int):
-        return
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGTERM)
-    stop = getattr(server, "_stop", None)  # closes the pipe, reaps the server, removes its socket
-    if callable(stop):
-        with contextlib.suppress(OSError):
-            stop()
 
 
 def worker_modules() -> list[str]:
@@ -243,7 +227,10 @@ def worker_init(tournament: int, environment: dict[str, str], workers: int,
     os.environ.clear()
     os.environ.update(environment)
     look_before_sleeping(workers < (os.cpu_count() or 1))
-    _leave_fork_server()
+    # The server ends when no process holds its "alive" pipe; were the workers to hold it, the
+    # server would outlive a tournament killed with SIGKILL, and so would they (their
+    # parent-death signal is the server's end), and their bots.
+    forkserver.leave_alive_pipe()
     keep_bots_here()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_now)
@@ -253,21 +240,6 @@ def worker_init(tournament: int, environment: dict[str, str], workers: int,
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent or not _alive(tournament):
         os._exit(1)  # the tournament died before prctl took effect
-
-
-def _leave_fork_server() -> None:
-    """Close this worker's copy of the fork server's "alive" pipe. The server ends when no
-    process holds it; were the workers to hold it, the server would outlive a tournament
-    killed with SIGKILL, and so would they (their parent-death signal is the server's end),
-    and their bots."""
-    from multiprocessing import forkserver
-
-    server = getattr(forkserver, "_forkserver", None)
-    fd = getattr(server, "_forkserver_alive_fd", None)
-    if isinstance(fd, int) and getattr(server, "_forkserver_pid", None) is None:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-        server._forkserver_alive_fd = None  # type: ignore[union-attr]
 
 
 def _alive(pid: int) -> bool:
