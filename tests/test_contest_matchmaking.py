@@ -1,8 +1,9 @@
 """Matchmaking's rules after the placement burst (meldref/contest/matchmaking.py): a version
 settling into its place plays the opponent within two places whose order against it is in
 most doubt; the least certain pair is weighted top first; the ladder's doubt about two
-versions any number of places apart. (The burst itself and the in-flight rule:
-tests/test_contest.py.)"""
+versions any number of places apart; with the organiser's bounds (the contest), the next
+table read from who met whom, never from who won (issue 44). (The burst itself and the
+in-flight rule: tests/test_contest.py.)"""
 
 from __future__ import annotations
 

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class Rating:
     """A version's rating with its printed 95% interval (None: not rated yet, or none and
-    `no_interval` says why) and its games; `resampled`: the bootstrap's 95% range, which
-    matchmaking reads (the printed interval is missing below 10 deal sets a version, where
-    matchmaking still has to place it)."""
+    `no_interval` says why) and its games; `resampled`: the fit's normal 95% range (the
+    rating +- 1.96 deviations, `ratings.LadderRatings.fit`), which matchmaking reads (the
+    printed interval is missing below 10 deal sets a version, where matchmaking still has
+    to place it)."""
 
     rating: float | None
     low: float | None

@@ -266,7 +266,10 @@ class _Fitted:
 def newton_fit(wins: FloatArray, start: FloatArray, prior_draws: float = PRIOR_DRAWS,
                tol: float = 1e-9, max_iter: int = 100, chord: FloatArray | None = None
                ) -> FloatArray:
-    """Elo-scale Bradley-Terry ratings (mean 0) of a batch of wins matrices (batch x m x
+    """Not the ladder's fit any more (issue 44: one fit, `LadderRatings.fit`, the verdicts'
+    maximum likelihood); kept only while tests/test_contest.py tests its convergence.
+
+    Elo-scale Bradley-Terry ratings (mean 0) of a batch of wins matrices (batch x m x
     m: [b, i, j] = i's wins over j), each with `prior_draws` virtual draws between every two
     bots: the verdicts' model and prior, so the same maximum as `verdicts.ratings`' fit
     (choix's I-LSR), found by Newton's method on the log-likelihood, the whole batch at
