@@ -8,11 +8,15 @@ change does not alter play (a name, a fault's detail), and a line cut short is a
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 import json
 import os
 import re
+import shutil
 import stat
+import zlib
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +48,12 @@ if TYPE_CHECKING:
 FORMAT = "meldref-replay"
 FORMAT_VERSION = 1
 _SUM = re.compile(rb',"sum":"([0-9a-f]{16})"\}\n\Z')  # a line read whole, with its newline
+# A replay is written as .jsonl and may be kept compressed at rest (`compress_replay`): every
+# reader takes both, told apart by the file's first bytes (gzip's magic number), not its name.
+REPLAY_SUFFIXES: Final = (".jsonl.gz", ".jsonl")
+NOT_REPLAYS: Final = ("results.jsonl", "results.jsonl.gz")  # a tournament's result lines
+GZIP_MAGIC: Final = b"\x1f\x8b"
+GZIP_LEVEL: Final = 6  # zlib's default: most of level 9's saving at a third of its time
 
 
 def _digest(previous: str, *body: bytes | memoryview) -> str:
@@ -136,16 +146,56 @@ def check_replay_file(path: Path) -> Path:
 
 
 def replay_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """The replay files named: files as given, folders searched for *.jsonl (a tournament's
-    replays/ folder; its results.jsonl is not a replay); `ReplayPathError` for a path that
-    does not exist or is a special file."""
+    """The replay files named: files as given, folders searched for *.jsonl and *.jsonl.gz (a
+    tournament's replays/ folder; its results.jsonl is not a replay); `ReplayPathError` for a
+    path that does not exist or is a special file. Where x.jsonl and x.jsonl.gz both are (a
+    compression stopped before it removed the first), the game is x.jsonl.gz: whole, it was
+    renamed into place."""
     for path in paths:
         if path.is_dir() and not path.is_symlink():
-            for found in sorted(path.rglob("*.jsonl")):
-                if found.name != "results.jsonl" and found.is_file():
-                    yield found
+            found = {p for suffix in REPLAY_SUFFIXES for p in path.rglob(f"*{suffix}")
+                     if p.name not in NOT_REPLAYS and p.is_file()}
+            yield from sorted(p for p in found if p.with_name(p.name + ".gz") not in found)
         else:
             yield check_replay_file(path)
+
+
+def replay_stem(path: Path) -> str:
+    """A replay file's name without .jsonl or .jsonl.gz: its game's id as a tournament names
+    it, and the name of its page."""
+    for suffix in REPLAY_SUFFIXES:
+        if path.name.endswith(suffix) and len(path.name) > len(suffix):
+            return path.name[:-len(suffix)]
+    return path.stem
+
+
+def open_replay_bytes(path: Path) -> io.BufferedIOBase:
+    """`path` opened to read its lines: decompressed if it is gzip (`compress_replay`)."""
+    with path.open("rb") as f:
+        compressed = f.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+    return gzip.open(path, "rb") if compressed else path.open("rb")
+
+
+def compress_replay(path: Path) -> Path:
+    """Replay `path` (x.jsonl, a finished game's) kept compressed at rest: x.jsonl.gz,
+    owner-only, written beside it under a temporary name, synced and renamed into place, then
+    x.jsonl removed; the new path. A reader finds one whole file or the other, never half of
+    one (`replay_files` takes the .gz where a stop left both)."""
+    target = path.with_name(path.name + ".gz")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.gz-part")
+    try:
+        with open_private(path, "rb") as source, open_private(temporary, "wb") as raw:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=GZIP_LEVEL,
+                               mtime=0) as packed:
+                shutil.copyfileobj(source, packed)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    path.unlink()
+    return target
 
 
 class ReplayError(ValueError):
@@ -343,30 +393,39 @@ def read_lines(path: str | os.PathLike[str]) -> Generator[tuple[int, Record], No
 
 
 def _read_lines(path: Path) -> Iterator[tuple[int, Record]]:
+    try:
+        with open_replay_bytes(path) as f:
+            yield from _checked_lines(f)
+    except EOFError:  # gzip's: the stream stops before its end marker
+        raise ReplayTruncated(0, "the compressed file is cut short") from None
+    except (gzip.BadGzipFile, zlib.error) as exc:  # an OSError, but of the content
+        raise ReplayError(0, f"damaged compressed data: {exc}") from None
+
+
+def _checked_lines(f: io.BufferedIOBase) -> Iterator[tuple[int, Record]]:
     # Imported when a replay is read, not written: the schema's pydantic models cost a
     # tournament worker, which only writes, a third of a second of CPU to import.
     from . import schema
 
-    with path.open("rb") as f:
-        previous = ""
-        number = 0
-        order: schema.Order | None = None
-        while raw := f.readline(MAX_LINE + 1):
-            number += 1
-            if number == 1:
-                _check_first(raw)
-            if len(raw) > MAX_LINE:
-                raise ReplayError(number, f"altered: a line longer than {MAX_LINE >> 20} MiB (a "
-                                          "replay line is a few KB)")
-            record, previous = _check_line(number, raw, previous)
-            if order is None:
-                check_header(record)
-                order = schema.Order(int(record["players"]))
-            else:
-                _check_place(order, number, record)
-            yield number, record
-        if number == 0:
-            raise ReplayError(1, "empty file (no header)")
+    previous = ""
+    number = 0
+    order: schema.Order | None = None
+    while raw := f.readline(MAX_LINE + 1):
+        number += 1
+        if number == 1:
+            _check_first(raw)
+        if len(raw) > MAX_LINE:
+            raise ReplayError(number, f"altered: a line longer than {MAX_LINE >> 20} MiB (a "
+                                      "replay line is a few KB)")
+        record, previous = _check_line(number, raw, previous)
+        if order is None:
+            check_header(record)
+            order = schema.Order(int(record["players"]))
+        else:
+            _check_place(order, number, record)
+        yield number, record
+    if number == 0:
+        raise ReplayError(1, "empty file (no header)")
 
 
 def _check_place(order: schema.Order, number: int, record: Record) -> None:

@@ -11,7 +11,10 @@ built, so no file can take the memory.
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from html import escape
@@ -28,7 +31,9 @@ from .files import (
     decode_json,
     decode_line,
     open_replay,
+    open_replay_bytes,
     replay_files,
+    replay_stem,
 )
 from .html import ENUMS, ViewerError, asset, fill, replay_page, script_json, site_style
 
@@ -47,12 +52,21 @@ def relative(path: Path, folder: Path) -> str:
 
 def _first_and_last_lines(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
     header = open_replay(path).header  # checked as every reader checks it
-    with path.open("rb") as f:
-        size = f.seek(0, os.SEEK_END)
-        f.seek(max(0, size - TAIL_BYTES))
-        tail = f.read(TAIL_BYTES).rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    with open_replay_bytes(path) as f:
+        tail = _last_line(f).rstrip(b"\n")
     last = decode_line(tail) if tail else None
     return header, last if last is not None and last["type"] == "result" else None
+
+
+def _last_line(f: io.BufferedIOBase) -> bytes:
+    """The last line of a replay: read from its end, or through a compressed one (it cannot
+    seek from the end; a game's compressed replay is some tens of KB)."""
+    if f.seekable() and not isinstance(f, gzip.GzipFile):
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(0, size - TAIL_BYTES))
+        return f.read(TAIL_BYTES).rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    kept = deque(_lines(f), maxlen=1)
+    return kept[0] if kept else b""
 
 
 def row_from_replay(path: Path, folder: Path) -> dict[str, Any]:
@@ -60,11 +74,11 @@ def row_from_replay(path: Path, folder: Path) -> dict[str, Any]:
     try:
         header, result = _first_and_last_lines(path)
     except (OSError, ValueError) as exc:  # json's errors are ValueErrors, as is ReplayError
-        return {"path": relative(path, folder), "id": path.stem, "problem": str(exc)}
+        return {"path": relative(path, folder), "id": replay_stem(path), "problem": str(exc)}
     seats = header.get("seats") or []
     outcome = (result or {}).get("outcome") or {}
     return {
-        "path": relative(path, folder), "id": header.get("game_id") or path.stem,
+        "path": relative(path, folder), "id": header.get("game_id") or replay_stem(path),
         "game": header.get("game"), "names": [str(s.get("name")) for s in seats],
         "scores": outcome.get("scores"), "places": outcome.get("places"),
         "winners": outcome.get("winners"), "termination": outcome.get("termination"),
@@ -106,7 +120,7 @@ def _results(folder: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _lines(f: BinaryIO) -> Iterator[bytes]:
+def _lines(f: io.BufferedIOBase | BinaryIO) -> Iterator[bytes]:
     """The lines of `f` of at most `MAX_LINE` bytes, one at a time (longer ones skipped)."""
     while raw := f.readline(MAX_LINE + 1):
         if len(raw) <= MAX_LINE:
@@ -114,6 +128,11 @@ def _lines(f: BinaryIO) -> Iterator[bytes]:
             continue
         while raw and not raw.endswith(b"\n"):
             raw = f.readline(MAX_LINE + 1)
+
+
+def page_name(replay: Path) -> str:
+    """The name of a replay's page: x.html for x.jsonl and x.jsonl.gz alike."""
+    return replay_stem(replay) + ".html"
 
 
 def folder_replays(folder: Path) -> list[Path]:
@@ -128,7 +147,10 @@ def game_rows(folder: Path, paths: Iterable[Path] | None = None) -> list[dict[st
     rows = []
     for path in folder_replays(folder) if paths is None else paths:
         key = relative(path, folder)
-        rows.append(known.get(key) or row_from_replay(path, folder))
+        # A replay compressed after its game (x.jsonl.gz) is listed under the name it was
+        # written as (x.jsonl); the row names the file there is.
+        listed = known.get(key) or known.get(key.removesuffix(".gz"))
+        rows.append({**listed, "path": key} if listed else row_from_replay(path, folder))
     return rows
 
 
@@ -181,9 +203,9 @@ def write_pages(path: Path, out: Path | None = None, seat: int | None = None,
     if path.is_dir():
         return _write_folder(path, out or path / "viewer", seat, on_page)
     check_replay_file(path)  # a FIFO or device would hang the reading
-    target = out or path.with_suffix(".html")
+    target = out or path.with_name(page_name(path))
     if target.is_dir():
-        target = target / path.with_suffix(".html").name
+        target = target / page_name(path)
     html, problem = replay_page(path, seat)
     private_dir(target.parent, tighten=False)
     write_private_text(target, html)
@@ -218,7 +240,8 @@ def _write_folder(folder: Path, out: Path, seat: int | None,
     tell = on_page or (lambda replay, done, total: None)
     for done, replay in enumerate(replays, start=1):
         key = relative(replay, folder)
-        target = out / Path(key).with_suffix(".html")
+        page = Path(key).with_name(page_name(replay)).as_posix()
+        target = out / page
         back = Path(os.path.relpath(out / "index.html", target.parent)).as_posix()
         try:
             html, problem = replay_page(replay, seat, back)
@@ -231,7 +254,7 @@ def _write_folder(folder: Path, out: Path, seat: int | None,
         private_dir(target.parent)
         write_private_text(target, html)
         written.pages.append(target)
-        pages[key] = Path(key).with_suffix(".html").as_posix()
+        pages[key] = page
         tell(replay, done, len(replays))
     written.index = out / "index.html"
     private_dir(out)  # made by the first page, unless none could be shown

@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute, Route
 
 from ..web.options import DEFAULT_HOST, ServeError, ServeOptions, is_loopback, serve_options
 from ..web.server import Server, static
-from .files import ReplayError
+from .files import REPLAY_SUFFIXES, ReplayError
 from .html import ViewerError, replay_page
 from .index import folder_replays, game_rows, list_page, standings
 
@@ -87,13 +87,14 @@ class ReplayServer(Server):
 
     def replay_path(self, relative: str) -> Path | None:
         """The replay file `relative` names inside the folder, or None: anything outside it
-        (after following every link), anything that is not a file, or not a `.jsonl`."""
+        (after following every link), anything that is not a file, or not a `.jsonl` or
+        `.jsonl.gz`."""
         if "\0" in relative:
             return None
         candidate = os.path.realpath(os.path.join(self.root, relative))
         if os.path.commonpath([candidate, self.root]) != self.root or candidate == self.root:
             return None
-        if not candidate.endswith(".jsonl") or not os.path.isfile(candidate):
+        if not candidate.endswith(REPLAY_SUFFIXES) or not os.path.isfile(candidate):
             return None
         return Path(candidate)
 

@@ -20,7 +20,7 @@ from ..protocol.errors import Fault
 from ..protocol.records import ResultLine
 from ..protocol.referee import close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
-from ..replay.files import Outline, Replay, ReplayError, open_replay, simulate
+from ..replay.files import Outline, Replay, ReplayError, open_replay, replay_stem, simulate
 from ..settings import LimitSettings
 from ..tournament.runner import make_seats, play_recorded
 from ..tournament.schedule import BotEntry, bot_entries
@@ -152,11 +152,12 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
     rules = replay.rules()
     policy = limits.policy()
     bots = tuple(bot_entries(list(specs)))
-    target = out or path.with_name(f"{path.stem}-resumed-at-{at}.jsonl")
+    target = out or path.with_name(f"{replay_stem(path)}-resumed-at-{at}.jsonl")
+    game_id = str(header.get("game_id") or replay_stem(path))
     seats: list[Seat] = []
     try:
         inner = make_seats(info, bots, int(header["seed"]),
-                           str(header.get("game_id") or path.stem), [None] * players,
+                           game_id, [None] * players,
                            limits.process_limits())
         seats = [ScriptedSeat(s, script) for s in inner]
         position = replay.position() if "position" in header else None
@@ -166,7 +167,7 @@ def resume(path: Path, at: int, specs: Sequence[BotSpec], out: Path | None,
                                position=position)
     finally:
         close_all(seats)
-    line = ResultLine(str(header.get("game_id") or path.stem), info.name, int(header["seed"]),
+    line = ResultLine(game_id, info.name, int(header["seed"]),
                       tuple(b.name for b in bots), tuple(str(b.spec) for b in bots),
                       replay=str(target), figures=record.figures())
     return Resumed(line, target, bots, script.diverged_at())
