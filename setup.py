@@ -33,11 +33,12 @@ from setuptools.command.build_ext import build_ext
 # checkout is on sys.path (the __main__ block puts it there), mypyc only when compiling.
 
 ROOT = Path(__file__).resolve().parent
-# The engine's states and meld checks, the three games and the Five Crowns solver, and the
-# referee's side of a conversation: what runs for every decision. The rest of meldref (the
-# command line, tournaments, replays, the bots) stays Python, and so do the games' rules.py:
-# their option dataclasses are read by reflection (their annotations check option values and
-# write the command line's help), and a compiled class keeps no Literal in its annotations.
+# The engine's states and meld checks, the three games and the Five Crowns solver, the
+# referee's side of a conversation, and the environments' codecs: what runs for every decision
+# or environment step. The rest of meldref (the command line, tournaments, replays, the bots)
+# stays Python, and so do the games' rules.py: their option dataclasses are read by reflection
+# (their annotations check option values and write the command line's help), and a compiled
+# class keeps no Literal in its annotations.
 # mypyc compiles no dataclass's generated __init__ (it stays Python, ten times slower): the
 # values made per decision write their own, and copy and pickle through it (engine.game.by_init).
 def registered_games() -> tuple[str, ...]:
@@ -58,6 +59,11 @@ HOT = [
       if (ROOT / (path := f"meldref/engine/{game}/{name}.py")).is_file()),
     *(f"meldref/protocol/{name}.py" for name in (
         "channel", "conversation", "referee", "seats", "viewtext", "wire")),
+    # The research environments' observation vectors and action indices, built at every
+    # environment step: the shared codec and each game's codec (meldref/envs/<game>.py).
+    "meldref/envs/codec.py",
+    *(path for game in registered_games()
+      if (ROOT / (path := f"meldref/envs/{game}.py")).is_file()),
 ]
 GROUP = "meldref._hot"  # mypyc's shared library of them all: meldref._hot__mypyc
 MYPYC_OPTIONS = {"opt_level": "3", "debug_level": "0"}

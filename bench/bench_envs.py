@@ -12,6 +12,8 @@ batched rows step --batch games a call (`BatchEnv.step`: observations and masks 
 arrays, random legal actions drawn for all games at once with numpy, auto-reset), a step
 being one game's action. Time is the process's CPU time (time.process_time), so other work on
 a shared machine slows no row.
+The `raw_env()` rows step the same environment without PettingZoo's wrappers (`env()` wraps
+it in three, a third of a step's time), as a training loop that keeps to the mask may.
 PettingZoo no longer ships a gin rummy (it left with 1.25); its own AEC loop is what the
 meldref rows run, so that row is the comparison with PettingZoo. A library that is not
 installed gets a row saying so. The ratio column is meldref's figure over the row's.
@@ -28,10 +30,11 @@ import numpy as np
 TABLES = (("phase10", 2, {"phases-to-win": 3}), ("fivecrowns", 2, {}), ("solitaire", 1, {}))
 
 
-def meldref_steps(game: str, players: int, rules: dict[str, object], steps: int) -> float:
-    from meldref.envs.aec import pettingzoo_env
+def meldref_steps(game: str, players: int, rules: dict[str, object], steps: int,
+                  raw: bool = False) -> float:
+    from meldref.envs.aec import MeldrefAEC, pettingzoo_env
 
-    env = pettingzoo_env(game, players, rules)
+    env = MeldrefAEC(game, players, rules) if raw else pettingzoo_env(game, players, rules)
     env.reset(seed=0)  # the first game's imports and caches before the clock starts
     rng = np.random.default_rng(0)
     done, seed, start = 0, 0, time.process_time()
@@ -116,6 +119,8 @@ def main() -> None:
         for game, players, rules in TABLES:
             rows.append((f"meldref {game}",
                          meldref_steps(game, players, rules, args.steps)))
+            rows.append((f"meldref {game} raw_env()",
+                         meldref_steps(game, players, rules, args.steps, raw=True)))
             if args.batch:
                 rows.append((f"meldref {game} batched x{args.batch}",
                              batch_steps(game, players, rules, args.steps, args.batch)))

@@ -38,7 +38,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..engine.game import GameState, Outcome, Termination, find_game
+from ..engine.game import Action, GameState, Outcome, Termination, find_game
 from ..protocol.viewtext import observation_lines
 from ..settings import parse_rules
 from .codec import FEATURE_MAX, Codec, View, find_codec, legal_indices, mask_of
@@ -80,7 +80,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         self._action_space = spaces.Discrete(size)
         self.state: GameState | None = None
         self.log: GameLog | None = None  # the game so far, for `save_replay`
-        self._legal: dict[int, str] = {}
+        self._legal: dict[int, Action] = {}
         self._seen: tuple[int, View] | None = None  # the view the mask was made from
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -110,10 +110,11 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         if seat is None:
             return
         self.agent_selection = agent_name(seat)
-        texts = [str(a) for a in self.state.legal_actions()]
         self._seen = (seat, self.state.observation(seat).to_json())  # observe() reuses it
-        self._legal = legal_indices(self.codec, texts, self._seen[1])
-        self.infos[self.agent_selection] = {"legal_actions": list(self._legal.values())}
+        # The engine's actions themselves: applied as they are, never parsed from their text
+        self._legal = legal_indices(self.codec, self.state.legal_actions(), self._seen[1])
+        self.infos[self.agent_selection] = {
+            "legal_actions": [str(action) for action in self._legal.values()]}
 
     def _view(self, seat: int) -> View:
         assert self.state is not None
@@ -143,13 +144,13 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         assert self.state is not None and self.log is not None and action is not None
-        text = self._legal.get(int(action))
-        if text is None:
+        chosen = self._legal.get(int(action))
+        if chosen is None:
             raise ValueError(f"{agent}: action {action} ({self.codec.describe(int(action))}) "
                              "is not legal now; see the action_mask")
         before = list(self.state.scores)
         self._seen = None
-        self.log.apply(text)
+        self.log.apply(chosen)
         self._cumulative_rewards[agent] = 0.0
         self._reward(before, self.state.scores, self.state.outcome)
         if self.state.outcome is not None:

@@ -22,7 +22,7 @@ of the game now at row i, which `env.reset(seed=...)` of the single environment 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,7 @@ import numpy.typing as npt
 from ..engine.cards import rng_for
 from ..engine.game import Action, GameState, Outcome, Termination, find_game
 from ..settings import parse_rules
-from .codec import Codec, Mask, find_codec
+from .codec import Codec, Features, Mask, View, find_codec, legal_indices
 from .rewards import Reward, check_reward, step_rewards
 
 Rewards = npt.NDArray[np.float32]
@@ -59,6 +59,9 @@ class BatchEnv:
         self._obs = np.zeros((num_envs, self.observation_size), dtype=np.float32)
         self._mask = np.zeros((num_envs, self.action_size), dtype=np.int8)
         self._to_play = np.zeros(num_envs, dtype=np.int64)
+        # A codec that gives its vector's non-zero entries (the registered games' do)
+        self._features: Callable[[View, int], Features] | None = getattr(
+            self.codec, "features", None)
         self.states: list[GameState] = []
         self._legal: list[dict[int, Action]] = []
         self._games = [0] * num_envs  # games dealt so far at each row
@@ -73,8 +76,7 @@ class BatchEnv:
         self._games = [0] * self.num_envs
         self.states = [self._deal(i) for i in range(self.num_envs)]
         self._legal = [{} for _ in range(self.num_envs)]
-        for i in range(self.num_envs):
-            self._observe(i)
+        self._observe()
         return self._obs.copy(), self._info([None] * self.num_envs)
 
     def step(self, actions: npt.ArrayLike) -> tuple[npt.NDArray[np.float32], Rewards, Flags,
@@ -83,7 +85,7 @@ class BatchEnv:
         chosen = np.asarray(actions, dtype=np.int64).reshape(-1)
         if chosen.shape != (self.num_envs,):
             raise ValueError(f"{chosen.size} actions for {self.num_envs} games: one a game")
-        rewards = np.zeros((self.num_envs, self.players), dtype=np.float32)
+        rewards: list[list[float]] = []
         terminated = np.zeros(self.num_envs, dtype=np.bool_)
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         ended: list[Outcome | None] = [None] * self.num_envs
@@ -96,15 +98,16 @@ class BatchEnv:
             before = list(state.scores)
             state.apply(action)
             outcome = state.outcome
-            rewards[i] = step_rewards(self.reward_kind, self.info, before, state.scores,
-                                      outcome)
+            rewards.append(step_rewards(self.reward_kind, self.info, before, state.scores,
+                                        outcome))
             if outcome is not None:
                 ended[i] = outcome
                 capped = outcome.termination is Termination.TURN_CAP
                 (truncated if capped else terminated)[i] = True
                 self.states[i] = self._deal(i)
-            self._observe(i)
-        return self._obs.copy(), rewards, terminated, truncated, self._info(ended)
+        self._observe()
+        return (self._obs.copy(), np.array(rewards, dtype=np.float32), terminated, truncated,
+                self._info(ended))
 
     def _deal(self, i: int) -> GameState:
         game_seed = rng_for(str(self.seed), "batch", i, self._games[i]).getrandbits(63)
@@ -112,23 +115,33 @@ class BatchEnv:
         self.game_seeds[i] = game_seed
         return self.info.new_game(self.rules, self.players, game_seed)
 
-    def _observe(self, i: int) -> None:
-        """Row i of the observations and masks, for the seat to move in game i."""
-        state = self.states[i]
-        seat = state.to_move
-        assert seat is not None  # a game that ended was dealt again
-        view = state.observation(seat).to_json()
-        legal: dict[int, Action] = {}
-        for action in state.legal_actions():
-            index = self.codec.action_index(str(action), view)
-            if index is not None and index not in legal:  # the engine's own way first
-                legal[index] = action
-        self._legal[i] = legal
-        self._obs[i] = self.codec.encode(view, self.players)
-        row = self._mask[i]
-        row[:] = 0
-        row[list(legal)] = 1
-        self._to_play[i] = seat
+    def _observe(self) -> None:
+        """The observations and masks of every game's seat to move. Each row's non-zero
+        entries are gathered and all set in one numpy call an array (a few calls a row were a
+        good part of a batched step)."""
+        self._obs.fill(0.0)
+        self._mask.fill(0)
+        obs_at: list[int] = []
+        obs_values: list[float] = []
+        mask_at: list[int] = []
+        size, actions = self.observation_size, self.action_size
+        for i, state in enumerate(self.states):
+            seat = state.to_move
+            assert seat is not None  # a game that ended was dealt again
+            view = state.observation(seat).to_json()
+            # The indices remembered by the actions' texts (`legal_indices`): no action is
+            # written or parsed again, and the codec reads the view only where it decides one
+            legal = self._legal[i] = legal_indices(self.codec, state.legal_actions(), view)
+            mask_at += [i * actions + index for index in legal]
+            if self._features is None:  # a codec that gives only the whole vector
+                self._obs[i] = self.codec.encode(view, self.players)
+            else:
+                features = self._features(view, self.players)
+                obs_at += [i * size + index for index in features]
+                obs_values += features.values()
+            self._to_play[i] = seat
+        self._obs.reshape(-1)[obs_at] = obs_values
+        self._mask.reshape(-1)[mask_at] = 1
 
     def _info(self, ended: Sequence[Outcome | None]) -> dict[str, Any]:
         return {"action_mask": self._mask.copy(), "to_play": self._to_play.copy(),

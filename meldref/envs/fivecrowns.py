@@ -17,13 +17,14 @@ from typing import Final
 from ..engine.cards import FC_RANK_TEXT
 from .codec import (
     FIVECROWNS_KINDS,
+    Features,
     Vector,
     View,
-    counts,
+    count,
+    dense,
     group_cards,
     kind_index,
-    one_hot,
-    vector,
+    put,
 )
 
 DISCARD: Final = 2
@@ -35,6 +36,11 @@ _RANKS: Final = {text: rank - 3 for rank, text in FC_RANK_TEXT.items()}  # "3" -
 _DECISIONS: Final = ("draw", "discard")
 SEAT_FEATURES: Final = 5
 HEAD: Final = 2 * len(FIVECROWNS_KINDS) + 1 + len(_RANKS) + len(_DECISIONS) + 9 + 1
+# Where each part of the vector starts (`FiveCrownsCodec.features`): the table's cards at HEAD.
+_TOP: Final = len(FIVECROWNS_KINDS)
+_WILD: Final = _TOP + len(FIVECROWNS_KINDS) + 1
+_DECISION: Final = _WILD + len(_RANKS)
+_FLAGS: Final = _DECISION + len(_DECISIONS)
 
 
 class FiveCrownsCodec:
@@ -47,30 +53,46 @@ class FiveCrownsCodec:
         return HEAD + len(FIVECROWNS_KINDS) + players + players * SEAT_FEATURES
 
     def encode(self, view: View, players: int) -> Vector:
+        return dense(self.features(view, players), self.observation_size(players))
+
+    def features(self, view: View, players: int) -> Features:
+        """`encode`'s vector as its non-zero entries, each part at its offset (as Phase
+        10's)."""
         me = view["seat"]
-        out = counts(view["hand"], _KIND)
+        out: Features = {}
+        for token in view["hand"]:
+            count(out, _KIND[token])
         top = view["discard_top"]
-        size = len(FIVECROWNS_KINDS)
-        out += one_hot(size if top is None else _KIND[top], size + 1)
-        out += one_hot(_RANKS[view["wild_rank"]], len(_RANKS))
-        out += [1.0 if view["decision"] == d else 0.0 for d in _DECISIONS]
+        out[_TOP + (len(FIVECROWNS_KINDS) if top is None else _KIND[top])] = 1.0
+        out[_WILD + _RANKS[view["wild_rank"]]] = 1.0
+        decision = view["decision"]
+        for i, name in enumerate(_DECISIONS):
+            if decision == name:
+                out[_DECISION + i] = 1.0
         cap = view["turn_cap"]
-        out += [
+        went = view["went_out"]
+        put(out, _FLAGS, (
             view["round"] / 11, view["deal_size"] / 13, view["turn"] / cap if cap else 0.0,
             float(view["last_turn"]), float(view["tiebreak"]), float(view["natural"] != "none"),
             view["discard_pile_size"] / 116, view["draw_pile_size"] / 116, view["decks"] / 4,
-        ]
-        went = view["went_out"]
-        out += [1.0 if went is None else 0.0]
-        out += counts((c for g in view["table"] for c in group_cards(str(g["group"]))), _KIND)
-        out += one_hot(None if went is None else (went - me) % players, players)
+            1.0 if went is None else 0.0,
+        ))
+        for group in view["table"]:
+            for card in group_cards(str(group["group"])):
+                count(out, HEAD + _KIND[card])
+        at = HEAD + len(FIVECROWNS_KINDS)
+        if went is not None:
+            out[at + (went - me) % players] = 1.0
+        at += players
+        seats = view["seats"]
         for rel in range(players):
-            seat = view["seats"][(me + rel) % players]
-            out += [
+            seat = seats[(me + rel) % players]
+            put(out, at, (
                 float(seat["playing"]), seat["score"] / 300, seat["hand_size"] / 13,
                 float(seat["gone_out"]), float(seat["had_last_turn"]),
-            ]
-        return vector(out)
+            ))
+            at += SEAT_FEATURES
+        return out
 
     def action_index(self, text: str, view: View) -> int | None:
         words = text.split()

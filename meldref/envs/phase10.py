@@ -23,13 +23,14 @@ from typing import Final
 from ..engine.melds import GroupKind
 from .codec import (
     PHASE10_KINDS,
+    Features,
     Vector,
     View,
-    counts,
+    count,
+    dense,
     group_cards,
     kind_index,
-    one_hot,
-    vector,
+    put,
 )
 
 MAX_GROUPS: Final = 24
@@ -47,6 +48,15 @@ _GROUP_KINDS: Final = (GroupKind.SET.value, GroupKind.RUN.value, GroupKind.COLOU
 _DECISIONS: Final = ("draw", "play")
 SEAT_FEATURES: Final = 7
 GROUP_FEATURES: Final = len(_GROUP_KINDS) + len(PHASE10_KINDS)  # + the owner, per seat
+# Where each part of the vector starts (`Phase10Codec.features`), before the seat-count parts.
+_TOP: Final = len(PHASE10_KINDS)
+_DECISION: Final = _TOP + len(PHASE10_KINDS) + 1
+_PHASE: Final = _DECISION + len(_DECISIONS)
+_LEFT: Final = _PHASE + 10
+_FLAGS: Final = _LEFT + 10
+_VICTIMS: Final = _FLAGS + 6
+_GROUPS: dict[str, list[int]] = {}  # group token -> its cards' kinds
+_GROUPS_KEPT: Final = 100_000
 
 
 class Phase10Codec:
@@ -60,30 +70,46 @@ class Phase10Codec:
         return head + MAX_GROUPS * (GROUP_FEATURES + players) + players * SEAT_FEATURES
 
     def encode(self, view: View, players: int) -> Vector:
+        return dense(self.features(view, players), self.observation_size(players))
+
+    def features(self, view: View, players: int) -> Features:
+        """`encode`'s vector as its non-zero entries, each part at its offset: building the
+        whole list of floats and packing it was most of a step's time."""
         me = view["seat"]
-        out = counts(view["hand"], _KIND)
+        out: Features = {}
+        for token in view["hand"]:
+            count(out, _KIND[token])
         top = view["discard_top"]
-        out += one_hot(len(PHASE10_KINDS) if top is None else _KIND[top], len(PHASE10_KINDS) + 1)
-        out += [1.0 if view["decision"] == d else 0.0 for d in _DECISIONS]
+        out[_TOP + (len(PHASE10_KINDS) if top is None else _KIND[top])] = 1.0
+        decision = view["decision"]
+        for i, name in enumerate(_DECISIONS):
+            if decision == name:
+                out[_DECISION + i] = 1.0
         phase = view["phase"]
-        out += one_hot(None if phase is None else phase - 1, 10)
-        out += [1.0 if p in view["phases_left"] else 0.0 for p in range(1, 11)]
-        out += [
+        if phase is not None:
+            out[_PHASE + phase - 1] = 1.0
+        for left in view["phases_left"]:
+            if 1 <= left <= 10:
+                out[_LEFT + left - 1] = 1.0
+        put(out, _FLAGS, (
             float(view["laid"] is not None), float(view["laid_this_turn"]),
             float(view["tiebreak"]), view["turn"] / max(1, view["turn_cap"]),
             view["hand_number"] / 10, view["draw_pile_size"] / 108,
-        ]
-        victims = {(v - me) % players for v in view["victims"]}
-        out += [1.0 if s in victims else 0.0 for s in range(players)]
-        out += _table(view["table"], me, players)
+        ))
+        for victim in view["victims"]:
+            out[_VICTIMS + (victim - me) % players] = 1.0
+        _table(out, _VICTIMS + players, view["table"], me, players)
+        at = _VICTIMS + players + MAX_GROUPS * (GROUP_FEATURES + players)
+        seats = view["seats"]
         for rel in range(players):
-            seat = view["seats"][(me + rel) % players]
-            out += [
+            seat = seats[(me + rel) % players]
+            put(out, at, (
                 float(seat["playing"]), (seat["phase"] or 0) / 10, float(seat["laid"]),
                 seat["score"] / 500, seat["hand_size"] / 11, float(seat["skip_pending"]),
                 len(seat["completed"]) / 10,
-            ]
-        return vector(out)
+            ))
+            at += SEAT_FEATURES
+        return out
 
     def action_index(self, text: str, view: View) -> int | None:
         words = text.split()
@@ -120,19 +146,33 @@ class Phase10Codec:
         return f"discard S at seat {index - SKIP_AT}"
 
 
-def _table(table: list[dict[str, object]], me: int, players: int) -> list[float]:
-    out: list[float] = []
-    by_id = {int(str(g["id"])): g for g in table}
-    for group_id in range(1, MAX_GROUPS + 1):
-        group = by_id.get(group_id)
-        if group is None:
-            out += [0.0] * (GROUP_FEATURES + players)
+def _table(out: Features, at: int, table: list[dict[str, object]], me: int,
+           players: int) -> None:
+    """The table's groups into `out` from `at`: group id g's features at
+    `at + (g - 1) * (GROUP_FEATURES + players)` (an absent group's left zero)."""
+    width = GROUP_FEATURES + players
+    for group in table:
+        group_id = int(str(group["id"]))
+        if not 1 <= group_id <= MAX_GROUPS:
             continue
+        start = at + (group_id - 1) * width
         token = str(group["group"])
-        out += one_hot(_GROUP_KINDS.index(token.partition(":")[0]), len(_GROUP_KINDS))
-        out += one_hot((int(str(group["owner"])) - me) % players, players)
-        out += counts(group_cards(token), _KIND)
-    return out
+        out[start + _GROUP_KINDS.index(token.partition(":")[0])] = 1.0
+        out[start + len(_GROUP_KINDS) + (int(str(group["owner"])) - me) % players] = 1.0
+        cards = start + len(_GROUP_KINDS) + players
+        for card in _group_kinds(token):
+            count(out, cards + card)
+
+
+def _group_kinds(token: str) -> list[int]:
+    """The card kinds of a group token, remembered (a group stays on the table for a hand and
+    is encoded at every step)."""
+    kinds = _GROUPS.get(token)
+    if kinds is None:
+        if len(_GROUPS) >= _GROUPS_KEPT:
+            _GROUPS.clear()
+        kinds = _GROUPS[token] = [_KIND[card] for card in group_cards(token)]
+    return kinds
 
 
 CODEC: Final = Phase10Codec()

@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import Final
 
 from ..engine.solitaire import PILE_SIZES
-from .codec import FIVECROWNS_KINDS, Vector, View, counts, kind_index, one_hot, vector
+from .codec import FIVECROWNS_KINDS, Features, Vector, View, count, dense, kind_index, put
 
 KINDS: Final = len(FIVECROWNS_KINDS)
 ACTIONS: Final = len(PILE_SIZES) * KINDS  # 616
 _KIND: Final = kind_index(FIVECROWNS_KINDS)
 _FIRST: Final = PILE_SIZES[0]
+_SIZE: Final = len(PILE_SIZES) * (KINDS + 1) + KINDS + 1 + 3
 
 
 class SolitaireCodec:
@@ -28,17 +29,26 @@ class SolitaireCodec:
     action_size = ACTIONS
 
     def observation_size(self, players: int) -> int:
-        return len(PILE_SIZES) * (KINDS + 1) + KINDS + 1 + 3
+        return _SIZE
 
     def encode(self, view: View, players: int) -> Vector:
-        out: list[float] = []
-        for pile in sorted(view["piles"], key=lambda p: p["size"]):
-            out += counts(pile["cards"], _KIND)
-            out.append(float(pile["closed"]))
+        return dense(self.features(view, players), _SIZE)
+
+    def features(self, view: View, players: int) -> Features:
+        """`encode`'s vector as its non-zero entries: pile p's kinds at p * (KINDS + 1), then
+        whether it is closed, then the draw pile's top and the counts."""
+        out: Features = {}
+        at = 0
+        for pile in sorted(view["piles"], key=_pile_size):
+            for token in pile["cards"]:
+                count(out, at + _KIND[token])
+            out[at + KINDS] = float(pile["closed"])
+            at += KINDS + 1
         top = view["draw_top"]
-        out += one_hot(KINDS if top is None else _KIND[top], KINDS + 1)
-        out += [view["draw_pile_size"] / 56, view["out_of_play"] / 56, view["moves"] / 56]
-        return vector(out)
+        out[at + (KINDS if top is None else _KIND[top])] = 1.0
+        put(out, at + KINDS + 1,
+            (view["draw_pile_size"] / 56, view["out_of_play"] / 56, view["moves"] / 56))
+        return out
 
     def action_index(self, text: str, view: View) -> int | None:
         _, pile, card = text.split()
@@ -47,6 +57,10 @@ class SolitaireCodec:
     def describe(self, index: int) -> str:
         pile, kind = divmod(index, KINDS)
         return f"place {pile + _FIRST} {FIVECROWNS_KINDS[kind].text}"
+
+
+def _pile_size(pile: View) -> int:
+    return int(pile["size"])
 
 
 CODEC: Final = SolitaireCodec()
