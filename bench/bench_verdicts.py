@@ -4,7 +4,7 @@ statistics, win rate (score) against score margin.
     python bench/bench_verdicts.py [--games 800] [--quick] [--half-width 0.02]
                                    [--margin-half-width 5] [--seed 1]
     python bench/bench_verdicts.py --speed
-    python bench/bench_verdicts.py --sprt 0,100 [--elos -50,0,50,100,150,250] [--runs 200]
+    python bench/bench_verdicts.py --sprt 0,100 [--elos=-50,0,50,100,150,250] [--runs 200]
 
 `--speed` times the standings and the cross table on synthetic results instead: 10,000 and
 50,000 four-seat games against 1,000, as ratios (the fit needs only the matrix of wins, so
