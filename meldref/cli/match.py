@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ..engine.game import GAME_NAMES
+from ..engine.registry import DEFAULT_GAME, GAMES
 from ..tournament.config import ConfigError, parse_pairs
 from .common import (
     EXIT_FAILED,
@@ -33,7 +33,7 @@ from .limits import LIMIT_FLAGS, LimitFlags, limits_or_fail, with_limit_flags
 @with_limit_flags(*LIMIT_FLAGS)
 def match(
     game: Annotated[str | None, typer.Argument(
-        help=f"The game: {', '.join(GAME_NAMES)} (default phase10, or the --position's).")
+        help=f"The game: {', '.join(GAMES)} (default {DEFAULT_GAME}, or the --position's).")
     ] = None,
     bot: BotOpt = None,
     players: Annotated[int | None, typer.Option(

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ..engine.game import RuleOptionError, UnknownGameError, find_game
+from ..engine.registry import DEFAULT_GAME
 from ..protocol.seats import BotSpec
 from ..settings import parse_rules
 from ..tournament.config import ConfigError, parse_pairs
@@ -25,7 +26,7 @@ from .common import (
 
 
 def play(
-    game: GameArg = "phase10",
+    game: GameArg = DEFAULT_GAME,
     bot: BotOpt = None,
     seat: Annotated[int, typer.Option(help="Your seat: 0 to players - 1 (who plays first "
                                       "follows the dealer, as the rules say).")] = 0,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..bots import builtin_help
-from ..engine.game import GAME_NAMES
+from ..engine.registry import DEFAULT_GAME, GAMES
 from ..protocol.records import ResultLine
 from ..tournament.config import (
     ConfigError,
@@ -44,7 +44,7 @@ SEED_ON_ARGV = ("warning: --seed on the command line is visible to other process
 @with_limit_flags(*LIMIT_FLAGS)
 def tournament(
     game: Annotated[str | None, typer.Argument(
-        help=f"{', '.join(GAME_NAMES)} (default phase10, or the CONFIG's).",
+        help=f"{', '.join(GAMES)} (default {DEFAULT_GAME}, or the CONFIG's).",
         show_default=False)] = None,
     config: Annotated[Path | None, typer.Argument(
         help="A TOML file (docs/tournaments.md); flags override it.",
@@ -212,7 +212,7 @@ def _game_and_config(game: str | None, config: Path | None,
     before GAME came first: `meldref tournament t.toml`); `--game` is GAME's old spelling."""
     if game is not None and config is None and not _names_a_game(game):
         if not Path(game).exists() and Path(game).suffix != ".toml":
-            fail(f"{game}: neither a game ({', '.join(GAME_NAMES)}) nor a configuration file")
+            fail(f"{game}: neither a game ({', '.join(GAMES)}) nor a configuration file")
         config = Path(game)
         game = None
     if old_game is not None:
@@ -224,7 +224,7 @@ def _game_and_config(game: str | None, config: Path | None,
 
 def _names_a_game(word: str) -> bool:
     """A game's name (or a game from outside, module:ATTR), not a file's."""
-    return word in GAME_NAMES or (":" in word and not word.endswith(".toml")
+    return word in GAMES or (":" in word and not word.endswith(".toml")
                                   and not Path(word).exists())
 
 

@@ -50,6 +50,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..engine.game import GameInfo, RuleOptionError, UnknownGameError, find_game
 from ..engine.position import Position
+from ..engine.registry import DEFAULT_GAME
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Limits
 from ..settings import (
@@ -295,7 +296,7 @@ def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> Tournamen
     in_file, in_flags = file_sources(data), flag_sources(
         {k: v for k, v in flags.items() if k != "limits"})
     merged = {**in_file.given(), **in_flags.given()}
-    info = _game(merged.get("game", "phase10"))
+    info = _game(merged.get("game", DEFAULT_GAME))
     found = _bots(in_file, in_flags)
     specs, names, dirs = ([f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
     bots = bot_entries(specs, names, dirs=dirs)

@@ -17,6 +17,7 @@ from typing import Any, Final
 from ..bots import UnknownBotError
 from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
 from ..engine.position import Position
+from ..engine.registry import DEFAULT_GAME
 from ..private import copy_private, existing_file_problem, folder_problem, private_dir
 from ..protocol.errors import BotError
 from ..protocol.launch import network_isolation_problem
@@ -112,7 +113,7 @@ def build_match(game: str | None, specs: Sequence[str], players: int | None, see
                                   "--bot")
             seed, players = start.seed, start.players
         else:
-            info = find_game(game or "phase10")
+            info = find_game(game or DEFAULT_GAME)
             rule_set = parse_rules(info.rules_type, rules)
     except (UnknownGameError, ValueError) as exc:
         raise ConfigError(str(exc)) from None
