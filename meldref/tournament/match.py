@@ -379,10 +379,12 @@ def totals(lines: Sequence[ResultLine], bots: Sequence[BotEntry]) -> list[dict[s
 
 def played_rules(spec: MatchSpec) -> Any:
     """The rules the games are played under: a game settles some options for its number of
-    seats when it starts (Five Crowns' `party=auto` becomes on or off, `for_players`), and
-    the replays and the seats' `rule` lines say the settled value."""
-    settle = getattr(spec.rules, "for_players", None)
-    return settle(len(spec.bots)) if callable(settle) else spec.rules
+    seats when it starts (Five Crowns' `party=auto` becomes on or off: the game's
+    `check_rules` returns the rules so settled), and the replays and the seats' `rule` lines
+    say the settled value."""
+    settle = find_game(spec.game).check_rules
+    settled = None if settle is None else settle(spec.rules, len(spec.bots))
+    return spec.rules if settled is None else settled
 
 
 def match_json(spec: MatchSpec, lines: Sequence[ResultLine]) -> dict[str, Any]:
