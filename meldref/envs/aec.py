@@ -39,6 +39,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..engine.game import Action, GameState, Outcome, Termination, find_game
+from ..engine.registry import DEFAULT_GAME
 from ..protocol.viewtext import observation_lines
 from ..settings import parse_rules
 from .codec import FEATURE_MAX, Codec, View, find_codec, legal_indices, mask_of
@@ -57,7 +58,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "meldref_v0",
                                           "is_parallelizable": False}
 
-    def __init__(self, game: str = "phase10", players: int | None = None,
+    def __init__(self, game: str = DEFAULT_GAME, players: int | None = None,
                  rules: Mapping[str, object] | None = None, reward: Reward = "score",
                  render_mode: str | None = None) -> None:
         super().__init__()
@@ -177,7 +178,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         self.state = None
 
 
-def pettingzoo_env(game: str = "phase10", players: int | None = None,
+def pettingzoo_env(game: str = DEFAULT_GAME, players: int | None = None,
                    rules: Mapping[str, object] | None = None, reward: Reward = "score",
                    render_mode: str | None = None) -> Any:
     """`MeldrefAEC` with PettingZoo's classic wrappers: an illegal action ends the game with
