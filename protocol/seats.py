@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -44,6 +44,9 @@ class Seat(ABC):
     """A player as the referee sees it. Use as a context manager, or call `close()`."""
 
     name: str = "seat"
+    # What the bot said of itself in the handshake (`id name ...`, `id author ...`); nothing
+    # before it connects, and nothing ever from an in-process bot.
+    ids: Mapping[str, str] = MappingProxyType({})
 
     def connect(self, startup_time: float) -> None:  # noqa: B027 (optional hook)
         """Be ready to play (start the program and shake hands); BotError if it cannot."""
@@ -196,7 +199,7 @@ class ProcessSeat(LineSeat):
         self.on_line = on_line
         self.name = name or str(command)
         self._fixed_name = name is not None
-        self.ids: dict[str, str] = {}  # from `id key value` in the handshake
+        self.ids = {}  # from `id key value` in the handshake
         self.process: BotProcess | None = None
         self.last_process: BotProcess | None = None  # kept after close, for its stderr tail
         self.pids: list[int] = []  # every process started for this seat (tests check them)
@@ -321,8 +324,8 @@ class TransportSeat(LineSeat):
 
     def connect(self, startup_time: float = 10.0) -> None:
         if not self._connected:
-            ids = self._stream.handshake(self.game, startup_time)
-            self.name = ids.get("name") or self.name
+            self.ids = self._stream.handshake(self.game, startup_time)
+            self.name = self.ids.get("name") or self.name
             self._connected = True
 
     def close(self) -> None:

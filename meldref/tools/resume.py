@@ -56,14 +56,13 @@ class ScriptedSeat(Seat):
         self.inner = inner
         self.script = script
         self.name = inner.name
+        self.ids = inner.ids
 
     def _follow_name(self) -> None:
-        # A program's name is what its handshake announced: known once it has connected.
+        # A program's name and ids are what its handshake announced: known once it has
+        # connected (the seat's record in the replay is made after `start`).
         self.name = self.inner.name
-
-    @property
-    def ids(self) -> dict[str, str]:
-        return dict(getattr(self.inner, "ids", {}) or {})
+        self.ids = self.inner.ids
 
     def connect(self, startup_time: float) -> None:
         self.inner.connect(startup_time)

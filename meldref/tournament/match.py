@@ -262,7 +262,7 @@ def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
     except BaseException:
         seat.close()
         raise
-    name = " ".join(str(getattr(seat, "ids", {}).get("name") or "").split())
+    name = " ".join(str(seat.ids.get("name") or "").split())
     if keeper is not None and isinstance(seat, ProcessSeat):
         keeper.adopt(seat, bot.spec, rlimits, cwd)  # its first game plays this process
     else:

@@ -116,7 +116,7 @@ class ReplayRecorder:
     def seat_info(self) -> list[dict[str, Any]]:
         out = []
         for k, (bot, seat) in enumerate(zip(self.bots, self.seats, strict=True)):
-            ids = dict(getattr(seat, "ids", {}) or {})
+            ids = dict(seat.ids)
             out.append({"seat": k, **bot.to_json(), "bot_name": seat.name,
                         "version": ids.get("version"), "id": ids})
         return out
