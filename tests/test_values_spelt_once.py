@@ -20,6 +20,7 @@ import pytest
 
 from meldref.engine.game import GAME_NAMES, EventKind, GameState
 from meldref.protocol.errors import FaultOutcome, SeatStatus
+from meldref.protocol.seats import Seat
 from meldref.replay.games import presentation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,17 +147,27 @@ def test_the_walk_leaves_other_words_alone(tmp_path: Path) -> None:
     assert not list(spelt(path))
 
 
-def test_nothing_probes_the_game_state() -> None:
-    """`GameState` declares what the referee and the replay tools read (`rules`,
-    `opening_events`...): no `getattr(state, "rules", ...)` in their place."""
-    members = {name for name in dir(GameState) if not name.startswith("_")}
+# Probes of a member's name on what is not a state or a seat, each with why.
+NOT_A_STATE_OR_SEAT = {
+    ("protocol/seats.py", "name"): "an in-process bot: any object with act(), named or not",
+}
+
+
+def test_nothing_probes_the_game_state_or_a_seat() -> None:
+    """`GameState` and `Seat` declare what the referee, the tournament and the replay tools read
+    (`rules`, `seed`, `opening_events`, a seat's `ids`...): no `getattr(state, "seed", ...)`
+    or `getattr(seat, "ids", {})` in their place. Was: the referee's start.seed, three seat ids."""
+    members = {name for kind in (GameState, Seat) for name in dir(kind)
+               if not name.startswith("_")}
     found = []
     for path in python_files():
+        where = path.relative_to(ROOT).as_posix()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                     and node.func.id == "getattr" and len(node.args) >= 2
-                    and isinstance(node.args[1], ast.Constant) and node.args[1].value in members):
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.args[1].value}")
+                    and isinstance(node.args[1], ast.Constant) and node.args[1].value in members
+                    and (where, node.args[1].value) not in NOT_A_STATE_OR_SEAT):
+                found.append(f"{where}:{node.lineno}: {node.args[1].value}")
     assert not found, "\n".join(found)
 
 
