@@ -222,9 +222,10 @@ def test_an_export_is_never_written_where_it_would_be_read_as_a_replay(tournamen
                    "--format", "jsonl")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "would read this file as a replay" in done.stderr and not target.exists()
-    with pytest.raises(ExportPlaceError):
-        export([folder / "replays"], folder / "rows.jsonl", "jsonl")
-    assert not (folder / "rows.jsonl").exists()
+    for name in ("rows.jsonl", "rows.jsonl.gz"):  # the replay tools read gzipped replays too
+        with pytest.raises(ExportPlaceError):
+            export([folder / "replays"], folder / name, "jsonl")
+        assert not (folder / name).exists()
     export([folder / "replays"], folder / "rows.ndjson", "jsonl")  # the name it suggests
     stats = meldref("replay", "stats", str(folder))
     assert stats.returncode == 0, stats.stdout + stats.stderr

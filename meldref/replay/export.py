@@ -40,6 +40,8 @@ from ..engine.game import GameState, Outcome, Termination
 from ..envs.rewards import Reward
 from ..private import open_private
 from .files import (
+    NOT_REPLAYS,
+    REPLAY_SUFFIXES,
     Outline,
     ReplayError,
     ReplayWriter,
@@ -223,7 +225,7 @@ def export(paths: Iterable[Path], out: Path, fmt: Format = "parquet",
 def check_place(out: Path, replays: Iterable[Path]) -> None:
     """`ExportPlaceError` if `out` would be read as a replay: a name the replay tools take
     (`replay_files`) in a folder holding one of `replays`, at any depth."""
-    if not (out.name.endswith(".jsonl") and out.name != "results.jsonl"):
+    if not (out.name.endswith(REPLAY_SUFFIXES) and out.name not in NOT_REPLAYS):
         return
     folder = out.absolute().parent.resolve()
     for replay in replays:
