@@ -339,6 +339,12 @@ def test_an_author_withdraws_their_bot(contest: Contest) -> None:
 
 CRASHER = (Path(__file__).parent / "hostile" / "crasher.py").read_text().replace(
     "crasher: losing", "gina-secret: losing")
+# bob's bot plays as the random bot does and writes a line on stderr at every game's start:
+# games it plays cleanly, its stderr kept for bob all the same.
+NOTING = RANDOM_BOT_PATH.read_text().replace(
+    '        if kind == "meldref":',
+    '        if kind == "game":\n            log("bob-note: a game begins")\n'
+    '        if kind == "meldref":', 1)
 
 
 @pytest.fixture(scope="module")
@@ -347,13 +353,18 @@ def gina(contest: Contest) -> str:
     stderr and crashes in its ladder games; the two play each other alone."""
     gina, bob = contest.author("gina"), contest.author("bob")
     assert contest.post(gina, "ginabot", "gina.py", CRASHER.encode()).status_code == 201
-    assert contest.post(bob, "bobbot", "bob.py", BOT).status_code == 201
+    assert contest.post(bob, "bobbot", "bob.py", NOTING.encode()).status_code == 201
+    play_alone(contest, ("ginabot", "bobbot"), 4)
+    return gina
+
+
+def play_alone(contest: Contest, bots: tuple[str, ...], games: int) -> None:
+    """Every bot but `bots` retired, `games` ladder games played."""
     status = json.loads(meldref("contest", "status", str(contest.folder), "--json").stdout)
     for row in status["leaderboard"]:
-        if row["bot"] not in ("ginabot", "bobbot"):
+        if row["bot"] not in bots:
             meldref("contest", "retire", str(contest.folder), row["bot"])
-    meldref("contest", "run", str(contest.folder), "--games", "4")
-    return gina
+    meldref("contest", "run", str(contest.folder), "--games", str(games))
 
 
 def test_an_author_reads_every_game_of_theirs_with_their_own_stderr_alone(
@@ -476,3 +487,26 @@ def test_a_replay_is_allowed_to_the_authors_of_its_bots_while_replays_are_privat
     assert replay_allowed(contest.folder, asking(gina), game)
     assert not replay_allowed(contest.folder, asking(contest.author("hank")), game)
     assert not replay_allowed(contest.folder, asking(None), game)
+
+
+@pytest.fixture(scope="module")
+def quiet(contest: Contest, gina: str) -> str:
+    """bob's token, bobbot having played two clean games against carl's random bot alone
+    (after the tests above: every other bot retired)."""
+    bob, carl = contest.author("bob"), contest.author("carl")
+    assert contest.post(carl, "carlbot", "carl.py", BOT).status_code == 201
+    play_alone(contest, ("bobbot", "carlbot"), 2)
+    return bob
+
+
+def test_an_author_reads_their_bots_stderr_of_the_games_no_bot_failed_in(
+        contest: Contest, quiet: str) -> None:
+    # Before: a game no bot failed kept no stderr (its `stderr` link None).
+    games = contest.get(quiet, "/api/bots/bobbot/games").json()["games"]
+    clean = [g for g in games if any(b.startswith("carlbot ") for b in g["bots"])]
+    assert len(clean) == 2 and not any(g["faults"] or any(g["detail"]) for g in clean), clean
+    for game in clean:
+        assert game["stderr"], game
+        seats = contest.get(quiet, game["stderr"]).json()["seats"]
+        assert [s["bot"] for s in seats] == ["bobbot"], seats
+        assert "bob-note: a game begins" in seats[0]["stderr"], seats

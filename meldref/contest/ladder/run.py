@@ -236,7 +236,7 @@ def _take(store: ContestStore, ladder: Ladder, line: dict[str, Any], out: Ladder
 
 def game_pool(store: ContestStore, jobs: int, cluster: str | None) -> Any:
     if cluster is None:
-        return GamePool(jobs, run_job, store.folder, False)
+        return GamePool(jobs, run_job, store.folder, True)
     return cluster_pool(store, cluster)
 
 
@@ -262,6 +262,6 @@ def cluster_pool(store: ContestStore, address: str) -> Any:
                     rules=settings.parsed_rules())
         config = TournamentConfig(plan, limits=settings.limit_settings(),
                                   cluster=ClusterSpec(target))
-        return ClusterPool(config, run_job, store.folder.resolve(), False)
+        return ClusterPool(config, run_job, store.folder.resolve(), True)
     except (ValueError, ConfigError) as exc:
         raise ContestError(f"--cluster {address}: {exc}") from None
