@@ -152,8 +152,9 @@ def test_a_results_file_of_another_user_is_not_resumed(tmp_path: Path) -> None:
 
 def test_a_link_planted_for_a_replay_file_is_refused_and_its_target_untouched(
         tmp_path: Path, victim: Path) -> None:
-    # The first game's replay: refused before any game. A later game's: that game fails,
-    # named, and writes nothing through the link.
+    # The first game's replay: refused before any game. A later game's: refused before any
+    # game too (it is not a replay of this match: --force to overwrite); with --force that game
+    # fails, named, and writes nothing through the link.
     replays = tmp_path / "replays"
     replays.mkdir(mode=0o700)
     (replays / "game-0001.jsonl").symlink_to(victim)
@@ -164,8 +165,12 @@ def test_a_link_planted_for_a_replay_file_is_refused_and_its_target_untouched(
     assert snapshot(tmp_path) == before
     (replays / "game-0001.jsonl").unlink()
     (replays / "game-0002.jsonl").symlink_to(victim)
+    before = snapshot(tmp_path)
+    done = meldref("match", *SHORT, "--seed", "3", "--games", "2", "--replay", str(replays))
+    assert done.returncode == 2 and "game-0002.jsonl is there" in said(done), done.stderr
+    assert snapshot(tmp_path) == before
     done = meldref("match", *SHORT, "--seed", "3", "--games", "2", "--replay", str(replays),
-                   "--json")
+                   "--json", "--force")
     assert done.returncode == 1, done.stderr
     assert "game-0002.jsonl is a symbolic link" in done.stdout
     assert victim.read_text() == "theirs\n" and (replays / "game-0002.jsonl").is_symlink()
