@@ -231,7 +231,8 @@ def test_failed_games_are_listed_with_their_logs(tmp_path: Path) -> None:
 def test_standings_table_and_progress_bar(tmp_path: Path) -> None:
     result = runner.invoke(app, ["tournament", "--bot", "builtin:greedy", "--bot",
                                  "builtin:random", "--bot", "builtin:greedy", "--players", "3",
-                                 "--games", "3", *SHORT, "--out", str(tmp_path / "t")])
+                                 "--games", "3", *SHORT, "--out", str(tmp_path / "t")],
+                           env={"COLUMNS": "120"})  # wide: at 80 the heads fold (test_cli_*)
     assert result.exit_code == 0, result.output
     assert "rank held" in result.stdout and "greedy#1" in result.stdout
     assert "6/6" in result.stderr  # the progress bar: 3 games round up to a deal set of 6
