@@ -241,9 +241,13 @@ evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.Ran
 bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=8,
                        random_state=np.random.RandomState(2))
 state = game.new_initial_state()
-state.apply_action(0)
+rng = random.Random(0)
 while not state.is_terminal():
-    state.apply_action(bot.step(state))
+    if state.is_chance_node():  # every card dealt or drawn (meldref.envs.chance)
+        outcomes, weights = zip(*state.chance_outcomes())
+        state.apply_action(rng.choices(outcomes, weights)[0])
+    else:
+        state.apply_action(bot.step(state))
 info = find_game("{NAME}")
 table = info.new_game(info.rules(), 3, 7)
 table.opening_events()
