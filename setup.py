@@ -60,8 +60,9 @@ HOT = [
     *(f"meldref/protocol/{name}.py" for name in (
         "channel", "conversation", "referee", "seats", "viewtext", "wire")),
     # The research environments' observation vectors and action indices, built at every
-    # environment step: the shared codec and each game's codec (meldref/envs/<game>.py).
-    "meldref/envs/codec.py",
+    # environment step: the shared codec, each game's codec (meldref/envs/<game>.py), the
+    # rewards and the batched environment's loop over its games.
+    *(f"meldref/envs/{name}.py" for name in ("codec", "rewards", "batch")),
     *(path for game in registered_games()
       if (ROOT / (path := f"meldref/envs/{game}.py")).is_file()),
 ]

@@ -40,9 +40,7 @@ class SolitaireCodec:
         out: Features = {}
         at = 0
         for pile in sorted(view["piles"], key=_pile_size):
-            for token in pile["cards"]:
-                count(out, at + _KIND[token])
-            out[at + KINDS] = float(pile["closed"])
+            out.update(_pile(at, tuple(pile["cards"]), bool(pile["closed"])))
             at += KINDS + 1
         top = view["draw_top"]
         out[at + (KINDS if top is None else _KIND[top])] = 1.0
@@ -61,6 +59,25 @@ class SolitaireCodec:
 
 def _pile_size(pile: View) -> int:
     return int(pile["size"])
+
+
+def _pile(at: int, cards: tuple[str, ...], closed: bool) -> Features:
+    """The entries of a pile whose part of the vector starts at `at`, remembered: a move
+    changes one pile, and the other ten were half of an encoding's time."""
+    key = (at, cards, closed)
+    part = _PILES.get(key)
+    if part is None:
+        if len(_PILES) >= _PILES_KEPT:
+            _PILES.clear()
+        part = _PILES[key] = {}
+        for token in cards:
+            count(part, at + _KIND[token])
+        part[at + KINDS] = float(closed)
+    return part
+
+
+_PILES: dict[tuple[int, tuple[str, ...], bool], Features] = {}
+_PILES_KEPT: Final = 200_000
 
 
 CODEC: Final = SolitaireCodec()
