@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn, Protocol
 
-from ..engine.game import Rebuilt, by_init
+from ..engine.game import JSON, Rebuilt, by_init
 from .channel import EOF, EXITED, TOO_LONG, Incoming, PipeTransport
 from .command import describe_exit
 from .errors import (
@@ -41,7 +41,6 @@ from .wire import (
     setup_lines,
 )
 
-JSON = Any
 Clock = Callable[[], float]
 # A silent bot using at least this share of one CPU while waited for is computing, not hung.
 BUSY_SHARE: Final = 0.05

@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from ..engine.game import JSON
 from .errors import SeatStatus
-from .records import JSON
 
 
 @dataclass(frozen=True, slots=True)

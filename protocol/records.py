@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..engine.game import JSON as JSON  # the one alias, re-exported (older imports)
 from ..engine.game import Event, Outcome, Termination
 from .errors import Fault, SeatStatus
-
-JSON = Any
 
 
 @dataclass

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, TypeVar
 
 from ..engine.game import (
+    JSON,
     Action,
     Event,
     GameInfo,
@@ -58,7 +59,6 @@ from .wire import PROTOCOL_VERSION, EventFields, quote
 
 T = TypeVar("T")
 
-JSON = Any
 # Non-fatal faults (late answers, stray lines) recorded per seat, outcome and game; the rest
 # are counted in one summary fault at the end of the game.
 NOTES_PER_KIND = 20

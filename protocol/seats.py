@@ -19,7 +19,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from ..bots import BUILTIN_PREFIX, builtin_bot
-from ..engine.game import GameInfo, Rebuilt, by_init
+from ..engine.game import JSON, GameInfo, Rebuilt, by_init
 from .channel import LineHook
 from .command import BotCommand
 from .command import describe_exit as describe_exit
@@ -34,8 +34,6 @@ from .errors import (
 )
 from .limits import Limits
 from .process import BotProcess, PipeTransport
-
-JSON = Any
 
 
 # Compiled (setup.py), yet subclassed by seats of Python code (a person's, the SDK's, tests').

@@ -19,15 +19,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from ..engine.game import Rebuilt, by_init
+from ..engine.game import JSON, Rebuilt, by_init
 
 PROTOCOL_VERSION: Final = 1
 MAX_LINE: Final = 16384  # bytes in a line, without its newline; longer lines are malformed
 BOT_MESSAGES: Final = ("id", "ready", "action", "pong", "info")
 
-JSON = Any
 
 
 # ----------------------------------------------------------------------------------------------

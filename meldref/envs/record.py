@@ -13,13 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.game import Event, GameInfo, GameState, rules_to_json
+from ..engine.game import JSON, Event, GameInfo, GameState, rules_to_json
 from ..protocol.errors import SeatStatus
 from ..protocol.policy import MatchPolicy
 from ..protocol.records import GameRecord, action_record, result_record, start_record
 from ..protocol.wire import PROTOCOL_VERSION
-
-JSON = Any
 
 
 @dataclass
