@@ -641,7 +641,7 @@ def test_a_local_cluster_serves_no_http_page() -> None:
     # local user, dashboard or not: `local:N` turns their routes off and stops their servers,
     # so every port its processes listen on speaks only dask's own (TLS) protocol.
     before = listening({os.getpid(), *children(os.getpid())})
-    local = cluster_module._local_cluster(2)
+    local = cluster_module.local_cluster(2)
     try:
         client = distributed.Client(local, set_as_default=False)
         client.wait_for_workers(2, timeout=RESTART_WAIT)

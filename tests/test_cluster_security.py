@@ -44,11 +44,12 @@ from meldref.tournament.cluster import (  # noqa: E402
     Batches,
     ClusterError,
     ClusterPool,
+    Collector,
     Flight,
     TaskSize,
-    _files_way,
     connect_timeout,
     deal_sets,
+    files_way,
 )
 from meldref.tournament.cluster_worker import (  # noqa: E402
     GameOutcome,
@@ -128,7 +129,7 @@ def test_the_client_waits_for_the_scheduler_as_long_as_dask_says(
     with dask.config.set({"distributed.comm.timeouts.connect": "3s"}):
         assert connect_timeout() == 3.0
         with pytest.raises(ClusterError, match="cannot reach the dask scheduler"):
-            cluster._connect("tcp://127.0.0.1:9", None)
+            cluster.connect("tcp://127.0.0.1:9", None)
     assert asked == [3.0]
     with dask.config.set({"distributed.comm.timeouts.connect": 45}):
         assert connect_timeout() == 45.0
@@ -295,8 +296,8 @@ def rewritten(replay: Path, scores: list[int]) -> bytes:
 def client_side(folder: Path) -> ClusterPool:
     """A `ClusterPool`'s client side only (no cluster): what takes a worker's results."""
     pool = object.__new__(ClusterPool)
-    pool.folder, pool._made = folder, set()
-    pool.sample_every, pool._sample = 500, __import__("random").Random(1)
+    pool.folder, pool.results = folder, Collector(folder)
+    pool.results.sample = __import__("random").Random(1)
     return pool
 
 
@@ -329,7 +330,7 @@ def test_the_client_re_simulates_a_replay_no_other_worker_verified_and_stops_if_
     def sent(data: bytes, result: ResultLine) -> ResultLine | None:
         outcome = GameOutcome("tls://10.0.0.9:4000", line=result,
                               files={line.replay: zlib.compress(data)})  # type: ignore[dict-item]
-        return pool._line(outcome, job, False)
+        return pool.results.line(outcome, job, False)
 
     scores = list(claimed.figures.outcome.scores)  # type: ignore[union-attr]
     for data in (rewritten(replay, scores), replay.read_bytes()):
@@ -358,20 +359,20 @@ def test_a_replay_whose_digest_disagrees_with_the_verifiers_stops_the_run(
                           files={line.replay: zlib.compress(forged)})
     with pytest.raises(ClusterError, match=r"worker tcp://10\.0\.0\.9:4000 sent game .* whose "
                                            "replay does not verify"):
-        pool._line(outcome, job, False, verdict, "tcp://10.0.0.8:4000")
+        pool.results.line(outcome, job, False, verdict, "tcp://10.0.0.8:4000")
     # The same bytes as verified, the figures the verifier found: counted, not re-simulated.
-    pool.sample_every = 10**9
+    pool.results.sample_every = 10**9
     outcome = GameOutcome("tcp://10.0.0.9:4000", line=line,
                           files={line.replay: zlib.compress(honest)})
     calls: list[ResultLine] = []
-    pool._unverified = calls.append  # type: ignore[assignment, method-assign]
-    assert pool._line(outcome, job, False, verdict, "tcp://10.0.0.8:4000") == line
+    pool.results.unverified = calls.append  # type: ignore[assignment, method-assign]
+    assert pool.results.line(outcome, job, False, verdict, "tcp://10.0.0.8:4000") == line
     assert calls == []
     # The same bytes, other figures from the verifier: the verifier is the one named.
-    del pool._unverified
+    del pool.results.unverified
     wrong = replace(verdict, figures=(1, (1, 2), (0, 0)))
     with pytest.raises(ClusterError, match=r"worker tcp://10\.0\.0\.8:4000 re-simulated "):
-        pool._line(outcome, job, False, wrong, "tcp://10.0.0.8:4000")
+        pool.results.line(outcome, job, False, wrong, "tcp://10.0.0.8:4000")
 
 
 @pytest.mark.long  # many seconds: kept out of the default run (.ci/run runs it)
@@ -548,8 +549,8 @@ def test_a_worker_of_another_user_cannot_share_the_folder(tmp_path: Path) -> Non
                          "it runs as uid 0, the tournament as uid 1000: the files it wrote "
                          "could not be moved into place")
     with pytest.raises(ClusterError, match="uid 0, the tournament as uid 1000"):
-        _files_way("shared", [other], tmp_path)
-    assert _files_way("auto", [other], tmp_path) == "client"
+        files_way("shared", [other], tmp_path)
+    assert files_way("auto", [other], tmp_path) == "client"
 
 
 @pytest.mark.long  # many seconds: kept out of the default run (.ci/run runs it)

@@ -1,5 +1,9 @@
 """Games played on a dask.distributed cluster: `ClusterPool`, with `pool.GamePool`'s interface;
-the client side (what its workers run is in `cluster_worker`).
+the client side (what its workers run is in `cluster_worker`). This module runs the
+tournament on the cluster (`ClusterPool`: submitting tasks, settling what comes back); the
+client's other concerns are modules of their own: reaching the cluster (`cluster_connect`),
+shipping the run's setup and checking the workers (`cluster_setup`), cutting the games into
+tasks and tracking them (`cluster_tasks`), taking the results (`cluster_results`).
 
 Imported only when a tournament has a `cluster` (`pip install 'meldref[cluster]'`). What
 the client and the scheduler spend per game bounds a cluster's games per second whatever its
@@ -49,9 +53,10 @@ How it keeps the guarantees of local runs:
   task (a task dask plays again, as when its player died before its verifier read it, is
   seen only by the verifier: a digest that differs sends the game to the client's own
   re-simulation, not to the results twice).
-- **Bots.** Games run in the workers' task threads; every bot program runs under `setpriv
-  --pdeathsig KILL`, so a worker process that dies (killed, out of memory) takes its bots with
-  it, and under the same `Limits` as everywhere. The seed travels inside the pickled job, never
+- **Bots.** Games run in the workers' task threads; every bot program runs under meldref's
+  guard (`protocol/guard.py`), whose parent-death signal kills the bot and all it started, so
+  a worker process that dies (killed, out of memory) takes its bots with it, and under the
+  same `Limits` as everywhere. The seed travels inside the pickled job, never
   on a command line. A worker keeps the bot programs of a run from game to game, as a local
   pool's worker does (`keeper.BotKeeper`, one per run and task thread; none with
   `fresh_bots`): the kernel's death signal follows the thread that started a bot, not its
@@ -75,190 +80,67 @@ How it keeps the guarantees of local runs:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import hashlib
-import logging
-import os
-import random
-import shutil
-import signal
-import tempfile
-import threading
 import time
 import uuid
-from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Final, Literal, NoReturn
+from typing import Any, Final, NoReturn
 
-import dask.config
-import dask.utils
 import distributed
 
-from .. import __version__
-from ..private import open_private, private_dir, write_private_text
 from ..protocol.records import ResultLine
-from .botfolder import BotFolderError, digest, pack
+from .cluster_connect import (
+    CLOSE_TIMEOUT,
+    LOST,
+    TLS_SETTINGS,
+    WORKER_WAIT,
+    ClusterError,
+    NoHttp,
+    connect,
+    connect_timeout,
+    local_cluster,
+    quiet_logs,
+    signals_held,
+)
+from .cluster_results import CLIENT_SAMPLE, Collector, count, remove
+from .cluster_setup import Files, check_workers, files_way, run_setup
+from .cluster_tasks import (
+    TASK_GAMES,
+    TASK_SECONDS,
+    Batches,
+    Flight,
+    Task,
+    TaskSize,
+    deal_sets,
+    once,
+)
 from .cluster_worker import (
     Checked,
-    GameOutcome,
     Played,
     RunSetup,
-    Verdict,
-    WorkerReport,
-    WorkerSetup,
-    check_run,
-    files_of,
     inflate,
     install_setup,
-    line_figures,
     play_batch,
     plugin_name,
     release_run,
     verify_batch,
 )
-from .config import ConfigError, TournamentConfig
-from .pool import MAX_TRIES, RunJob
-from .proof import code_digest, program_digests
+from .config import TournamentConfig
+from .pool import RunJob
 from .schedule import GameJob
 
-WORKER_WAIT: Final = 60.0  # seconds for a first worker to join it
-CHECK_POLL: Final = 0.5  # seconds between looks for workers gone during the start-up check
+# The cluster client's public names, importable from here wherever they now live.
+__all__ = [
+    "CLIENT_SAMPLE", "CLOSE_TIMEOUT", "LOST", "TASK_GAMES", "TASK_SECONDS", "TLS_SETTINGS",
+    "WORKER_WAIT", "Batches", "ClusterError", "ClusterPool", "Collector", "Files", "Flight",
+    "NoHttp", "Task", "TaskSize", "connect", "connect_timeout", "deal_sets", "files_way",
+    "inflate", "local_cluster", "signals_held",
+]
+
 WINDOW_REFRESH: Final = 1.0  # seconds between looks at how many threads the workers have
-CLOSE_TIMEOUT: Final = 10.0  # seconds for the client, then a local cluster, to close
-TASK_SECONDS: Final = 2.0  # a task's play, at the game time measured so far
-TASK_GAMES: Final = 480  # games in one task at most
-CLIENT_SAMPLE: Final = 500  # the client re-simulates 1 game in so many itself, at random
 MAX_RESENDS: Final = 3  # a worker sent the run's setup again this often, then refused
-Files = Literal["shared", "client"]
-# What a lost scheduler raises at the client: a closed connection (an OSError), a time-out,
-# or futures cancelled under it.
-LOST: Final = (OSError, TimeoutError, distributed.client.FutureCancelledError,
-               asyncio.CancelledError)
-# What a client needs to reach a tls:// scheduler: the authority to trust, its own certificate.
-# (the key may be in the certificate's file, as dask allows)
-TLS_SETTINGS: Final = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert")
-
-
-class ClusterError(ConfigError):
-    """The cluster cannot play this tournament: unreachable, no workers, a worker that cannot
-    start a bot or see the bot folder, the scheduler lost, a worker whose games do not
-    verify."""
-
-
-def deal_sets(jobs: Iterable[GameJob]) -> Iterator[tuple[GameJob, ...]]:
-    """Consecutive jobs of one deal set (the same id but for its seating), `TASK_GAMES` at
-    most a set."""
-    batch: list[GameJob] = []
-    for job in jobs:
-        if batch and (len(batch) >= TASK_GAMES or _deal_set(job) != _deal_set(batch[0])):
-            yield tuple(batch)
-            batch = []
-        batch.append(job)
-    if batch:
-        yield tuple(batch)
-
-
-class Batches:
-    """The tasks still to submit: those a failed task gives back first; then whole deal sets
-    from the plan, taken only as they are submitted (a million-game plan is never held)."""
-
-    def __init__(self, source: Iterator[tuple[GameJob, ...]]) -> None:
-        self.source = source
-        self.returned: deque[tuple[GameJob, ...]] = deque()
-        self.next: tuple[GameJob, ...] | None = next(source, None)
-
-    def more(self) -> bool:
-        return bool(self.returned) or self.next is not None
-
-    def take(self, games: int = 1) -> tuple[GameJob, ...] | None:
-        """The next task: one given back, else as many whole deal sets as fit in `games`
-        (one at least)."""
-        if self.returned:
-            return self.returned.popleft()
-        if self.next is None:
-            return None
-        task = list(self.next)
-        self.next = next(self.source, None)
-        while self.next is not None and len(task) + len(self.next) <= games:
-            task += self.next
-            self.next = next(self.source, None)
-        return tuple(task)
-
-    def again(self, batch: tuple[GameJob, ...]) -> None:
-        """Play each game of `batch` again, alone."""
-        self.returned.extendleft((job,) for job in reversed(batch))
-
-    def whole_again(self, batch: tuple[GameJob, ...]) -> None:
-        """Play `batch` again as it was (a worker without the setup played none of it)."""
-        self.returned.appendleft(batch)
-
-
-class TaskSize:
-    """How many games a task holds: `seconds` of play at the mean game time measured so far
-    (a deal set a task until results say; `TASK_GAMES` at most). Larger tasks cost the
-    scheduler and the client less per game; smaller ones leave less to wait for at the end."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.played = 0
-        self.time = 0.0
-
-    def observe(self, outcomes: Iterable[GameOutcome]) -> None:
-        for outcome in outcomes:
-            if outcome.line is not None:
-                self.played += 1
-                self.time += outcome.seconds
-
-    def games(self) -> int:
-        if not self.played or self.seconds <= 0:
-            return 1
-        mean = max(self.time / self.played, 1e-4)
-        return max(1, min(TASK_GAMES, int(self.seconds / mean)))
-
-
-Task = distributed.Future[Played] | distributed.Future[Checked]  # playing, verifying
-
-
-class Flight:
-    """The tasks in flight: playing (by their games), verifying (with the games and what
-    their player sent), and dask's view of which have finished."""
-
-    def __init__(self, finished: distributed.as_completed) -> None:
-        self.finished = finished
-        self.playing: dict[Task, tuple[GameJob, ...]] = {}
-        self.checking: dict[Task, tuple[tuple[GameJob, ...], list[GameOutcome]]] = {}
-        self.verifiers: dict[Task, list[str]] = {}  # the workers a verifying task may run on
-        self.order: dict[Task, int] = {}  # each playing task's number, in submission order
-        self.submitted = 0
-
-    def next_done(self, until: float) -> list[Task]:
-        """The tasks finished since the last look, waiting for one until `until` (monotonic)
-        at most: past it, none (the caller looks at the workers again)."""
-        while True:
-            done: list[Task] = self.finished.next_batch(block=False)
-            if done or time.monotonic() >= until:
-                return done
-            # Notified as a task finishes; a tenth of a second at most, as dask's own wait,
-            # should a notice come between the look above and the wait.
-            with self.finished.thread_condition:
-                self.finished.thread_condition.wait(
-                    timeout=max(0.0, min(0.1, until - time.monotonic())))
-
-
-def _once(batch: tuple[GameJob, ...], seen: set[str]) -> list[GameJob]:
-    """The jobs of `batch` whose game is not counted yet, each game once."""
-    out: dict[str, GameJob] = {}
-    for job in batch:
-        if job.game_id not in seen:
-            out.setdefault(job.game_id, job)
-    return list(out.values())
-
-
-def _deal_set(job: GameJob) -> str:
-    return job.game_id.rpartition("-s")[0] or job.game_id
 
 
 class ClusterPool:
@@ -278,13 +160,11 @@ class ClusterPool:
         self.files: Files = "client"
         self.size = TaskSize(TASK_SECONDS)  # its `seconds` 0: a deal set a task
         self.verify_elsewhere = True  # False: the client re-simulates every replay itself
-        self.sample_every = CLIENT_SAMPLE  # ... and 1 in so many when another worker did
-        self._sample = random.Random()  # seeded from os.urandom: no worker foresees it
+        self.results = Collector(folder)  # ... and 1 in CLIENT_SAMPLE when another worker did
         self.workers: list[str] = []
         self.resent: Counter[str] = Counter()
         self.resent_after: dict[str, int] = {}  # by worker: the last task submitted then
         self.plugin: str | None = None
-        self._made: set[Path] = set()  # the folders `_place` made or found already
         try:
             self._start(config)
         except BaseException:
@@ -296,105 +176,21 @@ class ClusterPool:
         self._sweep()
         # dask's client logs its own view of a lost scheduler (reconnect attempts, then a
         # traceback): this process says it once, in its own words (`play`).
-        self._quiet: contextlib.ExitStack | None = _quiet_logs()
+        self._quiet: contextlib.ExitStack | None = quiet_logs()
         target = self.spec.target
         if target.workers is not None:
-            self._cluster = _local_cluster(target.workers)
+            self._cluster = local_cluster(target.workers)
             self.address = self._cluster.scheduler_address
         else:
             assert target.address is not None
             self.address = target.address
-        self.client = _connect(self.address, self._cluster)
-        setup = self._setup(config)
+        self.client = connect(self.address, self._cluster)
+        setup = run_setup(self.client, config, self.token, self.attempts)
         # Sent once per worker, and to each that joins later (the scheduler keeps it for
         # them); the start-up check then finds it there.
         self.client.register_plugin(RunSetup(setup), name=plugin_name(self.token))
         self.plugin = plugin_name(self.token)
-        self.setup = self._check(setup)
-
-    def _setup(self, config: TournamentConfig) -> WorkerSetup:
-        """The run's setup, the bot folder uploaded first if asked, and the probe written."""
-        assert self.client is not None
-        explicit = config.bot_folder
-        folder_digest = archive = None
-        try:
-            if explicit is not None:
-                folder_digest = digest(explicit)
-            if self.spec.upload_bots:
-                assert explicit is not None and folder_digest is not None
-                archive = f"meldref-bots-{folder_digest[:16]}.tar.gz"
-                self._upload(pack(explicit), archive)
-        except BotFolderError as exc:
-            raise ClusterError(str(exc)) from None
-        private_dir(self.attempts)
-        bots = config.plan.bots
-        setup = WorkerSetup(self.token, __version__, config.plan.game, bots,
-                            config.policy.startup_time, config.process_limits,
-                            str(explicit or Path.cwd()), explicit is not None, folder_digest,
-                            archive, self.spec.files, str(self.attempts), code_digest(),
-                            program_digests(bots, explicit or Path.cwd()), os.getuid())
-        write_private_text(setup.probe, self.token)
-        return setup
-
-    def _upload(self, data: bytes, name: str) -> None:
-        """dask's upload (every worker now, and each that joins later, gets the file)."""
-        assert self.client is not None
-        with tempfile.TemporaryDirectory(prefix="meldref-upload-") as tmp:
-            path = Path(tmp) / name
-            path.write_bytes(data)
-            self.client.upload_file(str(path), load=False)
-
-    def _check(self, setup: WorkerSetup) -> WorkerSetup:
-        """Every worker's start-up check; the setup with the files' way settled;
-        `ClusterError` naming each worker that failed and why."""
-        assert self.client is not None
-        workers = sorted(self.client.scheduler_info(n_workers=-1)["workers"])
-        futures = {self.client.submit(check_run, setup.token, workers=[address],
-                                      allow_other_workers=False, pure=False,
-                                      key=f"meldref-check-{self.token}-{k}"): address
-                   for k, address in enumerate(workers)}
-        bound = 30.0 + setup.startup_time * (1 + len({b.spec for b in setup.bots}))
-        left = self._await_checks(futures, bound)
-        reports = []
-        for future, address in futures.items():
-            if future.status == "finished":
-                reports.append(future.result())
-            elif address in left:
-                continue  # its replacement (or any later worker) checks itself at its 1st game
-            elif future.status == "error":
-                reports.append(WorkerReport(address, f"the check failed: "
-                                            f"{future.exception()!r}", False))
-            else:
-                reports.append(WorkerReport(address, f"no answer to the start-up check in "
-                                            f"{bound:.0f} s", False))
-        if not reports:
-            raise ClusterError("every worker left the cluster during the start-up check")
-        self.client.cancel(list(futures))
-        problems = [f"worker {r.address}: {r.problem}" for r in reports if r.problem]
-        if problems:
-            raise ClusterError("; ".join(problems))
-        self.files = _files_way(self.spec.files, reports, self.folder)
-        return replace(setup, files=self.files)
-
-    def _await_checks(self, futures: Mapping[distributed.Future[WorkerReport], str],
-                      bound: float) -> set[str]:
-        """Wait up to `bound` seconds for every check, but not for those of workers that
-        leave the cluster meanwhile (killed, lost): the addresses that left."""
-        assert self.client is not None
-        waiting, left = dict(futures), set()
-        deadline = time.monotonic() + bound
-        while waiting and time.monotonic() < deadline:
-            with contextlib.suppress(TimeoutError):  # none finished in CHECK_POLL seconds
-                for _ in distributed.as_completed(list(waiting), loop=self.client.loop,
-                                                  timeout=CHECK_POLL):
-                    break
-            present = set(self.client.scheduler_info(n_workers=-1)["workers"])
-            for future, address in list(waiting.items()):
-                if future.done() or address not in present:
-                    del waiting[future]
-                    if not future.done():
-                        left.add(address)
-        return left
+        self.setup, self.files = check_workers(self.client, setup, self.spec, self.folder)
 
     def play(self, jobs: Iterable[GameJob]) -> Iterator[ResultLine]:
         """Each job's result line as games finish, a game id yielded once. Each task plays
@@ -477,7 +273,7 @@ class ClusterPool:
                     checked = values.get(future)
                     if future.status not in ("finished", "error"):
                         self._lost(batch, future.status)
-                    self._record(batch, outcomes,
+                    self.results.record(batch, outcomes,
                                  checked if isinstance(checked, Checked) else None, seen, lines)
             except ClusterError as exc:
                 return exc
@@ -498,7 +294,7 @@ class ClusterPool:
             batch, outcomes = flight.checking.pop(future)
             del flight.verifiers[future]
             try:
-                self._record(batch, outcomes, None, seen, lines)
+                self.results.record(batch, outcomes, None, seen, lines)
             except ClusterError as exc:
                 return exc
         return None
@@ -548,7 +344,7 @@ class ClusterPool:
             flight.verifiers[check] = others
             flight.finished.add(check)
             return
-        self._record(batch, outcomes, None, seen, lines)
+        self.results.record(batch, outcomes, None, seen, lines)
 
     def _resend(self, worker: str) -> None:
         """Install the run's setup again on `worker`, which had none (its plugin failed, or it
@@ -575,126 +371,7 @@ class ClusterPool:
                    "of memory?)")
         else:
             why = f"the worker failed: {error!r}"
-        return [self._count(job.error_line(why), seen) for job in _once(batch, seen)]
-
-    def _record(self, batch: tuple[GameJob, ...], outcomes: list[GameOutcome],
-                checked: Checked | None, seen: set[str], lines: list[ResultLine]) -> None:
-        """Append the result lines of a task's games to `lines`, files put in place and
-        replays verified, games counted already left out; `ClusterError` at the first game
-        that does not verify (the lines before it are in `lines`)."""
-        try:
-            for k, (job, outcome) in enumerate(zip(batch, outcomes, strict=False)):
-                verdict = None
-                if checked is not None and checked.verifier != outcome.worker and \
-                        k < len(checked.verdicts):
-                    verdict = checked.verdicts[k]
-                line = self._line(outcome, job, job.game_id in seen, verdict,
-                                  checked.verifier if checked is not None else None)
-                if line is not None:
-                    lines.append(self._count(line, seen))
-        finally:
-            # A task's games share an attempt folder; those not reached (a stop) go too.
-            for attempt in {outcome.attempt for outcome in outcomes}:
-                _remove(attempt)
-
-    @staticmethod
-    def _count(line: ResultLine, seen: set[str]) -> ResultLine:
-        """`line`, its game now counted (a game id is yielded once)."""
-        seen.add(line.game_id)
-        return line
-
-    def _line(self, outcome: GameOutcome, job: GameJob, duplicate: bool,
-              verdict: Verdict | None = None, verifier: str | None = None
-              ) -> ResultLine | None:
-        """A played game's result line, its files put in place and its replay verified;
-        None for a game already counted; `ClusterError` for a game that does not verify."""
-        assert outcome.line is not None
-        if duplicate:
-            return None  # its attempt folder goes with its task's (`_record`)
-        try:
-            digest = self._place(outcome)
-        except (OSError, ValueError) as exc:
-            return job.error_line(f"its files could not be kept: {exc}")
-        line = outcome.line
-        figures = line_figures(line)
-        if not line.replay:
-            return line  # a game that never started writes no replay
-        if figures is None:  # a game that did not finish: its replay may be cut short
-            problem = self._unverified(line)
-            if problem is not None:
-                return job.error_line(f"the replay worker {outcome.worker} sent does not "
-                                      f"verify ({problem}): it was not counted")
-            return line
-        same = verdict is not None and verdict.digest == digest
-        if same and verdict is not None and verdict.figures == figures and \
-                self._sample.random() * self.sample_every >= 1:
-            return line  # another worker re-simulated these very bytes to these figures
-        problem = self._unverified(line)
-        if problem is not None:
-            raise ClusterError(
-                f"worker {outcome.worker} sent game {line.game_id}, whose replay does not "
-                f"verify here ({problem}): it does not play what it proved at its start-up "
-                "check; fix or stop it, then rerun to resume (the game was not counted)")
-        if same and verdict is not None and verdict.figures != figures:  # the verifier's
-            (self.folder / line.replay).unlink(missing_ok=True)
-            found = "it does not verify" if verdict.figures is None else \
-                f"figures {verdict.figures}"
-            raise ClusterError(
-                f"worker {verifier} re-simulated game {line.game_id} otherwise than this "
-                f"machine ({found}; here {figures}): it does not run what it proved at its "
-                "start-up check; fix or stop it, then rerun to resume")
-        return line
-
-    def _unverified(self, line: ResultLine) -> str | None:
-        """What is wrong with a game's replay as it arrived, re-simulated here from its seed
-        and actions under this machine's rules (None: it verifies, and says the result the
-        line says); a replay that does not verify is removed."""
-        from ..replay.files import ReplayError, verify
-
-        assert line.replay
-        path = self.folder / line.replay
-        try:
-            done = verify(path)
-            outcome = done.result.get("outcome") or {}
-            said = {} if line.figures is None else {
-                "actions": line.figures.actions, "places": list(line.figures.outcome.places),
-                "scores": list(line.figures.outcome.scores)}
-            for key, found in (("actions", done.actions), ("places", outcome.get("places")),
-                               ("scores", outcome.get("scores"))):
-                if key in said and said[key] != found:
-                    raise ReplayError(0, f"{key} {found} in the replay, {said[key]} in the "
-                                         "result it came with")
-        except (ReplayError, OSError) as exc:
-            path.unlink(missing_ok=True)
-            return str(exc)
-        return None
-
-    def _place(self, outcome: GameOutcome) -> str | None:
-        """Move (shared) or write (client) the game's replay and kept logs into the folder;
-        the sha256 digest of the replay as kept."""
-        assert outcome.line is not None
-        digest = None
-        for rel in files_of(outcome.line):
-            target = self.folder / rel
-            if target.parent not in self._made:  # once a run for replays/
-                private_dir(target.parent)
-                self._made.add(target.parent)
-            data = None
-            if outcome.attempt is not None:
-                try:
-                    os.replace(os.path.join(outcome.attempt, rel), target)
-                except FileNotFoundError:
-                    continue  # a log the game did not write
-                if rel == outcome.line.replay:
-                    data = target.read_bytes()
-            elif outcome.files is not None and rel in outcome.files:
-                data = inflate(outcome.files[rel], rel)
-                with open_private(target, "wb") as f:
-                    f.write(data)
-            if rel == outcome.line.replay and data is not None:
-                digest = hashlib.sha256(data).hexdigest()
-        return digest
-
+        return [count(job.error_line(why), seen) for job in once(batch, seen)]
 
     def _sweep(self) -> None:
         """Remove the attempt folders of earlier runs (a killed run's, and those its games
@@ -702,7 +379,7 @@ class ClusterPool:
         with contextlib.suppress(OSError):
             for old in (self.folder / ".cluster").iterdir():
                 if old.name != self.token:
-                    _remove(str(old))
+                    remove(str(old))
 
     def close(self) -> None:
         """Leave the cluster (stopping `local:N`'s workers, and with them their bots). Call it
@@ -722,7 +399,7 @@ class ClusterPool:
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.close(timeout=CLOSE_TIMEOUT)
-        _remove(str(self.attempts))
+        remove(str(self.attempts))
         with contextlib.suppress(OSError):
             (self.folder / ".cluster").rmdir()
         quiet: contextlib.ExitStack | None = getattr(self, "_quiet", None)
@@ -730,148 +407,3 @@ class ClusterPool:
         if quiet is not None:
             quiet.close()
 
-
-def _quiet_logs() -> contextlib.ExitStack:
-    """dask's loggers in this process held to CRITICAL until the stack closes."""
-    stack = contextlib.ExitStack()
-    for name in ("distributed", "distributed.client", "distributed.worker", "tornado"):
-        logger = logging.getLogger(name)
-        stack.callback(logger.setLevel, logger.level)
-        logger.setLevel(logging.CRITICAL)
-    return stack
-
-
-STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP wait until the block (leaving the cluster: two seconds for
-    `local:2`) is done, then act as they would have (`KeyboardInterrupt` for the command
-    line's handlers); a second one acts at once. Only the main thread handles signals:
-    elsewhere this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-
-    def hold(signum: int, frame: object) -> None:
-        if caught:  # asked twice: stop now, whatever is left half done
-            for number, handler in before.items():
-                signal.signal(number, handler)
-            signal.raise_signal(signum)
-        caught.append(signum)
-
-    before = {number: signal.signal(number, hold) for number in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for number, handler in before.items():
-            signal.signal(number, handler)
-    if caught:
-        signal.raise_signal(caught[0])
-
-
-def _local_cluster(workers: int) -> Any:
-    """A LocalCluster of `workers` processes of one thread each, on 127.0.0.1, with TLS made
-    for this run; `ClusterError` without `cryptography` to make the certificates."""
-    try:
-        security: Any = distributed.security.Security.temporary()
-    except ImportError:
-        raise ClusterError(
-            "local:N runs its workers over TLS with certificates made for the run, which "
-            "needs the cryptography package: pip install 'meldref[cluster]' (over plain TCP "
-            "any process on this machine could run code on the workers)") from None
-    # dask's sampling profiler walks the game's stack 100 times a second: games took 20-40%
-    # longer with it (bench/bench_cluster.py); docs/cluster.md says how to turn it off.
-    # No HTTP routes: the scheduler and each worker serve plain-HTTP status pages (workers,
-    # logs, metrics) to anyone on the machine, dashboard or not; their servers are stopped too.
-    settings = {"distributed.scheduler.allowed-failures": MAX_TRIES - 1,
-                "distributed.worker.profile.enabled": False,
-                "distributed.scheduler.http.routes": [],
-                "distributed.worker.http.routes": []}
-    # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
-    # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
-    with dask.config.set(settings), _ctrl_c_ignored():
-        cluster: Any = distributed.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            # A port of its own (not 8787, which another cluster may hold), closed at once.
-            dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
-            worker_dashboard_address=None, plugins=(NoHttp(),),
-            silence_logs=logging.CRITICAL, security=security, protocol="tls://")
-    with contextlib.suppress(AttributeError):  # the scheduler runs in this process
-        cluster.scheduler.http_server.stop()
-    return cluster
-
-
-@contextlib.contextmanager
-def _ctrl_c_ignored() -> Iterator[None]:
-    """SIGINT ignored while `local:N` starts its worker processes, which inherit that: Ctrl-C
-    reaches the terminal's whole process group, and each worker would print its traceback;
-    the tournament stops them itself (`ClusterPool.close`). Only the main thread can."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
-
-
-class NoHttp(distributed.WorkerPlugin):
-    """Stops a `local:N` worker's HTTP server as it starts (its routes are off already)."""
-
-    def setup(self, worker: Any) -> None:
-        worker.http_server.stop()
-
-
-def connect_timeout() -> float:
-    """Seconds the client tries to reach the scheduler, and to reach it again once lost:
-    dask's own `distributed.comm.timeouts.connect` (30 s unless set), one setting for the
-    client and its workers."""
-    setting = dask.config.get("distributed.comm.timeouts.connect")
-    return float(dask.utils.parse_timedelta(setting, default="s"))
-
-
-def _connect(address: str, cluster: Any) -> distributed.Client:
-    """A client of the scheduler with a worker to play on; `ClusterError` if it cannot be
-    reached, if a tls:// address comes without dask's TLS settings, or no worker joins in
-    time."""
-    if cluster is None and address.startswith("tls://"):
-        missing = [key for key in TLS_SETTINGS if not dask.config.get(key, None)]
-        if missing:
-            raise ClusterError(
-                f"--cluster {address}: dask's TLS settings are missing ({', '.join(missing)}); "
-                "set them in a dask configuration file or as DASK_DISTRIBUTED__COMM__TLS__... "
-                "variables (docs/cluster.md)")
-    try:
-        client = (distributed.Client(cluster, set_as_default=False) if cluster is not None else
-                  distributed.Client(address, timeout=connect_timeout(), set_as_default=False))
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ClusterError(f"cannot reach the dask scheduler at {address}: {exc}") from None
-    try:
-        client.wait_for_workers(1, timeout=WORKER_WAIT)
-    except (OSError, TimeoutError) as exc:
-        client.close()
-        raise ClusterError(f"no dask worker joined the scheduler at {address} in "
-                           f"{WORKER_WAIT:.0f} s ({exc})") from None
-    return client
-
-
-def _files_way(asked: str, reports: list[WorkerReport], folder: Path) -> Files:
-    """Where games' files are written: "shared" when asked or when every worker sees the
-    folder ("auto"); `ClusterError` naming a worker that does not see it when asked."""
-    blind = [r for r in reports if not r.sees_folder]
-    if asked == "client" or (asked == "auto" and blind):
-        return "client"
-    if blind:
-        why = "; ".join(f"worker {r.address}: {r.folder_problem}" for r in blind)
-        raise ClusterError(f"shared files in {folder} cannot work: {why}; give "
-                           "--cluster-files client (files come back with each result)")
-    return "shared"
-
-
-def _remove(path: str | None) -> None:
-    if path is not None:
-        shutil.rmtree(path, ignore_errors=True)

@@ -338,7 +338,7 @@ _KEPT_LOCK = threading.Lock()
 @contextlib.contextmanager
 def run_keeper(token: str) -> Iterator[BotKeeper]:
     """The keeper of run `token` on this task thread, for one game. One per thread: the
-    kernel's death signal (`setpriv --pdeathsig`) follows the thread that started a bot, so
+    kernel's parent-death signal (the guard's) follows the thread that started a bot, so
     a bot is only ever seated by the thread that started it; a thread that ends (the worker
     closing, or dask replacing a thread after another workload's `secede`) takes only its
     own idle bots with it, never one playing in another thread's game."""
