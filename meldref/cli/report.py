@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..engine.game import JSON
 from ..protocol.errors import Fault
 from ..protocol.records import ResultLine
 from ..replay.words import printable
@@ -61,7 +62,7 @@ def match_table(lines: Sequence[ResultLine], title: str,
     return table
 
 
-def totals_table(rows: Sequence[Mapping[str, Any]],
+def totals_table(rows: Sequence[Mapping[str, JSON]],
                  labels: Mapping[str, str] | None = None) -> Table:
     table = _compact("totals")
     for column in ("bot", "games", "wins", "mean score", "mean place", "faults"):
@@ -75,7 +76,7 @@ def totals_table(rows: Sequence[Mapping[str, Any]],
     return table
 
 
-def match_tables(lines: Sequence[ResultLine], title: str, totals: Sequence[Mapping[str, Any]],
+def match_tables(lines: Sequence[ResultLine], title: str, totals: Sequence[Mapping[str, JSON]],
                  console: Console) -> tuple[list[Table], dict[str, str] | None]:
     """A match's results (and its totals, for several games) as they fit `console`: with the
     bots' names, else with labels to print with their `legend`."""
@@ -101,7 +102,7 @@ def fit_labelled(console: Console, names: Sequence[str],
     return tables(labels), labels
 
 
-def stats_table(rows: Sequence[Mapping[str, Any]],
+def stats_table(rows: Sequence[Mapping[str, JSON]],
                 labels: Mapping[str, str] | None = None) -> Table:
     """`replay stats`' bots (`Stats.to_json()["bots"]`): games, wins, mean score, faults by
     outcome; with `labels`, each bot by its label (`fit_labelled`)."""

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, Literal, Protocol
 
-from ..engine.game import GameState, Outcome, Termination
+from ..engine.game import JSON, GameState, Outcome, Termination
 from ..envs.rewards import Reward
 from ..private import open_private
 from .files import (
@@ -51,6 +51,8 @@ from .files import (
     simulate,
 )
 
+# One row of an export: a column's name and its value (numbers, texts, lists, an array).
+Row = dict[str, Any]
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: Final = ("parquet", "csv", "jsonl")
 Observation = Literal["vector", "view", "none"]
@@ -92,7 +94,7 @@ class Exported:
     skipped: tuple[tuple[Path, str], ...]
 
 
-def game_rows(path: Path, options: Options = Options()) -> list[dict[str, Any]]:
+def game_rows(path: Path, options: Options = Options()) -> list[Row]:
     """One game's rows (`ReplayError` for a file that does not check out)."""
     from ..envs.codec import find_codec, legal_indices, mask_of  # numpy: only when exporting
     from ..envs.rewards import end_rewards, step_rewards
@@ -105,17 +107,17 @@ def game_rows(path: Path, options: Options = Options()) -> list[dict[str, Any]]:
     names = replay.seat_names()
     game_id = header.get("game_id")
     deal = _deal(game_id)
-    rows: list[dict[str, Any]] = []
-    last_row: list[dict[str, Any] | None] = [None] * players  # each seat's row taking rewards
+    rows: list[Row] = []
+    last_row: list[Row | None] = [None] * players  # each seat's row taking rewards
     early = [0.0] * players  # rewards before a seat's first decision (its first row takes them)
     scores: list[int] = []
 
-    def before(record: dict[str, Any], state: GameState) -> None:
+    def before(record: Row, state: GameState) -> None:
         seat = int(record["seat"])
         view = state.observation(seat).to_json()
         texts = [str(a) for a in state.legal_actions()]
         numbered = legal_indices(codec, texts, view)
-        row: dict[str, Any] = {
+        row: Row = {
             "game_id": game_id, "deal": deal, "seat": seat, "bot": names[seat],
             "n": record["n"], "decision": record["decision"],
             "legal_actions": texts, "legal_indices": sorted(numbered), "action": record["action"],
@@ -165,7 +167,7 @@ def game_rows(path: Path, options: Options = Options()) -> list[dict[str, Any]]:
     return rows
 
 
-def result_outcome(result: Mapping[str, Any]) -> Outcome:
+def result_outcome(result: Mapping[str, JSON]) -> Outcome:
     """The outcome a replay's result record holds (verified: the referee's, forfeits ranked)."""
     stored = result["outcome"]
     return Outcome(Termination(stored["termination"]), tuple(stored["places"]),
@@ -178,7 +180,7 @@ def _deal(game_id: object) -> int | None:
 
 
 class RowWriter(Protocol):
-    def write(self, rows: list[dict[str, Any]]) -> None: ...
+    def write(self, rows: list[Row]) -> None: ...
 
     def close(self) -> None: ...
 
@@ -199,7 +201,7 @@ def export(paths: Iterable[Path], out: Path, fmt: Format = "parquet",
     check_place(out, files)
     count = rows = 0
     skipped: list[tuple[Path, str]] = []
-    batch: list[dict[str, Any]] = []
+    batch: list[Row] = []
     writer = _writer(out, fmt, options)
     try:
         for path in files:
@@ -245,7 +247,7 @@ def _writer(out: Path, fmt: Format, options: Options) -> RowWriter:
     return JsonRows(out)
 
 
-def _plain(row: dict[str, Any]) -> dict[str, Any]:
+def _plain(row: Row) -> Row:
     """`row` with its arrays (vector, mask) as lists of numbers (JSON's and CSV's form)."""
     plain = dict(row)
     obs = row.get("observation")
@@ -262,7 +264,7 @@ class JsonRows:
     def __init__(self, out: Path) -> None:
         self.file: IO[str] = open_private(out, "w", encoding="utf-8")
 
-    def write(self, rows: list[dict[str, Any]]) -> None:
+    def write(self, rows: list[Row]) -> None:
         for row in rows:
             self.file.write(json.dumps(_plain(row), separators=(",", ":")) + "\n")
 
@@ -278,7 +280,7 @@ class CsvRows:
         self.csv = csv.DictWriter(self.file, fieldnames=columns)
         self.csv.writeheader()
 
-    def write(self, rows: list[dict[str, Any]]) -> None:
+    def write(self, rows: list[Row]) -> None:
         for row in rows:
             self.csv.writerow({k: json.dumps(v) if isinstance(v, list) else v
                                for k, v in _plain(row).items()})
@@ -313,7 +315,7 @@ class ParquetRows:
         self.file: IO[bytes] = open_private(out, "wb")
         self.writer = pq.ParquetWriter(self.file, self.schema)
 
-    def write(self, rows: list[dict[str, Any]]) -> None:
+    def write(self, rows: list[Row]) -> None:
         table = self.pa.Table.from_pylist(rows, schema=self.schema)
         self.writer.write_table(table)
 
@@ -322,7 +324,7 @@ class ParquetRows:
         self.file.close()
 
 
-def read_rows(path: Path) -> Iterator[dict[str, Any]]:
+def read_rows(path: Path) -> Iterator[Row]:
     """The rows of a JSON-lines export (for tests and quick looks)."""
     with path.open(encoding="utf-8") as f:
         for line in f:
