@@ -8,7 +8,6 @@ Part of the cluster client (`cluster`, whose docstring says the whole design).
 
 # dask.distributed is typed only in part (as in `cluster`: pyproject's mypy overrides), and its
 # calls here are checked by tests/test_cluster*.py against a real scheduler and workers.
-# mypy: disallow-untyped-calls=False
 
 from __future__ import annotations
 
