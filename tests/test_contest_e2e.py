@@ -83,7 +83,8 @@ def rows(folder: Path) -> list[tuple[Any, ...]]:
 @pytest.fixture(scope="module")
 def contest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("contest") / "c"
-    meldref("contest", "init", str(folder), *TINY)
+    # Public replays: the pages show every game to the browser test, which signs in as no one.
+    meldref("contest", "init", str(folder), *TINY, "--public-replays")
     story: dict[str, Any] = {"folder": folder}
     for name in ("alpha", "bravo"):
         meldref("contest", "submit", str(folder), str(RANDOM_BOT_PATH), "--name", name)

@@ -510,3 +510,34 @@ def test_an_author_reads_their_bots_stderr_of_the_games_no_bot_failed_in(
         seats = contest.get(quiet, game["stderr"]).json()["seats"]
         assert [s["bot"] for s in seats] == ["bobbot"], seats
         assert "bob-note: a game begins" in seats[0]["stderr"], seats
+
+
+def test_with_private_replays_the_pages_show_a_replay_to_its_authors_alone(
+        contest: Contest, quiet: str) -> None:
+    # Before: the viewer and the bot page's links showed every game to whoever asked.
+    game, replay = game_and_replay(contest.folder, "bobbot")
+    anonymous = httpx.get(f"{contest.url}/view/{replay}", timeout=60)
+    assert anonymous.status_code == 404, anonymous.text
+    assert "replays are shown to the authors of their bots while the contest runs: sign in at " \
+           "/author" in anonymous.text
+    assert contest.get(contest.author("hank"), f"/view/{replay}").status_code == 404
+    assert contest.get(quiet, f"/view/{replay}").status_code == 200
+    with httpx.Client(base_url=contest.url, timeout=60) as signed:  # the pages' cookie
+        signed.post("/author/login", data={"token": quiet})
+        assert signed.get(f"/view/{replay}").status_code == 200
+        assert f"/view/{replay}" in signed.get("/bot/bobbot").text
+    page = httpx.get(f"{contest.url}/bot/bobbot", timeout=60).text
+    assert game in page and "/view/replays/" not in page
+
+
+def game_and_replay(folder: Path, bot: str) -> tuple[str, str]:
+    """A ladder game of `bot`'s, and its replay's path in the folder, as the result has it."""
+    db = sqlite3.connect(folder / "contest.db", timeout=30)
+    try:
+        gid, result = db.execute(
+            "SELECT g.game_id, g.result FROM games g JOIN seats s ON s.game = g.id JOIN versions "
+            "v ON v.id = s.version WHERE v.bot = ? AND g.result IS NOT NULL ORDER BY g.id DESC",
+            (bot,)).fetchone()
+    finally:
+        db.close()
+    return str(gid), str(json.loads(result)["replay"])

@@ -32,6 +32,7 @@ from meldref.contest.board import chance_text, leaderboard, rank_chances, with_r
 from meldref.contest.serve.pages import board_json
 from meldref.contest.serve.server import authors_routes, contest_options
 from meldref.contest.store import ContestStore
+from meldref.contest.uploads import DEFAULTS
 from meldref.verdicts.seatings import seatings
 from meldref.web.options import ServeError, ServeOptions, serve_options
 from meldref.web.server import Server
@@ -78,7 +79,8 @@ def client(served: Served, **options: Any) -> httpx.Client:
 @pytest.fixture(scope="module")
 def contest(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("served") / "c"
-    store = ContestStore.create(folder, settings())
+    # Its replays public: anyone's viewer shows them (private ones: test_contest_uploads.py).
+    store = ContestStore.create(folder, settings(), replace(DEFAULTS, public_replays=True))
     try:
         a, b, c = (staged_version(store, name) for name in ("alpha", "beta", "gamma"))
         store.save_ratings([(a, 150.0, 90.0, 210.0, 30, None), (b, 0.0, -60.0, 60.0, 30, None),

@@ -52,6 +52,8 @@ CHECKS_AT_ONCE: Final = 2  # uploads built and checked at once; the others wait 
 FORM_SLACK: Final = 64 << 10  # the form's own bytes beside the file
 GAMES_SHOWN: Final = 200
 T = TypeVar("T")
+PRIVATE_REPLAY: Final = ("replays are shown to the authors of their bots while the contest "
+                         "runs: sign in at /author")
 
 
 class _TooLarge(Exception):
@@ -338,15 +340,23 @@ def replay_allowed(folder: Path, request: Request, game_id: str) -> bool:
     """Whether `request` may read game `game_id`'s replay (every hand) on the public pages:
     everyone when the contest's replays are public (`init --public-replays`) or its final was
     played, else the authors of the game's bots alone (their token, or the pages' cookie).
-    For the contest's viewer route, which answers the others 404."""
+    The contest's viewer route answers the others 404 (`PRIVATE_REPLAY`)."""
     store = ContestStore.open(folder)
     try:
-        if store.service.public_replays or store.last_final() is not None:
-            return True
-        found = authors.authenticate(store, _token(request))
-        return isinstance(found, authors.Author) and bool(_their_seats(store, found, game_id))
+        return replay_rule(store, request)(game_id)
     finally:
         store.close()
+
+
+def replay_rule(store: ContestStore, request: Request) -> Callable[[str], bool]:
+    """`replay_allowed` for every game of an open `store` (a bot page's links): which game
+    ids' replays `request` may read, asked of the store while it is open."""
+    if store.service.public_replays or store.last_final() is not None:
+        return lambda game_id: True
+    found = authors.authenticate(store, _token(request))
+    if not isinstance(found, authors.Author):
+        return lambda game_id: False
+    return lambda game_id: bool(_their_seats(store, found, game_id))
 
 
 def _token(request: Request) -> str | None:

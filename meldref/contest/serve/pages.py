@@ -11,7 +11,7 @@ linked when the viewer folder has one."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any, Final
@@ -176,8 +176,10 @@ def _final_interval(row: dict[str, Any]) -> str:
     return f"{bound} ({escape(why)})" if why else bound
 
 
-def bot_page(store: ContestStore, bot: str) -> str | None:
-    """A bot's page; None for a bot the contest does not know."""
+def bot_page(store: ContestStore, bot: str,
+             shown: Callable[[str], bool] = lambda game_id: True) -> str | None:
+    """A bot's page, its games linked to their replays where `shown(game id)`; None for a
+    bot the contest does not know."""
     versions = store.versions(bot)
     if not versions:
         return None
@@ -199,24 +201,24 @@ def bot_page(store: ContestStore, bot: str) -> str | None:
     recent.sort(key=lambda s: s["game_id"], reverse=True)
     body += "<h2>Recent games</h2>" + _table(
         ["game", "seats", "place", "score", "faults"],
-        [[_game_link(s), escape(" / ".join(s["result"].get("bots") or [])),
+        [[_game_link(s, shown), escape(" / ".join(s["result"].get("bots") or [])),
           str(s["place"] if s["place"] is not None else "-"),
           "-" if s["score"] is None else f"{s['score']:g}", escape(", ".join(s["outcomes"]))]
          for s in recent[:RECENT]], left=(0, 1, 4))
     failed = [s for s in recent if s["failed"]]
-    body += "<h2>Faults</h2>" + ("".join(_fault(store.folder, s) for s in failed[:10])
+    body += "<h2>Faults</h2>" + ("".join(_fault(store.folder, s, shown) for s in failed[:10])
                                  or "<p>none</p>")
     return _page(f"{bot}", body, nav="<nav><a href='/'>leaderboard</a></nav>")
 
 
-def _game_link(seat: dict[str, Any]) -> str:
+def _game_link(seat: dict[str, Any], shown: Callable[[str], bool]) -> str:
     replay = seat["result"].get("replay")
-    if not replay:
+    if not replay or not shown(seat["game_id"]):
         return escape(seat["game_id"])
     return f"<a href='/view/{quote(replay)}'>{escape(seat['game_id'])}</a>"
 
 
-def _fault(folder: Path, seat: dict[str, Any]) -> str:
+def _fault(folder: Path, seat: dict[str, Any], shown: Callable[[str], bool]) -> str:
     detail = "; ".join(f"{f.get('outcome')}: {f.get('detail')}"
                        for fs in (seat["result"].get("faults") or []) for f in fs)
     tail = ""
@@ -227,7 +229,7 @@ def _fault(folder: Path, seat: dict[str, Any]) -> str:
             tail = f"<pre class='stderr panel'>{escape(data) or '(stderr empty)'}</pre>"
         except OSError:
             tail = "<p>(its stderr log is gone)</p>"
-    return (f"<h3>{_game_link(seat)}: {escape(', '.join(seat['outcomes']))}</h3>"
+    return (f"<h3>{_game_link(seat, shown)}: {escape(', '.join(seat['outcomes']))}</h3>"
             f"<p>{escape(detail or seat['result'].get('error') or '')}</p>{tail}")
 
 

@@ -8,7 +8,6 @@ reads the database afresh (its own connection: the server answers from several t
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -18,10 +17,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from ...replay.files import replay_stem
 from ...replay.serve import DEFAULT_HOST, ReplayServer, ViewerPages
 from ...web.options import MAX_BODY, ServeOptions, serve_options
 from ...web.server import Server
 from ..store import ContestStore
+from .api import PRIVATE_REPLAY, api_routes, replay_rule
 from .pages import board_json, bot_page, leaderboard_page
 
 DEFAULT_PORT = 8766
@@ -65,9 +66,20 @@ class ContestServer(ReplayServer):
     def listing(self) -> bytes:
         return str(self.read(leaderboard_page)).encode("utf-8")
 
-    def bot(self, name: str) -> bytes | None:
-        page = self.read(lambda store: bot_page(store, name))
+    def bot(self, name: str, request: Request) -> bytes | None:
+        """A bot's page, linking the replays `request` may read (`api.replay_rule`)."""
+        page = self.read(lambda store: bot_page(store, name, replay_rule(store, request)))
         return None if page is None else str(page).encode("utf-8")
+
+    def _view(self, request: Request) -> Response:
+        """A game in the viewer, for those its replay is shown to (`api.replay_rule`): the
+        others are answered as if it were not there."""
+        relative = str(request.path_params["path"])
+        target = self.replay_path(relative)
+        if target is not None and not self.read(
+                lambda store: replay_rule(store, request)(replay_stem(target))):
+            return self.fail(404, PRIVATE_REPLAY)
+        return ReplayServer._view(self, request)
 
     def _leaderboard(self, request: Request) -> Response:
         return HTMLResponse(self.listing())
@@ -80,7 +92,7 @@ class ContestServer(ReplayServer):
         return JSONResponse(board, headers={"ETag": tag})
 
     def _bot(self, request: Request) -> Response:
-        page = self.bot(str(request.path_params["name"]))
+        page = self.bot(str(request.path_params["name"]), request)
         return self.fail(404, "no such bot in this contest") if page is None else \
             HTMLResponse(page)
 
@@ -103,12 +115,5 @@ def contest_options(folder: Path, host: str, port: int, **flags: Any) -> ServeOp
 
 
 def authors_routes(folder: Path) -> list[BaseRoute]:
-    """The authors' pages and API (`api.api_routes`), once that module is there."""
-    try:
-        api = importlib.import_module(f"{__package__}.api")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.api":
-            raise  # the module is there but something it imports is not: say so
-        return []
-    routes: list[BaseRoute] = api.api_routes(folder)
-    return routes
+    """The authors' pages and API (`api.api_routes`)."""
+    return api_routes(folder)
