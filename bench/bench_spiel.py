@@ -5,7 +5,7 @@ same run (CPU seconds, so other work on the machine slows no row).
 
 Random play, each step split into its parts as the environments take them: the engine's legal
 actions and the seat's view (`observation(seat).to_json()`), the observation vector
-(`codec.encode`), the mask (`legal_indices` of the legal actions' texts), and the action
+(`codec.encode`), the mask (`legal_indices` of the engine's legal actions), and the action
 applied. Each part is reported a step in microseconds and as a share; `steps/CPU s` is the
 sum's inverse, and the last column its ratio to OpenSpiel's gin rummy (observation tensor and
 legal actions every step, as bench/bench_envs.py measures it).
@@ -42,7 +42,7 @@ def parts(game: str, steps: int) -> dict[str, float]:
             t2 = clock()
             codec.encode(view, players)
             t3 = clock()
-            legal = legal_indices(codec, [str(a) for a in actions], view)
+            legal = legal_indices(codec, actions, view)  # as the environments: no texts
             mask_of(codec, legal)
             t4 = clock()
             state.apply(actions[rng.randrange(len(actions))])
