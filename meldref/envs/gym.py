@@ -31,7 +31,7 @@ from gymnasium import spaces
 
 from ..bots import builtin_bot
 from ..engine.cards import rng_for
-from ..engine.game import Bot, GameState, Termination, find_game
+from ..engine.game import Action, Bot, GameState, Termination, find_game
 from ..settings import parse_rules
 from . import register_gymnasium
 from .codec import FEATURE_MAX, Mask, Vector, find_codec, legal_indices, mask_of
@@ -65,7 +65,7 @@ class SeatEnv(gym.Env[Vector, np.int64]):
         self.state: GameState | None = None
         self.log: GameLog  # the game so far, for `save_replay` (made by reset)
         self.bots: list[Bot] = []
-        self._legal: dict[int, str] = {}
+        self._legal: dict[int, Action] = {}  # the engine's own actions, applied as they are
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[Vector, dict[str, Any]]:
@@ -99,26 +99,26 @@ class SeatEnv(gym.Env[Vector, np.int64]):
     def _observe(self) -> Vector:
         assert self.state is not None
         view = self.state.observation(0).to_json()
-        texts = [str(a) for a in self.state.legal_actions()] if self.state.to_move == 0 else []
-        self._legal = legal_indices(self.codec, texts, view)
+        actions = self.state.legal_actions() if self.state.to_move == 0 else []
+        self._legal = legal_indices(self.codec, actions, view)
         return self.codec.encode(view, self.players)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
-        return {"action_mask": self.action_masks(), "legal_actions": list(self._legal.values()),
-                **extra}
+        return {"action_mask": self.action_masks(),
+                "legal_actions": [str(a) for a in self._legal.values()], **extra}
 
     def action_masks(self) -> Mask:
         return mask_of(self.codec, self._legal)
 
     def step(self, action: np.int64 | int) -> tuple[Vector, float, bool, bool, dict[str, Any]]:
         assert self.state is not None, "call reset() first"
-        text = self._legal.get(int(action))
-        if text is None:
+        chosen = self._legal.get(int(action))
+        if chosen is None:
             obs = self.codec.encode(self.state.observation(0).to_json(), self.players)
             self._legal = {}
             return obs, self.illegal_reward, True, False, self._info(illegal=True)
         before = list(self.state.scores)
-        self.log.apply(text)
+        self.log.apply(chosen)
         reward = self._reward(before) + self._opponents_play()[0]
         obs = self._observe()
         outcome = self.state.outcome
