@@ -180,9 +180,11 @@ class LimitSettings(BaseModel):
         return self.model_dump(by_alias=True, exclude_none=True)
 
     def to_json(self) -> dict[str, Any]:
-        """The values given, as the files meldref writes spell them: by their names in the
-        replay's `policy` (`move_time`, spec/REPLAY.md), in `tournament.json` alike."""
-        return self.model_dump(exclude_none=True)
+        """The values given, as the files meldref writes spell them: as the user wrote them
+        (`move-time`: `tournament.json`, a contest's settings). Only a replay's `policy`
+        says `move_time` (spec/REPLAY.md fixes it; it is the referee's `MatchPolicy`, not
+        these). Files that said `move_time` still read: `limit_settings` takes either."""
+        return self.given()
 
     def over(self, base: LimitSettings) -> LimitSettings:
         """These values where given, `base`'s elsewhere (flags over a file): merged value by
@@ -327,3 +329,20 @@ def _rule_errors(exc: ValidationError, where: str) -> str:
         phrase = wanted(error).replace("true or false", BOOLEAN_WANTED)
         lines.append(f"{where}: rule option {key}={_shown(error.get('input'))}: {phrase}")
     return "; ".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# The keys of the files meldref writes: spelt as the user writes them (`bot-folder`)
+
+
+def as_written(data: Mapping[str, Any]) -> dict[str, Any]:
+    """`data` with its keys spelt as a configuration writes them (`bot_folder` ->
+    `bot-folder`), its values untouched, so that a file meldref writes spells a key one way,
+    the user's."""
+    return {option_name(k): v for k, v in data.items()}
+
+
+def read_key(data: Mapping[str, Any], name: str) -> Any:
+    """The value of the key `name` (`drawn-from`) of a file meldref wrote, or of its older
+    spelling (`drawn_from`) in a file an older meldref wrote; None where there is neither."""
+    return data[name] if name in data else data.get(name.replace("-", "_"))

@@ -42,6 +42,7 @@ from ..private import (
     write_private_text,
 )
 from ..protocol.records import ResultLine
+from ..settings import as_written, read_key
 from .config import ConfigError, TournamentConfig
 from .pool import GamePool, RunJob
 from .runner import run_job
@@ -146,7 +147,7 @@ def _drawn_seed(folder: Path, seedless: str) -> int | None:
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         data = json.loads(read_private_text(folder / "tournament.json"))
         seed = data["plan"]["seed"]
-        if data.get("drawn_from") == seedless and isinstance(seed, int):
+        if read_key(data, "drawn-from") == seedless and isinstance(seed, int):
             return seed
     return None
 
@@ -158,12 +159,15 @@ def prepare_folder(config: TournamentConfig) -> Path:
     problem = folder_problem(folder, create=True)
     if problem:
         raise ConfigError(problem)
-    # The seed is written here only: the folder is owner-only, unlike a command line.
-    data = {"fingerprint": config.plan.fingerprint(), "drawn_from": config.drawn_from,
-            "plan": config.plan.to_json(),
+    # The seed is written here only: the folder is owner-only, unlike a command line. Every
+    # key as the configuration spells it (`bot-folder`, `shared-deals`, `move-time`); an
+    # older meldref's `drawn_from` still reads (`_drawn_seed`). The fingerprint is of the
+    # plan's own record (`Plan.to_json`), so it stays what it was and old folders resume.
+    data = {"fingerprint": config.plan.fingerprint(), "drawn-from": config.drawn_from,
+            "plan": as_written(config.plan.to_json()),
             "jobs": config.jobs, "limits": config.limits.to_json(),
             "cluster": None if config.cluster is None else str(config.cluster.target),
-            "bot_folder": None if config.bot_folder is None else str(config.bot_folder),
+            "bot-folder": None if config.bot_folder is None else str(config.bot_folder),
             "sprt": config.sprt.to_json() if config.sprt else None}
     try:
         with refused_as_config():
