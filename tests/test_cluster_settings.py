@@ -96,7 +96,7 @@ def test_bot_programs_start_in_the_bot_folder(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["played_now"] == 2
     stored = json.loads((out / "tournament.json").read_text())
-    assert stored["bot_folder"] == str(folder) and stored["cluster"] is None
+    assert stored["bot-folder"] == str(folder) and stored["cluster"] is None
 
 
 def test_without_dask_the_cluster_flag_says_what_to_install(tmp_path: Path,

@@ -150,7 +150,7 @@ def test_fresh_bots_in_a_tournament_file(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert len(started(pids)) == 1 + 2  # the start-up check, then one per game
     saved = json.loads((out / "tournament.json").read_text())
-    assert saved["limits"]["fresh_bots"] is True
+    assert saved["limits"]["fresh-bots"] is True
 
 
 def test_a_wrong_fresh_bots_value_names_the_key(tmp_path: Path) -> None:

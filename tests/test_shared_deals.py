@@ -120,4 +120,4 @@ def test_the_shared_deals_flag_ties_a_program_with_itself_from_the_command_line(
     rows = json.loads((out / "standings.json").read_text())["standings"]
     figures = _figures(rows)
     assert figures["random_bot#1"] == figures["random_bot#2"], figures  # the two --bot twin
-    assert json.loads((out / "tournament.json").read_text())["plan"]["shared_deals"] is True
+    assert json.loads((out / "tournament.json").read_text())["plan"]["shared-deals"] is True

@@ -120,7 +120,7 @@ def test_no_seed_draws_one_kept_only_in_the_folder_and_reused_on_resume(tmp_path
     assert code == 0 and "/proc" not in stderr
     meta = json.loads((out / "tournament.json").read_text())
     seed = meta["plan"]["seed"]
-    assert isinstance(seed, int) and meta["drawn_from"]
+    assert isinstance(seed, int) and meta["drawn-from"]
     assert str(seed) not in stdout
     code, stdout, _ = invoke(*args)
     assert code == 0 and json.loads(stdout)["found_done"] == 2

@@ -449,7 +449,7 @@ def test_memory_cap_in_the_config_crashes_a_hog(tmp_path: Path) -> None:
         assert line["seat_status"][hog] != "ok"
         assert [f["outcome"] for f in line["faults"][hog]] == ["crashed"]
     stored = json.loads((tmp_path / "o" / "tournament.json").read_text())["limits"]
-    assert stored == {"memory_mb": 256, "file_size_mb": 64, "max_processes": 4000}
+    assert stored == {"memory-mb": 256, "file-size-mb": 64, "max-processes": 4000}
 
 
 def test_without_a_cap_the_hog_plays_cleanly(tmp_path: Path) -> None:
