@@ -271,14 +271,15 @@ def contest_bot(tmp: Path) -> tuple[Path, str]:
     return ROOT / "bots" / "random_bot.py", "python3 random_bot.py"
 
 
-def make_contest(folder: Path, bot: Path, command: str) -> None:
+def make_contest(folder: Path, bot: Path, command: str, *init: str) -> None:
+    """A phase10 contest of three copies of `bot`, `init`'s flags given to `contest init`."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def meldref(*args: str) -> None:
         subprocess.run([sys.executable, "-m", "meldref", "contest", *args], check=True,
                        env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
 
-    meldref("init", str(folder), "--game", "phase10", "-n", "2", "-r", "phases-to-win=1")
+    meldref("init", str(folder), "--game", "phase10", "-n", "2", "-r", "phases-to-win=1", *init)
     for name in ("a", "b", "c"):
         meldref("submit", str(folder), str(bot), "--name", name, "--cmd", command)
 

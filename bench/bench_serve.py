@@ -2,7 +2,7 @@
 pages answer.
 
     python bench/bench_serve.py [--games 20] [--requests 200]
-    python bench/bench_serve.py --load [--run-games 40] [--rounds 2] [--views 10]
+    python bench/bench_serve.py --load [--run-games 40] [--rounds 2] [--views 10] [--uploads 2]
 
 Disk: --games games of each shape a contest plays (built-in greedy bots, the referee's own
 replays) are written as replays; for each shape, the mean bytes a game costs raw, gzipped
@@ -18,8 +18,10 @@ a shared machine: every figure of one run is measured side by side.
 Load (--load): `meldref contest run -j 2 --games N` on a contest of three copies of the
 instant bot (bench_jobs.py's), timed unwatched and watched in turn (--rounds of each): watched,
 `contest serve` runs beside it and a client asks for the leaderboard, its poll and a bot page
---views times a second (ten is fifty viewers polling every 5 s); games a second each way, and
-the page views a second served.
+--views times a second (ten is fifty viewers polling every 5 s), and an author uploads a new
+version of a bot --uploads times a minute (`POST /api/submissions`, each checked in the
+contest's sandbox before it joins); games a second each way, the page views and uploads a
+second served, and an upload's mean time to its answer.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from meldref.replay.files import read_lines
 from meldref.tournament.runner import play_one
 from meldref.verdicts.seatings import seatings
 
+ROOT = Path(__file__).resolve().parent.parent
 SHAPES = {  # name: (game, seats, rules)
     "phase10 2 seats": ("phase10", 2, {}),
     "phase10 4 seats": ("phase10", 4, {}),
@@ -147,15 +150,32 @@ def page_rows(folder: Path, requests: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def watching(folder: Path, views: float) -> Iterator[list[float]]:
-    """`contest serve` on `folder`, asked for a page `views` times a second until the block
-    ends; yields the list its answers are counted into (a 1 each), and the server's CPU
-    seconds since it was ready are appended last."""
+def watching(folder: Path, views: float, uploads: float = 0.0,
+             token: str = "") -> Iterator[tuple[list[float], list[float]]]:
+    """`contest serve` on `folder`, asked for a page `views` times a second and sent a new
+    version of a bot `uploads` times a minute (with the author's `token`) until the block
+    ends; yields the lists the page answers are counted into (a 1 each; the server's CPU
+    seconds since it was ready are appended last) and each accepted upload's seconds."""
     child = subprocess.Popen([sys.executable, "-m", "meldref", "contest", "serve", str(folder),
                               "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True)
     answered: list[float] = []
+    uploaded: list[float] = []
     stop = threading.Event()
+
+    def upload(url: str) -> None:
+        program = (ROOT / "bots" / "random_bot.py").read_bytes()
+        with httpx.Client(base_url=url, timeout=600) as http:
+            while True:  # the first at once, then every 60 / uploads seconds
+                start = time.perf_counter()
+                answer = http.post("/api/submissions", headers={"Authorization":
+                                                                f"Bearer {token}"},
+                                   data={"name": "uploader"},
+                                   files={"file": ("random_bot.py", program)})
+                assert answer.status_code == 201, answer.text  # refused: the figure is void
+                uploaded.append(time.perf_counter() - start)
+                if stop.wait(60 / uploads):
+                    return
 
     def ask(url: str) -> None:
         pages = itertools.cycle(["/", "/board.json", "/bot/a"])
@@ -168,11 +188,15 @@ def watching(folder: Path, views: float) -> Iterator[list[float]]:
         url = re.search(r" at (\S+/) ", child.stdout.readline())
         assert url, "contest serve did not start"
         ready = cpu_seconds(child.pid)
-        thread = threading.Thread(target=ask, args=(url[1],), daemon=True)
-        thread.start()
-        yield answered
+        threads = [threading.Thread(target=ask, args=(url[1],), daemon=True)]
+        if uploads > 0:
+            threads.append(threading.Thread(target=upload, args=(url[1],), daemon=True))
+        for thread in threads:
+            thread.start()
+        yield answered, uploaded
         stop.set()
-        thread.join(120)
+        for thread in threads:
+            thread.join(600)
         answered.append(cpu_seconds(child.pid) - ready)
     finally:
         child.send_signal(signal.SIGINT)
@@ -185,36 +209,47 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def load_rows(games: int, rounds: int, views: float) -> list[str]:
+def load_rows(games: int, rounds: int, views: float, uploads: float) -> list[str]:
     from bench_jobs import contest_bot, make_contest
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "c"
         bot, command = contest_bot(Path(tmp))
-        make_contest(folder, bot, command)
+        make_contest(folder, bot, command, "--uploads-per-hour", "100000")
+        token = subprocess.run([sys.executable, "-m", "meldref", "contest", "author", "add",
+                                str(folder), "uploader"], check=True, capture_output=True,
+                               text=True).stdout.strip()
         rates: dict[str, list[float]] = {"unwatched": [], "watched": []}
         served: list[float] = []
         cpu: list[float] = []  # the server's CPU seconds a page view
+        took: list[float] = []  # an accepted upload's seconds to its answer
+        upload_rates: list[float] = []
         for _ in range(rounds):
             for mode in rates:
                 with contextlib.ExitStack() as stack:
-                    answered = (stack.enter_context(watching(folder, views))
-                                if mode == "watched" else None)
+                    answered, accepted = (
+                        stack.enter_context(watching(folder, views, uploads, token))
+                        if mode == "watched" else (None, None))
                     start = time.perf_counter()
                     subprocess.run([sys.executable, "-m", "meldref", "contest", "run",
                                     str(folder), "-j", "2", "--games", str(games)], check=True,
                                    capture_output=True, timeout=3600)
                     wall = time.perf_counter() - start
                     rates[mode].append(games / wall)
-                if answered is not None:
+                if answered is not None and accepted is not None:
                     served.append((len(answered) - 1) / wall)
                     cpu.append(answered[-1] / max(len(answered) - 1, 1))
+                    upload_rates.append(len(accepted) / wall)
+                    took.extend(accepted)
         for mode, found in rates.items():
+            mean_took = f"{statistics.mean(took):.1f}" if took else "-"
             rows.append(f"| {mode} | {rounds} x {games} | {statistics.mean(found):.2f} | "
-                        f"{statistics.mean(served):.1f} | {1000 * statistics.mean(cpu):.1f} |"
+                        f"{statistics.mean(served):.1f} | {1000 * statistics.mean(cpu):.1f} | "
+                        f"{statistics.mean(upload_rates):.3f} | {mean_took} |"
                         if mode == "watched" else
-                        f"| {mode} | {rounds} x {games} | {statistics.mean(found):.2f} | - | - |")
+                        f"| {mode} | {rounds} x {games} | {statistics.mean(found):.2f} | - | - "
+                        "| - | - |")
         ratio = statistics.mean(rates["watched"]) / statistics.mean(rates["unwatched"])
         rows.append(f"watched/unwatched games a second: {ratio:.2f}")
     return rows
@@ -228,13 +263,14 @@ def main() -> None:
     parser.add_argument("--run-games", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--views", type=float, default=10.0)
+    parser.add_argument("--uploads", type=float, default=2.0, help="uploads a minute (watched)")
     args = parser.parse_args()
     os.environ.setdefault("MELDREF_PURE", "1")
     if args.load:
         print("| contest run -j 2 | rounds x games | games/s | page views/s | "
-              "server CPU ms a view |")
-        print("|---|---|---|---|---|")
-        for row in load_rows(args.run_games, args.rounds, args.views):
+              "server CPU ms a view | uploads/s | s an upload |")
+        print("|---|---|---|---|---|---|---|")
+        for row in load_rows(args.run_games, args.rounds, args.views, args.uploads):
             print(row)
         return
     with tempfile.TemporaryDirectory() as tmp:
