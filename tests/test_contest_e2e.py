@@ -23,6 +23,7 @@ import pytest
 from support import PYTHON, RANDOM_BOT_PATH, ROOT, TESTS, wait_for
 
 from meldref.protocol.sandbox import sandbox_problem
+from meldref.replay.files import REPLAY_SUFFIXES, replay_stem
 
 NO_READY = TESTS / "contest_bots" / "no_ready_bot.py"
 SNEAKY = TESTS / "contest_bots" / "sneaky_bot.py"
@@ -57,13 +58,15 @@ def games(folder: Path, state: str = "done") -> int:
 
 
 def agree(folder: Path) -> tuple[set[str], set[str]]:
-    """The done games in the database and the replays on disk."""
+    """The done games in the database and what `replays/` holds: the game id of each replay
+    (compressed or not), any other file by its name (a compression's temporary file)."""
     db = sqlite3.connect(folder / "contest.db", timeout=30)
     try:
         done = {r[0] for r in db.execute("SELECT game_id FROM games WHERE state = 'done'")}
     finally:
         db.close()
-    return done, {p.stem for p in (folder / "replays").glob("*.jsonl")}
+    return done, {replay_stem(p) if p.name.endswith(REPLAY_SUFFIXES) else p.name
+                  for p in (folder / "replays").iterdir()}
 
 
 def tree(folder: Path) -> list[str]:

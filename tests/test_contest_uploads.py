@@ -530,6 +530,19 @@ def test_with_private_replays_the_pages_show_a_replay_to_its_authors_alone(
     assert game in page and "/view/replays/" not in page
 
 
+def test_an_authors_replay_kept_compressed_reads_as_json_lines(
+        contest: Contest, quiet: str) -> None:
+    # The replay is x.jsonl.gz on disk: sent as it is to a client taking gzip, else inflated.
+    game, replay = game_and_replay(contest.folder, "bobbot")
+    assert replay.endswith(".jsonl.gz") and (contest.folder / replay).is_file()
+    taking = contest.get(quiet, f"/api/games/{game}/replay")
+    assert taking.headers["content-encoding"] == "gzip"
+    plain = httpx.get(f"{contest.url}/api/games/{game}/replay", timeout=60, headers={
+        "Authorization": f"Bearer {quiet}", "Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+    assert plain.text == taking.text and plain.text.startswith('{"type":"header"'), plain.text
+
+
 def game_and_replay(folder: Path, bot: str) -> tuple[str, str]:
     """A ladder game of `bot`'s, and its replay's path in the folder, as the result has it."""
     db = sqlite3.connect(folder / "contest.db", timeout=30)

@@ -29,7 +29,7 @@ from typing import Any
 from ..protocol.records import ResultLine
 from ..tournament.standings import Report, compute_standings
 from ..verdicts.seatings import seatings
-from .ladder.run import Budget, Event, Ladder, feed, game_pool
+from .ladder.run import Budget, Event, Ladder, compressed, feed, game_pool
 from .ranking import ranked
 from .settings import ContestError
 from .store import ContestStore, final_deal_seed, held
@@ -78,7 +78,7 @@ def _play(store: ContestStore, ladder: Ladder, final: int, pools: Callable[[], A
         # Closed here, before the games in flight are discarded: its workers stop first.
         with contextlib.closing(pools().play(jobs)) as lines:
             for line in lines:
-                record = line.to_json()  # the store keeps it as JSON
+                record = compressed(store, line.to_json())  # the store keeps JSON
                 store.record(int(record["index"]), record)
                 if on_event is not None:
                     on_event("game", record)

@@ -3,7 +3,9 @@
 The folder holds:
 - `contest.db`: settings, bots, versions, deal sets, games with their result lines, ratings;
 - `bots/<name>/v<n>/`: each version's program, copied in at `submit`;
-- `replays/<game id>.jsonl`, `logs/<game id>/...`: as a tournament's;
+- `replays/<game id>.jsonl.gz` (compressed before the game is recorded: a `.jsonl`, or
+  compression's temporary file, is a game in flight's), `logs/<game id>/...`: as a
+  tournament's;
 - `run.lock`: held (flock) by the one `contest run` playing the ladder.
 
 Why it agrees with its replay folder after a `kill -9` at any moment: a game's row is marked
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import IO, Any, Final, Literal
 
 from ..private import folder_problem, open_private, private_dir
+from ..replay.files import replay_stem
 from .settings import ContestError, ContestSettings
 from .uploads import DEFAULTS, ServiceSettings
 
@@ -521,7 +525,12 @@ class ContestStore:
         return [r[1] for r in rows]
 
     def _remove_files(self, gid: str) -> None:
-        (self.folder / "replays" / f"{gid}.jsonl").unlink(missing_ok=True)
+        """A game's replay (plain, compressed, or half compressed: `compress_replay`'s
+        temporary file) and stderr logs."""
+        replays = self.folder / "replays"
+        for path in (replays / f"{gid}.jsonl", replays / f"{gid}.jsonl.gz",
+                     *replays.glob(f".{glob.escape(gid)}.jsonl.*.gz-part")):
+            path.unlink(missing_ok=True)
         shutil.rmtree(self.folder / "logs" / gid, ignore_errors=True)
 
     def repair(self) -> Repair:
@@ -530,7 +539,8 @@ class ContestStore:
         report = Repair(self.discard_in_flight())
         done = {r[0] for r in self.db.execute("SELECT game_id FROM games WHERE state = 'done'")}
         replays = self.folder / "replays"
-        on_disk = {p.stem for p in replays.glob("*.jsonl")} if replays.is_dir() else set()
+        on_disk = {replay_stem(p) for pattern in ("*.jsonl", "*.jsonl.gz")
+                   for p in replays.glob(pattern)} if replays.is_dir() else set()
         for gid in sorted(on_disk - done):
             self._remove_files(gid)
             report.removed.append(gid)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
 from ...protocol.seats import BotSpec
+from ...replay.files import compress_replay
 from ...tournament.pool import GamePool
 from ...tournament.runner import run_job
 from ...tournament.schedule import BotEntry, GameJob
@@ -209,7 +210,7 @@ def _play(store: ContestStore, ladder: Ladder, budget: Budget, pools: Callable[[
             # Closed here, before the games in flight are discarded: its workers stop first.
             with contextlib.closing(pools().play(feed(store, ladder, budget))) as lines:
                 for line in lines:
-                    record = line.to_json()  # the store keeps it as JSON
+                    record = compressed(store, line.to_json())  # the store keeps JSON
                     _take(store, ladder, record, out)
                     events("game", record)
             continue
@@ -232,6 +233,18 @@ def _take(store: ContestStore, ladder: Ladder, line: dict[str, Any], out: Ladder
     if complete:
         out.deal_sets += 1
         ladder.finished(ds)
+
+
+def compressed(store: ContestStore, line: dict[str, Any]) -> dict[str, Any]:
+    """A played game's result line with its replay compressed at rest (x.jsonl.gz, which
+    every replay command, the pages and the authors' API read), done before the game is
+    recorded: a run killed in between leaves a running game, whose files the next command
+    removes (`ContestStore.repair`)."""
+    path = store.folder / line["replay"] if line.get("replay") else None
+    if path is None or not path.is_file():
+        return line
+    packed = compress_replay(path)
+    return {**line, "replay": str(Path(line["replay"]).with_name(packed.name))}
 
 
 def game_pool(store: ContestStore, jobs: int, cluster: str | None) -> Any:

@@ -21,6 +21,7 @@ an author's uploads are counted per hour; every try is in the audit (`authors`).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import shutil
 import stat
@@ -39,6 +40,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Message, Receive
 
 from ...protocol.sandbox import sandbox_problem
+from ...replay.files import REPLAY_SUFFIXES
 from .. import authors
 from ..archive import ArchiveLimits, ArchiveRefused, unpack
 from ..build import BuildFailed
@@ -52,6 +54,7 @@ CHECKS_AT_ONCE: Final = 2  # uploads built and checked at once; the others wait 
 FORM_SLACK: Final = 64 << 10  # the form's own bytes beside the file
 GAMES_SHOWN: Final = 200
 T = TypeVar("T")
+NDJSON: Final = "application/x-ndjson"  # a replay's JSON lines
 PRIVATE_REPLAY: Final = ("replays are shown to the authors of their bots while the contest "
                          "runs: sign in at /author")
 
@@ -284,10 +287,12 @@ class AuthorsApi:
             return author
         gid = request.path_params["game_id"]
         seats = await self._with_store(lambda store: _their_seats(store, author, gid))
-        path = self.folder / "replays" / f"{gid}.jsonl"
-        if not seats or not _regular(path):
+        packed, plain = (self.folder / "replays" / f"{gid}{suffix}" for suffix in REPLAY_SUFFIXES)
+        if not seats or not (_regular(packed) or _regular(plain)):
             return _error(404, f"{gid}: no game of yours with a replay")
-        return FileResponse(path, media_type="application/x-ndjson")
+        if _regular(packed):
+            return await run_in_threadpool(_packed_replay, packed, request)
+        return FileResponse(plain, media_type=NDJSON)
 
     async def stderr(self, request: Request) -> Response:
         author = await self._author(request)
@@ -480,6 +485,16 @@ def _their_seats(store: ContestStore, author: authors.Author, gid: str) -> list[
         "JOIN versions v ON v.id = s.version JOIN owners o ON o.bot = v.bot "
         "WHERE g.game_id = ? AND o.author = ? ORDER BY s.seat", (gid, author.id)).fetchall()
     return [{"seat": r[0], "bot": r[1], "version": r[2], "log": r[3]} for r in rows]
+
+
+def _packed_replay(path: Path, request: Request) -> Response:
+    """A replay kept compressed at rest, as JSON lines: the stored gzip as it is (marked
+    `Content-Encoding: gzip`) to a client that takes gzip (browsers, httpx, `curl
+    --compressed`), else inflated here (a game's replay is some 100 kB)."""
+    vary = {"Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("accept-encoding", "").lower():
+        return FileResponse(path, media_type=NDJSON, headers={**vary, "Content-Encoding": "gzip"})
+    return Response(gzip.decompress(path.read_bytes()), media_type=NDJSON, headers=vary)
 
 
 def _regular(path: Path) -> bool:

@@ -1,8 +1,9 @@
 """The contest's web server: `replay serve`'s viewer (its checks of paths and Host headers,
 its headers: `meldref.web`) with the contest's pages in place of the list of games: `/` the
 leaderboard, `/board.json` what the leaderboard page polls to update itself, `/bot/<name>` a
-bot's page, every game at `/view/replays/<game id>.jsonl`, `/static/` the viewer folder's
-files, and the authors' routes (`api.api_routes`) where that module is present. Each request
+bot's page, every game at `/view/replays/<game id>.jsonl.gz` (to those `api.replay_rule`
+shows it), `/static/` the viewer folder's files, and the authors' routes (`api.api_routes`).
+Each request
 reads the database afresh (its own connection: the server answers from several threads while
 `run` writes)."""
 
