@@ -14,11 +14,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from support import PYTHON, RANDOM_BOT_PATH
 
-import meldref.contest.ratings as ratings_module
 from meldref.contest.matchmaking import Candidate, next_table, overlap
 from meldref.contest.ratings import LadderRatings
 from meldref.contest.settings import ContestError, ContestSettings
@@ -27,7 +25,7 @@ from meldref.tools.botcheck import check_bot
 from meldref.tournament.pool import GamePool
 from meldref.tournament.schedule import GameJob
 from meldref.verdicts.games import GameResult
-from meldref.verdicts.ratings import ELO_PER_UNIT, standings
+from meldref.verdicts.ratings import standings
 from meldref.verdicts.seatings import seatings
 
 
@@ -257,51 +255,6 @@ def test_the_ladder_fit_is_the_verdicts_fit() -> None:
     # Versions out of play are left out of the fit: the others are rated among themselves.
     three = ladder.fit(names[:3], resamples=0)
     assert set(three) == set(names[:3])
-
-
-class CountingNumpy:
-    """numpy, with its calls of `exp` counted: one per step of the fit (two per full Newton
-    step), so a test counts a fit's work without a clock."""
-
-    def __init__(self) -> None:
-        self.exps = 0
-
-    def __getattr__(self, name: str) -> Any:
-        if name != "exp":
-            return getattr(np, name)
-
-        def exp(x: Any) -> Any:
-            self.exps += 1
-            return np.exp(x)
-        return exp
-
-
-def test_resamples_of_few_games_a_bot_settle_in_few_steps(monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
-    # 20 bots in 15 deal sets of four seats: each bot in about 3 deal sets, as 200 bots are
-    # after their first 2,000 games. A resample that drops a bot's deal sets changes its
-    # Hessian entirely, and the chord method crawled (0.95 a step): 100 steps, unsettled,
-    # then a full Newton fit from the start (111 steps in all, 27 s a refresh at 200 bots).
-    rng = np.random.default_rng(8)
-    n, strength = 20, rng.normal(0.0, 1.0, 20)
-    deal_sets = []
-    for _ in range(15):
-        table, wins = rng.choice(n, 4, replace=False), np.zeros((n, n))
-        for _ in range(12):
-            order = table[np.argsort(-strength[table] - rng.normal(0.0, 1.5, 4))]
-            for x, better in enumerate(order):
-                for worse in order[x + 1:]:
-                    wins[better, worse] += 1
-        deal_sets.append(wins)
-    total = sum(deal_sets)
-    point = ratings_module.newton_fit(total[None], np.zeros(n))[0] / ELO_PER_UNIT
-    batch = np.stack([sum(rng.poisson(1.0) * w for w in deal_sets) for _ in range(25)])
-    counting = CountingNumpy()
-    monkeypatch.setattr(ratings_module, "np", counting)
-    chorded = ratings_module.newton_fit(batch, point, chord=total)
-    monkeypatch.undo()
-    assert counting.exps <= 40, f"{counting.exps} steps"
-    assert np.allclose(chorded, ratings_module.newton_fit(batch, point), atol=1e-6)
 
 
 # ----------------------------------------------------------------------------------------------
