@@ -30,6 +30,7 @@ from .game import (
     Outcome,
     Rebuilt,
     RuleOptionError,
+    Rules,
     Ruling,
     Termination,
     by_init,
@@ -106,7 +107,7 @@ Checks = Mapping[type, Callable[[Any, Any], Any]]
 Moves = Mapping[type, Callable[[Any, Any, Any], list[Event]]]  # (state, action, plan) -> events
 
 
-RulesT = TypeVar("RulesT")  # the game's rule options (a frozen dataclass)
+RulesT = TypeVar("RulesT", bound=Rules)  # the game's rule options (a frozen dataclass)
 StateT = TypeVar("StateT", bound="CardGameState[Any]")
 
 

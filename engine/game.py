@@ -14,7 +14,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar
 
 from .registry import GAMES, find_part, registered
 
@@ -227,7 +227,7 @@ class GameState(Protocol):
         """The seed the game was dealt from (`GameInfo.new_game`'s): every shuffle follows."""
 
     @property
-    def rules(self) -> Any:
+    def rules(self) -> Rules:
         """The rule options played by (the game's frozen dataclass), as the game settled them
         when it started (Five Crowns turns `party=auto` into on or off by the players)."""
 
@@ -263,7 +263,24 @@ class GameState(Protocol):
         """The referee's full view, hidden cards included (logs and debugging)."""
 
 
-R = TypeVar("R")
+class Rules(Protocol):
+    """A game's rule options: a frozen dataclass of the game's own (`Phase10Rules`...), whose
+    fields are the options (`rules_to_json` writes them by their public names). Code that reads
+    one game's options narrows to its class with `rules_of`."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+
+R = TypeVar("R", bound=Rules)
+
+
+def rules_of(cls: type[R], rules: Rules) -> R:
+    """`rules` as the game's own class `cls` (what its `new_game` and checks read);
+    `RuleOptionError` for another game's rules."""
+    if not isinstance(rules, cls):
+        raise RuleOptionError(f"{type(rules).__name__} are not {cls.__name__}: another game's "
+                              "rule options")
+    return rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,8 +291,8 @@ class GameInfo:
     title: str
     min_players: int
     max_players: int
-    rules_type: type[Any]
-    new_game: Callable[[Any, int, int | str], GameState]  # (rules, players, seed)
+    rules_type: type[Rules]
+    new_game: Callable[[Rules, int, int | str], GameState]  # (rules, players, seed)
     from_snapshot: Callable[[Mapping[str, JSON]], GameState]
     decisions: tuple[str, ...] = ()
     default_players: int = 4  # seats when none are named (a match of built-in bots)
@@ -283,10 +300,10 @@ class GameInfo:
     higher_scores_win: bool = False
     # The game's own check that its rules can seat that many players (rules, players):
     # `RuleOptionError` if not (Five Crowns: party=off seats at most 7).
-    check_rules: Callable[[Any, int], object] | None = None
+    check_rules: Callable[[Rules, int], Rules] | None = None
     # The engine's view of a seat from its JSON (what a protocol bot is sent) under the rules:
     # how the SDK hands a protocol bot the engine's legal actions and solvers (bots/sdk.py).
-    view_from_json: Callable[[Mapping[str, JSON], Any], Observation] | None = None
+    view_from_json: Callable[[Mapping[str, JSON], Rules], Observation] | None = None
 
     def __deepcopy__(self, memo: dict[int, object]) -> GameInfo:
         # A game is one immutable entry, shared by every copy of what refers to it (OpenSpiel's
@@ -299,7 +316,7 @@ class GameInfo:
         default, within the game's range."""
         return max(self.min_players, min(bots, self.default_players, self.max_players))
 
-    def rules(self, **values: Any) -> Any:
+    def rules(self, **values: object) -> Rules:
         """The rule options: the defaults, with `values` by field name (`run_wrap=True`).
         Text from users is read by `meldref.settings.parse_rules`."""
         try:
@@ -310,13 +327,13 @@ class GameInfo:
     def check_players(self, players: int) -> None:
         check_players(self.name, self.min_players, self.max_players, players)
 
-    def check_setup(self, rules: Any, players: int) -> None:
-        """`RuleOptionError` unless a game of `players` seats can start under `rules`: the
-        checks a new game makes (`check_players`, then the game's `check_rules`), run before
-        any game."""
+    def check_setup(self, rules: Rules | None, players: int) -> None:
+        """`RuleOptionError` unless a game of `players` seats can start under `rules` (None:
+        the defaults): the checks a new game makes (`check_players`, then the game's
+        `check_rules`), run before any game."""
         self.check_players(players)
         if self.check_rules is not None:
-            self.check_rules(rules, players)
+            self.check_rules(self.rules() if rules is None else rules, players)
 
 
 def check_players(game: str, low: int, high: int, players: int) -> None:
@@ -345,14 +362,14 @@ def option_name(field_name: str) -> str:
     return field_name.replace("_", "-")
 
 
-def rules_to_json(rules: Any) -> dict[str, JSON]:
+def rules_to_json(rules: Rules) -> dict[str, JSON]:
     """Every option of `rules` by its public name (the replay header and the protocol's list)."""
     return {option_name(f.name): getattr(rules, f.name) for f in dataclasses.fields(rules)}
 
 
 def rules_from_json(cls: type[R], data: Mapping[str, JSON]) -> R:
     """The inverse of `rules_to_json`."""
-    names = {option_name(f.name): f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    names = {option_name(f.name): f.name for f in dataclasses.fields(cls)}
     unknown = set(data) - set(names)
     if unknown:
         raise RuleOptionError(f"unknown rule options {sorted(unknown)}")
@@ -369,7 +386,7 @@ def check_choice(name: str, value: object, choices: Sequence[object]) -> None:
         raise RuleOptionError(f"rule option {option_name(name)}={value!r}: one of {shown}")
 
 
-def check_fields(rules: Any) -> None:
+def check_fields(rules: Rules) -> None:
     """For `__post_init__` checks: `RuleOptionError` unless every field of the rules dataclass
     holds a value of its declared type (one of a Literal's choices, yes/no, a whole number, or
     None where the type allows it). Ranges and combinations are the game's own checks."""
@@ -380,11 +397,11 @@ def check_fields(rules: Any) -> None:
 
 
 @functools.cache
-def _field_hints(cls: type) -> dict[str, Any]:
+def _field_hints(cls: type) -> dict[str, object]:
     return typing.get_type_hints(cls)
 
 
-def _check_value(name: str, value: object, hint: Any) -> None:
+def _check_value(name: str, value: object, hint: object) -> None:
     args = typing.get_args(hint)
     if typing.get_origin(hint) is typing.Literal:
         check_choice(name, value, args)

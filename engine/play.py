@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from .game import Bot, GameInfo, Outcome
+from .game import Action, Bot, GameInfo, Outcome, Rules
 
 
 class RunawayGameError(RuntimeError):
@@ -14,11 +13,11 @@ class RunawayGameError(RuntimeError):
 
 def play_inprocess(
     game_info: GameInfo,
-    rules: Any,
+    rules: Rules,
     bots: Sequence[Bot],
     seed: int | str,
     max_actions: int | None = None,
-) -> tuple[Outcome, list[Any]]:
+) -> tuple[Outcome, list[Action]]:
     """Play one game, seat i played by `bots[i]`; the outcome and every action in order.
 
     A bot may answer with an action value or its protocol text. An illegal action raises
@@ -26,7 +25,7 @@ def play_inprocess(
     """
     game_info.check_players(len(bots))
     state = game_info.new_game(rules, len(bots), seed)
-    actions: list[Any] = []
+    actions: list[Action] = []
     while (seat := state.to_move) is not None:
         action = bots[seat].act(state.observation(seat))
         if isinstance(action, str):

@@ -23,10 +23,10 @@ import typing
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from .cards import Card, CardError, rng_for, shuffled
-from .game import JSON, GameInfo, GameState, InvalidActionError, RuleOptionError, find_game
+from .game import JSON, GameInfo, GameState, InvalidActionError, RuleOptionError, Rules, find_game
 
 SHUFFLED: Final = "shuffled"  # the last word of a draw pile: the rest, shuffled from the seed
 
@@ -48,7 +48,7 @@ class Fields:
     `where` prefixes messages: "" for the top level, "seat 2: ", "table group 3: "...
     """
 
-    def __init__(self, data: Any, where: str = "") -> None:
+    def __init__(self, data: JSON, where: str = "") -> None:
         if not isinstance(data, Mapping):
             raise PositionError(f"{where}a table of keys, not {_shown(data)}")
         self.data, self.where, self.read = data, where, set[str]()
@@ -56,7 +56,7 @@ class Fields:
     def has(self, key: str) -> bool:
         return key in self.data
 
-    def value(self, key: str, default: Any = _MISSING) -> Any:
+    def value(self, key: str, default: JSON = _MISSING) -> JSON:
         self.read.add(key)
         if key in self.data:
             return self.data[key]
@@ -155,7 +155,7 @@ class Fields:
             raise self.fail(key, str(exc)) from None
 
 
-def _shown(value: Any) -> str:
+def _shown(value: JSON) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 60 else text[:60] + "..."
 
@@ -226,7 +226,7 @@ class Codec:
     """One game's positions: `read` checks a position into a snapshot (`Fields` of the top
     level, the rules dataclass), `write` turns a snapshot into a position."""
 
-    read: Callable[[Fields, Any], dict[str, JSON]]
+    read: Callable[[Fields, Rules], dict[str, JSON]]
     write: Callable[[Mapping[str, JSON]], dict[str, JSON]]
 
 
@@ -272,7 +272,7 @@ class Position:
         return data
 
 
-def read_position(game: GameInfo, rules: Any, data: Mapping[str, JSON]) -> Position:
+def read_position(game: GameInfo, rules: Rules, data: Mapping[str, JSON]) -> Position:
     """The position `data` of `game` under `rules`; `PositionError` naming what is wrong."""
     fields = Fields(data)
     named = fields.value("game", game.name)

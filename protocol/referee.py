@@ -37,7 +37,7 @@ import dataclasses
 import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from ..engine.game import (
     JSON,
@@ -47,6 +47,7 @@ from ..engine.game import (
     GameState,
     InvalidActionError,
     Outcome,
+    Rules,
     Ruling,
     Termination,
     rules_to_json,
@@ -100,7 +101,7 @@ class _Clock:
 class _Referee:
     """One game in progress between seats."""
 
-    def __init__(self, game: GameInfo, rules: Any, seats: Sequence[Seat], seed: int,
+    def __init__(self, game: GameInfo, rules: Rules, seats: Sequence[Seat], seed: int,
                  policy: MatchPolicy, on_record: RecordHook | None,
                  start: GameState | None = None) -> None:
         self.game, self.rules, self.seats, self.seed = game, rules, list(seats), seed
@@ -395,7 +396,7 @@ def rank(outcome: Outcome, status: Sequence[SeatStatus]) -> Outcome:
 
 def play_game(
     game: GameInfo,
-    rules: Any,
+    rules: Rules,
     seats: Sequence[Seat],
     seed: int,
     policy: MatchPolicy | None = None,

@@ -10,7 +10,7 @@ from typing import Final
 from ..common import Draw
 from ..game import GameInfo
 from .actions import Action, Discard, parse_action
-from .rules import MAX_PLAYERS, MIN_PLAYERS, FiveCrownsRules, deal_size, wild_rank
+from .rules import MAX_PLAYERS, MIN_PLAYERS, FiveCrownsRules, check_rules, deal_size, wild_rank
 from .state import FiveCrownsState, new_game
 from .view import FiveCrownsView
 
@@ -24,7 +24,7 @@ GAME: Final = GameInfo(
     new_game=new_game,
     from_snapshot=FiveCrownsState.from_snapshot,
     decisions=("draw", "discard"),
-    check_rules=FiveCrownsRules.for_players,
+    check_rules=check_rules,
     view_from_json=FiveCrownsView.from_json,
 )
 

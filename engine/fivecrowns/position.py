@@ -13,12 +13,12 @@ table in order), so it is not written.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 from ..cards import Card, CardError, fivecrowns_deck
 from ..common import tokens
-from ..game import JSON, RuleOptionError, rules_to_json
-from ..melds import Meld, MeldError
+from ..game import JSON, RuleOptionError, Rules, rules_of, rules_to_json
+from ..melds import Meld, MeldError, MeldRules
 from ..position import (
     Codec,
     Fields,
@@ -45,8 +45,9 @@ DECISIONS: Final = ("draw", "discard")
 ENDINGS: Final = ("out", "turn-cap")
 
 
-def read(fields: Fields, asked: FiveCrownsRules) -> dict[str, JSON]:
+def read(fields: Fields, options: Rules) -> dict[str, JSON]:
     """A checked Five Crowns position as a snapshot (`FiveCrownsState.from_snapshot`)."""
+    asked = rules_of(FiveCrownsRules, options)
     seed = seed_of(fields)
     seat_fields = fields.tables("seat", "seat")
     n = len(seat_fields)
@@ -179,7 +180,7 @@ def _read_table(fields: Fields, round_: int, rules: FiveCrownsRules, went_out: i
     return table
 
 
-def _group(f: Fields, melds: Any, rules: FiveCrownsRules) -> Meld:
+def _group(f: Fields, melds: MeldRules, rules: FiveCrownsRules) -> Meld:
     text = f.value("group")
     if not isinstance(text, str):
         raise f.fail("group", "a group token, e.g. book:QH,QS,X")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from ..cards import FC_RANK_TEXT, SUITS
-from ..game import RuleOptionError, check_fields
+from ..game import RuleOptionError, Rules, check_fields, rules_of
 from ..melds import GroupKind, MeldRules
 
 # ----------------------------------------------------------------------------------------------
@@ -83,3 +83,9 @@ class FiveCrownsRules:
     def decks(self) -> int:
         """58-card decks in play: 4 in party mode, else 2."""
         return 4 if self.party == "on" else 2
+
+
+def check_rules(rules: Rules, players: int) -> FiveCrownsRules:
+    """`GameInfo.check_rules`: Five Crowns' rules settled for `players` seats
+    (`FiveCrownsRules.for_players`), `RuleOptionError` if they cannot seat them."""
+    return rules_of(FiveCrownsRules, rules).for_players(players)

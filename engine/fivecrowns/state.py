@@ -33,7 +33,17 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
+from ..game import (
+    JSON,
+    Event,
+    EventKind,
+    Outcome,
+    Rules,
+    Termination,
+    check_players,
+    rules_from_json,
+    rules_of,
+)
 from ..meld_check import build_meld
 from ..melds import Meld, MeldError, MeldRules, parse_group
 from .actions import Action, Discard, parse_action
@@ -370,9 +380,9 @@ def _covers_rest(hand: list[Card], discard: Card, melds: list[Meld]) -> str | No
             f"every card but the discard, and {left} are left")
 
 
-def new_game(rules: FiveCrownsRules, players: int, seed: int | str) -> FiveCrownsState:
+def new_game(rules: Rules, players: int, seed: int | str) -> FiveCrownsState:
     """A new game: round 1 is dealt and the seat left of the dealer is to draw."""
-    return FiveCrownsState(rules, players, seed)
+    return FiveCrownsState(rules_of(FiveCrownsRules, rules), players, seed)
 
 
 # Each action type's check and move, read by `_checks` and `_moves`.

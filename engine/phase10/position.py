@@ -20,7 +20,7 @@ from typing import Final
 
 from ..cards import SKIP, Card, phase10_deck
 from ..common import tokens
-from ..game import JSON, rules_to_json
+from ..game import JSON, Rules, rules_of, rules_to_json
 from ..meld_check import parse_meld
 from ..melds import GroupKind, Meld, MeldError, format_meld
 from ..position import (
@@ -69,8 +69,9 @@ class _Hand:
     drawn: bool  # the seat to move has drawn (decision play)
 
 
-def read(fields: Fields, rules: Phase10Rules) -> dict[str, JSON]:
+def read(fields: Fields, options: Rules) -> dict[str, JSON]:
     """A checked Phase 10 position as a snapshot (`Phase10State.from_snapshot`)."""
+    rules = rules_of(Phase10Rules, options)
     seed = seed_of(fields)
     seat_fields = fields.tables("seat", "seat")
     n = len(seat_fields)

@@ -33,7 +33,17 @@ from ..common import (
     snapshot_outcome,
     tokens,
 )
-from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
+from ..game import (
+    JSON,
+    Event,
+    EventKind,
+    Outcome,
+    Rules,
+    Termination,
+    check_players,
+    rules_from_json,
+    rules_of,
+)
 from ..meld_check import build_meld, extend, parse_meld
 from ..melds import Meld, MeldError, format_meld
 from .actions import Action, Discard, Group, Hit, LayDown, parse_action
@@ -526,9 +536,9 @@ def _seats(seats: Iterable[int]) -> str:
     return ", ".join(map(str, seats))
 
 
-def new_game(rules: Phase10Rules, players: int, seed: int | str) -> Phase10State:
+def new_game(rules: Rules, players: int, seed: int | str) -> Phase10State:
     """A new game: the first hand is dealt and the first player is to draw."""
-    return Phase10State(rules, players, seed)
+    return Phase10State(rules_of(Phase10Rules, rules), players, seed)
 
 
 # Each action type's check and move, read by `_checks` and `_moves`.

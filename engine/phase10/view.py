@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from ..cards import SKIP, WILD, Card, Kind
 from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
-from ..game import JSON, Rebuilt, by_init
+from ..game import JSON, Rebuilt, Rules, by_init, rules_of
 from ..meld_check import parse_meld
 from ..meld_search import Need, find_groups
 from ..melds import Declared, GroupKind, Meld, format_meld
@@ -409,9 +409,10 @@ class Phase10View:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, JSON], rules: Phase10Rules) -> Phase10View:
+    def from_json(cls, data: Mapping[str, JSON], rules: Rules) -> Phase10View:
         """The view whose `to_json()` is `data` (what a protocol bot is sent), under `rules`
         (the `rule` lines): a seat's laid phase is its phase once `laid` is true."""
+        rules = rules_of(Phase10Rules, rules)
         seats = sorted(data["seats"], key=lambda s: s["seat"])
         seat = int(data["seat"])
         laid = tuple(

@@ -14,14 +14,15 @@ from typing import Final
 from ..cards import fivecrowns_deck
 from ..common import tokens
 from ..fivecrowns.solver import groups_all
-from ..game import JSON, rules_to_json
+from ..game import JSON, Rules, rules_of, rules_to_json
 from ..position import Codec, Fields, PositionError, account, fill_draw_pile, seed_of, top_first
 from . import GAME
 from .rules import DECKS, PILE_SIZES, SolitaireRules
 
 
-def read(fields: Fields, rules: SolitaireRules) -> dict[str, JSON]:
+def read(fields: Fields, options: Rules) -> dict[str, JSON]:
     """A checked Solitaire position as a snapshot (`SolitaireState.from_snapshot`)."""
+    rules = rules_of(SolitaireRules, options)
     seed = seed_of(fields)
     fields.whole("to_move", 0, high=0)
     fields.word("decision", ("place",), "place")

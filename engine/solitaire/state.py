@@ -38,7 +38,17 @@ from ..common import (
     tokens,
 )
 from ..fivecrowns.solver import CLOSES, STAYS_OPEN, Solver, close_check, keeps_loner, pile_points
-from ..game import JSON, Event, EventKind, Outcome, Termination, check_players, rules_from_json
+from ..game import (
+    JSON,
+    Event,
+    EventKind,
+    Outcome,
+    Rules,
+    Termination,
+    check_players,
+    rules_from_json,
+    rules_of,
+)
 from .actions import Place, parse_action, place
 from .rules import DECKS, LOST, PILE_SIZES, WON, SolitaireRules
 from .view import SolitaireView, legal_places, pile_places
@@ -235,9 +245,9 @@ def _places_of(piles: list[tuple[Card, ...]]) -> list[tuple[Place, ...]]:
     return [pile_places(size, cards) for size, cards in zip(PILE_SIZES, piles, strict=True)]
 
 
-def new_game(rules: SolitaireRules, players: int, seed: int | str) -> SolitaireState:
+def new_game(rules: Rules, players: int, seed: int | str) -> SolitaireState:
     """A new game: the piles are dealt (and checked) and the first card is to be placed."""
-    return SolitaireState(rules, players, seed)
+    return SolitaireState(rules_of(SolitaireRules, rules), players, seed)
 
 
 # Each action type's check and move, read by `_checks` and `_moves`.

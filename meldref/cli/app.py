@@ -17,17 +17,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import difflib
-import functools
 import importlib
 import os
 import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Final, NoReturn
+from typing import TYPE_CHECKING, Annotated, Final, NoReturn
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
+
+if TYPE_CHECKING:  # typer's own click (typer._click), which its classes are made of
+    from typer._click import Command, Context
 
 from .. import __version__
 
@@ -123,17 +125,18 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 class LazyCommands(TyperGroup):
     """The group of `COMMANDS`: each listed from its line, imported when it is resolved."""
 
-    def list_commands(self, ctx: Any) -> list[str]:
+    def list_commands(self, ctx: Context) -> list[str]:
         return [*COMMANDS, *(name for name in super().list_commands(ctx)
                             if name not in COMMANDS)]
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         if cmd_name in self.commands or cmd_name not in COMMANDS:
             return super().get_command(ctx, cmd_name)
         # Only listed (the group's help): a stand-in with the command's line.
         return typer.core.TyperCommand(cmd_name, help=COMMANDS[cmd_name][2])
 
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+    def resolve_command(self, ctx: Context, args: list[str],
+                        ) -> tuple[str | None, Command | None, list[str]]:
         if args and args[0] in COMMANDS and args[0] not in self.commands:
             self.add_command(load_command(args[0]), args[0])
         names = self.list_commands(ctx)
@@ -145,7 +148,7 @@ class LazyCommands(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
-def load_command(name: str) -> Any:
+def load_command(name: str) -> Command:
     """The click command of `COMMANDS[name]`, its module imported now."""
     module, attribute, _ = COMMANDS[name]
     found = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
@@ -161,22 +164,31 @@ def load_command(name: str) -> Any:
     return command
 
 
-def plain_help(command: Any) -> None:
+def plain_help(command: Command) -> None:
     """Give `command` and its subcommands click's plain help, as wide as the terminal: rich's
     boxes gave the flags' `--no-...` forms a column of their own and left the words a third
     of 80 columns (`tournament --help` took 240 lines; plain, 76)."""
     for sub in getattr(command, "commands", {}).values():
         plain_help(sub)
-    command.rich_markup_mode = None
+    if isinstance(command, TyperCommand | TyperGroup):  # what typer builds, every one of them
+        command.rich_markup_mode = None
     command.context_settings = {**(command.context_settings or {}),
                                 "max_content_width": 10_000}
     command.context_class = _terminal_wide(command.context_class)
 
 
-@functools.cache
-def _terminal_wide(context: type[Any]) -> type[Any]:
+_WIDE: Final[dict[type[Context], type[Context]]] = {}  # each context class, made wide once
+
+
+def _terminal_wide(context: type[Context]) -> type[Context]:
     """`context` with help as wide as the terminal (COLUMNS) says, also where click would
     force 80 columns (its test runner's): a help read whole is one line per option."""
+    if context not in _WIDE:
+        _WIDE[context] = _widened(context)
+    return _WIDE[context]
+
+
+def _widened(context: type[Context]) -> type[Context]:
     base = context.formatter_class
 
     class Formatter(base):  # type: ignore[valid-type,misc]
@@ -195,7 +207,7 @@ def _terminal_wide(context: type[Any]) -> type[Any]:
 OUTPUT_ALIASES: Final = ("--replay", "--output")
 
 
-def with_output_aliases(command: Any) -> None:
+def with_output_aliases(command: Command) -> None:
     """Let every command with an `--out` option (`command` or its subcommands) read its old
     names as `--out`. The arguments are renamed before they are parsed: typer's click fills
     a parameter from the last option of its name processed, so a hidden option of the same
@@ -208,10 +220,10 @@ def with_output_aliases(command: Any) -> None:
         return
     parse = command.parse_args
 
-    def parse_args(ctx: Any, args: list[str]) -> Any:
+    def parse_args(ctx: Context, args: list[str]) -> list[str]:
         return parse(ctx, renamed(args, aliases))
 
-    command.parse_args = parse_args
+    command.parse_args = parse_args  # type: ignore[method-assign]  # (the instance's own)
 
 
 def renamed(args: list[str], aliases: tuple[str, ...]) -> list[str]:

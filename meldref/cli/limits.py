@@ -18,11 +18,12 @@ from typing import Annotated, Any, Final
 
 import typer
 
+from ..engine.game import JSON
 from ..protocol.referee import MatchPolicy
 from ..settings import LimitSettings, SettingsError, limit_settings
 from .common import err, fail
 
-LimitFlags = dict[str, Any]  # the `[limits]` keys given on the command line, by public name
+LimitFlags = dict[str, JSON]  # the `[limits]` keys given on the command line, by public name
 Command = Callable[..., None]
 
 _POLICY: Final = MatchPolicy()

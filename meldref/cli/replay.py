@@ -7,11 +7,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.markup import escape
 
+from ..engine.game import JSON
 from ..private import write_private_text
 from ..protocol.seats import BotSpec
 from ..replay.words import printable
@@ -109,7 +110,7 @@ def replay_verify(
     from ..replay.files import ReplayError, ReplayPathError, verify
 
     code = 0
-    verdicts: list[dict[str, Any]] = []
+    verdicts: list[dict[str, JSON]] = []
     for path in _files(paths):
         try:
             done = verify(path)
@@ -168,7 +169,7 @@ def replay_stats(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _or_dash(value: Any) -> str:
+def _or_dash(value: object) -> str:
     """A figure, or "-" where there is none (a mean over no finished game)."""
     if value is None:
         return "-"

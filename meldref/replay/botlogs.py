@@ -12,36 +12,38 @@ from __future__ import annotations
 import re
 import stat
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
+
+from ..engine.game import JSON
 
 EXCERPT: Final = 32_768  # bytes from the end of each log
 _GAME_ID: Final = re.compile(r"[A-Za-z0-9_#-][A-Za-z0-9_.#-]*")
 _CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def log_folder(replay: Path, game_id: Any) -> Path | None:
+def log_folder(replay: Path, game_id: JSON) -> Path | None:
     """Where the tournament that wrote `replay` (in its `replays/`) kept the game's logs."""
     if not isinstance(game_id, str) or not _GAME_ID.fullmatch(game_id):
         return None
     return replay.parent.parent / "logs" / game_id
 
 
-def bot_logs(replay: Path, game_id: Any, players: int, seat: int | None,
-             ) -> list[dict[str, Any] | None] | None:
+def bot_logs(replay: Path, game_id: JSON, players: int, seat: int | None,
+             ) -> list[dict[str, JSON] | None] | None:
     """Per seat, the end of its bot's stderr log (None: no log); None when the game has no
     logs at all. A seat's page (`seat` K) carries seat K's log only: another bot's stderr
     can name its cards."""
     folder = log_folder(replay, game_id)
     if folder is None or not folder.is_dir():
         return None
-    out: list[dict[str, Any] | None] = []
+    out: list[dict[str, JSON] | None] = []
     for k in range(players):
         found = sorted(folder.glob(f"seat{k}-*.stderr")) if seat in (None, k) else []
         out.append(_excerpt(found[0], folder.parent.parent) if found else None)
     return out if any(out) else None
 
 
-def _excerpt(path: Path, root: Path) -> dict[str, Any] | None:
+def _excerpt(path: Path, root: Path) -> dict[str, JSON] | None:
     try:
         info = path.lstat()
         if not stat.S_ISREG(info.st_mode):

@@ -21,16 +21,18 @@ from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Final
+from typing import IO, TYPE_CHECKING, Final, NoReturn
 
 from .. import __version__
 from ..engine.game import (
+    JSON,
     Event,
     GameInfo,
     GameState,
     IllegalActionError,
     InvalidActionError,
     RuleOptionError,
+    Rules,
     Termination,
     UnknownGameError,
     find_game,
@@ -64,14 +66,14 @@ def _digest(previous: str, *body: bytes | memoryview) -> str:
     return digest.hexdigest()[:16]
 
 
-def _dumps(record: Mapping[str, Any]) -> str:
+def _dumps(record: Mapping[str, JSON]) -> str:
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 class ReplayWriter:
     """Writes one replay, flushing every line so a killed referee leaves a readable file."""
 
-    def __init__(self, path: str | os.PathLike[str], header: Mapping[str, Any]) -> None:
+    def __init__(self, path: str | os.PathLike[str], header: Mapping[str, JSON]) -> None:
         self.path = Path(path)
         private_dir(self.path.parent, tighten=False)  # the folder given may be a shared one
         self._file: IO[str] | None = open_private(self.path, "w", encoding="utf-8",
@@ -80,7 +82,7 @@ class ReplayWriter:
         self.write({"type": "header", "format": FORMAT, "version": FORMAT_VERSION,
                     "meldref": __version__, **header})
 
-    def write(self, record: Mapping[str, Any]) -> None:
+    def write(self, record: Mapping[str, JSON]) -> None:
         """Append one record (a JSON-able dict with a "type") and flush it to disk."""
         if self._file is None:
             raise ValueError(f"replay {self.path} is closed")
@@ -242,7 +244,7 @@ class Replay:
     def faults(self) -> list[Record]:
         return [r for _, r in self.records if r["type"] == "fault"]
 
-    def rules(self) -> Any:
+    def rules(self) -> Rules:
         return rules_from_json(self.game.rules_type, self.header["rules"])
 
     def new_state(self) -> GameState:
@@ -470,7 +472,7 @@ def decode_line(raw: bytes, line: int = 0) -> Record:
     return _record(line, _text(line, raw))
 
 
-def decode_json(raw: bytes, most: int = MAX_VALUES) -> Any:
+def decode_json(raw: bytes, most: int = MAX_VALUES) -> JSON:
     """The JSON value in `raw` (a line of a tournament's results, its standings) if it holds
     at most `most` values, counted before any is built; `ReplayError` saying why not."""
     return _json(0, _text(0, raw, most))
@@ -488,7 +490,7 @@ def _text(number: int, raw: bytes, most: int = MAX_VALUES) -> str:
         raise ReplayError(number, "altered: not valid UTF-8") from None
 
 
-def _json(number: int, text: str) -> Any:
+def _json(number: int, text: str) -> JSON:
     try:
         return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, huge numbers, deep nesting
@@ -503,13 +505,13 @@ def _record(number: int, text: str) -> Record:
     return record
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     # Python's json reads NaN and Infinity, which are not JSON and which no writer of ours
     # writes; a NaN clock in a header's policy would pass every comparison with it.
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> Record:
+def _unique_keys(pairs: list[tuple[str, JSON]]) -> Record:
     # A key given twice means one thing to Python's json (the last) and another to readers
     # that take the first: a line that says two things is not a replay's.
     record = dict(pairs)
@@ -564,7 +566,7 @@ def check_result_shape(players: int, line: int, result: Record) -> None:
 # Re-simulation
 
 
-def event_for_seat(data: Mapping[str, Any], seat: int | None) -> Record:
+def event_for_seat(data: Mapping[str, JSON], seat: int | None) -> Record:
     """A stored event (`protocol.referee.event_record`) as `seat` saw it (None: everything)."""
     private = set(data.get("private") or ())
     show_all = seat is None or data.get("seat") == seat
@@ -622,7 +624,7 @@ def check_start(replay: Replay, state: GameState, line: int, record: Record) -> 
         _same_events(line, "the events of the first deal", stored, state.opening_events())
 
 
-def _same_events(line: int, what: str, stored: Any, events: list[Event]) -> None:
+def _same_events(line: int, what: str, stored: JSON, events: list[Event]) -> None:
     expected = [event_record(e) for e in events]
     if stored == expected:
         return

@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import BinaryIO, Final
 
+from ..engine.game import JSON
 from ..private import private_dir, write_private_text
 from .files import (
     MAX_LINE,
@@ -50,7 +51,7 @@ def relative(path: Path, folder: Path) -> str:
     return path.resolve().relative_to(folder.resolve()).as_posix()
 
 
-def _first_and_last_lines(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None]:
+def _first_and_last_lines(path: Path) -> tuple[dict[str, JSON], dict[str, JSON] | None]:
     header = open_replay(path).header  # checked as every reader checks it
     with open_replay_bytes(path) as f:
         tail = _last_line(f).rstrip(b"\n")
@@ -69,7 +70,7 @@ def _last_line(f: io.BufferedIOBase) -> bytes:
     return kept[0] if kept else b""
 
 
-def row_from_replay(path: Path, folder: Path) -> dict[str, Any]:
+def row_from_replay(path: Path, folder: Path) -> dict[str, JSON]:
     """A list row from a replay's header and result lines (a truncated game has no result)."""
     try:
         header, result = _first_and_last_lines(path)
@@ -89,7 +90,7 @@ def row_from_replay(path: Path, folder: Path) -> dict[str, Any]:
     }
 
 
-def row_from_result(line: Mapping[str, Any]) -> dict[str, Any]:
+def row_from_result(line: Mapping[str, JSON]) -> dict[str, JSON]:
     """A list row from a tournament's `results.jsonl` line."""
     faults = line.get("faults") or []
     return {
@@ -104,9 +105,9 @@ def row_from_result(line: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _results(folder: Path) -> dict[str, dict[str, Any]]:
+def _results(folder: Path) -> dict[str, dict[str, JSON]]:
     path = folder / "results.jsonl"
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, dict[str, JSON]] = {}
     if not path.is_file():
         return rows
     with path.open("rb") as f:
@@ -141,7 +142,7 @@ def folder_replays(folder: Path) -> list[Path]:
     return [p for p in replay_files([folder]) if p.resolve().is_relative_to(root)]
 
 
-def game_rows(folder: Path, paths: Iterable[Path] | None = None) -> list[dict[str, Any]]:
+def game_rows(folder: Path, paths: Iterable[Path] | None = None) -> list[dict[str, JSON]]:
     """One row per replay under `folder`, in file order."""
     known = _results(folder)
     rows = []
@@ -154,7 +155,7 @@ def game_rows(folder: Path, paths: Iterable[Path] | None = None) -> list[dict[st
     return rows
 
 
-def standings(folder: Path) -> list[dict[str, Any]] | None:
+def standings(folder: Path) -> list[dict[str, JSON]] | None:
     """The tournament's standings (`standings.json`), or None where there are none."""
     try:
         with (folder / "standings.json").open("rb") as f:
@@ -166,8 +167,8 @@ def standings(folder: Path) -> list[dict[str, Any]] | None:
     return table if isinstance(table, list) else None
 
 
-def list_page(title: str, rows: list[dict[str, Any]], table: list[dict[str, Any]] | None,
-              link: Callable[[dict[str, Any]], str | None], seat_links: bool = False) -> str:
+def list_page(title: str, rows: list[dict[str, JSON]], table: list[dict[str, JSON]] | None,
+              link: Callable[[dict[str, JSON]], str | None], seat_links: bool = False) -> str:
     """The page listing `rows` (each linked by `link(row)`) with the standings `table`."""
     for row in rows:
         row["href"] = link(row)

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import tomlkit
 
-from ..engine.game import GameInfo, UnknownGameError, find_game, rules_to_json
+from ..engine.game import JSON, GameInfo, Rules, UnknownGameError, find_game, rules_to_json
 from ..engine.position import Position, PositionError, position_of, read_position
 from ..settings import SettingsError, parse_rules
 from .files import Outline, ReplayError, open_replay, simulate
@@ -37,11 +37,11 @@ class PositionFile:
 
     path: Path
     game: GameInfo
-    rules: Any
+    rules: Rules
     position: Position
 
 
-def load_position(path: Path, game: str | None = None, rules: Mapping[str, Any] | None = None,
+def load_position(path: Path, game: str | None = None, rules: Mapping[str, JSON] | None = None,
                   seed: int | None = None) -> PositionFile:
     """The position in the TOML file `path`; `game` (when given) must be the file's, `rules`
     (option texts, as `--rules` gives them) go over its `[rules]`, and `seed` over its seed.
@@ -99,7 +99,7 @@ def position_files(folder: Path) -> list[Path]:
     return files
 
 
-def position_toml(position: Mapping[str, Any], rules: Any) -> str:
+def position_toml(position: Mapping[str, JSON], rules: Rules) -> str:
     """A position (`Position.to_json`, `engine.position.position_of`) and the rules it is
     played under as the text of a position file: the options that differ from the defaults
     in `[rules]`, then the seats, the table and the piles."""

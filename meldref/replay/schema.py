@@ -17,13 +17,14 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..engine.game import JSON
 from ..protocol.errors import MAX_DETAIL, FaultOutcome, SeatStatus
 from ..protocol.referee import NOTES_PER_KIND
 from ..settings import describe
 
 # One line of a replay as JSON reads it, before and after its schema is checked: its keys are
 # the record type's (spec/REPLAY.md), its values JSON's.
-Record = dict[str, Any]
+Record = dict[str, JSON]
 MAX_SEATS: Final = 64
 MAX_COUNT: Final = 100_000_000  # actions, decisions, request ids
 MAX_POINTS: Final = 10**9  # any score a game can reach, by far

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from ..engine.game import JSON
 from ..protocol.errors import Fault
 from ..protocol.records import Figures
 from ..verdicts.tally import Tally
@@ -38,7 +38,7 @@ class Stats:
         self.add_game(path, done.names, done.actions, done.fault_records, done.result)
 
     def add_game(self, path: Path, names: list[str], actions: int,
-                 fault_records: Iterable[dict[str, Any]], result: dict[str, Any] | None) -> None:
+                 fault_records: Iterable[dict[str, JSON]], result: dict[str, JSON] | None) -> None:
         self.games += 1
         self.actions += actions
         faults: list[list[Fault]] = [[] for _ in names]
@@ -56,7 +56,7 @@ class Stats:
         self.hands += record.hands or 0
         self.tally.add(names, record.outcome, record.faults)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         finished = self.finished
         return {
             "games": self.games, "finished": finished,

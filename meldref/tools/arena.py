@@ -22,16 +22,19 @@ import statistics
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
 
 from ..bots import sdk
-from ..engine.game import find_game
+from ..engine.game import JSON, Bot, GameInfo, Rules, find_game
 from ..protocol.conversation import Reply, Request, Setup, request_text
 from ..protocol.errors import BotProtocolError, Fault, FaultOutcome
 from ..protocol.records import GameRecord
 from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import BotSpec, InProcessSeat, Seat, seat_from_spec
 from ..protocol.wire import error_line, event_line, gameover_line, parse_bot_line, setup_lines
+
+# What `play` seats: an SDK bot, an in-process bot (`act(view)`), or a `--bot` text.
+Player = sdk.Bot | Bot | str | BotSpec
 
 
 class _Lines:
@@ -75,7 +78,7 @@ class SdkSeat(Seat):
     def start(self, setup: Setup) -> None:
         self._feed(*setup_lines(setup.game, setup.seat, setup.rules, setup.names))
 
-    def notify(self, events: Sequence[Mapping[str, Any]]) -> None:
+    def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
         self._feed(*(event_line(e) for e in events))
 
     def decide(self, request: Request) -> Reply:
@@ -94,7 +97,7 @@ class SdkSeat(Seat):
     def reject(self, request_id: int | None, reason: str) -> None:
         self._feed(error_line(request_id, reason))
 
-    def finish(self, result: Mapping[str, Any]) -> None:
+    def finish(self, result: Mapping[str, JSON]) -> None:
         self._feed(gameover_line(result))
 
     def close(self) -> None:
@@ -137,8 +140,8 @@ class ArenaResult:
             f"mean score {s.mean_score:.1f}, {s.faults} faults" for s in self.standings)
 
 
-def play(game: str, bots: Sequence[Any], games: int = 1, seed: int = 0,
-         rules: Any = None, policy: MatchPolicy | None = None) -> ArenaResult:
+def play(game: str, bots: Sequence[Player], games: int = 1, seed: int = 0,
+         rules: Rules | None = None, policy: MatchPolicy | None = None) -> ArenaResult:
     """Play `games` games of `game` between `bots` (see the module docstring); `rules`: the
     game's rules dataclass (default: its defaults)."""
     info = find_game(game)
@@ -168,7 +171,7 @@ def play(game: str, bots: Sequence[Any], games: int = 1, seed: int = 0,
     return ArenaResult(records, standings)
 
 
-def _seat(bot: Any, info: Any, k: int) -> Seat:
+def _seat(bot: Player, info: GameInfo, k: int) -> Seat:
     if isinstance(bot, sdk.Bot):
         return SdkSeat(bot)
     if isinstance(bot, str | BotSpec):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..bots.sdk import SDK_RAISED
-from ..engine.game import GAME_NAMES, UnknownGameError, find_game
+from ..engine.game import GAME_NAMES, JSON, GameInfo, Rules, UnknownGameError, find_game
 from ..private import private_dir
 from ..protocol.channel import EOF, EXITED, TOO_LONG
 from ..protocol.command import BotCommand, describe_exit
@@ -59,7 +59,7 @@ class Report:
         self.checks.append(check)
         return check
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"command": self.command, "passed": self.passed, "ids": self.ids,
                 "checks": [{"check": c.name, "status": c.status, "detail": c.detail}
                            for c in self.checks]}
@@ -166,7 +166,7 @@ def check_bot(command: str, games: Sequence[str] = (), *legacy: Any,
               policy: MatchPolicy | None = None, strict: bool = False,
               log_dir: Path | None = None, progress: Callable[[Check], None] | None = None,
               limits: Limits | None = None, position: PositionFile | None = None,
-              rules: Any = None, seat_counts: Sequence[int] = ()) -> Report:
+              rules: Rules | None = None, seat_counts: Sequence[int] = ()) -> Report:
     """Run the whole checklist against the program `command`, every process of it under the
     resource limits of `limits` (as a match would run it). The games are played with the
     clocks of `policy` (default: a match's, `MatchPolicy()`, the time bank included), or with
@@ -419,7 +419,7 @@ def _end_of_input(command: BotCommand, game: str, startup: float, add: Add,
 
 
 def _game_checks(command: str, game: str, policy: MatchPolicy, log_dir: Path | None, add: Add,
-                 limits: Limits, rules: Any = None, players: int | None = None) -> None:
+                 limits: Limits, rules: Rules | None = None, players: int | None = None) -> None:
     try:
         info = find_game(game)
     except UnknownGameError as exc:
@@ -481,12 +481,12 @@ def _position_checks(command: str, loaded: PositionFile, policy: MatchPolicy,
                      f"{record.outcome.termination.value}, place {record.outcome.places[seat_no]}")
 
 
-def _one_game(info: Any, seat: Seat, others: list[Seat], policy: MatchPolicy, n: int,
-              add: Add, rules: Any = None) -> bool:
+def _one_game(info: GameInfo, seat: Seat, others: list[Seat], policy: MatchPolicy, n: int,
+              add: Add, rules: Rules | None = None) -> bool:
     asked: Counter[str] = Counter()
     times: list[float] = []
 
-    def on_record(record: dict[str, Any]) -> None:
+    def on_record(record: dict[str, JSON]) -> None:
         if record.get("type") == "action" and record["seat"] == 0 and not record.get("auto"):
             asked[record["decision"]] += 1
             if record.get("elapsed") is not None:

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ..engine.game import rules_to_json
+from ..engine.game import JSON, rules_to_json
 from ..engine.position import same_action, why_not_action
 from ..protocol.errors import BotError
 from ..protocol.referee import MatchPolicy
@@ -40,7 +39,7 @@ class Answer:
     def passed(self) -> bool:
         return self.problem is None and self.matched is not False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"position": str(self.path), "seat": self.seat, "decision": self.decision,
                 "action": self.action, "legal": self.problem is None and self.action is not None,
                 "problem": self.problem, "expected": list(self.expected),

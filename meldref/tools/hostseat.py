@@ -13,9 +13,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Any
 
-from ..engine.game import GameInfo, find_game
+from ..engine.game import JSON, GameInfo, find_game
 from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import Limits, Seat, StreamSeat, seat_from_spec
 from ..settings import SettingsError, parse_rules
@@ -68,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         record = play_game(game, rules, seats, args.seed, policy)
     finally:
         close_all(seats)
-    summary: dict[str, Any] = record.outcome.to_json()
+    summary: dict[str, JSON] = record.outcome.to_json()
     print(f"hostseat: {summary} status {record.status}", file=sys.stderr)
     for seat, faults in enumerate(record.faults):
         for fault in faults:

@@ -12,14 +12,14 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ..engine.cards import Card, CardError, Kind, sort_key
-from ..engine.game import EventKind, GameInfo
+from ..engine.game import JSON, EventKind, GameInfo, Rules
 from ..protocol.errors import BotCrashedError, Fault, FaultOutcome
 from ..protocol.referee import MatchPolicy, close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
@@ -65,7 +65,7 @@ class HumanSeat(Seat):
         self.names = list(names)
         self.legal: list[str] = []
         self.request: Request | None = None
-        self.shown: dict[str, list[dict[str, Any]]] = {}  # each table as last printed
+        self.shown: dict[str, list[dict[str, JSON]]] = {}  # each table as last printed
         self.hand_shown: object = None  # the hand (round) those tables belong to
 
     # -- Seat ----------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ class HumanSeat(Seat):
                  f"{setup.players}. Type [bold]help[/bold] for the action forms, "
                  "[bold]hint[/bold] for the legal actions.")
 
-    def notify(self, events: Sequence[Mapping[str, Any]]) -> None:
+    def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
         for event in events:
             if event.get("event") == EventKind.GAME_OVER:
                 continue
@@ -100,7 +100,7 @@ class HumanSeat(Seat):
     def reject(self, request_id: int | None, reason: str) -> None:
         self.say(f"[red]refused:[/red] {escape(reason)}")
 
-    def finish(self, result: Mapping[str, Any]) -> None:
+    def finish(self, result: Mapping[str, JSON]) -> None:
         winners = ", ".join(self._who(s) for s in result.get("winners", [])) or "the deck"
         seats = [f"{self._who(s)} {score} (place {place})" for s, (score, place) in
                  enumerate(zip(result.get("scores", []), result.get("places", []), strict=False))]
@@ -165,7 +165,7 @@ class HumanSeat(Seat):
     def say(self, text: str, markup: bool = True) -> None:
         self.console.print(text, markup=markup, highlight=False, soft_wrap=True)
 
-    def show_table(self, view: Mapping[str, Any], full: bool = False) -> None:
+    def show_table(self, view: Mapping[str, JSON], full: bool = False) -> None:
         """The seat's view: its hand sorted and grouped, the piles, the table, every seat. A
         table already printed this hand is told by what changed in it (`full`: in full)."""
         head = [f"seat {self.seat}", f"to decide: {view.get('decision')}"]
@@ -224,7 +224,7 @@ def group_hand(tokens: Sequence[str]) -> str:
     return " | ".join(" ".join(g) for g in groups) or "(empty)"
 
 
-def records_table(title: str, rows: Sequence[Mapping[str, Any]]) -> Table:
+def records_table(title: str, rows: Sequence[Mapping[str, JSON]]) -> Table:
     table = Table(title=title.replace("_", " "), title_justify="left")
     columns = list(dict.fromkeys(k for row in rows for k in row))
     for column in columns:
@@ -234,13 +234,13 @@ def records_table(title: str, rows: Sequence[Mapping[str, Any]]) -> Table:
     return table
 
 
-def changes(title: str, before: Sequence[Mapping[str, Any]],
-            after: Sequence[Mapping[str, Any]]) -> list[str]:
+def changes(title: str, before: Sequence[Mapping[str, JSON]],
+            after: Sequence[Mapping[str, JSON]]) -> list[str]:
     """What changed in a table since it was printed, a line per row (rows by their first
     column, `seat 1` or `id 3`): `seats: seat 0 hand size 10 -> 11`."""
     name = title.replace("_", " ")
 
-    def label(row: Mapping[str, Any]) -> str:
+    def label(row: Mapping[str, JSON]) -> str:
         key = next(iter(row), "")
         return f"{key.replace('_', ' ')} {_cell(row.get(key))}"
 
@@ -292,7 +292,7 @@ def _styled(token: str) -> str:
     return f"[{style}]{escape(token)}[/]" if style else escape(token)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: JSON) -> str:
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -308,7 +308,7 @@ PERSON_POLICY: Final = MatchPolicy(move_time=24 * 3600.0, first_move_time=24 * 3
                                    startup_time=30.0, illegal_retries=5)
 
 
-def play_person(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seat: int, seed: int,
+def play_person(info: GameInfo, rules: Rules, bots: Sequence[BotEntry], seat: int, seed: int,
                 replay: Path | None, console: Console,
                 read: Callable[[str], str] = input) -> None:
     """A game in which a person plays `seat` from the terminal and `bots` the others.

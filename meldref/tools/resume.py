@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ..engine.game import find_game
+from ..engine.game import JSON, find_game
 from ..protocol.errors import Fault
 from ..protocol.records import ResultLine
 from ..protocol.referee import close_all
@@ -33,7 +32,7 @@ class Script:
     texts: list[str]
     applied: list[str] = field(default_factory=list)
 
-    def on_record(self, record: Mapping[str, Any]) -> None:
+    def on_record(self, record: Mapping[str, JSON]) -> None:
         if record.get("type") == "action":
             self.applied.append(str(record["action"]))
 
@@ -78,13 +77,13 @@ class ScriptedSeat(Seat):
             return Reply(text, 0.0)
         return self.inner.decide(request)
 
-    def notify(self, events: Sequence[Mapping[str, Any]]) -> None:
+    def notify(self, events: Sequence[Mapping[str, JSON]]) -> None:
         self.inner.notify(events)
 
     def reject(self, request_id: int | None, reason: str) -> None:
         self.inner.reject(request_id, reason)
 
-    def finish(self, result: Mapping[str, Any]) -> None:
+    def finish(self, result: Mapping[str, JSON]) -> None:
         self.inner.finish(result)
 
     def close(self) -> None:
@@ -111,7 +110,7 @@ class UntrustedBotsError(ValueError):
     from whoever wrote it, and its commands run only when the user says so."""
 
 
-def recorded_bots(header: Mapping[str, Any], trust: bool,
+def recorded_bots(header: Mapping[str, JSON], trust: bool,
                   announce: Callable[[str], None] | None = None) -> list[BotSpec]:
     """The bots the replay's header names, one per seat. Built-in bots are data (the name of
     one of ours); a program is a command line that anyone who wrote the file chose, so it is

@@ -12,10 +12,18 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from ..bots import UnknownBotError
-from ..engine.game import RuleOptionError, UnknownGameError, find_game, rules_to_json
+from ..engine.game import (
+    JSON,
+    GameInfo,
+    RuleOptionError,
+    Rules,
+    UnknownGameError,
+    find_game,
+    rules_to_json,
+)
 from ..engine.position import Position
 from ..engine.registry import DEFAULT_GAME
 from ..private import copy_private, existing_file_problem, folder_problem, private_dir
@@ -40,7 +48,7 @@ class MatchSpec:
     """A checked match: game, rules, seats, seed, games, limits, replay destination."""
 
     game: str
-    rules: Any  # the game's rules dataclass
+    rules: Rules  # the game's rules dataclass
     bots: tuple[BotEntry, ...]
     seed: int
     games: int
@@ -235,7 +243,7 @@ def preflight(game: str, bots: Sequence[BotEntry], startup_time: float,
     return announced
 
 
-def _handshake(info: Any, bot: BotEntry, startup_time: float, log: Path,
+def _handshake(info: GameInfo, bot: BotEntry, startup_time: float, log: Path,
                keep_dir: Path | None, rlimits: Limits, cwd: str | None,
                keeper: BotKeeper | None = None) -> str:
     """The name `bot` announces ("" for none, and for built-in bots); `ConfigError` if it
@@ -330,9 +338,9 @@ def failed_bots(lines: Sequence[ResultLine]) -> list[str]:
     return out
 
 
-def game_summary(line: ResultLine) -> dict[str, Any]:
+def game_summary(line: ResultLine) -> dict[str, JSON]:
     """One game for `--json`: who won, scores, progress, faults (nothing time-dependent)."""
-    out: dict[str, Any] = {"game_id": line.game_id, "seed": line.seed,
+    out: dict[str, JSON] = {"game_id": line.game_id, "seed": line.seed,
                            "seats": list(line.bots),
                            "status": "ok" if line.ok else "error"}
     figures = line.figures
@@ -365,7 +373,7 @@ def game_summary(line: ResultLine) -> dict[str, Any]:
     return out
 
 
-def totals(lines: Sequence[ResultLine], bots: Sequence[BotEntry]) -> list[dict[str, Any]]:
+def totals(lines: Sequence[ResultLine], bots: Sequence[BotEntry]) -> list[dict[str, JSON]]:
     """Per bot over the match: games, wins (shared wins split), mean score and place, faults."""
     tally = Tally(b.name for b in bots)
     for line in lines:
@@ -377,7 +385,7 @@ def totals(lines: Sequence[ResultLine], bots: Sequence[BotEntry]) -> list[dict[s
              "faults": row.fault_count} for row in tally.rows()]
 
 
-def played_rules(spec: MatchSpec) -> Any:
+def played_rules(spec: MatchSpec) -> Rules:
     """The rules the games are played under: a game settles some options for its number of
     seats when it starts (Five Crowns' `party=auto` becomes on or off: the game's
     `check_rules` returns the rules so settled), and the replays and the seats' `rule` lines
@@ -387,7 +395,7 @@ def played_rules(spec: MatchSpec) -> Any:
     return spec.rules if settled is None else settled
 
 
-def match_json(spec: MatchSpec, lines: Sequence[ResultLine]) -> dict[str, Any]:
+def match_json(spec: MatchSpec, lines: Sequence[ResultLine]) -> dict[str, JSON]:
     position = {"position": spec.position.to_json()} if spec.position is not None else {}
     return {
         "game": spec.game,
@@ -401,6 +409,6 @@ def match_json(spec: MatchSpec, lines: Sequence[ResultLine]) -> dict[str, Any]:
     }
 
 
-def bots_json(bots: Sequence[BotEntry]) -> list[dict[str, Any]]:
+def bots_json(bots: Sequence[BotEntry]) -> list[dict[str, JSON]]:
     """Each bot's name in the results and how it was seated (`command`: null for built-ins)."""
     return [b.to_json() for b in bots]

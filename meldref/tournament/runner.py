@@ -13,9 +13,9 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from ..engine.game import GameInfo, find_game
+from ..engine.game import JSON, GameInfo, Rules, find_game
 from ..engine.position import Position
 from ..private import create_private, open_private, private_dir
 from ..protocol.records import GameRecord, ResultLine
@@ -25,7 +25,7 @@ from ..replay.files import ReplayWriter
 from .keeper import BotKeeper, kept_here
 from .schedule import BotEntry, GameJob, bot_entries, bot_seed, seating_of
 
-RecordHook = Callable[[dict[str, Any]], None]
+RecordHook = Callable[[dict[str, JSON]], None]
 
 
 def replay_file(folder: Path, game_id: str) -> Path:
@@ -96,24 +96,24 @@ class ReplayRecorder:
     """
 
     def __init__(self, path: Path, game_id: str | None, bots: Sequence[BotEntry],
-                 seats: Sequence[Seat], extra: Mapping[str, Any] | None = None) -> None:
+                 seats: Sequence[Seat], extra: Mapping[str, JSON] | None = None) -> None:
         self.path, self.game_id, self.bots, self.seats = path, game_id, bots, seats
         self.extra = dict(extra or {})
         self.writer: ReplayWriter | None = None
 
-    def __call__(self, record: dict[str, Any]) -> None:
+    def __call__(self, record: dict[str, JSON]) -> None:
         if self.writer is None:
             self.writer = ReplayWriter(self.path, self.header(record))
         self.writer.write(record)
 
-    def header(self, start: Mapping[str, Any]) -> dict[str, Any]:
+    def header(self, start: Mapping[str, JSON]) -> dict[str, JSON]:
         if start.get("type") != "start":
             raise ValueError(f"a replay begins with the referee's start record, not {start!r}")
         return {"game": start["game"], "rules": start["rules"], "seed": start["seed"],
                 "players": start["players"], "policy": start["policy"],
                 "game_id": self.game_id, **self.extra, "seats": self.seat_info()}
 
-    def seat_info(self) -> list[dict[str, Any]]:
+    def seat_info(self) -> list[dict[str, JSON]]:
         out = []
         for k, (bot, seat) in enumerate(zip(self.bots, self.seats, strict=True)):
             ids = dict(seat.ids)
@@ -126,10 +126,10 @@ class ReplayRecorder:
             self.writer.close()
 
 
-def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: Sequence[Seat],
+def play_recorded(info: GameInfo, rules: Rules, bots: Sequence[BotEntry], seats: Sequence[Seat],
                   seed: int, policy: MatchPolicy, replay: Path | None,
                   game_id: str | None = None, also: RecordHook | None = None,
-                  extra: Mapping[str, Any] | None = None,
+                  extra: Mapping[str, JSON] | None = None,
                   position: Position | None = None) -> GameRecord:
     """`play_game` with a replay written line by line to `replay` (if given).
 
@@ -144,7 +144,7 @@ def play_recorded(info: GameInfo, rules: Any, bots: Sequence[BotEntry], seats: S
         recorder = ReplayRecorder(replay, game_id, bots, seats, extra)
         hooks.append(recorder)
 
-    def on_record(record: dict[str, Any]) -> None:
+    def on_record(record: dict[str, JSON]) -> None:
         for hook in hooks:
             hook(record)
 
@@ -289,8 +289,8 @@ def which_missing(spec: BotSpec, cwd: str | None = None) -> str | None:
     return None
 
 
-def play_one(game: str, specs: Sequence[str], seed: int, *, rules: Mapping[str, Any] | None = None,
-             limits: Mapping[str, Any] | None = None, names: Sequence[str] | None = None,
+def play_one(game: str, specs: Sequence[str], seed: int, *, rules: Mapping[str, JSON] | None = None,
+             limits: Mapping[str, JSON] | None = None, names: Sequence[str] | None = None,
              replay: Path | None = None, game_id: str = "game") -> ResultLine:
     """One game given as text (bot specs; rules and limits by their public names, as flags
     and TOML give them), checked here and played; its result line. For scripts, benchmarks and

@@ -29,10 +29,10 @@ import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
-from typing import Any, Literal
+from typing import Literal
 
 from ..engine.cards import rng_for
-from ..engine.game import rules_to_json
+from ..engine.game import JSON, Rules, find_game, rules_to_json
 from ..engine.position import Position
 from ..protocol.records import Figures, ResultLine
 from ..protocol.referee import MatchPolicy
@@ -51,7 +51,7 @@ class BotEntry:
     spec: BotSpec
     cwd: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """Its name, spec, and command (None for a built-in bot), as results list bots."""
         out = {"name": self.name, "spec": str(self.spec),
                "command": None if self.spec.builtin is not None else str(self.spec)}
@@ -100,7 +100,7 @@ class GameJob:
     index: int
     game_id: str
     game: str
-    rules: Any  # the game's rules dataclass
+    rules: Rules  # the game's rules dataclass
     seed: int
     deal: int
     bots: tuple[BotEntry, ...]  # in seat order
@@ -140,13 +140,17 @@ class Plan:
     format: Format = "round-robin"
     duplicate: bool = True
     seed: int | None = 1  # None: drawn at random when the tournament starts (`settle_seed`)
-    rules: Any = None  # the game's rules dataclass (None: the game's defaults)
+    rules: Rules | None = None  # the game's rules dataclass (None: the game's defaults)
     shared_deals: bool = False  # deal d the same at every table (`deal_seed`)
     # `--positions DIR` (an openings book): deal d starts from position d (cycling), played
     # in every seating at every table as a deal is.
     positions: tuple[Position, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def played_rules(self) -> Rules:
+        """The rules every game is dealt under: the plan's, or the game's defaults."""
+        return find_game(self.game).rules() if self.rules is None else self.rules
+
+    def to_json(self) -> dict[str, JSON]:
         """The plan as `tournament.json` records it (rules by their public names; positions
         by a digest each); a plan without shared deals or positions leaves their keys out, so
         its fingerprint is the one it always had and its tournament resumes."""
@@ -264,8 +268,8 @@ class Plan:
         rng_for(cards if self.duplicate else deal_seed(seed, room, 0), "seating").shuffle(drawn)
         seats = tuple(drawn[i] for i in rows[s]) if self.duplicate else (*drawn[s:], *drawn[:s])
         policy, limits, cwd = how
-        return GameJob(index, _game_id(t, deal, s), self.game, self.rules, cards, deal, seats,
-                       policy, limits, start, cwd=cwd)
+        return GameJob(index, _game_id(t, deal, s), self.game, self.played_rules(), cards, deal,
+                       seats, policy, limits, start, cwd=cwd)
 
 
 def _game_id(table: int, deal: int, seating: int) -> str:

@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from ..engine.game import JSON
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MIN_UNITS = 5  # independent units (deal sets) below which no interval is given
@@ -132,7 +133,7 @@ class Estimate:
     def negated(self) -> Estimate:
         return Estimate(-self.mean, self.se, self.units)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"mean": finite(self.mean), "se": finite(self.se),
                 "ci95": [finite(self.low), finite(self.high)],
                 "no_interval": self.why_no_interval}
@@ -242,7 +243,7 @@ class ScoreStats:
             return math.nan
         return (1 - math.erf(-(mean - 0.5) / math.sqrt(2 * se * se))) / 2
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {
             "games": finite(self.games), "score": finite(self.score.mean),
             "score_se": finite(self.score.se),

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from ..engine.game import JSON
 
 GameKey = tuple[tuple[str, ...], int, tuple[str, ...], tuple[int, ...], tuple[float, ...]]
 
@@ -42,7 +43,7 @@ class GameResult:
             raise ResultLineError(f"deal {self.deal}: bots, places and scores differ in length")
 
     @staticmethod
-    def from_json(line: Mapping[str, Any]) -> GameResult | None:
+    def from_json(line: Mapping[str, JSON]) -> GameResult | None:
         """The game of a result line; None for a game that did not finish ("status" not
         "ok"); `ResultLineError` for a line without its deal, bots, places or scores."""
         if line.get("status") != "ok":
@@ -83,7 +84,7 @@ class GameResult:
         return len(self.bots) >= 2 and len(set(self.bots)) == len(self.bots)
 
 
-def read_games(lines: Iterable[Mapping[str, Any]]) -> list[GameResult]:
+def read_games(lines: Iterable[Mapping[str, JSON]]) -> list[GameResult]:
     """The finished games of result lines, in canonical order (unfinished ones left out)."""
     games = [g for g in (GameResult.from_json(line) for line in lines) if g is not None]
     return sorted(games, key=lambda g: g.key)

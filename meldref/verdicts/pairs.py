@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ..engine.game import JSON
 from .elo import Estimate, ScoreStats, ratio_estimate, signed
 from .games import DealSet, GameResult, margin, pair_deal_sets
 
@@ -87,7 +87,7 @@ class HeadToHead:
         """The same record from `second`'s side."""
         return HeadToHead(self.second, self.first, tuple(d.flipped() for d in self.deal_sets))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         won, halved, lost = self.deal_record
         counts = self.counts
         return {
@@ -133,7 +133,7 @@ class SameDeals:
         return SameDeals(self.second, self.first, self.deals,
                          self.win_rate.negated(), self.score.negated())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"first": self.first, "second": self.second, "deals": self.deals,
                 "win_rate_difference": self.win_rate.to_json(),
                 "score_difference": self.score.to_json()}
@@ -169,7 +169,7 @@ class CrossTable:
                 return pair.flipped()
         return None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"bots": list(self.bots), "pairs": [p.to_json() for p in self.pairs]}
 
 

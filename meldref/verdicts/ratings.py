@@ -57,6 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import betaincinv
 
+from ..engine.game import JSON
 from .elo import DIGITS, elo_from_score, finite, t95
 from .games import GameResult
 from .margins import MarginFit
@@ -100,7 +101,7 @@ class BotStanding:
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         def opt(x: float | None) -> float | None:
             return None if x is None else finite(x)
 
@@ -130,7 +131,7 @@ class Standings:
     rank_by: RankBy = "places"
     top_k: int = 3  # the k of `BotStanding.p_top`
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"standings": [r.to_json() for r in self.rows], "games": self.games,
                 "deals": self.deals, "resamples": self.resamples, "seed": self.seed,
                 "prior_draws": self.prior_draws, "anchor": self.anchor,

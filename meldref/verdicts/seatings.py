@@ -35,7 +35,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
+
+from ..engine.game import JSON
 
 Seating = tuple[int, ...]
 MAX_SEATS: Final = 14
@@ -105,7 +107,7 @@ class Balance:
     def neighbours_balanced(self) -> bool:
         return len(self.follow_counts) == 1 and 0 not in self.follow_counts
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"seat_counts": sorted(self.seat_counts),
                 "follow_counts": sorted(self.follow_counts),
                 "seats_balanced": self.seats_balanced,

@@ -31,10 +31,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from scipy.optimize import brentq
 
+from ..engine.game import JSON
 from .brownian import Bounded
 from .elo import NELO_SCALE, finite, score_from_elo
 from .games import DealSet
@@ -115,7 +116,7 @@ class SprtSpec:
             return "H0"
         return None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
                 "model": self.model, "bounds": [finite(self.lower), finite(self.upper)]}
 
@@ -276,7 +277,7 @@ class SprtTest:
         return plan(self.spec, true_elo, self.seatings,
                     shape=self.counts if self.deal_sets else None)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         value = self.llr()
         return {**self.spec.to_json(), "seatings": self.seatings, "deal_sets": self.deal_sets,
                 "counts": list(self.counts), "llr": finite(value),
@@ -369,7 +370,7 @@ class SprtPlan:
     expected_deal_sets: float
     p_h1: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {**self.spec.to_json(), "true_elo": self.true_elo, "seatings": self.seatings,
                 "expected_deal_sets": finite(self.expected_deal_sets),
                 "expected_games": finite(self.expected_deal_sets * self.seatings),
@@ -413,7 +414,7 @@ class SprtEstimate:
     plain: float
     corrected: bool  # False while undecided: `elo` is then the plain estimate
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"elo": finite(self.elo),
                 "elo_ci95": [None if self.low is None else finite(self.low),
                              None if self.high is None else finite(self.high)],

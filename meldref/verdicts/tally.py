@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from ..engine.game import JSON
 
 
 class Ranked(Protocol):
@@ -59,7 +61,7 @@ class BotTally:
     def fault_count(self) -> int:
         return sum(self.faults.values())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"bot": self.name, "games": self.games, "wins": round(self.wins, 6),
                 "win_rate": _rounded(self.win_rate), "mean_place": _rounded(self.mean_place),
                 "mean_score": _rounded(self.mean_score), "faults": self.fault_count,

@@ -23,11 +23,13 @@ from meldref.engine.game import (
     IllegalActionError,
     InvalidActionError,
     Outcome,
+    Rules,
     Ruling,
     Termination,
     check_fields,
     check_players,
     rules_from_json,
+    rules_of,
     rules_to_json,
 )
 
@@ -245,11 +247,11 @@ class ToyRummyState:
         return {**self.snapshot(), "scores": self.scores}
 
 
-def new_game(rules: ToyRummyRules, players: int, seed: int | str) -> ToyRummyState:
+def new_game(rules: Rules, players: int, seed: int | str) -> ToyRummyState:
     check_players(NAME, MIN_PLAYERS, MAX_PLAYERS, players)
     deck = shuffled(DECK, rng_for(seed, "deal", 0))
     hands = [[deck.pop() for _ in range(HAND)] for _ in range(players)]
-    return ToyRummyState(rules, players, seed, hands, deck, [deck.pop()])
+    return ToyRummyState(rules_of(ToyRummyRules, rules), players, seed, hands, deck, [deck.pop()])
 
 
 def from_snapshot(data: Mapping[str, JSON]) -> ToyRummyState:

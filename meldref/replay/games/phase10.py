@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
-from ...engine.game import JSON, EventKind
-from ...engine.phase10.rules import PHASES, describe_phase
+from ...engine.game import JSON, EventKind, rules_of
+from ...engine.phase10.rules import PHASES, Phase10Rules, describe_phase
 from ..frames import Frame, Trackers, View, seat_lists
 from ..words import describe_groups, seat_name
 from . import Look, Presentation
@@ -33,7 +33,7 @@ def frame(views: Sequence[View | None], public: View, trackers: Trackers) -> Fra
 def facts(replay: Replay) -> dict[str, JSON]:
     """The phases' requirements in words and the game's sequence of phases."""
     return {"needs": {str(p): describe_phase(p) for p in PHASES},
-            "sequence": list(replay.rules().sequence)}
+            "sequence": list(rules_of(Phase10Rules, replay.rules()).sequence)}
 
 
 def _lay_down(event: Mapping[str, JSON], who: str, names: Sequence[str]) -> str:
