@@ -103,7 +103,7 @@ SNAPSHOT_ERRORS: Final = (KeyError, TypeError, IndexError, CardError, MeldError,
 
 # action type -> its check: a str is why it is illegal; anything else says it is legal, and is
 # the plan playing it needs (None: nothing to pass on).
-Checks = Mapping[type, Callable[[Any, Any], Any]]
+Checks = Mapping[type, Callable[[Any, Any], object]]
 Moves = Mapping[type, Callable[[Any, Any, Any], list[Event]]]  # (state, action, plan) -> events
 
 

@@ -419,5 +419,5 @@ class Bot(Protocol):
 
     name: str
 
-    def act(self, view: Any) -> Any:
+    def act(self, view: Any) -> Action | str:
         """The action for the decision in `view` (the seat's `observation`)."""

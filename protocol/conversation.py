@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn, Protocol
 
-from ..engine.game import JSON, Rebuilt, by_init
+from ..engine.game import JSON, Observation, Rebuilt, by_init
 from .channel import EOF, EXITED, TOO_LONG, Incoming, PipeTransport
 from .command import describe_exit
 from .errors import (
@@ -78,7 +78,7 @@ class Request:
     """One decision to make: the seat's observation and its clock (seconds)."""
 
     decision: str
-    observation: Any  # state.observation(seat); in-process bots get this object
+    observation: Observation  # state.observation(seat); in-process bots get this object
     time: float  # this decision's own allowance
     bank: float  # the time bank left; the deadline is time + bank
     hints: Callable[[], Sequence[str]] | None = None  # legal action texts, computed on demand

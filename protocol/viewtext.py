@@ -19,6 +19,7 @@ from ..engine.common import Draw
 from ..engine.fivecrowns.actions import Discard as FiveCrownsDiscard
 from ..engine.fivecrowns.rules import TIEBREAK_ROUND, deal_size, rank_text, wild_rank
 from ..engine.fivecrowns.view import FiveCrownsView
+from ..engine.game import Observation
 from ..engine.melds import Meld
 from ..engine.phase10.actions import Discard
 from ..engine.phase10.rules import describe_phase
@@ -344,7 +345,7 @@ LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
 }
 
 
-def observation_lines(observation: Any) -> list[str]:
+def observation_lines(observation: Observation) -> list[str]:
     """The `view` and `item` lines of a seat's observation (any object with `to_json()`)."""
     writer = WRITERS.get(type(observation))
     if writer is not None:
@@ -352,7 +353,7 @@ def observation_lines(observation: Any) -> list[str]:
     return view_lines(observation.to_json())
 
 
-def legal_lines(observation: Any, hints: Callable[[], Iterable[str]]) -> list[str]:
+def legal_lines(observation: Observation, hints: Callable[[], Iterable[str]]) -> list[str]:
     """The `legal` lines of a request: the game's legal actions (`hints`), or the same written
     from the observation of the seat to move where a writer knows its view."""
     writer = LEGAL_WRITERS.get(type(observation))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 from rich.markup import escape
@@ -20,6 +20,9 @@ from .common import (
     stop_on_signals,
 )
 from .limits import CHECK_CPU, LimitFlag, LimitFlags, limits_or_fail, with_limit_flags
+
+if TYPE_CHECKING:  # loaded when the command runs
+    from ..tools.botcheck import Check
 
 bot_app = typer.Typer(no_args_is_help=True, add_completion=False,
                       help="Check a bot program against the protocol.")
@@ -80,7 +83,7 @@ def bot_check(
     marks = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]",
              "warn": "[yellow]WARN[/yellow]"}
 
-    def show(check: Any) -> None:
+    def show(check: Check) -> None:
         if not as_json and sys.stderr.isatty():
             err.print(f"{marks[check.status]} {check.name}", highlight=False)
 

@@ -36,7 +36,7 @@ class _Screen:
         width = None if stream.isatty() or os.environ.get("COLUMNS") else 120
         return Console(file=stream, width=width, highlight=False, soft_wrap=True)
 
-    def print(self, *objects: Any, **options: Any) -> None:
+    def print(self, *objects: object, **options: Any) -> None:
         self.console().print(*objects, **options)
 
 

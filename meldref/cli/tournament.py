@@ -34,7 +34,10 @@ from .common import (
 from .limits import LIMIT_FLAGS, LimitFlags, warn_about, with_limit_flags
 
 if TYPE_CHECKING:  # loaded when the command runs: `meldref --help` stays quick
-    from ..tournament.run import OpenTournament
+    from collections.abc import Callable
+
+    from ..tournament.config import TournamentConfig
+    from ..tournament.run import OpenTournament, TournamentRun
 
 SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
                 "machine via /proc (a bot could rebuild every deal); use the config file's "
@@ -235,8 +238,9 @@ def _readable_by_others(path: Path) -> bool:
         return False
 
 
-def _run_with_progress(tournament: Any, run_tournament: Any, stop_after: int | None,
-                       keep_logs: bool, show: bool, interval: int | None = None) -> Any:
+def _run_with_progress(tournament: OpenTournament, run_tournament: Callable[..., TournamentRun],
+                       stop_after: int | None, keep_logs: bool, show: bool,
+                       interval: int | None = None) -> TournamentRun:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -324,7 +328,7 @@ def game_line(result: ResultLine, done: int, total: int | None) -> str:
     return f"{head}: {winners} won ({scores})" + (f"; {faults} faults" if faults else "")
 
 
-def _print_tournament(run: Any, cfg: Any, as_json: bool) -> None:
+def _print_tournament(run: TournamentRun, cfg: TournamentConfig, as_json: bool) -> None:
     from ..tournament.match import bots_json
     from .report import fitted, head_to_head_lines, print_fitted
 

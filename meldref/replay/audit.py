@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from ..engine.game import JSON, GameState, Outcome
 from ..protocol.errors import TIMED_OUT, FaultOutcome, SeatStatus
@@ -212,7 +212,7 @@ class _Audit:
 
     def result(self, line: int, record: dict[str, JSON]) -> dict[str, JSON]:
         derived = self._outcome(line, record["outcome"])
-        claims: list[tuple[str, Any, Any]] = [
+        claims: list[tuple[str, JSON, JSON]] = [
             ("outcome", record["outcome"], derived.to_json()),
             ("status", record.get("status"), self.status),
             ("faults", record.get("faults"),

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from ..engine.game import (
     DEAL_ENDS,
@@ -173,7 +173,7 @@ class _Builder:
             out.append([text, public, event.seat] if public != text else text)
         return out
 
-    def add(self, kind: str, frame: Frame, lines: list[JSON], **more: Any) -> None:
+    def add(self, kind: str, frame: Frame, lines: list[JSON], **more: JSON) -> None:
         flat = flatten(frame)
         self.frames.append(delta(self.flat, flat) if self.frames else flat)
         self.table, self.flat = frame, flat

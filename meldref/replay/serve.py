@@ -17,7 +17,7 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -42,7 +42,8 @@ class ViewerPages:
     """Viewer pages made once and kept while their replay is unchanged (the last few)."""
 
     def __init__(self) -> None:
-        self._pages: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+        # (path, its mtime_ns and size, the seat): a page of a replay as it is now
+        self._pages: OrderedDict[tuple[str, int, int, int | None], bytes] = OrderedDict()
         self._lock = threading.Lock()
 
     def page(self, path: Path, seat: int | None) -> bytes:

@@ -51,7 +51,7 @@ import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -471,7 +471,7 @@ def _order(ratings: FloatArray, win_rate: FloatArray, mean_score: FloatArray,
     rounding noise never decides between bots with the same record."""
     sign = -1.0 if higher_is_better else 1.0
 
-    def key(i: int) -> tuple[Any, ...]:
+    def key(i: int) -> tuple[int, float, float, float]:
         if math.isfinite(ratings[i]):
             return (0, -round(float(ratings[i]), 6), 0.0, 0.0)
         return (1, 0.0, -round(float(win_rate[i]), 9), sign * round(float(mean_score[i]), 9))
