@@ -14,12 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType, TracebackType
-from typing import Any
 
 from mypy_extensions import mypyc_attr
 
 from ..bots import BUILTIN_PREFIX, builtin_bot
-from ..engine.game import JSON, GameInfo, Rebuilt, by_init
+from ..engine.game import JSON, Bot, GameInfo, Rebuilt, by_init
 from .channel import LineHook
 from .command import BotCommand
 from .command import describe_exit as describe_exit
@@ -99,7 +98,7 @@ class InProcessSeat(Seat):
     """An engine bot (`engine.game.Bot`) called directly; trusted code, so no deadline unless
     `enforce_time` (it cannot be interrupted, only judged late afterwards)."""
 
-    def __init__(self, bot: Any, name: str | None = None, enforce_time: bool = False) -> None:
+    def __init__(self, bot: Bot, name: str | None = None, enforce_time: bool = False) -> None:
         self.bot = bot
         self.name = name or str(getattr(bot, "name", type(bot).__name__))
         self.enforce_time = enforce_time

@@ -38,7 +38,7 @@ from ..verdicts.tally import Tally
 from .config import MAX_GAMES, MAX_PLAYERS, ConfigError, range_problem
 from .keeper import BotKeeper
 from .runner import run_job, safe_name, which_missing
-from .schedule import BotEntry, BotOptions, GameJob, bot_entries
+from .schedule import BotEntry, BotLine, BotOptions, GameJob, bot_entries
 
 DEFAULT_BOT: Final = BotSpec("builtin:greedy")
 
@@ -409,6 +409,6 @@ def match_json(spec: MatchSpec, lines: Sequence[ResultLine]) -> dict[str, JSON]:
     }
 
 
-def bots_json(bots: Sequence[BotEntry]) -> list[dict[str, JSON]]:
+def bots_json(bots: Sequence[BotEntry]) -> list[BotLine]:
     """Each bot's name in the results and how it was seated (`command`: null for built-ins)."""
     return [b.to_json() for b in bots]

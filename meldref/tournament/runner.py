@@ -23,7 +23,7 @@ from ..protocol.referee import MatchPolicy, close_all, play_game
 from ..protocol.seats import BotSpec, Limits, Seat, seat_from_spec
 from ..replay.files import ReplayWriter
 from .keeper import BotKeeper, kept_here
-from .schedule import BotEntry, GameJob, bot_entries, bot_seed, seating_of
+from .schedule import BotEntry, BotLine, GameJob, bot_entries, bot_seed, seating_of
 
 RecordHook = Callable[[dict[str, JSON]], None]
 
@@ -87,6 +87,16 @@ def release_seats(seats: Sequence[Seat], keeper: BotKeeper | None, keep: bool = 
         close_all(seats)
 
 
+class SeatLine(BotLine):
+    """A seat as a replay's header lists it: the bot, the name its program gave (`id name`),
+    and the ids its handshake sent (spec/REPLAY.md)."""
+
+    seat: int
+    bot_name: str
+    version: str | None
+    id: dict[str, str]
+
+
 class ReplayRecorder:
     """The referee's `on_record`: a replay written line by line as the game goes.
 
@@ -113,8 +123,8 @@ class ReplayRecorder:
                 "players": start["players"], "policy": start["policy"],
                 "game_id": self.game_id, **self.extra, "seats": self.seat_info()}
 
-    def seat_info(self) -> list[dict[str, JSON]]:
-        out = []
+    def seat_info(self) -> list[SeatLine]:
+        out: list[SeatLine] = []
         for k, (bot, seat) in enumerate(zip(self.bots, self.seats, strict=True)):
             ids = dict(seat.ids)
             out.append({"seat": k, **bot.to_json(), "bot_name": seat.name,

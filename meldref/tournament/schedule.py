@@ -29,7 +29,7 @@ import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
-from typing import Literal
+from typing import Literal, NotRequired, TypedDict
 
 from ..engine.cards import rng_for
 from ..engine.game import JSON, Rules, find_game, rules_to_json
@@ -42,6 +42,15 @@ from ..verdicts.seatings import Seating, seatings
 Format = Literal["round-robin", "gauntlet"]
 
 
+class BotLine(TypedDict):
+    """A bot as results, plans and replay headers list it (spec/REPLAY.md's `seats`)."""
+
+    name: str
+    spec: str
+    command: str | None  # None for a built-in bot
+    dir: NotRequired[str]  # the folder its program starts in, when given
+
+
 @dataclass(frozen=True, slots=True)
 class BotEntry:
     """A bot of a tournament: its name in the standings and how to seat it (its program
@@ -51,11 +60,13 @@ class BotEntry:
     spec: BotSpec
     cwd: str | None = None
 
-    def to_json(self) -> dict[str, JSON]:
+    def to_json(self) -> BotLine:
         """Its name, spec, and command (None for a built-in bot), as results list bots."""
-        out = {"name": self.name, "spec": str(self.spec),
-               "command": None if self.spec.builtin is not None else str(self.spec)}
-        return out if self.cwd is None else {**out, "dir": self.cwd}
+        out: BotLine = {"name": self.name, "spec": str(self.spec),
+                        "command": None if self.spec.builtin is not None else str(self.spec)}
+        if self.cwd is not None:
+            out["dir"] = self.cwd
+        return out
 
 
 @dataclass(frozen=True, slots=True)
