@@ -1,15 +1,20 @@
-"""What `contest init` and `contest serve` tell the organiser (issue 43): init prints every
-limit each bot will play under, defaults included, by the keys that change them; serve on a
-port already taken says so in a line and exits 2, as `replay serve` does."""
+"""What `contest init`, `serve`, `status` and `run` tell the organiser (issue 43): init prints
+every limit each bot will play under, defaults included, by the keys that change them; serve
+on a port already taken says so in a line and exits 2, as `replay serve` does; status prints
+the rank chances the pages show; run words a number out of range as the other commands do."""
 
 from __future__ import annotations
 
 import functools
+import json
 import socket
 from pathlib import Path
 
+from support import RANDOM_BOT_PATH
+from test_contest_e2e import TINY
 from test_contest_e2e import meldref as run_meldref
 
+from meldref.contest.board import chance_columns, chance_text
 from meldref.contest.store import ContestStore
 from meldref.engine.game import option_name
 from meldref.settings import LimitSettings
@@ -57,3 +62,32 @@ def test_serve_on_a_port_taken_says_so_in_a_line(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         f"error: cannot listen on 127.0.0.1:{port}: Address already in use"]
+
+
+def test_status_prints_the_rank_chances_the_pages_show(tmp_path: Path) -> None:
+    # It printed rank, rating, interval, games and faults: no ranks' interval, no chance of
+    # first or of the top k, which the leaderboard page and `status --json` have.
+    folder = tmp_path / "c"
+    assert meldref("contest", "init", str(folder), *TINY).returncode == 0
+    for name in ("alpha", "beta", "gamma"):
+        meldref("contest", "submit", str(folder), str(RANDOM_BOT_PATH), "--name", name)
+    assert meldref("contest", "run", str(folder), "--games", "6").returncode == 0
+    board = json.loads(meldref("contest", "status", str(folder), "--json").stdout)
+    lines = meldref("contest", "status", str(folder)).stdout.splitlines()
+    head = next(line for line in lines if "rating" in line)
+    assert all(column in head for column in chance_columns(board["top_k"])), head
+    for row in board["leaderboard"]:
+        shown = next(line for line in lines if f" {row['bot']} " in line)
+        cells = [cell.strip() for cell in shown.split("│") if cell.strip()]
+        assert cells[5:8] == chance_text(row), (cells, row)
+
+
+def test_run_refuses_games_and_jobs_out_of_range_as_other_commands_word_it(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    assert meldref("contest", "init", str(folder), *TINY).returncode == 0
+    for flags, said in ((["--games", "0"], "--games = 0: at least 1"),
+                        (["--jobs", "0"], "--jobs = 0: at least 1"),
+                        (["--jobs", "300"], "--jobs = 300: at most 256")):
+        done = meldref("contest", "run", str(folder), *flags)
+        assert done.returncode == 2 and f"error: {said}" in done.stderr, done.stderr

@@ -291,11 +291,12 @@ def run(
 
     one_blas_thread()  # before the ladder imports numpy
     from ..contest.ladder.run import play_ladder
+    from ..tournament.config import range_problem
 
-    if not 1 <= jobs <= 256:
-        fail(f"--jobs {jobs}: 1 to 256 games at once")
-    if games is not None and games < 1:
-        fail(f"--games {games}: at least 1")
+    for problem in (range_problem("--jobs", jobs, 1, 256),
+                    None if games is None else range_problem("--games", games, 1)):
+        if problem is not None:
+            fail(problem)
     _open_ready(folder, cluster).close()
     stop_on_signals()
 
@@ -343,9 +344,10 @@ def _refused_or_interrupted(exc: ValueError) -> NoReturn:
 def status(folder: DirArg,
            as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False
            ) -> None:
-    """The leaderboard: rank, bot, version, rating with its 95% interval, games, faults;
-    what is running and what is queued."""
-    from ..contest.board import leaderboard
+    """The leaderboard: rank, bot, version, rating with its 95% interval, its ranks' 95%
+    interval and chances of first and of the top k (as the pages), games, faults; what is
+    running and what is queued."""
+    from ..contest.board import chance_columns, chance_text, leaderboard
 
     store = _open(folder)
     try:
@@ -358,11 +360,12 @@ def status(folder: DirArg,
         sys.stdout.write(json.dumps(board, indent=2) + "\n")
         return
     table = Table(title=f"{board['game']} ladder", title_justify="left")
-    for column in ("#", "bot", "version", "rating", "95% CI", "games", "faults"):
+    for column in ("#", "bot", "version", "rating", "95% CI", *chance_columns(board["top_k"]),
+                   "games", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in board["leaderboard"]:
         table.add_row(str(row["rank"]), escape(row["bot"]), f"v{row['version']}",
-                      *_rating(row), str(row["games"]), str(row["faults"]))
+                      *_rating(row), *chance_text(row), str(row["games"]), str(row["faults"]))
     out.print(table)
     for row in board["out_of_play"]:
         out.print(f"{row['label']}: {row['state']} ({row['reason']})", markup=False)
