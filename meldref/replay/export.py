@@ -31,7 +31,7 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, Literal, Protocol
@@ -186,7 +186,8 @@ class RowWriter(Protocol):
 
 
 def export(paths: Iterable[Path], out: Path, fmt: Format = "parquet",
-           observation: Observation = "vector", on_file: Any = None, *,
+           observation: Observation = "vector",
+           on_file: Callable[[Path], object] | None = None, *,
            mask: bool = False, reward: Reward = "score") -> Exported:
     """Write every decision of the replays under `paths` to `out` as `fmt`, streaming;
     `mask` adds the mask column, `reward` is the rewards' kind (meldref.envs.rewards).

@@ -86,7 +86,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Final, NoReturn
 
 import distributed
 
@@ -155,7 +155,7 @@ class ClusterPool:
         self.spec, self.run, self.folder, self.keep_logs = config.cluster, run, folder, keep_logs
         self.token = uuid.uuid4().hex
         self.attempts = folder / ".cluster" / self.token
-        self._cluster: Any = None
+        self._cluster: distributed.LocalCluster | None = None
         self.client: distributed.Client | None = None
         self.files: Files = "client"
         self.size = TaskSize(TASK_SECONDS)  # its `seconds` 0: a deal set a task

@@ -17,7 +17,7 @@ import logging
 import signal
 import threading
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Final
 
 import dask.config
 import dask.utils
@@ -84,11 +84,11 @@ def signals_held() -> Iterator[None]:
         signal.raise_signal(caught[0])
 
 
-def local_cluster(workers: int) -> Any:
+def local_cluster(workers: int) -> distributed.LocalCluster:
     """A LocalCluster of `workers` processes of one thread each, on 127.0.0.1, with TLS made
     for this run; `ClusterError` without `cryptography` to make the certificates."""
     try:
-        security: Any = distributed.security.Security.temporary()
+        security = distributed.security.Security.temporary()
     except ImportError:
         raise ClusterError(
             "local:N runs its workers over TLS with certificates made for the run, which "
@@ -105,14 +105,15 @@ def local_cluster(workers: int) -> Any:
     # Quiet: a worker's death is told by the game's result line, and the lines dask logs as
     # the cluster stops (heartbeats to a scheduler already gone) would only clutter the screen.
     with dask.config.set(settings), _ctrl_c_ignored():
-        cluster: Any = distributed.LocalCluster(
+        cluster = distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
             # A port of its own (not 8787, which another cluster may hold), closed at once.
             dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
             worker_dashboard_address=None, plugins=(NoHttp(),),
             silence_logs=logging.CRITICAL, security=security, protocol="tls://")
     with contextlib.suppress(AttributeError):  # the scheduler runs in this process
-        cluster.scheduler.http_server.stop()
+        if cluster.scheduler is not None:
+            cluster.scheduler.http_server.stop()
     return cluster
 
 
@@ -134,7 +135,7 @@ def _ctrl_c_ignored() -> Iterator[None]:
 class NoHttp(distributed.WorkerPlugin):
     """Stops a `local:N` worker's HTTP server as it starts (its routes are off already)."""
 
-    def setup(self, worker: Any) -> None:
+    def setup(self, worker: distributed.Worker) -> None:
         worker.http_server.stop()
 
 
@@ -146,7 +147,7 @@ def connect_timeout() -> float:
     return float(dask.utils.parse_timedelta(setting, default="s"))
 
 
-def connect(address: str, cluster: Any) -> distributed.Client:
+def connect(address: str, cluster: distributed.LocalCluster | None) -> distributed.Client:
     """A client of the scheduler with a worker to play on; `ClusterError` if it cannot be
     reached, if a tls:// address comes without dask's TLS settings, or no worker joins in
     time."""
