@@ -1,19 +1,19 @@
 """The contest's pages, made from the database on every request: the leaderboard with the
 chances of each rank and the last final beside it, and a page per bot with its versions, its
 rating history as an inline SVG plot, its recent games (each a link into the viewer) and its
-faults with the end of the bot's stderr. The leaderboard updates itself while the contest
-runs: a few lines of script poll `/board.json` (`board_json`: the board's data and its HTML,
-made by the same function as the page's) and put the new board in place, no reload; without
-script, the page reloads itself. No library: the pages need nothing from anywhere but this
-server (the server's Content-Security-Policy forbids it); the viewer's shared style sheet is
-linked when the viewer folder has one."""
+faults (what the referee recorded; the bot's stderr is its author's, on the authors' pages).
+The leaderboard updates itself while the contest runs: a few lines of script poll
+`/board.json` (`board_json`: the board's data and its HTML, made by the same function as the
+page's) and put the new board in place, no reload; without script, the page reloads itself.
+No library: the pages need nothing from anywhere but this server (the server's
+Content-Security-Policy forbids it); the viewer's shared style sheet is linked when the viewer
+folder has one."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
 from html import escape
-from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
@@ -25,7 +25,6 @@ REFRESH_SECONDS: Final = 10  # a reload, where the page has no script
 LIVE_SECONDS: Final = 5  # the script's poll
 SITE_CSS: Final = "site.css"  # the viewer's style sheet shared by both servers' pages
 RECENT: Final = 20
-STDERR_TAIL: Final = 600  # bytes of a failed game's stderr shown
 # The look where the viewer folder has no shared style sheet (its class names: `num` figures,
 # `wide` a table's scrolling box, `panel` a box).
 STYLE: Final = """
@@ -206,7 +205,7 @@ def bot_page(store: ContestStore, bot: str,
           "-" if s["score"] is None else f"{s['score']:g}", escape(", ".join(s["outcomes"]))]
          for s in recent[:RECENT]], left=(0, 1, 4))
     failed = [s for s in recent if s["failed"]]
-    body += "<h2>Faults</h2>" + ("".join(_fault(store.folder, s, shown) for s in failed[:10])
+    body += "<h2>Faults</h2>" + ("".join(_fault(s, shown) for s in failed[:10])
                                  or "<p>none</p>")
     return _page(f"{bot}", body, nav="<nav><a href='/'>leaderboard</a></nav>")
 
@@ -218,19 +217,15 @@ def _game_link(seat: dict[str, Any], shown: Callable[[str], bool]) -> str:
     return f"<a href='/view/{quote(replay)}'>{escape(seat['game_id'])}</a>"
 
 
-def _fault(folder: Path, seat: dict[str, Any], shown: Callable[[str], bool]) -> str:
+def _fault(seat: dict[str, Any], shown: Callable[[str], bool]) -> str:
+    """A failed game as every visitor sees it: the referee's record of the fault. The bot's
+    stderr is not shown here: it may hold what its author would not show the other authors
+    (issue 46), who read their own at /author."""
     detail = "; ".join(f"{f.get('outcome')}: {f.get('detail')}"
                        for fs in (seat["result"].get("faults") or []) for f in fs)
-    tail = ""
-    if seat["log"]:
-        path = folder / seat["log"]
-        try:
-            data = path.read_bytes()[-STDERR_TAIL:].decode("utf-8", "replace")
-            tail = f"<pre class='stderr panel'>{escape(data) or '(stderr empty)'}</pre>"
-        except OSError:
-            tail = "<p>(its stderr log is gone)</p>"
     return (f"<h3>{_game_link(seat, shown)}: {escape(', '.join(seat['outcomes']))}</h3>"
-            f"<p>{escape(detail or seat['result'].get('error') or '')}</p>{tail}")
+            f"<p>{escape(detail or seat['result'].get('error') or '')}</p>"
+            "<p>Its stderr is its author's: <a href='/author'>/author</a>.</p>")
 
 
 def history_svg(series: dict[str, list[tuple[int, float, float, float]]],
