@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -266,3 +268,15 @@ def test_the_positions_page_transcript_is_what_the_commands_print(
                            catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[4:7] == printed_show
+
+
+def test_a_date_in_a_position_file_is_refused_naming_the_key(tmp_path: Path) -> None:
+    """TOML has dates, which no position holds: `meldref match` names the key and exits 2
+    (it ended in a traceback: the check's message could not write a date as JSON)."""
+    path = tmp_path / "dated.toml"
+    path.write_text(POSITION.replace("seed = 7", "seed = 1979-05-27", 1))
+    done = subprocess.run(["meldref", "match", "--position", str(path)], capture_output=True,
+                          text=True, env={**os.environ, "MELDREF_PURE": "1"}, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "seed = 1979-05-27: a date or time, which no position holds" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -8,12 +8,13 @@ over it), and folders of positions for `meldref bot test`.
 
 from __future__ import annotations
 
+import datetime
 import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import tomlkit
 
@@ -68,7 +69,7 @@ def load_position(path: Path, game: str | None = None, rules: Mapping[str, JSON]
     return PositionFile(path, info, settled.rules, position)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path) -> dict[str, JSON]:
     try:
         mode = path.stat().st_mode
         if not stat.S_ISREG(mode):
@@ -81,12 +82,28 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise PositionFileError(f"{path}: cannot read it: {exc}") from None
     try:
-        return tomllib.loads(text)
+        return _json_values(path, tomllib.loads(text))
     except tomllib.TOMLDecodeError as exc:
         raise PositionFileError(f"{path}: not TOML: {exc}") from None
     except RecursionError:  # tomllib recurses per level: a file nested thousands deep
         raise PositionFileError(f"{path}: not TOML a position can hold: nested too deeply"
                                 ) from None
+
+
+def _json_values(path: Path, data: dict[str, JSON]) -> dict[str, JSON]:
+    """`data` once every value in it is JSON's: TOML also has dates and times, which no
+    position holds (the checks' messages write values as JSON, and a date is none)."""
+    stack: list[tuple[str, JSON]] = list(data.items())
+    while stack:  # not recursive: tomllib reads files nested nearly as deep as Python allows
+        where, value = stack.pop()
+        if isinstance(value, datetime.date | datetime.time):  # a datetime is a date
+            raise PositionFileError(f"{path}: {where} = {value}: a date or time, which no "
+                                    "position holds")
+        if isinstance(value, dict):
+            stack += [(f"{where}.{key}", item) for key, item in value.items()]
+        elif isinstance(value, list):
+            stack += [(f"{where}[{k}]", item) for k, item in enumerate(value)]
+    return data
 
 
 def position_files(folder: Path) -> list[Path]:
