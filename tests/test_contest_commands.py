@@ -8,10 +8,11 @@ from __future__ import annotations
 import functools
 import json
 import socket
+import subprocess
 from pathlib import Path
 
-from support import RANDOM_BOT_PATH
-from test_contest_e2e import TINY
+from support import PYTHON, RANDOM_BOT_PATH
+from test_contest_e2e import TINY, env
 from test_contest_e2e import meldref as run_meldref
 
 from meldref.contest.board import chance_columns, chance_text
@@ -73,7 +74,10 @@ def test_status_prints_the_rank_chances_the_pages_show(tmp_path: Path) -> None:
         meldref("contest", "submit", str(folder), str(RANDOM_BOT_PATH), "--name", name)
     assert meldref("contest", "run", str(folder), "--games", "6").returncode == 0
     board = json.loads(meldref("contest", "status", str(folder), "--json").stdout)
-    lines = meldref("contest", "status", str(folder)).stdout.splitlines()
+    wide = subprocess.run([PYTHON, "-m", "meldref", "contest", "status", str(folder)],
+                          capture_output=True, text=True, timeout=240,
+                          env={**env(), "COLUMNS": "200"})  # one line a row: no cell folds
+    lines = wide.stdout.splitlines()
     head = next(line for line in lines if "rating" in line)
     assert all(column in head for column in chance_columns(board["top_k"])), head
     for row in board["leaderboard"]:

@@ -107,9 +107,13 @@ def test_the_share_and_cap_are_fixed_at_init_and_printed() -> None:
     assert "min-share 0.4 of a fair share, pair-cap 0.3" in settings.summary()
     assert settings.differs(ContestSettings.checked("phase10", 2, {}, {}, True, 6, 3, 7)) \
         == "min-share is 0.4, not 0.5"
-    old = {k: v for k, v in settings.to_json().items() if k not in ("min_share", "pair_cap")}
+    written = settings.to_json()
+    assert "min-share" in written and not any("_" in key for key in written)  # init's spelling
+    old = {k: v for k, v in written.items() if k not in ("min-share", "pair-cap")}
     made_before = ContestSettings.from_json(old)  # a contest made before issue 44
     assert (made_before.min_share, made_before.pair_cap) == (MIN_SHARE, PAIR_CAP)
+    older = {k.replace("-", "_"): v for k, v in written.items()}  # before one spelling
+    assert ContestSettings.from_json(older) == settings
 
 
 def test_the_benchmark_of_the_bias_runs() -> None:

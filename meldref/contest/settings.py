@@ -17,7 +17,7 @@ from typing import Any, Final
 from ..engine.game import GameInfo, find_game, option_name, rules_to_json
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import Limits
-from ..settings import LimitSettings, limit_settings, parse_rules
+from ..settings import LimitSettings, as_written, limit_settings, parse_rules, read_key
 from .matchmaking import MIN_SHARE, PAIR_CAP
 
 PLACEMENT_DEAL_SETS: Final = 6  # a new version's first deal sets, spread over the ranking
@@ -140,10 +140,13 @@ class ContestSettings:
                 if name != "sandbox"}
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "players": self.players, "rules": dict(self.rules),
-                "limits": dict(self.limits), "sandbox": self.sandbox,
-                "placement": self.placement, "suspend_after": self.suspend_after,
-                "seed": self.seed, "min_share": self.min_share, "pair_cap": self.pair_cap}
+        """The settings as the store keeps them, every key spelt as `init`'s flags are
+        (`suspend-after`, as a configuration file writes it)."""
+        return as_written({"game": self.game, "players": self.players,
+                           "rules": dict(self.rules), "limits": dict(self.limits),
+                           "sandbox": self.sandbox, "placement": self.placement,
+                           "suspend_after": self.suspend_after, "seed": self.seed,
+                           "min_share": self.min_share, "pair_cap": self.pair_cap})
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> ContestSettings:
@@ -151,11 +154,12 @@ class ContestSettings:
         limits = limit_settings(data["limits"]).to_json()
         return ContestSettings(str(data["game"]), int(data["players"]), dict(data["rules"]),
                                limits, bool(data["sandbox"]),
-                               int(data["placement"]), int(data["suspend_after"]),
+                               int(data["placement"]), int(read_key(data, "suspend-after")),
                                int(data["seed"]),
-                               # A contest made before issue 44 plays under the defaults.
-                               float(data.get("min_share", MIN_SHARE)),
-                               float(data.get("pair_cap", PAIR_CAP)))
+                               # A contest made before issue 44 plays under the defaults; one
+                               # made before one spelling has `min_share` (read_key reads both).
+                               float(_or(read_key(data, "min-share"), MIN_SHARE)),
+                               float(_or(read_key(data, "pair-cap"), PAIR_CAP)))
 
     def differs(self, other: ContestSettings) -> str | None:
         """The first setting (as `init` names it) in which `other` differs, with both
@@ -163,9 +167,9 @@ class ContestSettings:
         mine, theirs = self.to_json(), other.to_json()
         mine["limits"], theirs["limits"] = _as_flags(self.limits), _as_flags(other.limits)
         for key in ("game", "players", "rules", "limits", "sandbox", "placement",
-                    "suspend_after", "min_share", "pair_cap"):
+                    "suspend-after", "min-share", "pair-cap"):
             if mine[key] != theirs[key]:
-                return f"{key.replace('_', '-')} is {_shown(mine[key])}, not {_shown(theirs[key])}"
+                return f"{key} is {_shown(mine[key])}, not {_shown(theirs[key])}"
         return None
 
 
@@ -178,3 +182,8 @@ def _shown(value: Any) -> str:
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{k}={v}" for k, v in sorted(value.items())) + "}"
     return str(value)
+
+
+def _or(value: Any, default: float) -> Any:
+    """`value`, or `default` where a contest made before the setting has none."""
+    return default if value is None else value
