@@ -23,6 +23,7 @@ named to sort first, and win)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -174,6 +175,12 @@ class Seen:
     suspended: set[str] | None = None  # a contest's versions suspended (by name)
 
 
+def replay_text(path: Path) -> str:
+    """A replay's text, read through gzip where it is stored so (a contest's)."""
+    data = path.read_bytes()
+    return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
+
+
 def seen_game(line: dict[str, Any], replay: Path) -> GameSeen:
     """A game from its result line (a match's `--json` game, a tournament's or contest's
     results line; a game the referee could not finish has no seats' results)."""
@@ -311,9 +318,10 @@ def contest_seen(contest: Path, played: int, culprits: dict[str, Charge],
     finally:
         db.close()
     assert {state for _, state, _ in rows} <= {"done", "dropped"}, rows  # no error, none left
-    return Seen([seen_game(json.loads(result), contest / "replays" / f"{gid}.jsonl")
+    # A contest keeps its replays gzipped (issue 46), each read as the .jsonl it holds.
+    return Seen([seen_game(json.loads(result), contest / "replays" / f"{gid}.jsonl.gz")
                  for gid, state, result in rows if state == "done"], played, culprits,
-                innocents, sorted((contest / "replays").glob("*.jsonl")),
+                innocents, sorted((contest / "replays").glob("*.jsonl*")),
                 {label for label, state in states.items() if state == "suspended"})
 
 
@@ -359,7 +367,7 @@ def check(seen: Seen, token: str, marks: Sequence[str] = (STDERR_MARK,)) -> None
     verified = runner.invoke(app, ["replay", "verify", *map(str, seen.replays)])
     assert verified.exit_code == 0, verified.output
     for replay in seen.replays:
-        text = replay.read_text()
+        text = replay_text(replay)
         assert not [m for m in marks if m in text], f"a culprit's stderr in {replay}"
     assert wait_for(lambda: not pids_with(token), 30), f"left running: {pids_with(token)}"
 

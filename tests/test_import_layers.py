@@ -12,11 +12,12 @@ from support import ROOT
 
 
 def layers_contract() -> list[list[str]]:
-    """The layers of pyproject.toml's layers contract, top first, each a list of siblings."""
+    """The layers of pyproject.toml's layers contract of the whole app (the one whose top is
+    the command line; others layer a room inside it), top first, each a list of siblings."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts: list[dict[str, Any]] = config["tool"]["importlinter"]["contracts"]
-    layered = [c for c in contracts if c["type"] == "layers"]
-    assert len(layered) == 1, "pyproject.toml holds no layers contract (or several)"
+    layered = [c for c in contracts if c["type"] == "layers" and c["layers"][0] == "meldref.cli"]
+    assert len(layered) == 1, "pyproject.toml holds no layers contract of the app (or several)"
     return [[name.strip() for name in layer.split("|")] for layer in layered[0]["layers"]]
 
 
