@@ -31,6 +31,7 @@ from test_fault_matrix import (
     check,
     cli,
     contest_seen,
+    replay_text,
     run_contest,
     submit_innocents,
 )
@@ -98,8 +99,7 @@ def said_by(replays: list[Path]) -> dict[str, set[str]]:
     """Each bot's `id version` lines, by its `id name`, from the replays' headers."""
     said: dict[str, set[str]] = {}
     for replay in replays:
-        with replay.open() as f:
-            header = json.loads(f.readline())
+        header = json.loads(replay_text(replay).split("\n", 1)[0])  # gzipped, as kept
         for seat in header["seats"]:
             ids = seat.get("id", {})
             if "version" in ids:
