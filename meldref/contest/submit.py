@@ -146,11 +146,9 @@ def _refusal(name: str, report: Report, staging: Path) -> str:
 def check(store: ContestStore, command: str, folder: Path) -> Report:
     """`bot check` of the program in `folder`, under the contest's settings."""
     settings = store.settings
-    policy = settings.policy()
-    return check_bot(runnable(command, folder), [settings.game], policy.startup_time,
-                     policy.move_time, folder / CHECK_LOGS, None, policy.first_move_time,
-                     settings.process_limits(), policy.time_bank, rules=settings.parsed_rules(),
-                     seat_counts=[settings.players])
+    return check_bot(runnable(command, folder), [settings.game], policy=settings.policy(),
+                     log_dir=folder / CHECK_LOGS, limits=settings.process_limits(),
+                     rules=settings.parsed_rules(), seat_counts=[settings.players])
 
 
 def _tail(staging: Path) -> str:

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from ..bots.sdk import SDK_RAISED
 from ..engine.game import GAME_NAMES, JSON, GameInfo, Rules, UnknownGameError, find_game
@@ -162,7 +162,7 @@ class RawBot:
 # The checks
 
 
-def check_bot(command: str, games: Sequence[str] = (), *legacy: Any,
+def check_bot(command: str, games: Sequence[str] = (), *,
               policy: MatchPolicy | None = None, strict: bool = False,
               log_dir: Path | None = None, progress: Callable[[Check], None] | None = None,
               limits: Limits | None = None, position: PositionFile | None = None,
@@ -174,12 +174,7 @@ def check_bot(command: str, games: Sequence[str] = (), *legacy: Any,
     line of the checklist says which. Any fault fails: no retries. With a `position`, its game
     is checked from there instead of from a deal: the bot's answer in it, then the game played
     on to its end. The games are played under `rules` (default: the game's) at each of
-    `seat_counts` (default: the game's smallest table), as a contest plays them.
-
-    `legacy`: the clocks as positional numbers, the old signature (startup, move, log_dir,
-    progress, first move, limits, bank), kept until its last caller passes `policy=`."""
-    if legacy:
-        policy, log_dir, progress, limits = _from_legacy(legacy, log_dir, progress, limits)
+    `seat_counts` (default: the game's smallest table), as a contest plays them."""
     policy = _checking(policy or MatchPolicy(), strict)
     report = Report(command)
     limits = limits or Limits()
@@ -213,25 +208,6 @@ def check_bot(command: str, games: Sequence[str] = (), *legacy: Any,
                 _game_checks(command, game, policy, log_dir or Path(scratch), add, limits,
                              rules, players)
     return report
-
-
-def _from_legacy(values: Sequence[Any], log_dir: Path | None,
-                 progress: Callable[[Check], None] | None, limits: Limits | None
-                 ) -> tuple[MatchPolicy, Path | None, Callable[[Check], None] | None,
-                            Limits | None]:
-    """The old positional clocks (startup, move, log_dir, progress, first move, limits,
-    bank) as a policy and the other arguments."""
-    named = dict(zip(("startup_time", "move_time", "log_dir", "progress", "first_move_time",
-                      "limits", "time_bank"), values, strict=False))
-    default = MatchPolicy(time_bank=0.0)  # the old signature's defaults: no bank
-
-    def clock(name: str) -> float:
-        return float(named.get(name, getattr(default, name)))
-
-    policy = MatchPolicy(startup_time=clock("startup_time"), move_time=clock("move_time"),
-                         first_move_time=clock("first_move_time"), time_bank=clock("time_bank"))
-    return (policy, named.get("log_dir", log_dir), named.get("progress", progress),
-            named.get("limits", limits))
 
 
 def _checking(policy: MatchPolicy, strict: bool) -> MatchPolicy:
