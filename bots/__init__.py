@@ -20,14 +20,16 @@ from ..engine.registry import find_part
 
 BUILTIN_PREFIX: Final = "builtin:"
 
-# Every name `builtin:NAME` takes, weakest first, with what the bot is: the same names in every
+# Every name `builtin:NAME` takes, in ladder order (random < greedy < expert; search is level
+# with expert), with what the bot is: the same names in every
 # game's `BOTS` table (a test holds them together), written here so that the command line's
 # help names them without importing the bots.
 BUILTIN_BOTS: Final[Mapping[str, str]] = {
     "random": "random legal play",
     "greedy": "a simple heuristic",
     "expert": "hand-written strategy",
-    "search": "determinized Monte Carlo over the expert's moves, the engine as its model",
+    "search": ("determinized Monte Carlo over the expert's moves: level with expert, not "
+               "stronger, and slower (a quarter of each decision's clock)"),
 }
 
 
