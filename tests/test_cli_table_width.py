@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pexpect
-import pytest
 from rich.console import Console
 from support import PYTHON, ROOT
 from support import RANDOM_BOT as RANDOM_PROGRAM
@@ -94,8 +93,6 @@ def test_bot_test_answers_fit_80_columns_with_whole_position_names() -> None:
         assert answer.path.name in shown, shown  # whole, on one line
 
 
-@pytest.mark.xfail(reason="cli/bot.py (H8's) still builds its own table: it is to print "
-                   "report.answers_table", strict=False)
 def test_bot_test_command_fits_80_columns() -> None:
     shown = at_80("bot", "test", "builtin:greedy", str(ROOT / "docs" / "positions"))
     assert_fits(shown[shown.index("bot test"):])

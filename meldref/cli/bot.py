@@ -128,8 +128,6 @@ def bot_test(
     """Ask the bot for its decision in each position of FOLDER and judge every answer: legal
     or not (and why), and, where the file states an `expect`ed action, whether it is that one.
     Exit 0 only if every answer is legal and every expected action was found."""
-    from rich.table import Table
-
     from ..protocol.seats import BotSpec
     from ..replay.positions import PositionFileError, load_position, position_files
     from ..tools.bottest import Answer, ask_all
@@ -158,18 +156,9 @@ def bot_test(
                                      "answers": [a.to_json() for a in answers]}, indent=2)
                          + "\n")
     else:
-        table = Table(title=escape(f"bot test: {bot}"), title_justify="left")
-        for column in ("position", "seat", "decision", "answer", "legal", "expected"):
-            table.add_column(column)
-        for a in answers:
-            legal = ("[green]yes[/green]" if a.problem is None
-                     else f"[red]no[/red]: {escape(a.problem)}")
-            expected = "-" if a.matched is None else (
-                "[green]matched[/green]" if a.matched
-                else f"[red]not[/red] {escape(' | '.join(a.expected))}")
-            table.add_row(escape(str(a.path.relative_to(folder))), str(a.seat), a.decision,
-                          escape(a.action or "-"), legal, expected)
-        out.print(table)
+        from .report import answers_table
+
+        out.print(answers_table(answers, folder, f"bot test: {bot}"))  # fits 80 columns
         out.print(f"{passed} of {len(answers)} positions passed")
     if passed < len(answers):
         raise typer.Exit(EXIT_FAILED)
