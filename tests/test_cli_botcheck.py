@@ -58,6 +58,7 @@ def test_output_problems_are_named(mode: str, reason: str) -> None:
     assert handshake["status"] == "fail" and reason in handshake["detail"]
 
 
+@pytest.mark.long  # waits out the check's clocks: ~7 s
 def test_a_bot_that_stops_flushing_after_the_handshake() -> None:
     code, report = check(f"{BAD_BOT} no_flush", "--game", "phase10", "--move-time", "0.2",
                          "--first-move-time", "0.2")

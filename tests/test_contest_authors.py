@@ -209,6 +209,7 @@ def test_a_bad_file_name_or_a_false_archive_is_refused(tmp_path: Path, filename:
         unpack(upload, filename, tmp_path / "t", limits())
 
 
+@pytest.mark.long  # waits out the build's time: ~5 s
 def test_a_build_past_its_time_is_refused_and_leaves_no_process(tmp_path: Path) -> None:
     folder = made(tmp_path, "--build-seconds", "3")
     source = tmp_path / "src"

@@ -398,6 +398,7 @@ def test_the_top_k_is_the_finals_cut(tmp_path: Path) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.long  # a contest served and watched in Chromium: ~12 s
 def test_the_leaderboard_updates_itself_without_a_reload(tmp_path: Path, browser: Any) -> None:
     # Was: a <meta refresh> reloaded the whole page every 10 seconds (scroll and all).
     folder = tmp_path / "c"

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import PYTHON, RANDOM_BOT_PATH, ROOT
 
 from meldref.contest.final import play_final
@@ -78,6 +79,7 @@ def _entries(folder: Path) -> tuple[BotEntry, ...]:
                                     ("other", OTHER_SEED)))
 
 
+@pytest.mark.long  # ~6 s; the command line's shorter twin runs by default
 def test_a_program_entered_twice_ties_with_itself_in_a_shared_deals_tournament(
         tmp_path: Path) -> None:
     rules = find_game("phase10").rules_type(phases_to_win=1)
