@@ -41,6 +41,7 @@ import threading
 import time
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ import httpx
 
 from meldref.contest.settings import ContestSettings
 from meldref.contest.store import ContestStore
+from meldref.contest.uploads import DEFAULTS
 from meldref.replay.files import read_lines
 from meldref.tournament.runner import play_one
 from meldref.verdicts.seatings import seatings
@@ -98,7 +100,8 @@ def contest(folder: Path, replays: list[Path]) -> Path:
     """A contest of two versions whose games are the replays given (recorded as done)."""
     settings = ContestSettings.checked(game="phase10", players=2, rules={}, limits={},
                                        sandbox=False, placement=2, suspend_after=3, seed=7)
-    store = ContestStore.create(folder / "c", settings)
+    # Public replays: the viewer's page is one of the pages timed (private, it is a 404).
+    store = ContestStore.create(folder / "c", settings, replace(DEFAULTS, public_replays=True))
     try:
         ids = []
         for name in ("alpha", "beta"):

@@ -26,7 +26,17 @@ from dataclasses import dataclass
 from typing import Final
 
 from .cards import Card, CardError, rng_for, shuffled
-from .game import JSON, GameInfo, GameState, InvalidActionError, RuleOptionError, Rules, find_game
+from .game import (
+    JSON,
+    GameInfo,
+    GameState,
+    InvalidActionError,
+    Rebuilt,
+    RuleOptionError,
+    Rules,
+    by_init,
+    find_game,
+)
 
 SHUFFLED: Final = "shuffled"  # the last word of a draw pile: the rest, shuffled from the seed
 
@@ -243,6 +253,11 @@ class Position:
     game: str
     snapshot_text: str
     expect: tuple[str, ...] = ()
+
+    def __reduce__(self) -> Rebuilt:
+        # A tournament's `--positions` sends positions to its workers: compiled, a frozen
+        # dataclass rebuilt field by field met its frozen __setattr__ (by_init says why).
+        return by_init(self)
 
     @property
     def info(self) -> GameInfo:

@@ -25,6 +25,7 @@ from meldref.engine.meld_search import Need
 from meldref.engine.melds import GroupKind
 from meldref.engine.phase10.actions import Discard, Hit, LayDown
 from meldref.engine.phase10.rules import PHASE10_MELDS
+from meldref.engine.position import Position
 from meldref.engine.solitaire.actions import Place
 from meldref.protocol.channel import Incoming
 from meldref.protocol.conversation import Reply, Request, Setup
@@ -77,6 +78,8 @@ def values() -> list[Any]:
         # workers of every tournament: pickled, it failed the same way.
         BotSpec.parse("builtin:greedy"),
         BotSpec.parse("python3 bots/random_bot.py --seed 2"),
+        # Sent to the workers of a tournament with --positions: compiled, it failed so.
+        Position("phase10", "{}", ("draw pile",)),
         *views(),
     ]
 
