@@ -33,12 +33,9 @@ WORD = re.compile(r"[^A-Za-z0-9]+")  # what separates words in a string (case ke
 # made the change is taken out here (setup.py's was, once HOT read the registry).
 _ALL = ("phase10", "fivecrowns", "solitaire")
 WAITING = {(path, name) for path, names in {
-    # The default game: registry.DEFAULT_GAME (H5b; H8).
-    "meldref/cli/contest.py": ("phase10", "fivecrowns"),
-    "meldref/tools/botcheck.py": ("phase10",),
-    # SolitaireEnv, a Solitaire-only class, belongs in envs/solitaire.py (lead).
+    # SolitaireEnv, a Solitaire-only class, belongs in envs/solitaire.py.
     "meldref/envs/gym.py": ("solitaire",),
-    # The help's examples per game: from each game's presentation (H6).
+    # The help's examples per game: from each game's presentation.
     "meldref/tools/human.py": ("solitaire",),
     # The SDK's Five Crowns helpers (a discard laying groups, the solver) name their modules.
     "bots/sdk.py": ("fivecrowns",),

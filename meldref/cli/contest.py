@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..contest.uploads import DEFAULTS  # init's flags' defaults: constants, nothing more
+from ..engine.registry import DEFAULT_GAME, GAMES  # names only: the standard library's imports
 from .app import STOPS
 from .common import (
     EXIT_FAILED,
@@ -53,7 +54,8 @@ ClusterOpt = Annotated[str | None, typer.Option(
 def init(
     folder: DirArg,
     game: Annotated[str | None, typer.Argument(
-        help="The game: phase10 (default), fivecrowns.", show_default=False)] = None,
+        help=f"The game: {DEFAULT_GAME} (default), or another of two seats or more "
+        f"({', '.join(GAMES)}).", show_default=False)] = None,
     game_option: Annotated[str | None, typer.Option(
         "--game", hidden=True, help="The old spelling of GAME.")] = None,
     players: Annotated[int | None, typer.Option("--players", "-n",
@@ -112,7 +114,7 @@ def init(
 
     if game is not None and game_option is not None and game != game_option:
         fail(f"GAME {game} and --game {game_option}: give the game once")
-    game = game or game_option or "phase10"
+    game = game or game_option or DEFAULT_GAME
     try:
         settings = ContestSettings.checked(game, players, parse_pairs(rules or []), limits,
                                            sandbox, placement, suspend_after,

@@ -21,6 +21,7 @@ from typing import Final
 
 from ..bots.sdk import SDK_RAISED
 from ..engine.game import GAME_NAMES, JSON, GameInfo, Rules, UnknownGameError, find_game
+from ..engine.registry import DEFAULT_GAME
 from ..private import private_dir
 from ..protocol.channel import EOF, EXITED, TOO_LONG
 from ..protocol.command import BotCommand, describe_exit
@@ -193,7 +194,7 @@ def check_bot(command: str, games: Sequence[str] = (), *,
     log = (log_dir / "session.stderr") if log_dir else None
     if log_dir:
         private_dir(log_dir)
-    first = position.game.name if position else games[0] if games else "phase10"
+    first = position.game.name if position else games[0] if games else DEFAULT_GAME
     if not _session_checks(parsed, first, policy.startup_time, log, report, add, limits):
         return report
     if position is not None:
