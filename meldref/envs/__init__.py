@@ -57,7 +57,12 @@ def __getattr__(name: str) -> Any:
 
 def register_gymnasium() -> None:
     """Register the Gymnasium ids (again is harmless). The `gymnasium.envs` entry point."""
-    from gymnasium.envs.registration import register, registry
+    # The compiled build type-checks this package without Gymnasium (setup.py's isolated build
+    # environment): there the import is unknown, here it is not.
+    from gymnasium.envs.registration import (  # type: ignore[import-not-found, unused-ignore]
+        register,
+        registry,
+    )
 
     for env_id, entry_point in GYMNASIUM_IDS.items():
         if env_id not in registry:
