@@ -342,7 +342,8 @@ def as_written(data: Mapping[str, Any]) -> dict[str, Any]:
     return {option_name(k): v for k, v in data.items()}
 
 
-def read_key(data: Mapping[str, Any], name: str) -> Any:
+def read_key(data: Mapping[str, Any], name: str, default: Any = None) -> Any:
     """The value of the key `name` (`drawn-from`) of a file meldref wrote, or of its older
-    spelling (`drawn_from`) in a file an older meldref wrote; None where there is neither."""
-    return data[name] if name in data else data.get(name.replace("-", "_"))
+    spelling (`drawn_from`) in a file an older meldref wrote; `default` where there is
+    neither."""
+    return data[name] if name in data else data.get(name.replace("-", "_"), default)

@@ -158,8 +158,8 @@ class ContestSettings:
                                int(data["seed"]),
                                # A contest made before issue 44 plays under the defaults; one
                                # made before one spelling has `min_share` (read_key reads both).
-                               float(_or(read_key(data, "min-share"), MIN_SHARE)),
-                               float(_or(read_key(data, "pair-cap"), PAIR_CAP)))
+                               float(read_key(data, "min-share", MIN_SHARE)),
+                               float(read_key(data, "pair-cap", PAIR_CAP)))
 
     def differs(self, other: ContestSettings) -> str | None:
         """The first setting (as `init` names it) in which `other` differs, with both
@@ -183,7 +183,3 @@ def _shown(value: Any) -> str:
         return "{" + ", ".join(f"{k}={v}" for k, v in sorted(value.items())) + "}"
     return str(value)
 
-
-def _or(value: Any, default: float) -> Any:
-    """`value`, or `default` where a contest made before the setting has none."""
-    return default if value is None else value
