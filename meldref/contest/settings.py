@@ -182,4 +182,3 @@ def _shown(value: Any) -> str:
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{k}={v}" for k, v in sorted(value.items())) + "}"
     return str(value)
-
