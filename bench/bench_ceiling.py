@@ -74,11 +74,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from meldref.bots import phase10_expert as expert_module
-from meldref.bots.fivecrowns_expert import FiveCrownsExpertBot
-from meldref.bots.fivecrowns_search import FiveCrownsSearchBot
-from meldref.bots.phase10_expert import Phase10ExpertBot, distance
-from meldref.bots.phase10_search import Phase10SearchBot
+from meldref.bots.fivecrowns.expert import FiveCrownsExpertBot
+from meldref.bots.fivecrowns.search import FiveCrownsSearchBot
+from meldref.bots.phase10 import expert as expert_module
+from meldref.bots.phase10.expert import Phase10ExpertBot, distance
+from meldref.bots.phase10.search import Phase10SearchBot
 from meldref.engine.cards import SKIP, WILD, Card
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE
 from meldref.engine.fivecrowns.solver import Solver

@@ -85,7 +85,7 @@ MOVE_TIME: list[float | None] = [None]  # --move-time, set in each process by `_
 # Research bots, not built in yet, seated by name for the games they play (issue 49's tree
 # search: docs/bots.md, "A search that searches").
 RESEARCH: dict[str, dict[str, str]] = {
-    "tree": {"fivecrowns": "meldref.bots.fivecrowns_tree_search:FiveCrownsTreeBot"},
+    "tree": {"fivecrowns": "meldref.bots.fivecrowns.tree_search:FiveCrownsTreeBot"},
 }
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from ..engine.game import GAME_NAMES, Bot
 from . import builtin_table
+from .sdk import EngineBot, run
 
 
 def program_games(name: str) -> dict[str, Callable[[int], Bot]]:
@@ -18,8 +19,6 @@ def program_games(name: str) -> dict[str, Callable[[int], Bot]]:
 
 
 def main(argv: list[str]) -> int:
-    from .sdk import EngineBot, run
-
     if len(argv) != 1 or not program_games(argv[0]):
         print(f"usage: python -m meldref.bots.serve NAME (a built-in bot); got {argv}",
               file=sys.stderr)

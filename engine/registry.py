@@ -1,9 +1,9 @@
 """meldref's games: the one list every layer takes its games from, and how a layer finds its
 part of a game.
 
-A game is one package of rules here in the engine and one module, named after the game, in
-each layer that plays or shows it (OpenSpiel's pattern: a module per game and a registration;
-docs/adding-a-game.md walks through it):
+A game is one package of rules here in the engine and one module (or package: the bots'), named
+after the game, in each layer that plays or shows it (OpenSpiel's pattern: a module per game and
+a registration; docs/adding-a-game.md walks through it):
 
     rules          meldref.engine.<game>          GAME          a GameInfo
     bots           meldref.bots.<game>            BOTS          name -> factory(seed)

@@ -209,7 +209,7 @@ def test_the_pass_shunning_copy_marks_each_card_the_rival_left_as_not_wanted() -
     """bench_ceiling.py's `pass-shun`: the copy's memory has, on top of the expert's marks, one
     "not wanted" for each of its discards the rival left on the pile (drew from the pile) and
     nothing more, seen at the copy's next draw; the expert's own memory stays without them."""
-    from meldref.bots.phase10_expert import _trait
+    from meldref.bots.phase10.expert import _trait
     from meldref.engine.common import Draw
     from meldref.engine.game import find_game
     from meldref.engine.phase10.actions import Discard
@@ -308,8 +308,8 @@ def test_search_told_the_truth_guesses_the_real_game(game: str) -> None:
     rival = 1 - state.to_move
     baseline = [bots["search"].guess(view, rng)["hands"][rival] for _ in range(3)]
     assert all(sorted(hand) != sorted(real["hands"][rival]) for hand in baseline)
-    from meldref.bots.fivecrowns_search import FiveCrownsSearchBot
-    from meldref.bots.phase10_search import Phase10SearchBot
+    from meldref.bots.fivecrowns.search import FiveCrownsSearchBot
+    from meldref.bots.phase10.search import Phase10SearchBot
 
     shipped = {"phase10": Phase10SearchBot, "fivecrowns": FiveCrownsSearchBot}[game]
     assert bots["search"].guesses == shipped.guesses

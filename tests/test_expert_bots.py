@@ -16,9 +16,9 @@ from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.bots import builtin_bot
-from meldref.bots.fivecrowns_expert import FiveCrownsExpertBot
-from meldref.bots.phase10_expert import Phase10ExpertBot
-from meldref.bots.solitaire_expert import SolitaireExpertBot
+from meldref.bots.fivecrowns.expert import FiveCrownsExpertBot
+from meldref.bots.phase10.expert import Phase10ExpertBot
+from meldref.bots.solitaire.expert import SolitaireExpertBot
 from meldref.cli import app
 from meldref.engine.cards import Card
 from meldref.engine.common import DRAW_DISCARD
@@ -238,9 +238,11 @@ def test_fewest_left_counts_cards_not_points() -> None:
                for c in set(hand))
 
 
-@pytest.mark.parametrize("script", ["phase10_expert.py", "solitaire_expert.py"])
+@pytest.mark.parametrize("script", ["phase10/expert.py", "solitaire/expert.py",
+                                    "solitaire/search.py"])
 def test_experts_play_as_programs(script: str) -> None:
-    game = script.split("_")[0]
+    """The expert and search modules are bot programs run as files (bots/<game>/<rung>.py)."""
+    game = script.split("/")[0]
     seats = ["--bot", f"{sys.executable} {ROOT / 'bots' / script}"]
     if game != "solitaire":
         seats += ["--bot", "builtin:greedy"]

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from meldref.bots import builtin_bot
-from meldref.bots.fivecrowns_expert import FiveCrownsExpertBot
-from meldref.bots.phase10_expert import Phase10ExpertBot
+from meldref.bots.fivecrowns.expert import FiveCrownsExpertBot
+from meldref.bots.phase10.expert import Phase10ExpertBot
 from meldref.engine.cards import Card
 from meldref.engine.fivecrowns.actions import Discard as FiveCrownsDiscard
 from meldref.engine.fivecrowns.view import FiveCrownsView

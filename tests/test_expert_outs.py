@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from meldref.bots import phase10_expert
-from meldref.bots.phase10_expert import COPIES, WILDS_IN_DECK, distance, outs
+from meldref.bots.phase10 import expert as phase10_expert
+from meldref.bots.phase10.expert import COPIES, WILDS_IN_DECK, distance, outs
 from meldref.engine.cards import PHASE10_NUMBERS, SKIP, WILD, Card, Kind
 from meldref.engine.phase10.rules import PHASES
 

@@ -4,20 +4,56 @@ move unless a rival is clearly better, and spending a share of the clock they ar
 
 from __future__ import annotations
 
+import ast
+import importlib
 import random
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from meldref.bots import builtin_bot, builtin_names
-from meldref.bots.fivecrowns_expert import unseen
+from meldref.bots.fivecrowns.expert import unseen
 from meldref.bots.search import CLOCK_SHARE, CLOCKED_GUESSES, GUESSES, Budget, ClockedBot, choose
 from meldref.engine.cards import Card
 from meldref.engine.game import find_game
+from meldref.engine.registry import GAMES
 from meldref.protocol.conversation import Request
 from meldref.protocol.seats import InProcessSeat
+
+
+def _imports(tree: ast.Module) -> list[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement of a module, with whether it sits inside a function."""
+    found: list[tuple[ast.Import | ast.ImportFrom, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                found.append((child, in_function))
+            visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))
+
+    visit(tree, False)
+    return found
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_bots_are_one_package_whose_modules_import_at_their_top(game: str) -> None:
+    """Issue 45: each game's bots are a package (`__init__` the registry's `BOTS`, a module a
+    rung) in which no module imports the package's `__init__` back, so every import is at a
+    module's top: none waits inside a function for a cycle to clear."""
+    package = importlib.import_module(f"meldref.bots.{game}")
+    assert hasattr(package, "__path__"), f"meldref.bots.{game} should be a package"
+    assert set(builtin_names(game)) == set(package.BOTS)
+    for path in sorted(Path(package.__path__[0]).glob("*.py")):
+        for node, in_function in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.name}:{node.lineno}"
+            assert not in_function, f"{where} imports inside a function"
+            if isinstance(node, ast.ImportFrom) and path.name != "__init__.py":
+                target = (node.module or "") if node.level == 0 else "." * node.level + (
+                    node.module or "")
+                assert target not in (".", f"meldref.bots.{game}"), f"{where} imports its package"
 
 
 @pytest.mark.parametrize("game", ["phase10", "fivecrowns", "solitaire"])
@@ -118,8 +154,8 @@ def test_searched_discards_never_feed_the_next_seat_more_than_the_experts() -> N
     random, so the rollouts cannot see what a discard feeds (searched among every card,
     discards scored 0.35 to 0.40 against the expert). The guard must have held a card back in
     these games, or the test proves nothing."""
-    from meldref.bots.phase10_expert import Phase10ExpertBot, distance
-    from meldref.bots.phase10_search import Phase10SearchBot, _without
+    from meldref.bots.phase10.expert import Phase10ExpertBot, distance
+    from meldref.bots.phase10.search import Phase10SearchBot, _without
     from meldref.engine.cards import SKIP, WILD
     from meldref.engine.phase10.actions import Discard
 
@@ -198,7 +234,7 @@ def test_at_a_table_of_four_the_search_searches_where_it_gained(
     assert (play(None) > 0) == searches_at_four
 
 
-# ---- issue 49: the tree search (bots/tree_search.py, bots/fivecrowns_tree_search.py) --------
+# ---- issue 49: the tree search (bots/tree_search.py, bots/fivecrowns/tree_search.py) --------
 
 
 def expert_views(count: int, deal: str = "tree:1") -> list[Any]:
@@ -216,7 +252,7 @@ def expert_views(count: int, deal: str = "tree:1") -> list[Any]:
 
 
 def tree_bot(iterations: int) -> Any:
-    from meldref.bots.fivecrowns_tree_search import FiveCrownsTreeBot
+    from meldref.bots.fivecrowns.tree_search import FiveCrownsTreeBot
 
     bot = FiveCrownsTreeBot(7)
     bot.iterations = iterations

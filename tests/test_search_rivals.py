@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from meldref.bots import builtin_bot
-from meldref.bots.fivecrowns_expert import is_wild, unseen
+from meldref.bots.fivecrowns.expert import is_wild, unseen
 from meldref.bots.search import RivalHands, deal_table
 from meldref.engine.cards import Card
 from meldref.engine.fivecrowns.actions import Discard

@@ -20,9 +20,10 @@ from meldref.engine.fivecrowns.actions import Action
 from meldref.engine.fivecrowns.state import FiveCrownsState
 from meldref.engine.fivecrowns.view import FiveCrownsView
 
-from .fivecrowns_search import FiveCrownsSearchBot, round_margin
-from .search import Budget, roll_out
-from .tree_search import SearchStats, TreeGame, tree_search
+from ..sdk import EngineBot, run
+from ..search import Budget, roll_out
+from ..tree_search import SearchStats, TreeGame, tree_search
+from .search import FiveCrownsSearchBot, round_margin
 
 ITERATIONS: Final = 200  # a decision's iterations without a clock (with one: as many as fit)
 CLOCKED_ITERATIONS: Final = 100_000  # with a clock the deadline bounds them first
@@ -71,10 +72,8 @@ class FiveCrownsTreeBot(FiveCrownsSearchBot):
 
 
 def main() -> None:
-    """Play as a protocol bot (`python3 -m meldref.bots.fivecrowns_tree_search`), its clock
+    """Play as a protocol bot (`python3 -m meldref.bots.fivecrowns.tree_search`), its clock
     from each `go` line: how a tournament seats it (`--shared-deals` for duplicate deals)."""
-    from .sdk import EngineBot, run
-
     run(EngineBot({"fivecrowns": FiveCrownsTreeBot}, name="fivecrowns-tree"))
 
 

@@ -1,7 +1,7 @@
 """The strong Five Crowns Solitaire bot, `expert`: the top rung of random < greedy < expert.
 
 Runs in-process (`builtin:expert`, the class `SolitaireExpertBot`) and as a protocol bot through
-the SDK (`python3 bots/solitaire_expert.py`). The player sees every pile and the card to place;
+the SDK (`python3 bots/solitaire/expert.py`). The player sees every pile and the card to place;
 the order of the rest of the draw pile is unknown, but what it holds is not: the deck less every
 card in sight and every card put out of play.
 
@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
+from meldref.bots.sdk import EngineBot, run
 from meldref.engine.cards import FIVECROWNS_SUITED, JOKER, Card, Kind
 from meldref.engine.fivecrowns.solver import Natural, fewest_left, fewest_left_without
 from meldref.engine.solitaire import Place, SolitaireView
@@ -238,8 +239,6 @@ class SolitaireExpertBot:
 
 def main() -> None:
     """Play as a protocol bot on standard input and output."""
-    from meldref.bots.sdk import EngineBot, run
-
     run(EngineBot({"solitaire": SolitaireExpertBot}, name="solitaire-expert"))
 
 

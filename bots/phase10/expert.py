@@ -1,7 +1,7 @@
 """The strong Phase 10 bot, `expert`: the top rung of the ladder random < greedy < expert.
 
 Runs in-process (`builtin:expert`, the class `Phase10ExpertBot`) and as a protocol bot through
-the SDK (`python3 bots/phase10_expert.py`). It decides from its seat's view, and remembers what
+the SDK (`python3 bots/phase10/expert.py`). It decides from its seat's view, and remembers what
 the views it was shown reveal over a hand (the discard tops, how the draw pile shrank):
 
 - discard-pile tracking: cards buried in the discard pile are out of the draw pile, so the bot
@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from meldref.bots.sdk import EngineBot, run
 from meldref.bots.tiebreak import Tiebreak
 from meldref.engine.cards import COLOURS, PHASE10_NUMBERS, SKIP, WILD, Card, Kind
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
@@ -399,8 +400,6 @@ def leader(view: Phase10View, victims: tuple[int, ...]) -> int | None:
 
 def main() -> None:
     """Play as a protocol bot on standard input and output."""
-    from meldref.bots.sdk import EngineBot, run
-
     run(EngineBot({"phase10": Phase10ExpertBot}, name="phase10-expert"))
 
 

@@ -15,13 +15,13 @@ import random
 from collections import Counter
 from typing import Any, Final
 
+from meldref.bots.sdk import EngineBot, run
+from meldref.bots.search import ClockedBot, choose, deal_unseen, roll_out
+from meldref.bots.solitaire.expert import SolitaireExpertBot, unseen_cards
+from meldref.bots.solitaire.greedy import SolitaireGreedyBot
 from meldref.engine.cards import Card
 from meldref.engine.game import rules_to_json
 from meldref.engine.solitaire import Place, SolitaireRules, SolitaireState, SolitaireView
-
-from .search import ClockedBot, choose, deal_unseen, roll_out
-from .solitaire import SolitaireGreedyBot
-from .solitaire_expert import SolitaireExpertBot, unseen_cards
 
 CANDIDATES: Final = 3  # moves besides the expert's
 GUESSES: Final = 4  # a rollout plays the whole deal by `greedy`, a solver search a pile a move
@@ -88,10 +88,9 @@ class SolitaireSearchBot(ClockedBot):
 
 
 def main() -> None:
-    """Play as a protocol bot on standard input and output (`python3 -m
-    meldref.bots.solitaire_search`: the module imports its package)."""
-    from .sdk import EngineBot, run
-
+    """Play as a protocol bot on standard input and output: `python3 bots/solitaire/search.py` (its
+    imports name their package, as the expert's do, so that it runs as a file).
+    Installed, `python3 -m meldref.bots.serve search` plays the same moves."""
     run(EngineBot({"solitaire": SolitaireSearchBot}, name="solitaire-search"))
 
 

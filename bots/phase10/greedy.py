@@ -7,15 +7,14 @@ through the protocol.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Final
 
-from ..engine.cards import SKIP, WILD, Card
-from ..engine.common import DRAW_DISCARD, DRAW_PILE, Draw
-from ..engine.phase10.actions import Action, Discard, LayDown
-from ..engine.phase10.rules import PHASES, card_points
-from ..engine.phase10.view import Phase10View, missing_cards, missing_without_each
-from .phase10_expert import Phase10ExpertBot, leader, with_extras
+from ...engine.cards import SKIP, WILD, Card
+from ...engine.common import DRAW_DISCARD, DRAW_PILE, Draw
+from ...engine.phase10.actions import Action, Discard, LayDown
+from ...engine.phase10.rules import PHASES, card_points
+from ...engine.phase10.view import Phase10View, missing_cards, missing_without_each
+from .expert import leader, with_extras
 
 LAY_CHANCE: Final = 0.5  # how often the random bot looks for a lay-down it could make
 
@@ -136,17 +135,3 @@ def _distance(view: Phase10View, hand: tuple[Card, ...] | list[Card]) -> int:
     return min(
         max(0, missing_cards(hand, PHASES[p], wrap) - wilds) for p in view.phases_left
     )
-
-
-BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
-    "random": RandomBot,
-    "greedy": GreedyBot,
-    "expert": Phase10ExpertBot,
-    "search": lambda seed: _search(seed),
-}
-
-
-def _search(seed: int | str) -> Any:
-    from .phase10_search import Phase10SearchBot  # it builds on greedy, from here
-
-    return Phase10SearchBot(seed)

@@ -7,11 +7,8 @@ Each decides from the piles it sees (the whole game is face up but the deck's or
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from typing import Any, Final
 
-from ..engine.solitaire import Place, SolitaireView
-from .solitaire_expert import SolitaireExpertBot
+from ...engine.solitaire import Place, SolitaireView
 
 
 class SolitaireRandomBot:
@@ -49,17 +46,3 @@ class SolitaireGreedyBot:
                 best = (key, Place(size, card))
         assert best is not None
         return best[1]
-
-
-BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
-    "random": SolitaireRandomBot,
-    "greedy": SolitaireGreedyBot,
-    "expert": SolitaireExpertBot,
-    "search": lambda seed: _search(seed),
-}
-
-
-def _search(seed: int | str) -> Any:
-    from .solitaire_search import SolitaireSearchBot  # it builds on greedy, from here
-
-    return SolitaireSearchBot(seed)

@@ -1,7 +1,7 @@
 """The strong Five Crowns bot, `expert`: the top rung of the ladder random < greedy < expert.
 
 Runs in-process (`builtin:expert`, the class `FiveCrownsExpertBot`) and as a protocol bot through
-the SDK (`python3 bots/fivecrowns_expert.py`). Every hand it values is valued exactly by the
+the SDK (`python3 bots/fivecrowns/expert.py`). Every hand it values is valued exactly by the
 engine's solver (engine.fivecrowns_solver: the fewest points a hand leaves in books and runs).
 
 - Going out: as soon as the solver finds a way, it goes out (the fewest points: none).
@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
+from meldref.bots.sdk import EngineBot, run
 from meldref.bots.tiebreak import Tiebreak
 from meldref.engine.cards import FIVECROWNS_SUITED, JOKER, Card, Kind
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
@@ -274,8 +275,6 @@ def last_turn_discard(view: FiveCrownsView) -> Discard:
 
 def main() -> None:
     """Play as a protocol bot on standard input and output."""
-    from meldref.bots.sdk import EngineBot, run
-
     run(EngineBot({"fivecrowns": FiveCrownsExpertBot}, name="fivecrowns-expert"))
 
 

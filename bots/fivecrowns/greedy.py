@@ -7,13 +7,10 @@ protocol; `greedy` asks the solver (engine/fivecrowns/solver.py) for the best ar
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from typing import Any, Final
 
-from ..engine.fivecrowns import Action, Discard, Draw, FiveCrownsView
-from ..engine.fivecrowns.solver import card_points
-from .fivecrowns_expert import FiveCrownsExpertBot
-from .tiebreak import Tiebreak
+from ...engine.fivecrowns import Action, Discard, Draw, FiveCrownsView
+from ...engine.fivecrowns.solver import card_points
+from ..tiebreak import Tiebreak
 
 
 class FiveCrownsRandomBot:
@@ -71,17 +68,3 @@ class FiveCrownsGreedyBot:
         now = view.solver().points()
         _, taken = view.solver((*view.hand, top)).best_discard()
         return Draw("discard") if taken < now else Draw("pile")
-
-
-BOTS: Final[Mapping[str, Callable[[int], Any]]] = {
-    "random": FiveCrownsRandomBot,
-    "greedy": FiveCrownsGreedyBot,
-    "expert": FiveCrownsExpertBot,
-    "search": lambda seed: _search(seed),
-}
-
-
-def _search(seed: int | str) -> Any:
-    from .fivecrowns_search import FiveCrownsSearchBot  # it builds on greedy, from here
-
-    return FiveCrownsSearchBot(seed)

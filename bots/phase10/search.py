@@ -16,6 +16,10 @@ import random
 from collections import Counter
 from typing import Any, Final
 
+from meldref.bots.phase10.expert import Phase10ExpertBot, distance, unseen
+from meldref.bots.phase10.greedy import GreedyBot
+from meldref.bots.sdk import EngineBot, run
+from meldref.bots.search import SearchBot, deal_table, roll_out
 from meldref.engine.cards import SKIP, WILD, Card
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
 from meldref.engine.game import rules_to_json
@@ -23,10 +27,6 @@ from meldref.engine.phase10.actions import Action, Discard
 from meldref.engine.phase10.rules import card_points
 from meldref.engine.phase10.state import Phase10State
 from meldref.engine.phase10.view import Phase10View
-
-from .phase10 import GreedyBot
-from .phase10_expert import Phase10ExpertBot, distance, unseen
-from .search import SearchBot, deal_table, roll_out
 
 DISCARDS: Final = 3  # discard candidates: the expert's and the best others
 # Whether discards are searched too: yes, among those the expert's guard lets go as readily
@@ -185,10 +185,9 @@ def _without(cards: tuple[Card, ...], card: Card) -> list[Card]:
 
 
 def main() -> None:
-    """Play as a protocol bot on standard input and output (`python3 -m
-    meldref.bots.phase10_search`: the module imports its package)."""
-    from .sdk import EngineBot, run
-
+    """Play as a protocol bot on standard input and output: `python3 bots/phase10/search.py` (its
+    imports name their package, as the expert's do, so that it runs as a file).
+    Installed, `python3 -m meldref.bots.serve search` plays the same moves."""
     run(EngineBot({"phase10": Phase10SearchBot}, name="phase10-search"))
 
 

@@ -18,6 +18,10 @@ import random
 from collections import Counter
 from typing import Any, Final
 
+from meldref.bots.fivecrowns.expert import FiveCrownsExpertBot, is_wild, keep_wilds, unseen
+from meldref.bots.fivecrowns.greedy import FiveCrownsGreedyBot
+from meldref.bots.sdk import EngineBot, run
+from meldref.bots.search import SearchBot, deal_table, roll_out
 from meldref.engine.cards import Card
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
 from meldref.engine.fivecrowns.actions import Action, Discard
@@ -25,10 +29,6 @@ from meldref.engine.fivecrowns.rules import FiveCrownsRules
 from meldref.engine.fivecrowns.state import FiveCrownsState
 from meldref.engine.fivecrowns.view import FiveCrownsView
 from meldref.engine.game import rules_to_json
-
-from .fivecrowns import FiveCrownsGreedyBot
-from .fivecrowns_expert import FiveCrownsExpertBot, is_wild, keep_wilds, unseen
-from .search import SearchBot, deal_table, roll_out
 
 DISCARDS: Final = 3  # discard candidates: the expert's and the best others by points now
 # Guesses a decision without a clock (a clock allows more: bots/search.py). With 8, on the same
@@ -121,10 +121,9 @@ def round_margin(view: FiveCrownsView, state: FiveCrownsState) -> float:
 
 
 def main() -> None:
-    """Play as a protocol bot on standard input and output (`python3 -m
-    meldref.bots.fivecrowns_search`: the module imports its package)."""
-    from .sdk import EngineBot, run
-
+    """Play as a protocol bot on standard input and output: `python3 bots/fivecrowns/search.py` (its
+    imports name their package, as the expert's do, so that it runs as a file).
+    Installed, `python3 -m meldref.bots.serve search` plays the same moves."""
     run(EngineBot({"fivecrowns": FiveCrownsSearchBot}, name="fivecrowns-search"))
 
 
