@@ -12,8 +12,9 @@ batched rows step --batch games a call (`BatchEnv.step`: observations and masks 
 arrays, random legal actions drawn for all games at once with numpy, auto-reset), a step
 being one game's action. Time is the process's CPU time (time.process_time), so other work on
 a shared machine slows no row.
-The `raw_env()` rows step the same environment without PettingZoo's wrappers (`env()` wraps
-it in three, a third of a step's time), as a training loop that keeps to the mask may.
+The `raw_env()` rows step the same environment without the checks of PettingZoo's classic
+wrappers (`env()` makes them in one layer, `ClassicAEC`), as a training loop that keeps to the
+mask may.
 PettingZoo no longer ships a gin rummy (it left with 1.25); its own AEC loop is what the
 meldref rows run, so that row is the comparison with PettingZoo. A library that is not
 installed gets a row saying so. The ratio column is meldref's figure over the row's.

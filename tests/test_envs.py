@@ -473,3 +473,20 @@ def test_the_batched_environment_refuses_an_illegal_action() -> None:
     illegal = int(np.flatnonzero(info["action_mask"][1] == 0)[0])
     with pytest.raises(ValueError, match="game 1: action"):
         envs.step([int(np.flatnonzero(info["action_mask"][0])[0]), illegal])
+
+
+def test_every_seat_observes_the_end_of_a_phase10_game() -> None:
+    """A seat whose game is over has no phase left (its view's `phases_left` holds None): the
+    vector of that last observation raised TypeError, so `last()` of the seats stepped out
+    after a Phase 10 game ended failed."""
+    env = pettingzoo_env("phase10", 3, SHORT["phase10"])
+    env.reset(seed=0)  # seat 1 wins by phase 1 (phases-to-win=1): its phase is None after
+    rng = random.Random(0)
+    ended = 0
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        ended += term or trunc
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(
+            obs["action_mask"]))))
+    assert ended == 3 and env.unwrapped.state is not None
+    assert env.unwrapped.state.outcome is not None

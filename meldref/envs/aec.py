@@ -30,13 +30,13 @@ referee forfeits a bot for it), actions out of range are refused, and the AEC or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from ..engine.game import Action, GameState, Outcome, Termination, find_game
 from ..engine.registry import DEFAULT_GAME
@@ -180,20 +180,19 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
 
 def pettingzoo_env(game: str = DEFAULT_GAME, players: int | None = None,
                    rules: Mapping[str, object] | None = None, reward: Reward = "score",
-                   render_mode: str | None = None) -> Any:
-    """`MeldrefAEC` with PettingZoo's classic wrappers: an illegal action ends the game with
-    -1 for its seat, actions out of range refused, the AEC order enforced."""
-    env: Any = IllegalEnds(MeldrefAEC(game, players, rules, reward, render_mode))
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+                   render_mode: str | None = None) -> ClassicAEC:
+    """The game as PettingZoo's classic environments come (`env()`): an illegal action ends
+    the game with -1 for its seat, actions out of range refused, the AEC order enforced
+    (`ClassicAEC`, what PettingZoo's three classic wrappers do, in one layer)."""
+    return ClassicAEC(game, players, rules, reward, render_mode)
 
 
-def versioned(game: str) -> tuple[Callable[..., Any], Callable[..., MeldrefAEC]]:
+def versioned(game: str) -> tuple[Callable[..., ClassicAEC], Callable[..., MeldrefAEC]]:
     """A game's PettingZoo-style `env` and `raw_env` (the `<game>_v0` modules): keyword
     arguments as `pettingzoo_env` takes them, the game fixed."""
 
     def env(players: int | None = None, rules: Mapping[str, object] | None = None,
-            reward: Reward = "score", render_mode: str | None = None) -> Any:
+            reward: Reward = "score", render_mode: str | None = None) -> ClassicAEC:
         return pettingzoo_env(game, players, rules, reward, render_mode)
 
     def raw_env(players: int | None = None, rules: Mapping[str, object] | None = None,
@@ -205,8 +204,102 @@ def versioned(game: str) -> tuple[Callable[..., Any], Callable[..., MeldrefAEC]]
     return env, raw_env
 
 
-class IllegalEnds(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
-    """PettingZoo's TerminateIllegalWrapper with our own masks (-1 for the offending seat)."""
+# What PettingZoo's OrderEnforcingWrapper refuses to read before the first reset.
+_AFTER_RESET: Final = frozenset({"rewards", "terminations", "truncations", "infos",
+                                 "agent_selection", "num_agents", "agents"})
 
-    def __init__(self, env: MeldrefAEC) -> None:
-        super().__init__(env, illegal_reward=-1)
+
+class ClassicAEC(MeldrefAEC):
+    """`MeldrefAEC` with the checks of PettingZoo's classic wrappers (OrderEnforcingWrapper,
+    AssertOutOfBoundsWrapper, TerminateIllegalWrapper with -1), made in one layer: the same
+    errors, warnings, rewards and ends, without three wrappers' delegation at every call
+    (40-50% of a step's time). `unwrapped` is the environment itself."""
+
+    def __init__(self, game: str = DEFAULT_GAME, players: int | None = None,
+                 rules: Mapping[str, object] | None = None, reward: Reward = "score",
+                 render_mode: str | None = None, illegal_reward: float = -1.0) -> None:
+        super().__init__(game, players, rules, reward, render_mode)
+        del self.agents  # read before reset, it raises, as the order-enforcing wrapper's
+        self.illegal_reward = illegal_reward
+        self._has_reset = False
+        self._has_updated = False  # a step or reset since the last `agent_iter` turn
+
+    if not TYPE_CHECKING:  # (a __getattr__ mypy saw would let it pass any attribute's name)
+
+        def __getattr__(self, name: str) -> object:
+            # Reached only for a missing attribute: before reset, the wrapper's own message.
+            if name in _AFTER_RESET:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._has_reset = self._has_updated = True
+        super().reset(seed, options)
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return super().observe(agent)
+
+    def render(self) -> str | None:
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Turns(self, max_iter)
+
+    def step(self, action: int | None) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = self.agent_selection
+        dead = self.terminations[agent] or self.truncations[agent]
+        assert (action is None and dead) or in_range(action, self.codec.action_size), (
+            "action is not in action space")
+        if dead or (action is not None and int(action) in self._legal):
+            super().step(action)
+            return
+        # An illegal action: the game ends here, -1 for its seat (the referee forfeits a bot)
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = float(self.illegal_reward)
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+
+def in_range(action: object, size: int) -> bool:
+    """Whether `action` is in `spaces.Discrete(size)` (its `contains`, without numpy's
+    conversions for a plain int)."""
+    if isinstance(action, int):
+        return 0 <= action < size
+    if isinstance(action, np.generic | np.ndarray) and action.shape == () and np.issubdtype(
+            action.dtype, np.integer):
+        return 0 <= int(action) < size
+    return False
+
+
+class _Turns(Iterator[str]):
+    """`agent_iter`'s iterator, which asserts a step between turns (as the order-enforcing
+    wrapper's does)."""
+
+    def __init__(self, env: ClassicAEC, max_iter: int) -> None:
+        self.env = env
+        self.left = max_iter
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return env.agent_selection

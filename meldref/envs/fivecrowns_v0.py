@@ -3,8 +3,8 @@
     from meldref.envs import fivecrowns_v0
     env = fivecrowns_v0.env()            # or env(players=4, rules={...})
 
-`env()` has PettingZoo's classic wrappers (an illegal action ends the game with -1 for its
-seat), `raw_env()` is the bare `MeldrefAEC`; keyword arguments as
+`env()` checks as PettingZoo's classic wrappers do (an illegal action ends the game with -1
+for its seat; `ClassicAEC`), `raw_env()` is the bare `MeldrefAEC`; keyword arguments as
 `meldref.envs.pettingzoo_env` takes them. Version 0 of the spaces, which a change of either
 would raise to `_v1` (tests/test_envs.py holds the sizes):
 

@@ -89,7 +89,7 @@ class Phase10Codec:
         if phase is not None:
             out[_PHASE + phase - 1] = 1.0
         for left in view["phases_left"]:
-            if 1 <= left <= 10:
+            if left is not None and 1 <= left <= 10:  # None: a seat whose game is over
                 out[_LEFT + left - 1] = 1.0
         put(out, _FLAGS, (
             float(view["laid"] is not None), float(view["laid_this_turn"]),
