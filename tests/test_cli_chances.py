@@ -18,7 +18,7 @@ from test_viewer_browser import Tab, browser, tab  # noqa: F401 (fixtures)
 from test_viewer_layout import list_page_of, tournament  # noqa: F401 (a fixture)
 
 from meldref.contest.board import chance_text
-from meldref.tournament.standings import chance_percent
+from meldref.verdicts.elo import chance_percent
 
 
 def test_the_tournament_table_prints_a_sure_first_as_more_than_99_percent(

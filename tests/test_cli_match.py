@@ -11,7 +11,8 @@ from support import RANDOM_BOT as RANDOM_PROGRAM
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
-from meldref.replay.files import load_replay, verify
+from meldref.replay.audit import verify
+from meldref.replay.files import load_replay
 
 RANDOM_BOT = f"{RANDOM_PROGRAM} --seed 4"
 runner = CliRunner()

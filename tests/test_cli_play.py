@@ -9,7 +9,7 @@ from pathlib import Path
 import pexpect
 from support import PYTHON, ROOT
 
-from meldref.replay.files import verify
+from meldref.replay.audit import verify
 
 ANSI = r"(?:\x1b\[[0-9;]*m)*"  # styles the terminal is sent, if any
 

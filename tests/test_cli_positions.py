@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from meldref.cli.app import app
 from meldref.engine.game import find_game
 from meldref.engine.position import read_position
-from meldref.replay.files import ReplayError, load_replay, simulate, verify
+from meldref.replay.audit import verify
+from meldref.replay.files import ReplayError, load_replay, simulate
 from meldref.replay.positions import PositionFileError, load_position
 
 RANDOM_BOT = f"{sys.executable} {ROOT / 'bots' / 'random_bot.py'} --seed 4"

@@ -43,7 +43,7 @@ import dask.config  # noqa: E402
 
 from meldref.cli.app import app  # noqa: E402
 from meldref.protocol.records import ResultLine  # noqa: E402
-from meldref.replay.files import verify  # noqa: E402
+from meldref.replay.audit import verify  # noqa: E402
 from meldref.tournament import cluster as cluster_module  # noqa: E402
 from meldref.tournament import cluster_worker  # noqa: E402
 from meldref.tournament.cluster import ClusterPool, inflate  # noqa: E402

@@ -15,7 +15,8 @@ from meldref.cli.app import app
 from meldref.engine.fivecrowns import FiveCrownsRules
 from meldref.engine.phase10 import Phase10Rules
 from meldref.protocol.seats import BotSpec
-from meldref.replay.files import ReplayError, ReplayWriter, load_replay, verify
+from meldref.replay.audit import verify
+from meldref.replay.files import ReplayError, ReplayWriter, load_replay
 from meldref.settings import limit_settings, parse_rules
 from meldref.tournament.runner import run_job
 from meldref.tournament.schedule import BotEntry, GameJob

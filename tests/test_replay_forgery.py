@@ -17,7 +17,8 @@ from test_untrusted_files import chained
 from typer.testing import CliRunner
 
 from meldref.cli import app
-from meldref.replay.files import ReplayError, verify
+from meldref.replay.audit import verify
+from meldref.replay.files import ReplayError
 
 runner = CliRunner()
 BAD_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'bad_bot.py'}"

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from meldref.cli.app import app
 from meldref.private import open_private, private_dir
 from meldref.protocol.seats import BotSpec
-from meldref.replay.files import ReplayWriter, verify
+from meldref.replay.audit import verify
+from meldref.replay.files import ReplayWriter
 from meldref.tournament.schedule import BotEntry, deal_seed
 
 SHORT = ["--rules", "phases-to-win=1", "--no-progress", "--json"]

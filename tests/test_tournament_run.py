@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 from meldref.cli.app import app
 from meldref.protocol.seats import BotSpec
 from meldref.protocol.sweep import descendants, kill_strays
-from meldref.replay.files import verify
+from meldref.replay.audit import verify
 from meldref.tournament.schedule import BotEntry, deal_seed
 
 SHORT = ["--rules", "phases-to-win=2"]

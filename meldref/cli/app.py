@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # typer's own click (typer._click), which its classes are mad
     from typer._click import Command, Context
 
 from .. import __version__
+from ..build import describe
 
 EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
@@ -250,9 +251,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from ..build import describe
-        from ..protocol.wire import PROTOCOL_VERSION
-        from ..replay.files import FORMAT_VERSION
+        # The versions live with their formats; `meldref --help` imports neither.
+        from ..protocol.wire import PROTOCOL_VERSION  # noqa: PLC0415 start-up: --help only cli
+        from ..replay.files import FORMAT_VERSION  # noqa: PLC0415 start-up: --help only cli
 
         typer.echo(f"meldref {__version__} (protocol {PROTOCOL_VERSION}, replay format "
                    f"{FORMAT_VERSION}, {describe()})")

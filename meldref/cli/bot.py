@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Final
+from typing import Annotated, Final
 
 import typer
 from rich.markup import escape
+from rich.table import Table
 
-from ..engine.game import UnknownGameError, find_game
+from ..bots import BUILTIN_PREFIX, builtin_names
+from ..bots.serve import program_games
+from ..engine.game import GAME_NAMES, UnknownGameError, find_game
+from ..protocol.seats import BotSpec
+from ..replay.positions import PositionFileError, load_position, position_files
+from ..tools.botcheck import Check, check_bot
+from ..tools.bottest import Answer, ask_all
 from .common import (
     EXIT_FAILED,
     err,
@@ -20,9 +28,7 @@ from .common import (
     stop_on_signals,
 )
 from .limits import CHECK_CPU, LimitFlag, LimitFlags, limits_or_fail, with_limit_flags
-
-if TYPE_CHECKING:  # loaded when the command runs
-    from ..tools.botcheck import Check
+from .report import answers_table
 
 bot_app = typer.Typer(no_args_is_help=True, add_completion=False,
                       help="Check a bot program against the protocol.")
@@ -63,11 +69,6 @@ def bot_check(
 ) -> None:
     """Check a bot program: handshake, ping, flushing, quit, and legal full games of every
     decision type. Exit 0 only if every check passes."""
-    from rich.table import Table
-
-    from ..replay.positions import PositionFileError, load_position
-    from ..tools.botcheck import check_bot
-
     refuse_overwriting_inputs({"--position": position}, {"--logs": logs})
     banked = sorted(f"--{k}" for k in ("time-bank", "increment", "max-bank") if k in limits)
     if strict and banked:
@@ -128,10 +129,6 @@ def bot_test(
     """Ask the bot for its decision in each position of FOLDER and judge every answer: legal
     or not (and why), and, where the file states an `expect`ed action, whether it is that one.
     Exit 0 only if every answer is legal and every expected action was found."""
-    from ..protocol.seats import BotSpec
-    from ..replay.positions import PositionFileError, load_position, position_files
-    from ..tools.bottest import Answer, ask_all
-
     refuse_overwriting_inputs({"FOLDER": folder}, {"--logs": logs})
     # Every answer has the same time, the first of a game's too, and no bank.
     settings = limits_or_fail({**limits, "first-move-time": limits["move-time"],
@@ -156,8 +153,6 @@ def bot_test(
                                      "answers": [a.to_json() for a in answers]}, indent=2)
                          + "\n")
     else:
-        from .report import answers_table
-
         out.print(answers_table(answers, folder, f"bot test: {bot}"))  # fits 80 columns
         out.print(f"{passed} of {len(answers)} positions passed")
     if passed < len(answers):
@@ -167,18 +162,10 @@ def bot_test(
 def program_line(bot: str) -> str:
     """The command line of the program to check: `bot` itself, or for builtin:NAME the
     built-in bot served as a program (`meldref.bots.serve`); exit 2 for an unknown NAME."""
-    import shlex
-
-    from ..bots import BUILTIN_PREFIX
-    from ..bots.serve import program_games
-
     if not bot.startswith(BUILTIN_PREFIX):
         return bot
     name = bot.removeprefix(BUILTIN_PREFIX)
     if not program_games(name):
-        from ..bots import builtin_names
-        from ..engine.game import GAME_NAMES
-
         known = sorted({n for g in GAME_NAMES for n in builtin_names(g)})
         fail(f"no built-in bot {name!r}; built-in bots: {', '.join(known)}")
     return shlex.join([sys.executable, "-m", "meldref.bots.serve", name])

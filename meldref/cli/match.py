@@ -16,6 +16,16 @@ import typer
 
 from ..engine.registry import DEFAULT_GAME, GAMES
 from ..tournament.config import ConfigError, parse_pairs
+from ..tournament.keeper import BotKeeper
+from ..tournament.match import (
+    build_match,
+    failed_bots,
+    match_json,
+    preflight,
+    run_match,
+    totals,
+    with_announced_names,
+)
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -28,6 +38,7 @@ from .common import (
     stop_on_signals,
 )
 from .limits import LIMIT_FLAGS, LimitFlags, limits_or_fail, with_limit_flags
+from .report import match_tables, print_fitted
 
 
 @with_limit_flags(*LIMIT_FLAGS)
@@ -68,18 +79,6 @@ def match(
         "game to game.")] = None,
 ) -> None:
     """Play one or more games between bots and print who won."""
-    from ..tournament.keeper import BotKeeper
-    from ..tournament.match import (
-        build_match,
-        failed_bots,
-        match_json,
-        preflight,
-        run_match,
-        totals,
-        with_announced_names,
-    )
-    from .report import match_tables, print_fitted
-
     refuse_overwriting_inputs({"--position": position}, {"--out": replay})
     if seed is None and position is None:
         seed = random.SystemRandom().randrange(1_000_000)

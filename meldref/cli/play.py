@@ -12,7 +12,10 @@ from ..engine.game import RuleOptionError, UnknownGameError, find_game
 from ..engine.registry import DEFAULT_GAME
 from ..protocol.seats import BotSpec
 from ..settings import parse_rules
+from ..tools.human import QuitGame, play_person
 from ..tournament.config import ConfigError, parse_pairs
+from ..tournament.match import DEFAULT_BOT, check_output_file, preflight
+from ..tournament.schedule import bot_entries
 from .common import (
     EXIT_INTERRUPTED,
     BotOpt,
@@ -39,10 +42,6 @@ def play(
         "--out", "-o", help="Write the game's replay here.")] = None,
 ) -> None:
     """Play a seat yourself in the terminal against bots."""
-    from ..tools.human import QuitGame, play_person
-    from ..tournament.match import DEFAULT_BOT, check_output_file, preflight
-    from ..tournament.schedule import bot_entries
-
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     try:

@@ -1,4 +1,4 @@
-"""`meldref replay show | verify | stats | resume`."""
+"""`meldref replay show | verify | stats | resume | position | html | serve | export`."""
 
 from __future__ import annotations
 
@@ -11,11 +11,22 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ..engine.game import JSON
 from ..private import write_private_text
 from ..protocol.seats import BotSpec
+from ..replay.audit import verify
+from ..replay.export import FORMATS, OBSERVATIONS, export
+from ..replay.files import ReplayError, ReplayPathError, check_replay_file, replay_files
+from ..replay.html import ViewerError
+from ..replay.index import write_pages
+from ..replay.positions import PositionFileError, position_at
+from ..replay.show import ShowError, tell
+from ..replay.stats import gather_stats
 from ..replay.words import printable
+from ..tools.resume import resume
+from ..tournament.match import check_output_file, game_summary
 from .common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -31,23 +42,21 @@ from .common import (
     refuse_overwriting_inputs,
 )
 from .limits import LimitFlags, limits_or_fail, with_limit_flags
+from .report import fit_labelled, match_tables, print_fitted, stats_table
 
 replay_app = typer.Typer(no_args_is_help=True, add_completion=False,
                          help="Show, verify, count, resume, view, serve and export replays.")
+
 
 def replay_exit_code(exc: Exception) -> int:
     """The exit code for a replay that cannot be used, the same from every command that reads
     one: 2 (usage) for a path that is not a replay file to read (missing, a folder, a FIFO or
     a device, unreadable), 1 (a check failed) for a file whose content does not check out
     (damaged, forged, cut where a whole game is needed)."""
-    from ..replay.files import ReplayError
-
     return EXIT_FAILED if isinstance(exc, ReplayError) else EXIT_USAGE
 
 
 def _unusable(path: Path, exc: Exception) -> NoReturn:
-    from ..replay.files import ReplayPathError
-
     message = str(exc) if isinstance(exc, ReplayPathError) else f"{path}: {exc}"
     fail(printable(message), replay_exit_code(exc))
 
@@ -55,8 +64,6 @@ def _unusable(path: Path, exc: Exception) -> NoReturn:
 def _files(paths: list[Path]) -> list[Path]:
     """The replay files under `paths`; exit 2 if a path cannot be read as replays or none is
     found (nothing to do is a usage error)."""
-    from ..replay.files import ReplayPathError, replay_files
-
     try:
         files = list(replay_files(paths))
     except ReplayPathError as exc:
@@ -78,9 +85,6 @@ def replay_show(
 ) -> None:
     """Tell a recorded game move by move. Exit 1 if the replay is damaged (what could be
     read is told), 2 if PATH is not a replay file or --seat/--hand are not in it."""
-    from ..replay.files import ReplayError, ReplayPathError, check_replay_file
-    from ..replay.show import ShowError, tell
-
     try:
         telling = tell(check_replay_file(path), seat, hand)
     except ShowError as exc:
@@ -107,8 +111,6 @@ def replay_verify(
 ) -> None:
     """Re-simulate replays from their seed and actions and check every claim of their results;
     exit 1 naming the first bad line (2 for a path that is not a replay file)."""
-    from ..replay.files import ReplayError, ReplayPathError, verify
-
     code = 0
     verdicts: list[dict[str, JSON]] = []
     for path in _files(paths):
@@ -142,9 +144,6 @@ def replay_stats(
 ) -> None:
     """Figures over replays: games, wins per seat and bot, mean scores, faults, hands. Exit 1
     if a file could not be read (the others are counted)."""
-    from ..replay.stats import gather_stats
-    from .report import fit_labelled, print_fitted, stats_table
-
     stats = gather_stats(_files(paths), check)
     data = stats.to_json()
     if as_json:
@@ -197,11 +196,6 @@ def replay_resume(
     """Continue a recorded game from action --at with the given bots. Without --bot, only a
     game of built-in bots continues with its own; a replay's bot commands run only with
     --trust-replay-bots."""
-    from ..replay.files import ReplayError, ReplayPathError, check_replay_file
-    from ..tools.resume import resume
-    from ..tournament.match import check_output_file, game_summary
-    from .report import match_tables, print_fitted
-
     refuse_overwriting_inputs({"PATH": path}, {"--out": replay})
     settings = limits_or_fail(limits)
     try:
@@ -247,9 +241,6 @@ def replay_position(
 ) -> None:
     """Write the position at action --at of a replay as a position file (spec/POSITION.md),
     to play on with `meldref match --position` or to test a bot with `meldref bot test`."""
-    from ..replay.files import ReplayError, ReplayPathError, check_replay_file
-    from ..replay.positions import PositionFileError, position_at
-
     refuse_overwriting_inputs({"PATH": path}, {"--out": output})
     try:
         text = position_at(check_replay_file(path), at, expect)
@@ -281,10 +272,6 @@ def replay_html(
                                           "JSON.")] = False,
 ) -> None:
     """Write a replay as one self-contained HTML page (a folder: a page per game and an index)."""
-    from ..replay.files import ReplayError, ReplayPathError
-    from ..replay.html import ViewerError
-    from ..replay.index import write_pages
-
     refuse_overwriting_inputs({"PATH": path}, {"--out": output})
     try:
         with _page_progress(path.is_dir()) as on_page:
@@ -322,7 +309,6 @@ def _page_progress(folder: bool) -> Iterator[Callable[[Path, int, int], None]]:
         yield lambda replay, done, total: console.print(f"page {done}/{total} {replay}",
                                                          markup=False)
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     with Progress(TextColumn("pages"), BarColumn(), MofNCompleteColumn(),
                   console=console) as bar:
@@ -346,7 +332,12 @@ def replay_serve(
 ) -> None:
     """Serve a folder's games in a local web page: results, standings, each game in the viewer.
     Behind a reverse proxy or on TLS as `contest serve` is (the flags, or MELDREF_SERVE_*)."""
-    from ..replay.serve import ReplayServer, ServeError, is_loopback, serve_options
+    from ..replay.serve import (  # noqa: PLC0415 starlette, uvicorn: 140 modules, for serve only
+        ReplayServer,
+        ServeError,
+        is_loopback,
+        serve_options,
+    )
 
     try:
         options = serve_options(host, port, public_hosts=public_host or (),
@@ -389,9 +380,6 @@ def replay_export(
     """Write every decision of the replays as a table: one row per decision, with the seat's
     observation, the legal actions, the action taken, its time and the game's result. Files
     that do not check out are skipped and named (exit 1); the rest are written."""
-    from ..replay.export import FORMATS, OBSERVATIONS, export
-    from ..replay.files import ReplayError
-
     if fmt not in FORMATS:
         fail(f"--format {fmt!r}: one of {', '.join(FORMATS)}")
     if observation not in OBSERVATIONS:

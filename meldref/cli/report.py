@@ -15,7 +15,7 @@ from ..engine.game import JSON
 from ..protocol.errors import Fault
 from ..protocol.records import ResultLine
 from ..replay.words import printable
-from ..verdicts.elo import format_elo, signed
+from ..verdicts.elo import chance_percent, format_elo, signed
 from ..verdicts.pairs import HeadToHead, SameDeals
 
 if TYPE_CHECKING:  # a match prints no standings: their statistics (scipy) stay unimported
@@ -150,8 +150,6 @@ def standings_table(report: Report, title: str = "standings",
     record and faults. With `labels`
     (`fitted`), each bot is shown by its label and the heads take two lines; with standings
     ranked by margin (`--rank-by margin`) the margin takes the rating's place."""
-    from ..tournament.standings import chance_percent  # loaded already: `report` is one
-
     by_margin = report.standings.rank_by == "margin"
     # With labels the table is to fit a narrow terminal: its thirteen columns need it tight.
     table = _compact(f"{title} (by mean score margin per game)" if by_margin else title,

@@ -6,21 +6,36 @@ import dataclasses
 import json
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from ..bots import builtin_help
 from ..engine.registry import DEFAULT_GAME, GAMES
+from ..private import folder_problem
 from ..protocol.records import ResultLine
 from ..tournament.config import (
+    TCP_EXPOSES,
     ConfigError,
+    TournamentConfig,
     build_config,
     parse_pairs,
     range_problem,
     read_toml,
+    with_announced_names,
 )
+from ..tournament.match import bots_json, preflight
+from ..verdicts.tally import Tally
 from .app import STOPS
 from .common import (
     EXIT_FAILED,
@@ -32,11 +47,9 @@ from .common import (
     stop_on_signals,
 )
 from .limits import LIMIT_FLAGS, LimitFlags, warn_about, with_limit_flags
+from .report import fitted, head_to_head_lines, print_fitted
 
-if TYPE_CHECKING:  # loaded when the command runs: `meldref --help` stays quick
-    from collections.abc import Callable
-
-    from ..tournament.config import TournamentConfig
+if TYPE_CHECKING:  # the run's module is loaded when the command runs (scipy, for standings)
     from ..tournament.run import OpenTournament, TournamentRun
 
 SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
@@ -114,7 +127,10 @@ def tournament(
     Every option in full: docs/commands.md#tournament (--cluster needs pip install
     'meldref[cluster]')."""
     game, config = _game_and_config(game, config, old_game)
-    from ..tournament.run import StandingsInterrupted, run_tournament
+    from ..tournament.run import (  # noqa: PLC0415 start-up: scipy (standings), not for --help
+        StandingsInterrupted,
+        run_tournament,
+    )
 
     refuse_overwriting_inputs({"CONFIG": config, "--bot-folder": bot_folder},
                               {"--out": out_dir})
@@ -162,7 +178,7 @@ def _print_sprt_plan(sprt: str | None, as_json: bool = False) -> None:
     """`--plan`: what the SPRT `sprt` costs and how often it accepts H1 (Wald's
     approximations with the bounds' overshoot, verdicts.sprt.plan), on deal sets of two
     games without draws: at elo0, half-way and at elo1."""
-    from ..verdicts.sprt import SprtSpec, SprtSpecError, plan
+    from ..verdicts.sprt import SprtSpec, SprtSpecError, plan  # noqa: PLC0415 start-up: scipy
 
     if sprt is None:
         fail("--plan: give the test with --sprt elo0,elo1[,alpha,beta]")
@@ -185,10 +201,10 @@ def _opened(config: Path | None, flags: dict[str, Any]) -> OpenTournament:
     once each (a wrong command fails before any game; the standings show each bot's `id
     name`), then opened (`open_tournament`: the seed settled, the folder made); `ConfigError`
     saying what is wrong."""
-    from ..private import folder_problem
-    from ..tournament.config import TCP_EXPOSES, with_announced_names
-    from ..tournament.match import preflight
-    from ..tournament.run import cluster_missing, open_tournament
+    from ..tournament.run import (  # noqa: PLC0415 start-up: scipy (standings), not for --help
+        cluster_missing,
+        open_tournament,
+    )
 
     data = read_toml(config) if config is not None else {}
     if config is not None and "seed" in data and _readable_by_others(config):
@@ -241,15 +257,6 @@ def _readable_by_others(path: Path) -> bool:
 def _run_with_progress(tournament: OpenTournament, run_tournament: Callable[..., TournamentRun],
                        stop_after: int | None, keep_logs: bool, show: bool,
                        interval: int | None = None) -> TournamentRun:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     plan = tournament.config.plan
     total = plan.table_count() * plan.games_per_table()
     console = err.console()
@@ -292,8 +299,6 @@ class RunningStandings:
     their intervals are the final standings' (a fit per line would cost seconds)."""
 
     def __init__(self, bots: list[str], every: int | None) -> None:
-        from ..verdicts.tally import Tally
-
         self.every, self.played, self.tally = every, 0, Tally(bots)
 
     def add(self, result: ResultLine) -> list[str]:
@@ -329,9 +334,6 @@ def game_line(result: ResultLine, done: int, total: int | None) -> str:
 
 
 def _print_tournament(run: TournamentRun, cfg: TournamentConfig, as_json: bool) -> None:
-    from ..tournament.match import bots_json
-    from .report import fitted, head_to_head_lines, print_fitted
-
     if as_json:
         data = {"folder": str(run.folder), "games": run.total, "played_now": run.played,
                 "found_done": run.already_done, "missing": run.missing, "stopped": run.stopped,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Final
@@ -344,8 +345,6 @@ def page_title(data: Mapping[str, JSON]) -> str:
 
 def viewer_page(data: Mapping[str, JSON], back: str | None = None) -> str:
     """The self-contained page of one game (`back`: a link to the list of games)."""
-    from html import escape
-
     return fill(asset("viewer.html"), TITLE=escape(page_title(data)), STYLE=asset("viewer.css"),
                 SCRIPT=asset("viewer.js"), DATA=script_json({**data, "back": back}))
 

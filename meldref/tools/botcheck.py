@@ -31,6 +31,7 @@ from ..protocol.referee import MatchPolicy, play_game
 from ..protocol.seats import BotSpec, Limits, ProcessSeat, Seat, seat_from_spec
 from ..protocol.wire import MAX_LINE, BotLine, parse_bot_line
 from ..replay.positions import PositionFile
+from .bottest import ask
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 OPPONENT = "builtin:greedy"
@@ -419,8 +420,6 @@ def _game_checks(command: str, game: str, policy: MatchPolicy, log_dir: Path | N
 
 def _position_checks(command: str, loaded: PositionFile, policy: MatchPolicy,
                      log_dir: Path | None, add: Add, limits: Limits) -> None:
-    from .bottest import ask
-
     name = f"position {loaded.path.name}"
     log = (log_dir / "position.stderr") if log_dir else None
     answer = ask(BotSpec.parse(command), loaded, policy, limits, log)

@@ -18,6 +18,8 @@ from typing import Final
 
 from ..private import open_private, private_dir
 from ..protocol.records import ResultLine
+from ..replay.audit import verify
+from ..replay.files import ReplayError
 from .cluster_connect import ClusterError
 from .cluster_worker import Checked, GameOutcome, Verdict, files_of, inflate, line_figures
 from .schedule import GameJob
@@ -101,8 +103,6 @@ class Collector:
         """What is wrong with a game's replay as it arrived, re-simulated here from its seed
         and actions under this machine's rules (None: it verifies, and says the result the
         line says); a replay that does not verify is removed."""
-        from ..replay.files import ReplayError, verify
-
         assert line.replay
         path = self.folder / line.replay
         try:

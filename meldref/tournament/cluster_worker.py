@@ -43,6 +43,8 @@ from ..private import private_dir
 from ..protocol.channel import look_before_sleeping
 from ..protocol.records import JSON, ResultLine
 from ..protocol.seats import Limits
+from ..replay.audit import verify
+from ..replay.files import ReplayError
 from .botfolder import BotFolderError, digest, unpack
 from .config import ConfigError
 from .keeper import BotKeeper, lending_from
@@ -458,8 +460,6 @@ def verify_batch(played: Played) -> Checked:
 
 
 def _verdict(outcome: GameOutcome) -> Verdict | None:
-    from ..replay.files import ReplayError, verify  # only where a task verifies
-
     line = outcome.line
     if line is None or not line.replay:
         return None

@@ -53,6 +53,7 @@ from ..engine.position import Position
 from ..engine.registry import DEFAULT_GAME
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import BotSpec, Limits
+from ..replay.positions import PositionFileError, load_position, position_files
 from ..settings import (
     LimitSettings,
     SettingsError,
@@ -329,8 +330,6 @@ def _positions(folder: str | None, info: GameInfo,
     """The positions of the files under `folder` (`--positions`), in the order of their
     paths, played under the tournament's `rules` over each file's own; `ConfigError` naming
     a file that cannot be read or is of another game."""
-    from ..replay.positions import PositionFileError, load_position, position_files
-
     if folder is None:
         return ()
     path = Path(folder)
@@ -475,7 +474,7 @@ TCP_EXPOSES: Final = ("plain TCP lets anyone who can reach the scheduler's port 
 
 
 def _sprt(value: Any, bots: int) -> SprtSpec | None:
-    from ..verdicts.sprt import SprtSpec
+    from ..verdicts.sprt import SprtSpec  # noqa: PLC0415 start-up: scipy, not for a match
 
     if value in (None, ""):
         return None

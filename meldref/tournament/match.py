@@ -31,7 +31,8 @@ from ..protocol.errors import BotError
 from ..protocol.launch import network_isolation_problem
 from ..protocol.records import ResultLine
 from ..protocol.sandbox import sandbox_problem
-from ..protocol.seats import BotSpec, Limits, ProcessSeat
+from ..protocol.seats import BotSpec, Limits, ProcessSeat, seat_from_spec
+from ..replay.files import ReplayError, ReplayPathError, read_lines
 from ..replay.positions import load_position
 from ..settings import LimitSettings, SettingsError, parse_rules
 from ..verdicts.tally import Tally
@@ -176,8 +177,6 @@ def other_game_problem(path: Path, job: GameJob) -> str | None:
     replay of this game (its game, seed, game id or seats differ, or it is no replay). None
     if there is nothing (or an empty file), or the replay of this same game (the same command
     run again writes it anew)."""
-    from ..replay.files import ReplayError, ReplayPathError, read_lines
-
     try:
         if not path.is_file() or path.stat().st_size == 0:
             return None
@@ -248,8 +247,6 @@ def _handshake(info: GameInfo, bot: BotEntry, startup_time: float, log: Path,
                keeper: BotKeeper | None = None) -> str:
     """The name `bot` announces ("" for none, and for built-in bots); `ConfigError` if it
     cannot start."""
-    from ..protocol.seats import seat_from_spec
-
     if bot.spec.builtin is not None:
         try:
             seat_from_spec(bot.spec, info).close()

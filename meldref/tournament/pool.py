@@ -40,6 +40,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import reduction
 from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Final
@@ -199,7 +200,6 @@ class StandardFd:
             os.fstat(self.fd)
         except OSError:
             return _standard_fd, (None, self.fd)  # closed here: the worker keeps its own
-        from multiprocessing import reduction
 
         return _standard_fd, (reduction.DupFd(self.fd), self.fd)
 

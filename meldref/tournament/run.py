@@ -19,6 +19,7 @@ process when `jobs` is 1. With a `cluster`, games run on a dask cluster instead
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import itertools
 import json
 import os
@@ -406,7 +407,7 @@ def _play(config: TournamentConfig, todo: Iterable[GameJob], left: int, folder: 
         missing = cluster_missing()
         if missing:
             raise ConfigError(missing)
-        from .cluster import ClusterPool  # dask is an optional extra, loaded only for this
+        from .cluster import ClusterPool  # noqa: PLC0415 dask: an optional extra, only for this
 
         # A cluster game's files are put in place only when its result is taken, so the
         # games cancelled at a stop leave none behind.
@@ -432,8 +433,6 @@ def _play(config: TournamentConfig, todo: Iterable[GameJob], left: int, folder: 
 
 def cluster_missing() -> str | None:
     """Why `--cluster` cannot work here (dask.distributed not installed), or None."""
-    import importlib.util
-
     for module in ("dask", "distributed"):
         if importlib.util.find_spec(module) is None:
             return (f"--cluster needs dask.distributed ({module} is not installed): "

@@ -307,7 +307,7 @@ def play_one(game: str, specs: Sequence[str], seed: int, *, rules: Mapping[str, 
     tests; `SettingsError` or `ValueError` if a value is wrong."""
     # Here, not at the top: a tournament worker imports this module but never checks a
     # setting, and the settings' pydantic models cost it a third of a second of CPU.
-    from ..settings import in_table, limit_settings, parse_rules
+    from ..settings import in_table, limit_settings, parse_rules  # noqa: PLC0415 start-up: pydantic
 
     info = find_game(game)
     settings = limit_settings(limits or {}, in_table("limits"))

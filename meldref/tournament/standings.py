@@ -75,17 +75,6 @@ def compute_standings(results: Sequence[ResultLine], bots: Sequence[str], *,
                   len(lines) - len(ok), after)
 
 
-def chance_percent(p: float) -> str:
-    """A chance read from the rank draws as the tables print it (`P first`): never "0%" or
-    "100%" but "<1%" and ">99%", since a rank the draws did not see is not impossible (and
-    0.4% would round to "0%"). The viewer's list.js prints it so too (`chanceText`)."""
-    if p < 0.01:
-        return "<1%"
-    if p > 0.99:
-        return ">99%"
-    return f"{p:.0%}"
-
-
 def _game(line: ResultLine) -> GameResult:
     """A finished game of the schedule as the verdicts read it."""
     if line.figures is None or line.deal is None:

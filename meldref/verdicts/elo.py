@@ -85,7 +85,7 @@ def t95(units: float) -> float:
         return Z95
     # scipy.stats takes a second to import: only once an interval is asked for (a match prints
     # Elo figures through this module and no interval, tests/test_cli_startup.py).
-    from scipy.stats import t as student_t
+    from scipy.stats import t as student_t  # noqa: PLC0415 start-up: scipy, not for a match
 
     return float(student_t.ppf(0.975, units - 1))
 
@@ -276,3 +276,14 @@ def _plain(x: float) -> str:
 
 def _percent(x: float) -> str:
     return f"{100 * x:.1f}%" if math.isfinite(x) else "n/a"
+
+
+def chance_percent(p: float) -> str:
+    """A chance read from the rank draws as the tables print it (`P first`): never "0%" or
+    "100%" but "<1%" and ">99%", since a rank the draws did not see is not impossible (and
+    0.4% would round to "0%"). The viewer's list.js prints it so too (`chanceText`)."""
+    if p < 0.01:
+        return "<1%"
+    if p > 0.99:
+        return ">99%"
+    return f"{p:.0%}"

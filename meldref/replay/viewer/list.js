@@ -106,7 +106,7 @@
   }
 
   // A chance read from the rank draws, never "0%" or "100%": a rank the draws did not see is not
-  // impossible (as the command line's tables print it: tournament/standings.py chance_percent).
+  // impossible (as the command line's tables print it: verdicts/elo.py chance_percent).
   const chanceText = (p) => p < 0.01 ? "<1%" : p > 0.99 ? ">99%" : Math.round(100 * p) + "%";
 
   function standings() {
