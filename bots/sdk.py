@@ -37,6 +37,7 @@ Decisions without a method of their own go to `Bot.choose`, whose default is `Bo
 
 from __future__ import annotations
 
+import importlib
 import os
 import queue
 import sys
@@ -45,8 +46,12 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import GeneratorType
-from typing import IO, Any, Final
+from types import GeneratorType, ModuleType
+from typing import IO, TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # for the type checker only: the SDK runs on the standard library alone
+    from meldref.engine.game import JSON, GameInfo
+    from meldref.engine.game import Bot as InProcessBot
 
 PROTOCOL_VERSION = "1"
 DECISIONS = ("draw", "play", "discard", "place")
@@ -56,6 +61,9 @@ DECISIONS = ("draw", "play", "discard", "place")
 LIST_KEYS = frozenset({"hand", "phases_left", "victims", "completed", "cards", "discarded"})
 TEXT_KEYS = frozenset({"needs", "natural", "wild_rank", "decision", "group"})
 TABLE_KEYS = frozenset({"table", "seats", "piles"})
+
+# A value of one `key value` pair as decoded (a list for LIST_KEYS).
+WireValue = str | int | bool | None | list[int | str]
 
 # How much of a decision's clock the SDK gives the bot (the rest covers pipes and scheduling).
 TIME_SHARE = 0.85
@@ -145,7 +153,7 @@ class Seat:
     playing: bool
     score: int
     hand_size: int
-    data: Mapping[str, Any]
+    data: Mapping[str, JSON]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +171,7 @@ class View:
     """A seat's view (the `view` line and its `item` lines), typed; `data` is the whole view as
     the engine's `to_json()` writes it (every key, also those this class does not name)."""
 
-    data: Mapping[str, Any]
+    data: Mapping[str, JSON]
     seat: int
     decision: str
     hand: tuple[Card, ...]
@@ -173,10 +181,10 @@ class View:
     seats: tuple[Seat, ...]
     piles: tuple[Pile, ...]
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> JSON:
         return self.data[key]
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> JSON:
         return self.data.get(key, default)
 
     def is_wild(self, card: Card | str | None) -> bool:
@@ -200,7 +208,7 @@ class View:
         return tuple(p for p in self.piles if not p.closed)
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> View:
+    def from_json(data: Mapping[str, JSON]) -> View:
         """The typed view of a view in the engine's JSON form."""
 
         def card(text: str | None) -> Card | None:
@@ -272,7 +280,7 @@ class Request:
 # The wire form (section 1) back to JSON values
 
 
-def decode_value(key: str, token: str) -> Any:
+def decode_value(key: str, token: str) -> WireValue:
     """One `key value` pair's value, as the engine's JSON holds it."""
     if key in LIST_KEYS:
         if token in ("-", "none"):
@@ -296,7 +304,7 @@ def _is_int(token: str) -> bool:
     return token.lstrip("-").isdigit() and token != "-"
 
 
-def decode_pairs(words: Sequence[str]) -> dict[str, Any]:
+def decode_pairs(words: Sequence[str]) -> dict[str, WireValue]:
     """`key value key value ...` into a dict of JSON values (an odd last word is dropped)."""
     return {words[i]: decode_value(words[i], words[i + 1]) for i in range(0, len(words) - 1, 2)}
 
@@ -309,7 +317,7 @@ def raw_pairs(words: Sequence[str]) -> dict[str, str]:
 # The bot
 
 
-Answer = Any  # an action: a string, a value whose str() is one, or a generator of them
+Answer = object  # an action: a string, a value whose str() is one, or a generator of them
 
 
 class Bot:
@@ -352,14 +360,14 @@ class Bot:
     def new_game(self, game: Game) -> None:
         """A game starts (after its `rule` and `player` lines)."""
 
-    def event(self, kind: str, fields: Mapping[str, Any]) -> None:
+    def event(self, kind: str, fields: Mapping[str, WireValue]) -> None:
         """Something happened (`event <kind> ...`), in the order it happened."""
 
     def error(self, request_id: int | None, reason: str) -> None:
         """An answer was refused; a new request follows if the match allows one."""
         log(f"{self.name}: error {request_id}: {reason}")
 
-    def game_over(self, result: Mapping[str, Any]) -> None:
+    def game_over(self, result: Mapping[str, WireValue]) -> None:
         """The game is over (`gameover`)."""
 
     # -- tools ---------------------------------------------------------------------------------
@@ -471,8 +479,8 @@ class Runner:
         self.lines.put(None)
 
     def _reset_request(self) -> None:
-        self.view: dict[str, Any] = {}
-        self.items: dict[str, list[dict[str, Any]]] = {}
+        self.view: dict[str, WireValue] = {}
+        self.items: dict[str, list[dict[str, WireValue]]] = {}
         self.legal: list[str] = []
 
     def run(self) -> None:
@@ -558,7 +566,7 @@ class Runner:
         if not args or not args[0].isdigit():
             return True
         pairs = raw_pairs(args[1:])
-        data = dict(self.view)
+        data: dict[str, WireValue | list[dict[str, WireValue]]] = dict(self.view)
         for name, records in self.items.items():
             data[name] = records
         request = Request(
@@ -659,20 +667,21 @@ class EngineMissingError(ImportError):
     """The engine helpers need the meldref package; the rest of the SDK does not."""
 
 
-def _engine(module: str) -> Any:
-    import importlib
-
+def _engine(module: str) -> ModuleType:
+    """The engine's module `module`, imported here, on first use: the rest of the SDK runs
+    without meldref installed."""
     try:
         return importlib.import_module(f"meldref.engine.{module}")
     except ImportError as exc:
         raise _engine_missing(exc) from None
 
 
-def _engine_game(name: str) -> Any:
+def _engine_game(name: str) -> GameInfo:
     """The engine's `GameInfo` of the game `name` (its package imported on first use)."""
     found = _engine("game")
     try:
-        return found.find_game(name)
+        info: GameInfo = found.find_game(name)
+        return info
     except ImportError as exc:
         raise _engine_missing(exc) from None
 
@@ -684,7 +693,7 @@ def _engine_missing(exc: ImportError) -> EngineMissingError:
         "or do without the helper: the rest of the SDK needs only the standard library")
 
 
-def engine_view(request: Request, view: View | None = None) -> Any:
+def engine_view(request: Request, view: View | None = None) -> Any:  # its game's own class
     """The engine's view object of this request (engine.*_view `from_json`): the one in-process
     bots decide from, with its legal-action and solver methods. With `view` (a view of the
     forward model: `after_draw`...), that view under the request's game and rules."""
@@ -717,8 +726,8 @@ def go_out(request: Request, view: View | None = None) -> str | None:
     found = engine_view(request, view).solver().go_out()
     if found is None:
         return None
-    card, split = found
-    return str(_engine("fivecrowns.actions").Discard.laying(card, split.groups))
+    card, split = found  # as the game writes a discard laying groups (spec/PROTOCOL.md)
+    return " ".join(("discard", card.text, *(str(group) for group in split.groups)))
 
 
 def best_discard(request: Request) -> str:
@@ -802,11 +811,9 @@ def after_place(view: View, pile: int, card: Card | str) -> View:
 
 def pile_points(request: Request, pile: int, view: View | None = None) -> int:
     """Solitaire: the fewest points pile `pile` leaves as it is (0: it closes), in the
-    request's view or in `view` (engine): the solver's points searched part by part, as the
-    game scores a pile left open at its end."""
-    engine = engine_view(request, view)
-    solver = _engine("fivecrowns.solver")
-    return int(solver.pile_points(engine.pile(pile), pile, engine.natural))
+    request's view or in `view` (engine): the solver's points, as the game scores a pile left
+    open at its end."""
+    return int(engine_view(request, view).solver(pile).points())
 
 
 def closing_places(request: Request) -> list[str]:
@@ -826,7 +833,7 @@ class EngineBot(Bot):
     per game, called with a seed for each game): the SDK turns each request into the engine's
     view and the action back into its text."""
 
-    def __init__(self, factories: Mapping[str, Callable[[int], Any]], name: str,
+    def __init__(self, factories: Mapping[str, Callable[[int], InProcessBot]], name: str,
                  seed: int = 0) -> None:
         super().__init__()
         self.factories = dict(factories)
@@ -834,7 +841,7 @@ class EngineBot(Bot):
         self.games = tuple(self.factories)
         self.seed = seed
         self.played = 0
-        self.inner: Any = None
+        self.inner: InProcessBot | None = None
 
     def new_game(self, game: Game) -> None:
         self.played += 1

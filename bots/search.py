@@ -33,14 +33,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Protocol, TypeVar
+from typing import Final, Generic, Protocol, TypeVar
 
 from meldref.engine.cards import Card
-from meldref.engine.game import Bot
+from meldref.engine.game import Bot, GameState
 
 T = TypeVar("T")
 A = TypeVar("A")  # a game's action
 W = TypeVar("W")  # a guess: a game state's snapshot
+S = TypeVar("S", bound=GameState)
+V_in = TypeVar("V_in", contravariant=True)
+A_in = TypeVar("A_in", contravariant=True)
 CLOCK_SHARE: Final = 0.25  # of a decision's own allowance, spent on guesses
 MAX_THINK: Final = 2.0  # seconds, whatever the clock allows
 GUESSES: Final = 8  # determinizations per decision without a clock
@@ -79,6 +82,25 @@ class TableView(Protocol):
 
 
 V = TypeVar("V", bound=TableView)
+
+
+class Memory(Protocol[V_in, A_in]):
+    """An expert's memory of the hand, as a search bot keeps it up to date: each view before
+    the decision, each move after it."""
+
+    def observe(self, view: V_in) -> None: ...
+
+    def played(self, view: V_in, action: A_in) -> None: ...
+
+
+class Expert(Bot, Protocol):
+    """The expert a search bot builds on: a bot made from a seed (rollouts by the expert seat
+    fresh ones of its type)."""
+
+    def __init__(self, seed: int | str = 0) -> None: ...
+
+
+E = TypeVar("E", bound=Expert)
 
 
 @dataclass
@@ -164,11 +186,11 @@ class RivalHands:
         return +self.held.get(seat, Counter())
 
 
-class SearchBot(ClockedBot, Generic[V, A, W]):
-    """A search bot over an expert with a hand memory (`memory.observe(view)` before, and
-    `memory.played(view, action)` after each decision): the expert's move is the prior, the
+class SearchBot(ClockedBot, Generic[V, A, W, E]):
+    """A search bot over an expert with a hand memory (`memory().observe(view)` before, and
+    `memory().played(view, action)` after each decision): the expert's move is the prior, the
     game's subclass names the candidates, makes the guesses and values a candidate in one
-    (`V`: its view, `A`: its action, `W`: a guess)."""
+    (`V`: its view, `A`: its action, `W`: a guess, `E`: its expert)."""
 
     # Whether the rollouts are played by the expert (a fresh one a seat) rather than `greedy`:
     # closer to how the table plays, several times slower a decision (docs/bots.md: it was not
@@ -176,7 +198,7 @@ class SearchBot(ClockedBot, Generic[V, A, W]):
     rollout_expert = False
     search_seats: int = SEARCH_SEATS  # the most seats in play at which it searches
 
-    def __init__(self, seed: int | str, game: str, expert: Any, rollout: Any) -> None:
+    def __init__(self, seed: int | str, game: str, expert: E, rollout: Bot) -> None:
         self.seed = seed
         self.rng = random.Random(f"{game}-search:{seed}")
         self.expert = expert
@@ -184,7 +206,7 @@ class SearchBot(ClockedBot, Generic[V, A, W]):
         self.rivals = RivalHands()
 
     def act(self, view: V) -> A:
-        memory = self.expert.memory
+        memory = self.memory()
         memory.observe(view)
         self.rivals.observe(view, self.hand_key(view), self.table_cards(view))
         prior = self.prior(view)
@@ -209,6 +231,10 @@ class SearchBot(ClockedBot, Generic[V, A, W]):
         if self.rollout_expert:
             return [type(self.expert)(f"{self.seed}:rollout:{s}") for s in range(players)]
         return [self.greedy] * players
+
+    def memory(self) -> Memory[V, A]:
+        """The expert's memory of the hand."""
+        raise NotImplementedError
 
     def hand_key(self, view: V) -> object:
         """What names the hand or round under way (a new one: the rivals' hands are new)."""
@@ -314,16 +340,18 @@ def _clear_edge(gains: Sequence[float], clear: float) -> float:
     return mean if mean > 0 and mean > clear * se else 0.0
 
 
-def roll_out(state: Any, policies: Sequence[Any], stop: Callable[[Any], bool]) -> Any:
+def roll_out(state: S, policies: Sequence[Bot], stop: Callable[[S], bool]) -> S:
     """Play `state` on with `policies` (one in-process bot per seat) until `stop(state)` or
     the game ends; the state reached."""
     for _ in range(ROLLOUT_ACTIONS):
         seat = state.to_move
         if seat is None or stop(state):
             break
-        state.apply(policies[seat].act(state.observation(seat)))
+        action = policies[seat].act(state.observation(seat))
+        state.apply(state.parse_action(action) if isinstance(action, str) else action)
     return state
 
 
-__all__ = ["CLOCKED_GUESSES", "SEARCH_SEATS", "Budget", "ClockedBot", "RivalHands", "SearchBot",
-           "TableView", "choose", "deal_table", "deal_unseen", "roll_out"]
+__all__ = ["CLOCKED_GUESSES", "SEARCH_SEATS", "Budget", "ClockedBot", "Expert", "Memory",
+           "RivalHands", "SearchBot", "TableView", "choose", "deal_table", "deal_unseen",
+           "roll_out"]

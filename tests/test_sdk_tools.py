@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from support import PYTHON, RANDOM_BOT, ROOT
+from test_game_registry import spellings
 
 from meldref.bots import builtin_bot, sdk
 from meldref.engine.game import find_game
@@ -148,3 +149,10 @@ def test_the_sdk_imports_on_its_own(tmp_path: Path) -> None:
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "after_draw", done.stderr
     assert sys.executable
+
+
+def test_the_sdk_names_no_game() -> None:
+    """Issue 45: the SDK's Five Crowns and Solitaire helpers reach the engine through the
+    request's game (its registered view), so bots/sdk.py spells no game's name: a game added
+    by docs/adding-a-game.md needs nothing here."""
+    assert list(spellings(ROOT / "bots" / "sdk.py")) == []

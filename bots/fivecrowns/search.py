@@ -16,19 +16,19 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Final
+from typing import Final
 
 from meldref.bots.fivecrowns.expert import FiveCrownsExpertBot, is_wild, keep_wilds, unseen
 from meldref.bots.fivecrowns.greedy import FiveCrownsGreedyBot
 from meldref.bots.sdk import EngineBot, run
-from meldref.bots.search import SearchBot, deal_table, roll_out
+from meldref.bots.search import Memory, SearchBot, deal_table, roll_out
 from meldref.engine.cards import Card
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
 from meldref.engine.fivecrowns.actions import Action, Discard
 from meldref.engine.fivecrowns.rules import FiveCrownsRules
 from meldref.engine.fivecrowns.state import FiveCrownsState
 from meldref.engine.fivecrowns.view import FiveCrownsView
-from meldref.engine.game import rules_to_json
+from meldref.engine.game import JSON, rules_to_json
 
 DISCARDS: Final = 3  # discard candidates: the expert's and the best others by points now
 # Guesses a decision without a clock (a clock allows more: bots/search.py). With 8, on the same
@@ -43,7 +43,7 @@ GUESSES: Final = 32
 SEARCH_SEATS: Final = 4
 
 
-class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
+class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, JSON], FiveCrownsExpertBot]):
     """Determinized Monte Carlo over the round, the expert as its prior (module docstring)."""
 
     name = "search"
@@ -54,6 +54,9 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
 
     def __init__(self, seed: int | str = 0) -> None:
         super().__init__(seed, "fivecrowns", FiveCrownsExpertBot(seed), FiveCrownsGreedyBot(seed))
+
+    def memory(self) -> Memory[FiveCrownsView, Action]:
+        return self.expert.memory
 
     def prior(self, view: FiveCrownsView) -> Action:
         return self.expert._draw(view) if view.decision == "draw" else self.expert._discard(view)
@@ -82,7 +85,7 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
         others = [Discard(c) for c in ranked if c != prior.card][:self.discards - 1]
         return [prior, *others]
 
-    def guess(self, view: FiveCrownsView, rng: random.Random) -> dict[str, Any]:
+    def guess(self, view: FiveCrownsView, rng: random.Random) -> dict[str, JSON]:
         """One determinization of the round as a state snapshot."""
         left = unseen(view, self.expert.memory)
         hands, draw_pile, rest = deal_table(view, left, rng, self.rivals)
@@ -104,7 +107,7 @@ class FiveCrownsSearchBot(SearchBot[FiveCrownsView, Action, dict[str, Any]]):
             "decision": view.decision,
         }
 
-    def value(self, view: FiveCrownsView, world: dict[str, Any], action: Action) -> float:
+    def value(self, view: FiveCrownsView, world: dict[str, JSON], action: Action) -> float:
         """The rivals' points this round less this seat's, after `action` and a rollout."""
         state = FiveCrownsState.from_snapshot(world)
         state.apply(action)

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Final
+from typing import Final
 
 from meldref.bots.phase10.expert import Phase10ExpertBot, distance, unseen
 from meldref.bots.phase10.greedy import GreedyBot
 from meldref.bots.sdk import EngineBot, run
-from meldref.bots.search import SearchBot, deal_table, roll_out
+from meldref.bots.search import Memory, SearchBot, deal_table, roll_out
 from meldref.engine.cards import SKIP, WILD, Card
 from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
-from meldref.engine.game import rules_to_json
+from meldref.engine.game import JSON, rules_to_json
 from meldref.engine.phase10.actions import Action, Discard
 from meldref.engine.phase10.rules import card_points
 from meldref.engine.phase10.state import Phase10State
@@ -52,7 +52,7 @@ DUMP_HAND: Final = 0
 DUMP_DISTANCE: Final = 2
 
 
-class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
+class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, JSON], Phase10ExpertBot]):
     """Determinized Monte Carlo over the hand, the expert as its prior (module docstring)."""
 
     name = "search"
@@ -70,6 +70,9 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
 
     def __init__(self, seed: int | str = 0) -> None:
         super().__init__(seed, "phase10", Phase10ExpertBot(seed), GreedyBot(seed))
+
+    def memory(self) -> Memory[Phase10View, Action]:
+        return self.expert.memory
 
     def prior(self, view: Phase10View) -> Action:
         action = self.expert._choose(view)
@@ -128,7 +131,7 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
         near = cost(chosen)[0]
         return [c for c in sorted(plain, key=cost) if cost(c)[0] <= near][:self.discards - 1]
 
-    def guess(self, view: Phase10View, rng: random.Random) -> dict[str, Any]:
+    def guess(self, view: Phase10View, rng: random.Random) -> dict[str, JSON]:
         """One determinization of the hand as a state snapshot."""
         left = unseen(view, self.expert.memory)
         hands, draw_pile, rest = deal_table(view, left, rng, self.rivals)
@@ -148,7 +151,7 @@ class Phase10SearchBot(SearchBot[Phase10View, Action, dict[str, Any]]):
             "decision": view.decision, "laid_this_turn": view.laid_this_turn,
         }
 
-    def value(self, view: Phase10View, world: dict[str, Any], action: Action) -> float:
+    def value(self, view: Phase10View, world: dict[str, JSON], action: Action) -> float:
         state = Phase10State.from_snapshot(world)
         before = [self._standing(state, s, None) for s in range(view.players)]
         state.apply(action)

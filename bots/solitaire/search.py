@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Final
+from typing import Final
 
 from meldref.bots.sdk import EngineBot, run
 from meldref.bots.search import ClockedBot, choose, deal_unseen, roll_out
 from meldref.bots.solitaire.expert import SolitaireExpertBot, unseen_cards
 from meldref.bots.solitaire.greedy import SolitaireGreedyBot
 from meldref.engine.cards import Card
-from meldref.engine.game import rules_to_json
+from meldref.engine.game import JSON, rules_to_json
 from meldref.engine.solitaire import Place, SolitaireRules, SolitaireState, SolitaireView
 
 CANDIDATES: Final = 3  # moves besides the expert's
@@ -66,7 +66,7 @@ class SolitaireSearchBot(ClockedBot):
         return [prior, *(s[3] for s in scored[:self.candidates])]
 
     def _guess(self, view: SolitaireView, left: Counter[Card], rng: random.Random
-               ) -> dict[str, Any]:
+               ) -> dict[str, JSON]:
         """One order of the draw pile below its top, as a state snapshot."""
         assert view.draw_top is not None
         (below,), _ = deal_unseen(left, [view.draw_pile_size - 1], rng)
@@ -80,7 +80,7 @@ class SolitaireSearchBot(ClockedBot):
             "moves": view.moves, "outcome": None,
         }
 
-    def _value(self, world: dict[str, Any], move: Place) -> float:
+    def _value(self, world: dict[str, JSON], move: Place) -> float:
         state = SolitaireState.from_snapshot(world)
         state.apply(move)
         roll_out(state, [self.greedy], lambda s: False)
