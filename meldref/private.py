@@ -27,7 +27,7 @@ import pwd
 import shutil
 import stat
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, BinaryIO, Final, Literal, TextIO, overload
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -182,7 +182,18 @@ def existing_file_problem(path: Path, info: os.stat_result) -> str | None:
     return None
 
 
-def open_private(path: Path, mode: str = "w", **kwargs: Any) -> IO[Any]:
+TextMode = Literal["w", "a", "r+", "r"]
+BinaryMode = Literal["wb", "ab", "r+b", "rb"]
+
+
+@overload
+def open_private(path: Path, mode: TextMode = "w", *, encoding: str | None = None,
+                 newline: str | None = None) -> TextIO: ...
+@overload
+def open_private(path: Path, mode: BinaryMode, *, encoding: None = None,
+                 newline: None = None) -> BinaryIO: ...
+def open_private(path: Path, mode: TextMode | BinaryMode = "w", *, encoding: str | None = None,
+                 newline: str | None = None) -> IO[str] | IO[bytes]:
     """`open(path, mode)` for "w", "a", "r+" and "r" (text or "b") of a file of our own, made
     owner-only (except by "r"). Never through a link (O_NOFOLLOW); a new file is created
     exclusively (O_EXCL, by "w" and "a"); one that exists must be a regular file of ours, in a
@@ -197,7 +208,7 @@ def open_private(path: Path, mode: str = "w", **kwargs: Any) -> IO[Any]:
     # object cannot be made (os.fdopen closed it too, and a second close here took whatever
     # another thread had opened under that number meanwhile).
     return open(path, mode, opener=lambda _, __: _open_fd(path, mode.replace("b", "")),
-                **kwargs)
+                encoding=encoding, newline=newline)
 
 
 def _open_fd(path: Path, mode: str) -> int:
@@ -239,7 +250,7 @@ def read_private_text(path: Path) -> str:
     """The text of a file of our own that meldref wrote (`open_private`'s checks: no link,
     ours, in a folder of ours): what it reads back decides what it does (a seed, a plan)."""
     with open_private(path, "r", encoding="utf-8") as f:
-        return str(f.read())
+        return f.read()
 
 
 def write_private_text(path: Path, text: str) -> None:

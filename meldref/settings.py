@@ -27,13 +27,18 @@ from pydantic import (
     ValidationError,
     create_model,
 )
+from pydantic_core import ErrorDetails
 
-from .engine.game import RuleOptionError, option_name
+from .engine.game import JSON, RuleOptionError, option_name
 from .protocol.referee import MatchPolicy
 from .protocol.sandbox import sandbox_problem
 from .protocol.seats import Limits
 
 R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
+V = TypeVar("V")
+# A limit's value as flags, `[limits]` and the files meldref writes give it.
+LimitValue = bool | int | float | str
 Where = Callable[[str], str]  # a field's public name -> how the user wrote it
 
 # Bounds that keep every clock a real, finite deadline (a week: `meldref play` gives a person a
@@ -71,7 +76,7 @@ def in_table(table: str) -> Where:
     return lambda name: f"[{table}] {name}" if table else name
 
 
-def validate(model: type[BaseModel], data: Mapping[str, Any], where: Where) -> Any:
+def validate(model: type[M], data: Mapping[str, object], where: Where) -> M:
     """`model` from `data`; `SettingsError` listing every wrong value as `where` names it."""
     try:
         return model.model_validate(dict(data))
@@ -96,7 +101,7 @@ def describe(exc: ValidationError, where: Where, known: Sequence[str] = ()) -> s
     return "; ".join(lines)
 
 
-def wanted(error: Mapping[str, Any]) -> str:
+def wanted(error: ErrorDetails) -> str:
     """What a value should have been, in a few words."""
     kind, ctx = str(error["type"]), error.get("ctx") or {}
     words = {"int_type": "a whole number", "int_parsing": "a whole number",
@@ -174,12 +179,12 @@ class LimitSettings(BaseModel):
         """How the value `name` (public) was written; `the default NAME` if it was not."""
         return self._written.get(name, f"the default {name}")
 
-    def given(self) -> dict[str, Any]:
+    def given(self) -> dict[str, LimitValue]:
         """The values given, by their public names (`move-time`...), as flags and `[limits]`
         write them."""
         return self.model_dump(by_alias=True, exclude_none=True)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, LimitValue]:
         """The values given, as the files meldref writes spell them: as the user wrote them
         (`move-time`: `tournament.json`, a contest's settings). Only a replay's `policy`
         says `move_time` (spec/REPLAY.md fixes it; it is the referee's `MatchPolicy`, not
@@ -254,10 +259,10 @@ class LimitSettings(BaseModel):
         return [f"{plan.describe()}; per bot: {caps}"]
 
 
-def limit_settings(values: Mapping[str, Any], where: Where = flag) -> LimitSettings:
+def limit_settings(values: Mapping[str, object], where: Where = flag) -> LimitSettings:
     """`LimitSettings` from `[limits]` keys or flags (None values: not given)."""
     given = {k: v for k, v in values.items() if v is not None}
-    settings = typing.cast(LimitSettings, validate(LimitSettings, given, where))
+    settings = validate(LimitSettings, given, where)
     settings._written = {name: where(name) for name in settings.given()}
     return settings
 
@@ -266,7 +271,7 @@ def limit_settings(values: Mapping[str, Any], where: Where = flag) -> LimitSetti
 # Rule options: `--rules KEY=VALUE` and `[rules]` tables, into a game's rules dataclass
 
 
-def parse_rules(rules_type: type[R], options: Mapping[str, Any], where: str = "--rules") -> R:
+def parse_rules(rules_type: type[R], options: Mapping[str, object], where: str = "--rules") -> R:
     """`rules_type` (a game's frozen rules dataclass) from option texts or TOML values by their
     public names (`skip-victim`; `skip_victim` and any case are accepted too); `SettingsError`
     naming the option and what it takes."""
@@ -291,6 +296,7 @@ def parse_rules(rules_type: type[R], options: Mapping[str, Any], where: str = "-
 def _rules_model(key: Hashable) -> type[BaseModel]:
     rules_type = typing.cast(type, key)
     hints = typing.get_type_hints(rules_type)
+    # Any: unpacked into create_model, whose other keywords (__config__...) take other types.
     fields: dict[str, Any] = {}
     for f in dataclasses.fields(rules_type):
         hint = hints[f.name]
@@ -304,13 +310,13 @@ def _rules_model(key: Hashable) -> type[BaseModel]:
     return create_model(f"{rules_type.__name__}Options", __config__=config, **fields)
 
 
-def _option_reader(hint: Any) -> Callable[[Any], Any]:
+def _option_reader(hint: object) -> Callable[[object], object]:
     """How an option's text reads before its type is checked: case does not matter for
     choices, and "none" or "off" is no value where the option takes none."""
     optional = typing.get_origin(hint) in (typing.Union, types.UnionType) and type(
         None) in typing.get_args(hint)
 
-    def read(value: Any) -> Any:
+    def read(value: object) -> object:
         if not isinstance(value, str):
             return value
         text = value.strip()
@@ -335,14 +341,14 @@ def _rule_errors(exc: ValidationError, where: str) -> str:
 # The keys of the files meldref writes: spelt as the user writes them (`bot-folder`)
 
 
-def as_written(data: Mapping[str, Any]) -> dict[str, Any]:
+def as_written(data: Mapping[str, V]) -> dict[str, V]:
     """`data` with its keys spelt as a configuration writes them (`bot_folder` ->
     `bot-folder`), its values untouched, so that a file meldref writes spells a key one way,
     the user's."""
     return {option_name(k): v for k, v in data.items()}
 
 
-def read_key(data: Mapping[str, Any], name: str, default: Any = None) -> Any:
+def read_key(data: Mapping[str, JSON], name: str, default: JSON = None) -> JSON:
     """The value of the key `name` (`drawn-from`) of a file meldref wrote, or of its older
     spelling (`drawn_from`) in a file an older meldref wrote; `default` where there is
     neither."""

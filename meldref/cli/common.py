@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -36,8 +36,9 @@ class _Screen:
         width = None if stream.isatty() or os.environ.get("COLUMNS") else 120
         return Console(file=stream, width=width, highlight=False, soft_wrap=True)
 
-    def print(self, *objects: object, **options: Any) -> None:
-        self.console().print(*objects, **options)
+    def print(self, *objects: object, markup: bool | None = None,
+              highlight: bool | None = None, soft_wrap: bool | None = None) -> None:
+        self.console().print(*objects, markup=markup, highlight=highlight, soft_wrap=soft_wrap)
 
 
 out = _Screen()

@@ -14,7 +14,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Final
+from typing import Annotated, Final
 
 import typer
 
@@ -36,7 +36,7 @@ class LimitFlag:
     and its default (None: not given, the referee's default applies)."""
 
     key: str
-    option: Any
+    option: object  # the parameter's annotation, which typer reads
     default: object = None
 
 
@@ -100,7 +100,7 @@ def with_limit_flags(*names: str, **own: LimitFlag) -> Callable[[Command], Comma
                 params.append(param.replace(kind=inspect.Parameter.KEYWORD_ONLY))
 
         @functools.wraps(command)
-        def run(**values: Any) -> None:
+        def run(**values: object) -> None:
             given = {flag.key: values.pop(name) for name, flag in flags.items()}
             command(**values, limits={k: v for k, v in given.items() if v is not None})
 

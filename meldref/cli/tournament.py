@@ -6,9 +6,9 @@ import dataclasses
 import json
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -150,11 +150,11 @@ def tournament(
         "out": None if out_dir is None else str(out_dir), "cluster": cluster,
         "bot-folder": None if bot_folder is None else str(bot_folder),
         "upload-bots": upload_bots, "cluster-files": cluster_files,
-        "insecure-tcp": insecure_tcp, "rules": rules or [], "limits": limits,
-        "debug-log": debug_log, "positions": None if positions is None else str(positions),
+        "insecure-tcp": insecure_tcp, "limits": limits,
+        "positions": None if positions is None else str(positions),
     }
     try:
-        opened = _opened(config, overrides)
+        opened = _opened(config, overrides, rules or [], debug_log)
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
@@ -196,8 +196,10 @@ def _print_sprt_plan(sprt: str | None, as_json: bool = False) -> None:
         out.print(f"  {each.text()}", markup=False)
 
 
-def _opened(config: Path | None, flags: dict[str, Any]) -> OpenTournament:
-    """The tournament of the CONFIG file and the flags, checked, its bot programs started
+def _opened(config: Path | None, flags: Mapping[str, object], rules: list[str],
+            debug_log: Path | None) -> OpenTournament:
+    """The tournament of the CONFIG file and the flags (`--rules` as given, and
+    `--debug-log`: how this run is watched, not the tournament), checked, its bot programs started
     once each (a wrong command fails before any game; the standings show each bot's `id
     name`), then opened (`open_tournament`: the seed settled, the folder made); `ConfigError`
     saying what is wrong."""
@@ -210,8 +212,7 @@ def _opened(config: Path | None, flags: dict[str, Any]) -> OpenTournament:
     if config is not None and "seed" in data and _readable_by_others(config):
         err.print(f"warning: {config} holds the seed and other users can read it; "
                   f"chmod 600 it for contests", markup=False)
-    debug_log = flags.pop("debug-log", None)  # how this run is watched, not the tournament
-    cfg = build_config(data, {**flags, "rules": parse_pairs(flags["rules"])})
+    cfg = build_config(data, {**flags, "rules": parse_pairs(rules)})
     cfg = dataclasses.replace(cfg, debug_log=debug_log)
     warn_about(cfg.limits)
     if cfg.cluster is not None and cfg.cluster.insecure_tcp:

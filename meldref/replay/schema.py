@@ -13,9 +13,9 @@ one by one, a summary of each, one fatal).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..engine.game import JSON
 from ..protocol.errors import MAX_DETAIL, FaultOutcome, SeatStatus
@@ -125,21 +125,19 @@ class Result(_Record):
     names: list[Text] = Field(default_factory=list, max_length=MAX_SEATS)
 
 
-_BY_TYPE: Final = {"header": Header, "start": Start, "action": Action, "fault": Fault,
-                   "result": Result}
-_CHECKERS: Final[dict[str, TypeAdapter[Any]]] = {
-    kind: TypeAdapter(model) for kind, model in _BY_TYPE.items()}
+_BY_TYPE: Final[dict[str, type[_Record]]] = {
+    "header": Header, "start": Start, "action": Action, "fault": Fault, "result": Result}
 
 
 def problem(record: Record) -> str | None:
     """Why `record` is not a replay line of its type, in a few words (None: it is one). A
     record of a type this version does not know is left alone (spec/REPLAY.md: readers skip
     what they do not know)."""
-    checker = _CHECKERS.get(str(record.get("type")))
-    if checker is None:
+    model = _BY_TYPE.get(str(record.get("type")))
+    if model is None:
         return None
     try:
-        checker.validate_python(record)
+        model.model_validate(record)
     except ValidationError as exc:
         return describe(exc, lambda name: name)
     return None

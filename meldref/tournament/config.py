@@ -44,11 +44,11 @@ import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Final, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..engine.game import GameInfo, RuleOptionError, UnknownGameError, find_game
+from ..engine.game import GameInfo, RuleOptionError, Rules, UnknownGameError, find_game
 from ..engine.position import Position
 from ..engine.registry import DEFAULT_GAME
 from ..protocol.referee import MatchPolicy
@@ -83,6 +83,7 @@ FLAGS: Final = {"bots": "--bot", "format": "--format", "out": "--out", "jobs": "
                 "shared-deals": "--shared-deals/--no-shared-deals",
                 "upload-bots": "--upload-bots/--no-upload-bots"}
 ClusterFiles = Literal["auto", "shared", "client"]
+T = TypeVar("T")
 _ADDRESS: Final = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*"
                              r"[A-Za-z0-9])?):([0-9]{1,5})")
 
@@ -142,11 +143,11 @@ class ClusterSpec:
     insecure_tcp: bool = False  # a plain tcp:// address, accepted with what it exposes said
 
 
-def _cluster_target(value: Any) -> Any:
+def _cluster_target(value: object) -> object:
     return ClusterTarget.parse(value) if isinstance(value, str) else value
 
 
-def _format_name(value: Any) -> Any:
+def _format_name(value: object) -> object:
     return value.replace("_", "-") if isinstance(value, str) else value
 
 
@@ -170,7 +171,7 @@ class Sources(BaseModel):
     sprt: str | dict[str, float] | None = None
     rank_by: Literal["places", "margin"] | None = Field(None, alias="rank-by")
     rules: dict[str, str | int | bool] = Field(default_factory=dict)
-    limits: dict[str, Any] = Field(default_factory=dict)
+    limits: dict[str, object] = Field(default_factory=dict)  # checked by `limit_settings`
     bot: list[BotItem] = Field(default_factory=list)
     bots: list[str] = Field(default_factory=list)
     bot_folder: str | None = Field(None, alias="bot-folder")
@@ -180,7 +181,7 @@ class Sources(BaseModel):
     insecure_tcp: bool | None = Field(None, alias="insecure-tcp")
     positions: str | None = None  # a folder of position files: every deal starts from one
 
-    def given(self) -> dict[str, Any]:
+    def given(self) -> dict[str, object]:
         """The values given, by field name, as parsed (a `ClusterTarget` stays one)."""
         values = {name: getattr(self, name) for name in type(self).model_fields}
         return {k: v for k, v in values.items() if v not in (None, [], {})}
@@ -247,7 +248,7 @@ def parse_pairs(pairs: Sequence[str], what: str = "--rules") -> dict[str, str]:
     return out
 
 
-def read_toml(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, object]:
     """The TOML file at `path`; `ConfigError` if it cannot be read or is not TOML (a special
     file such as a FIFO is refused before it is opened: reading it could wait for ever)."""
     try:
@@ -272,61 +273,68 @@ def read_toml(path: Path) -> dict[str, Any]:
     return data
 
 
-def file_sources(data: Mapping[str, Any]) -> Sources:
+def file_sources(data: Mapping[str, object]) -> Sources:
     """A configuration file's values; `ConfigError` naming each wrong key."""
     return _sources(data, in_table(""))
 
 
-def flag_sources(values: Mapping[str, Any]) -> Sources:
+def flag_sources(values: Mapping[str, object]) -> Sources:
     """The flags' values (None: not given); `ConfigError` naming each wrong flag."""
     given = {k: v for k, v in values.items() if v not in (None, [], {})}
     return _sources(given, lambda name: FLAGS.get(name, f"--{name}"))
 
 
-def _sources(data: Mapping[str, Any], where: Where) -> Sources:
+def _sources(data: Mapping[str, object], where: Where) -> Sources:
     try:
-        sources: Sources = validate(Sources, data, where)
+        return validate(Sources, data, where)
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None
-    return sources
 
 
-def build_config(data: Mapping[str, Any], flags: Mapping[str, Any]) -> TournamentConfig:
-    """A checked configuration from TOML data with command-line values on top; `ConfigError`
-    naming the key or flag that is wrong."""
+def build_config(data: Mapping[str, object], flags: Mapping[str, object]) -> TournamentConfig:
+    """A checked configuration from TOML data with command-line values on top (`flags`: the
+    flags' values by key, None where not given, and `limits`: the limit flags' values);
+    `ConfigError` naming the key or flag that is wrong."""
     in_file, in_flags = file_sources(data), flag_sources(
         {k: v for k, v in flags.items() if k != "limits"})
-    merged = {**in_file.given(), **in_flags.given()}
-    info = _game(merged.get("game", DEFAULT_GAME))
+    merged = in_file.model_copy(update=in_flags.given())  # each value checked where it came
+    info = _game(_or(merged.game, DEFAULT_GAME))
     found = _bots(in_file, in_flags)
     specs, names, dirs = ([f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
     bots = bot_entries(specs, names, dirs=dirs)
     rules = _rules(info, in_file.rules, in_flags.rules)
-    limits = _limits(in_file.limits, flags.get("limits") or {})
-    positions = _positions(merged.get("positions"), info, {**in_file.rules, **in_flags.rules})
-    players = merged.get("players", positions[0].players if positions
-                         else info.seats_for(len(bots)))
-    duplicate = merged.get("duplicate", True)
+    limit_flags = flags.get("limits")
+    limits = _limits(in_file.limits, limit_flags if isinstance(limit_flags, Mapping) else {})
+    positions = _positions(merged.positions, info, {**in_file.rules, **in_flags.rules})
+    players = _or(merged.players, positions[0].players if positions
+                  else info.seats_for(len(bots)))
+    duplicate = _or(merged.duplicate, True)
     if positions:
         _check_positions(positions, players)
     # An openings book: by default each position once per table, in every seating.
     book = len(positions) * (len(seatings(players)) if duplicate else 1)
     plan = Plan(game=info.name, bots=tuple(bots), players=players,
-                games=merged.get("games", book or 10), format=merged.get("format", "round-robin"),
-                duplicate=duplicate, seed=merged.get("seed"), rules=rules,
-                shared_deals=merged.get("shared_deals", False), positions=positions)
+                games=_or(merged.games, book or 10), format=merged.format or "round-robin",
+                duplicate=duplicate, seed=merged.seed, rules=rules,
+                shared_deals=_or(merged.shared_deals, False), positions=positions)
     check_plan(plan, info)
-    sprt = _sprt(merged.get("sprt"), len(bots))
-    out = _path(merged["out"], "--out" if in_flags.out else "out") if merged.get("out") else None
-    bot_folder = _bot_folder(merged.get("bot_folder"), in_flags.bot_folder is not None)
+    sprt = _sprt(merged.sprt, len(bots))
+    out = _path(merged.out, "--out" if in_flags.out else "out") if merged.out else None
+    bot_folder = _bot_folder(merged.bot_folder, in_flags.bot_folder is not None)
     cluster = _cluster(merged, bot_folder, in_flags)
-    return TournamentConfig(plan, merged.get("jobs", 1), out, limits, sprt, tuple(names),
+    return TournamentConfig(plan, _or(merged.jobs, 1), out, limits, sprt, tuple(names),
                             bot_folder=bot_folder, cluster=cluster,
-                            rank_by=merged.get("rank_by", "places"))
+                            rank_by=merged.rank_by or "places")
+
+
+
+def _or(value: T | None, default: T) -> T:
+    """`value` where it was given (False and 0 too), else `default`."""
+    return default if value is None else value
 
 
 def _positions(folder: str | None, info: GameInfo,
-               rules: Mapping[str, Any]) -> tuple[Position, ...]:
+               rules: Mapping[str, object]) -> tuple[Position, ...]:
     """The positions of the files under `folder` (`--positions`), in the order of their
     paths, played under the tournament's `rules` over each file's own; `ConfigError` naming
     a file that cannot be read or is of another game."""
@@ -390,7 +398,8 @@ def _spec(text: str, where: str) -> tuple[BotSpec, str | None, str | None]:
         raise ConfigError(f"{where}: {exc}") from None
 
 
-def _rules(info: GameInfo, in_file: Mapping[str, Any], in_flags: Mapping[str, Any]) -> Any:
+def _rules(info: GameInfo, in_file: Mapping[str, object],
+           in_flags: Mapping[str, object]) -> Rules:
     """The rules: each source checked where it came from, then the flags over the file."""
     try:
         parse_rules(info.rules_type, in_file, "[rules]")
@@ -400,7 +409,7 @@ def _rules(info: GameInfo, in_file: Mapping[str, Any], in_flags: Mapping[str, An
         raise ConfigError(str(exc)) from None
 
 
-def _limits(in_file: Mapping[str, Any], in_flags: Mapping[str, Any]) -> LimitSettings:
+def _limits(in_file: Mapping[str, object], in_flags: Mapping[str, object]) -> LimitSettings:
     """The limits: the file's `[limits]` and the flags, each checked, the flags on top; the
     policy they make is made now (so checked before any game: a time bank over its cap) and
     kept in them for the games."""
@@ -441,23 +450,23 @@ def _bot_folder(text: str | None, from_flag: bool) -> Path | None:
     return folder
 
 
-def _cluster(merged: Mapping[str, Any], bot_folder: Path | None,
+def _cluster(merged: Sources, bot_folder: Path | None,
              in_flags: Sources) -> ClusterSpec | None:
     """The cluster settings; `ConfigError` for cluster settings given without a cluster, or
     an upload without a folder to upload."""
     def name(key: str) -> str:
         return f"--{key}" if getattr(in_flags, key.replace("-", "_")) is not None else key
 
-    target = merged.get("cluster")
+    target = merged.cluster
     if target is None:
         for key in ("cluster-files", "upload-bots", "insecure-tcp"):
-            if merged.get(key.replace("-", "_")) not in (None, False):
+            if getattr(merged, key.replace("-", "_")) not in (None, False):
                 raise ConfigError(f"{name(key)}: only with a cluster (--cluster)")
         return None
-    upload = bool(merged.get("upload_bots"))
+    upload = bool(merged.upload_bots)
     if upload and bot_folder is None:
         raise ConfigError(f"{name('upload-bots')}: give the folder to upload (--bot-folder)")
-    insecure = bool(merged.get("insecure_tcp"))
+    insecure = bool(merged.insecure_tcp)
     plain = target.address is not None and target.address.startswith("tcp://")
     if plain and not insecure:
         accept = "--insecure-tcp" if in_flags.cluster is not None else "insecure-tcp = true"
@@ -465,7 +474,7 @@ def _cluster(merged: Mapping[str, Any], bot_folder: Path | None,
                           f"(docs/cluster.md), or give {accept} to accept that")
     if insecure and not plain:
         raise ConfigError(f"{name('insecure-tcp')}: only with a plain tcp:// address")
-    return ClusterSpec(target, merged.get("cluster_files") or "auto", upload, insecure)
+    return ClusterSpec(target, merged.cluster_files or "auto", upload, insecure)
 
 
 # What a plain tcp:// scheduler lets anyone who reaches it do (the refusal and the warning).
@@ -473,7 +482,7 @@ TCP_EXPOSES: Final = ("plain TCP lets anyone who can reach the scheduler's port 
                       "every worker as the worker's user, and read every game (hands, seeds)")
 
 
-def _sprt(value: Any, bots: int) -> SprtSpec | None:
+def _sprt(value: str | Mapping[str, float] | None, bots: int) -> SprtSpec | None:
     from ..verdicts.sprt import SprtSpec  # noqa: PLC0415 start-up: scipy, not for a match
 
     if value in (None, ""):

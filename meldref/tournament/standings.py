@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..engine.game import JSON
 from ..protocol.records import ResultLine
 from ..verdicts.games import GameResult, ResultLineError
 from ..verdicts.pairs import CrossTable, HeadToHead, SameDeals, cross_table
@@ -34,13 +34,13 @@ class Report:
     failed_games: int = 0  # the referee's own errors (no result)
     after_stop: int = 0  # games finished after the SPRT decided, left out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         faults = {row.name: {"faults": row.fault_count,
                              "by_outcome": dict(sorted(row.faults.items()))}
                   for row in self.faults.rows()}
         rows = [{**row.to_json(), **faults.get(row.bot, {"faults": 0, "by_outcome": {}})}
                 for row in self.standings.rows]
-        out: dict[str, Any] = {
+        out: dict[str, JSON] = {
             "standings": rows,
             "ratings": {k: v for k, v in self.standings.to_json().items() if k != "rows"},
             "cross_table": self.cross.to_json(),
