@@ -37,8 +37,6 @@ WAITING = {(path, name) for path, names in {
     "meldref/envs/gym.py": ("solitaire",),
     # The help's examples per game: from each game's presentation.
     "meldref/tools/human.py": ("solitaire",),
-    # The SDK's Five Crowns helpers (a discard laying groups, the solver) name their modules.
-    "bots/sdk.py": ("fivecrowns",),
 }.items() for name in names}
 
 
@@ -105,7 +103,7 @@ def python_files() -> Iterator[Path]:
 
 def own(path: Path, game: str) -> bool:
     """Whether `path` is one of `game`'s own modules: in its package (engine/phase10/...) or
-    named after it in a layer (bots/phase10_expert.py, replay/games/phase10.py)."""
+    named after it in a layer (bots/phase10/expert.py, replay/games/phase10.py)."""
     return game in path.parent.parts or path.stem.split("_")[0] == game
 
 
