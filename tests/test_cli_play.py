@@ -7,9 +7,14 @@ import re
 from pathlib import Path
 
 import pexpect
+import pytest
 from support import PYTHON, ROOT
 
+from meldref.engine.game import find_game
+from meldref.engine.registry import GAMES
 from meldref.replay.audit import verify
+from meldref.replay.games import presentation
+from meldref.tools.human import help_text
 
 ANSI = r"(?:\x1b\[[0-9;]*m)*"  # styles the terminal is sent, if any
 
@@ -125,3 +130,26 @@ def test_solitaire_hints_are_grouped_by_pile_on_one_screen() -> None:
     child.expect(rf"seat 0 \(you\) places {re.escape(card)}|pile {pile}")
     child.sendline("quit")
     child.expect(pexpect.EOF)
+
+
+def test_help_shows_the_games_own_actions() -> None:
+    """`help` listed every game's actions, in every game (a Solitaire player read how to lay a
+    Phase 10 phase); each game's examples now come from its presentation."""
+    child = spawn("solitaire", "--seed", "3")
+    child.expect(r"place> ")
+    child.sendline("help")
+    child.expect("Other commands")
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", child.before)
+    assert "place 7 QH" in shown and "lay set" not in shown and "run:" not in shown, shown
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_games_help_lists_its_examples_and_no_others(game: str) -> None:
+    shown = help_text(find_game(game))
+    own = presentation(game).examples
+    assert own and all(action in shown and f"({what})" in shown for action, what in own)
+    others = {action for g in GAMES if g != game for action, _ in presentation(g).examples
+              if action not in {a for a, _ in own}}
+    assert not any(action in shown for action in others), shown

@@ -23,19 +23,13 @@ from ..engine.game import JSON, EventKind, GameInfo, Rules
 from ..protocol.errors import BotCrashedError, Fault, FaultOutcome
 from ..protocol.referee import MatchPolicy, close_all
 from ..protocol.seats import BotSpec, Reply, Request, Seat, Setup
+from ..replay.games import presentation
 from ..replay.words import describe_event
 from ..tournament.runner import make_seats, play_recorded
 from ..tournament.schedule import BotEntry
 
 SHORTCUTS = {"p": "draw pile", "d": "draw discard", "dp": "draw pile", "dd": "draw discard"}
-HELP = """\
-Type an action as the protocol writes it, for example:
-  draw pile | draw discard                  (shortcuts: p, d)
-  lay set:R7,B7,W set:Y3,G3,R3              (phase 10: your whole phase)
-  hit 2 R8   hit 1 W=5                      (phase 10: add a card to group 2)
-  discard R9   discard S 2                  (a Skip names its victim)
-  discard 7H run:3H,4H,5H book:QS,QD,X      (five crowns: go out with groups)
-  place 7 QH                                (solitaire: to pile 7, then discard QH)
+COMMANDS_HELP: Final = """\
 Other commands: hint (the legal actions, numbered, grouped by kind and target; then type a
 number), table (everything again, in full), help, quit."""
 
@@ -46,6 +40,16 @@ CARD_STYLES: Final = {"R": "bold red", "B": "bold blue", "Y": "bold yellow", "G"
 SPECIAL_STYLES: Final = {Kind.WILD: "bold magenta", Kind.SKIP: "bold reverse",
                          Kind.JOKER: "bold magenta"}
 TOKEN: Final = re.compile(r"[A-Za-z0-9*]+")
+
+
+def help_text(info: GameInfo) -> str:
+    """`help` in a game: its actions as the protocol writes them, with what each does (the
+    game's presentation says them), then the other commands."""
+    examples = presentation(info.name).examples
+    width = max((len(action) for action, _ in examples), default=0) + 2
+    lines = [f"  {action.ljust(width)}({what})" for action, what in examples]
+    return "\n".join(["Type an action as the protocol writes it, for example:", *lines,
+                      COMMANDS_HELP])
 
 
 class QuitGame(Exception):
@@ -118,7 +122,7 @@ class HumanSeat(Seat):
         if word in ("quit", "exit", "q"):
             raise QuitGame()
         if word in ("help", "?", "h"):
-            self.say(HELP, markup=False)
+            self.say(help_text(self.info), markup=False)
             return None
         if word in ("hint", "hints", "legal"):
             self.show_hints()

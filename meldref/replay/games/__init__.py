@@ -13,7 +13,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from ...engine.game import JSON, EventKind, find_game
 from ...engine.registry import find_part
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 Describer = Callable[[Mapping[str, JSON], str, Sequence[str]], str]
 # (every seat's view, None where the viewer may not see it; the public one; the trackers)
 FrameMaker = Callable[[Sequence["View | None"], "View", "Trackers"], "Frame"]
+# Drawing, the same in every game that draws (`meldref play`'s shortcuts p and d).
+DRAW_EXAMPLE: Final = ("draw pile | draw discard", "shortcuts: p, d")
 
 
 def no_facts(replay: Replay) -> dict[str, JSON]:
@@ -60,6 +62,8 @@ class Presentation:
     facts: Callable[[Replay], dict[str, JSON]] = no_facts
     # The result's headline from the outcome and the names (None: the winners by name).
     result_title: Callable[[Mapping[str, JSON], Sequence[str]], str] | None = None
+    # `meldref play`'s help: actions as the protocol writes them, and what each does.
+    examples: tuple[tuple[str, str], ...] = ()
 
 
 def presentation(game: str) -> Presentation:

@@ -10,7 +10,7 @@ from ...engine.fivecrowns.rules import ROUNDS
 from ...engine.game import EventKind
 from ..frames import Frame, Trackers, View, seat_lists
 from ..words import describe_groups
-from . import Look, Presentation
+from . import DRAW_EXAMPLE, Look, Presentation
 
 
 def frame(views: Sequence[View | None], public: View, trackers: Trackers) -> Frame:
@@ -38,4 +38,7 @@ PRESENTATION: Final = Presentation(
             f"{who} lays {describe_groups(event.get('groups'))} on the last turn, "
             f"{event.get('left')} cards left",
     },
+    examples=(DRAW_EXAMPLE,
+              ("discard 9S", "end your turn"),
+              ("discard 7H run:3H,4H,5H book:QS,QD,X", "go out with groups")),
 )

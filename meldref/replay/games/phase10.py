@@ -10,7 +10,7 @@ from ...engine.game import JSON, EventKind, rules_of
 from ...engine.phase10.rules import PHASES, Phase10Rules, describe_phase
 from ..frames import Frame, Trackers, View, seat_lists
 from ..words import describe_groups, seat_name
-from . import Look, Presentation
+from . import DRAW_EXAMPLE, Look, Presentation
 
 if TYPE_CHECKING:
     from ..files import Replay
@@ -58,4 +58,8 @@ PRESENTATION: Final = Presentation(
         EventKind.HIT: _hit,
     },
     facts=facts,
+    examples=(DRAW_EXAMPLE,
+              ("lay set:R7,B7,W set:Y3,G3,R3", "your whole phase"),
+              ("hit 2 R8   hit 1 W=5", "add a card to group 2"),
+              ("discard R9   discard S 2", "a Skip names its victim")),
 )

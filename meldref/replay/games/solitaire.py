@@ -51,4 +51,5 @@ PRESENTATION: Final = Presentation(
             f"pile {event.get('pile')} closes: {describe_groups(event.get('groups'))}",
     },
     result_title=result_title,
+    examples=(("place 7 QH", "to pile 7, then discard QH"),),
 )
