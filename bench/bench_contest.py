@@ -78,15 +78,14 @@ Chooser = Callable[[dict[str, Rating], dict[str, int], dict[str, int]], tuple[st
 
 
 def play_deal_set(rng: random.Random, truth: dict[str, float], a: str, b: str
-                  ) -> list[dict[str, Any]]:
+                  ) -> list[GameResult]:
     p = 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
-    lines = []
+    games = []
     for seats in ((a, b), (b, a)):
         a_wins = rng.random() < p
-        places = [1, 2] if (seats[0] == a) == a_wins else [2, 1]
-        lines.append({"status": "ok", "deal": 0, "bots": list(seats), "places": places,
-                      "scores": [float(x) for x in places]})
-    return lines
+        places = (1, 2) if (seats[0] == a) == a_wins else (2, 1)
+        games.append(GameResult(0, seats, places, (float(places[0]), float(places[1]))))
+    return games
 
 
 class Round:
@@ -245,7 +244,7 @@ def matchmaking(bots: int, seeds: int, spacing: float, batch: int,
 
 
 def synthetic_lines(rng: random.Random, names: Sequence[str], deal_sets: int,
-                    seats: int = 4) -> list[list[dict[str, Any]]]:
+                    seats: int = 4) -> list[list[GameResult]]:
     from meldref.verdicts.seatings import seatings
 
     strength = {n: rng.gauss(0, 1) for n in names}
@@ -255,11 +254,10 @@ def synthetic_lines(rng: random.Random, names: Sequence[str], deal_sets: int,
         table = rng.sample(list(names), seats)
         lines = []
         for row in rows:
-            seated = [table[i] for i in row]
+            seated = tuple(table[i] for i in row)
             order = sorted(seated, key=lambda n: -strength[n] - rng.gauss(0, 1.5))
-            places = [order.index(n) + 1 for n in seated]
-            lines.append({"status": "ok", "deal": deal, "bots": seated, "places": places,
-                          "scores": [float(p) for p in places]})
+            places = tuple(order.index(n) + 1 for n in seated)
+            lines.append(GameResult(deal, seated, places, tuple(float(p) for p in places)))
         out.append(lines)
     return out
 
@@ -283,8 +281,7 @@ def refresh(bots: int, games: int) -> list[dict[str, Any]]:
     # Baseline, same run: the verdicts' standings against the ladder fit on 1% of the games.
     small = sets[: max(1, len(sets) // 100)]
     began = time.perf_counter()
-    standings([g for lines in small for g in map(GameResult.from_json, lines) if g], names,
-              resamples=RESAMPLES)
+    standings([g for games in small for g in games], names, resamples=RESAMPLES)
     verdicts = time.perf_counter() - began
     little = LadderRatings()
     began = time.perf_counter()
@@ -345,6 +342,7 @@ def database_cost(folder: Path, lines: list[dict[str, Any]]) -> float:
     same result lines written again into a fresh contest."""
     from meldref.contest.settings import ContestSettings
     from meldref.contest.store import ContestStore
+    from meldref.protocol.records import ResultLine
     from meldref.verdicts.seatings import seatings
 
     store = ContestStore.create(folder, ContestSettings.checked(
@@ -359,7 +357,7 @@ def database_cost(folder: Path, lines: list[dict[str, Any]]) -> float:
     began = time.perf_counter()
     for row, line in zip(queued, lines, strict=False):
         store.mark_running(row.id)
-        store.record(row.id, {**line, "index": row.id})
+        store.record(ResultLine.from_json({**line, "index": row.id}))
     seconds = (time.perf_counter() - began) / max(1, min(len(queued), len(lines)))
     store.close()
     return seconds

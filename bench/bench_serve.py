@@ -50,6 +50,7 @@ import httpx
 from meldref.contest.settings import ContestSettings
 from meldref.contest.store import ContestStore
 from meldref.contest.uploads import DEFAULTS
+from meldref.protocol.records import ResultLine
 from meldref.replay.files import read_lines
 from meldref.tournament.runner import play_one
 from meldref.verdicts.seatings import seatings
@@ -117,11 +118,10 @@ def contest(folder: Path, replays: list[Path]) -> Path:
                 store.mark_running(game.id)
                 target = store.folder / "replays" / f"{game.game_id}.jsonl"
                 target.write_bytes(source.read_bytes())
-                store.record(game.id, {"status": "ok", "index": game.id,
-                                       "game_id": game.game_id, "deal": 1,
-                                       "bots": ["alpha v1", "beta v1"], "places": [1, 2],
-                                       "scores": [0, 50], "faults": [[], []],
-                                       "replay": f"replays/{game.game_id}.jsonl"})
+                store.record(ResultLine.from_json({
+                    "status": "ok", "index": game.id, "game_id": game.game_id, "deal": 1,
+                    "bots": ["alpha v1", "beta v1"], "places": [1, 2], "scores": [0, 50],
+                    "faults": [[], []], "replay": f"replays/{game.game_id}.jsonl"}))
         return store.folder
     finally:
         store.close()

@@ -6,6 +6,7 @@ tests/test_contest_e2e.py.)"""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import random
 import re
@@ -21,6 +22,7 @@ from meldref.contest.matchmaking import Candidate, next_table, overlap
 from meldref.contest.ratings import LadderRatings
 from meldref.contest.settings import ContestError, ContestSettings
 from meldref.contest.store import ContestStore, RunLock, game_id
+from meldref.protocol.records import ResultLine
 from meldref.tools.botcheck import check_bot
 from meldref.tournament.pool import GamePool
 from meldref.tournament.schedule import GameJob
@@ -108,7 +110,7 @@ def test_repair_after_a_kill_requeues_games_in_flight_and_removes_their_replays(
     (replays / f"{first.game_id}.jsonl").write_text("{}\n")
     line = {"status": "ok", "index": first.id, "game_id": first.game_id, "deal": ds,
             "bots": ["a v1", "b v1"], "places": [1, 2], "scores": [0, 50], "faults": [[], []]}
-    store.record(first.id, line)
+    store.record(ResultLine.from_json(line))
     store.mark_running(second.id)
     (replays / f"{second.game_id}.jsonl").write_text("{}\n")
     (store.folder / "bots" / "a" / "v2").mkdir()  # a submit killed before its commit
@@ -138,6 +140,64 @@ def test_one_run_at_a_time(tmp_path: Path) -> None:
     second.release()
 
 
+def record_deal_set(store: ContestStore, table: tuple[int, ...], labels: list[str],
+                    places: list[tuple[int, ...]]) -> int:
+    """A deal set of `table` recorded as played: its games' result lines, places given."""
+    ds = store.add_deal_set("ladder", table, seatings(len(table)))
+    seed = store.db.execute("SELECT seed FROM deal_sets WHERE id = ?", (ds,)).fetchone()[0]
+    for game, placed in zip(store.queued_games(), places, strict=True):
+        seated = [labels[table.index(v)] for v in game.versions]
+        store.mark_running(game.id)
+        store.record(ResultLine.from_json({
+            "status": "ok", "index": game.id, "game_id": game.game_id, "seed": seed,
+            "deal": ds, "bots": seated, "places": list(placed),
+            "scores": [10 * p for p in placed], "faults": [[] for _ in seated]}))
+    return ds
+
+
+def test_the_ladder_reads_the_games_its_result_lines_hold(tmp_path: Path) -> None:
+    # The ladder's games come from the seats' rows (one query, no result line parsed): the
+    # same games, seed and all, as reading each stored line (`GameResult.from_json`).
+    store = ContestStore.create(tmp_path / "c", settings())
+    try:
+        a, b = staged_version(store, "a"), staged_version(store, "b")
+        first = record_deal_set(store, (a, b), ["a v1", "b v1"], [(1, 2), (1, 2)])
+        second = record_deal_set(store, (b, a), ["b v1", "a v1"], [(2, 1), (1, 1)])
+        lines = store.db.execute("SELECT deal_set, result FROM games ORDER BY deal_set, "
+                                 "seating").fetchall()
+        parsed = {ds: [GameResult.from_json(json.loads(r)) for d, r in lines if d == ds]
+                  for ds in (first, second)}
+        assert store.done_deal_sets() == list(parsed.items())
+        assert store.deal_set_games(second) == parsed[second]
+        assert all(g is not None and g.seed is not None for g in parsed[first])
+    finally:
+        store.close()
+
+
+def test_the_board_is_read_in_queries_that_do_not_grow_with_the_versions(
+        tmp_path: Path) -> None:
+    # It made a query per version twice (`version`, `version_record`): 400 queries for a board
+    # of 200 versions, on every poll of every viewer's page.
+    from meldref.contest.board import leaderboard
+
+    def statements(versions: int) -> int:
+        store = ContestStore.create(tmp_path / f"c{versions}", settings())
+        try:
+            ids = [staged_version(store, f"bot{k}") for k in range(versions)]
+            record_deal_set(store, (ids[0], ids[1]), ["bot0 v1", "bot1 v1"], [(1, 2), (2, 1)])
+            store.save_ratings([(v, 10.0 * k, None, None, 2, "too few") for k, v in
+                                enumerate(ids)])
+            seen: list[str] = []
+            store.db.set_trace_callback(seen.append)
+            board = leaderboard(store)
+            assert len(board.leaderboard) == versions
+            return len(seen)
+        finally:
+            store.close()
+
+    assert statements(3) == statements(12)
+
+
 def test_a_game_the_referee_failed_charges_no_seat(tmp_path: Path) -> None:
     # Every seat of a game the referee could not finish was marked failed: one version whose
     # crash broke the referee (crossed descriptors, issue 43: `failed: OSError: [Errno 9] Bad
@@ -147,12 +207,12 @@ def test_a_game_the_referee_failed_charges_no_seat(tmp_path: Path) -> None:
     store.add_deal_set("ladder", (a, b), seatings(2))
     for game in store.queued_games():
         store.mark_running(game.id)
-        store.record(game.id, {"status": "error", "index": game.id, "game_id": game.game_id,
-                               "bots": ["a v1", "b v1"],
-                               "error": "OSError: [Errno 9] Bad file descriptor"})
+        store.record(ResultLine.from_json({
+            "status": "error", "index": game.id, "game_id": game.game_id,
+            "bots": ["a v1", "b v1"], "error": "OSError: [Errno 9] Bad file descriptor"}))
     try:
         assert store.version_record(a) == (2, 0) and store.version_record(b) == (2, 0)
-        assert [s["outcomes"] for s in store.recent_seats(a, 10)] == [["referee error"]] * 2
+        assert [s.outcomes for s in store.recent_seats(a, 10)] == [("referee error",)] * 2
     finally:
         store.close()
 
@@ -223,15 +283,14 @@ def test_versions_are_numbered_per_name_and_supersede(tmp_path: Path) -> None:
 def play(ladder: LadderRatings, games: list[GameResult], table: list[str], deal: int,
          strength: dict[str, float], rng: random.Random) -> None:
     """One deal set of `table` (every seating), noisy places from the strengths."""
-    lines = []
+    dealt = []
     for row in seatings(len(table)):
         seated = tuple(table[i] for i in row)
         noisy = sorted(seated, key=lambda n: -strength[n] - rng.gauss(0, 2))
         places = tuple(noisy.index(n) + 1 for n in seated)
-        games.append(GameResult(deal, seated, places, tuple(float(p) for p in places)))
-        lines.append({"status": "ok", "deal": deal, "bots": list(seated),
-                      "places": list(places), "scores": list(places)})
-    ladder.add_deal_set(lines)
+        dealt.append(GameResult(deal, seated, places, tuple(float(p) for p in places)))
+    games.extend(dealt)
+    ladder.add_deal_set(dealt)
 
 
 def test_the_ladder_fit_is_the_verdicts_fit() -> None:
@@ -292,8 +351,8 @@ def test_the_bootstraps_doubt_about_an_order_decides_where_it_is_given() -> None
     ladder = LadderRatings()
     for k in range(30):
         won = k % 3 != 0  # a wins two deal sets in three
-        ladder.add_deal_set([{"status": "ok", "deal": 0, "bots": ["a", "b"],
-                              "places": [1, 2] if won else [2, 1], "scores": [0, 1]}])
+        places = (1, 2) if won else (2, 1)
+        ladder.add_deal_set([GameResult(0, ("a", "b"), places, (0.0, 1.0))])
     ladder.fit(["a", "b"], resamples=100)
     (a_over_b,), (b_over_a,) = ladder.doubt(["a", "b"]), ladder.doubt(["b", "a"])
     assert 0 < a_over_b < 0.05 and b_over_a == pytest.approx(1 - a_over_b)
@@ -407,8 +466,8 @@ def test_a_run_waiting_for_submissions_starts_no_pool(tmp_path: Path,
     monkeypatch.setattr(ladder_run, "IDLE_POLL", 0.01)
     looks = itertools.count()
 
-    def on_event(kind: str, data: dict[str, Any]) -> None:
-        if kind == "waiting" and next(looks) == 3:
+    def on_event(event: ladder_run.RunEvent) -> None:
+        if isinstance(event, ladder_run.Unseated) and event.waits and next(looks) == 3:
             raise KeyboardInterrupt  # as Ctrl-C would, after the fourth look
 
     result = ladder_run.play_ladder(tmp_path / "c", on_event=on_event)

@@ -24,6 +24,7 @@ from meldref.contest.archive import ArchiveLimits, ArchiveRefused, unpack
 from meldref.contest.settings import ContestSettings
 from meldref.contest.store import AUTHORS, SCHEMA_VERSION, ContestStore, _keep_tail
 from meldref.contest.uploads import ServiceSettings
+from meldref.protocol.records import ResultLine
 
 
 def made(tmp_path: Path, *flags: str) -> Path:
@@ -141,8 +142,10 @@ def test_a_bots_stderr_is_cut_per_game_and_pruned_per_bot_and_by_age(tmp_path: P
             log = f"logs/{game.game_id}/seat0-a.stderr"
             (store.folder / log).parent.mkdir(parents=True)
             (store.folder / log).write_bytes(b"x" * (600 << 10) + f"end {k}".encode())
-            store.record(game.id, {"status": "ok", "places": [1, 2], "scores": [0, 5],
-                                   "faults": [[], []], "logs": [log, None]})
+            store.record(ResultLine.from_json({
+                "status": "ok", "index": game.id, "game_id": game.game_id,
+                "bots": ["a v1", "b v1"], "places": [1, 2], "scores": [0, 5],
+                "faults": [[], []], "logs": [log, None]}))
             logs.append(store.folder / log)
             assert ds
         # Each cut to its last 4 KiB as its game was recorded: its end kept.

@@ -19,6 +19,7 @@ from meldref.contest.matchmaking import (
     next_table,
 )
 from meldref.contest.ratings import LadderRatings
+from meldref.verdicts.games import GameResult
 
 PLACEMENT = 2
 
@@ -119,8 +120,8 @@ def chain_ladder() -> LadderRatings:
     for top, bottom in (("a", "b"), ("b", "c")):
         for k in range(30):
             won = k % 3 != 0
-            ladder.add_deal_set([{"status": "ok", "deal": 0, "bots": [top, bottom],
-                                  "places": [1, 2] if won else [2, 1], "scores": [0, 1]}])
+            ladder.add_deal_set([GameResult(0, (top, bottom), (1, 2) if won else (2, 1),
+                                            (0.0, 1.0))])
     ladder.fit(["a", "b", "c"], resamples=200)
     return ladder
 
@@ -157,8 +158,8 @@ def ladder_with(results: dict[tuple[str, str], tuple[int, int]]) -> LadderRating
         outcomes = [True] * x_wins + [False] * y_wins
         for k in range(0, len(outcomes), 2):
             ladder.add_deal_set([
-                {"status": "ok", "deal": k, "bots": [x, y] if s == 0 else [y, x],
-                 "places": [1, 2] if won == (s == 0) else [2, 1], "scores": [0, 0]}
+                GameResult(k, (x, y) if s == 0 else (y, x),
+                           (1, 2) if won == (s == 0) else (2, 1), (0.0, 0.0))
                 for s, won in enumerate(outcomes[k:k + 2])])
     return ladder
 

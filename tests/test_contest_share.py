@@ -26,18 +26,18 @@ from meldref.contest.matchmaking import MIN_SHARE, PAIR_CAP, Candidate, Share, n
 from meldref.contest.ranking import Rating, ranked
 from meldref.contest.ratings import LadderRatings
 from meldref.contest.settings import ContestSettings
+from meldref.verdicts.games import GameResult
 
 TRUTH = {f"v{k}": elo for k, elo in enumerate((0.0, 0.0, -40, -80, -120, -160, -200, -240))}
 PLACEMENT, BATCH, DEAL_SETS = 2, 8, 400
 
 
-def _deal_set(rng: random.Random, a: str, b: str) -> list[dict[str, Any]]:
+def _deal_set(rng: random.Random, a: str, b: str) -> list[GameResult]:
     p = 1 / (1 + 10 ** ((TRUTH[b] - TRUTH[a]) / 400))
     out = []
     for seats in ((a, b), (b, a)):
-        places = [1, 2] if (seats[0] == a) == (rng.random() < p) else [2, 1]
-        out.append({"status": "ok", "deal": 0, "bots": list(seats), "places": places,
-                    "scores": [float(x) for x in places]})
+        places = (1, 2) if (seats[0] == a) == (rng.random() < p) else (2, 1)
+        out.append(GameResult(0, seats, places, (float(places[0]), float(places[1]))))
     return out
 
 

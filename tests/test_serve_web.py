@@ -28,11 +28,18 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from test_contest import settings, staged_version
 
-from meldref.contest.board import chance_text, leaderboard, rank_chances, with_rank_chances
+from meldref.contest.board import (
+    BoardRow,
+    chance_text,
+    leaderboard,
+    rank_chances,
+    with_rank_chances,
+)
 from meldref.contest.serve.pages import board_json
 from meldref.contest.serve.server import authors_routes, contest_options
-from meldref.contest.store import ContestStore
+from meldref.contest.store import ContestStore, Version
 from meldref.contest.uploads import DEFAULTS
+from meldref.protocol.records import ResultLine
 from meldref.verdicts.seatings import seatings
 from meldref.web.options import ServeError, ServeOptions, serve_options
 from meldref.web.server import Server
@@ -91,10 +98,10 @@ def contest(tmp_path_factory: pytest.TempPathFactory) -> Path:
         store.mark_running(game.id)
         games.play(folder / "replays", game.game_id, "phase10",
                    ["builtin:greedy", "builtin:random"], {"phases-to-win": "1"}, 3)
-        store.record(game.id, {"status": "ok", "index": game.id, "game_id": game.game_id,
-                               "deal": 1, "bots": ["alpha v1", "beta v1"], "places": [1, 2],
-                               "scores": [0, 50], "faults": [[], []],
-                               "replay": f"replays/{game.game_id}.jsonl"})
+        store.record(ResultLine.from_json({
+            "status": "ok", "index": game.id, "game_id": game.game_id, "deal": 1,
+            "bots": ["alpha v1", "beta v1"], "places": [1, 2], "scores": [0, 50],
+            "faults": [[], []], "replay": f"replays/{game.game_id}.jsonl"}))
     finally:
         store.close()
     return folder
@@ -357,24 +364,29 @@ def test_the_board_data_follows_the_database(tmp_path: Path) -> None:
         store.close()
 
 
-def row(bot: str, rating: float | None, low: float | None, high: float | None
-        ) -> dict[str, Any]:
-    return {"bot": bot, "rating": rating, "rating_ci95": [low, high]}
+def row(bot: str, rating: float | None, low: float | None, high: float | None,
+        games: int = 0) -> BoardRow:
+    version = Version(0, bot, 1, "true", f"bots/{bot}/v1", 0.0, "active")
+    return BoardRow(version, rating, low, high, None, games, 0)
+
+
+def renamed(board_row: BoardRow, bot: str) -> BoardRow:
+    return replace(board_row, version=replace(board_row.version, bot=bot))
 
 
 def test_rank_figures_are_name_free_and_leave_out_versions_without_an_interval() -> None:
     rows = [row("a", 100.0, 40.0, 160.0), row("b", 0.0, -60.0, 60.0),
             row("c", 0.0, -60.0, 60.0), row("d", 20.0, None, None)]
-    out = with_rank_chances(rows, 2)
-    renamed = with_rank_chances([rows[0], {**rows[2], "bot": "z"}, {**rows[1], "bot": "y"},
-                                 rows[3]], 2)
-    tied = [(r["p_first"], r["p_top"], r["rank_ci95"]) for r in out[1:3]]
-    assert tied[0] == tied[1] == next((r["p_first"], r["p_top"], r["rank_ci95"])
-                                  for r in renamed[1:3])
-    assert out[0]["p_first"] > 0.9 and out[0]["rank_ci95"][0] == 1
-    assert out[3]["p_first"] is None and out[3]["rank_ci95"] is None
-    assert sum(r["p_first"] for r in out[:3]) == pytest.approx(1.0, abs=1e-3)
-    assert sum(r["p_top"] for r in out[:3]) == pytest.approx(2.0, abs=1e-3)
+    out = [r.chances for r in with_rank_chances(rows, 2)]
+    other = [r.chances for r in with_rank_chances(
+        [rows[0], renamed(rows[2], "z"), renamed(rows[1], "y"), rows[3]], 2)]
+    assert out[1] == out[2] == other[1] == other[2]
+    first, last = out[0], out[3]
+    assert first is not None and first.first > 0.9 and first.ranks[0] == 1
+    assert last is None
+    drawn = [c for c in out[:3] if c is not None]
+    assert sum(c.first for c in drawn) == pytest.approx(1.0, abs=1e-3)
+    assert sum(c.top for c in drawn) == pytest.approx(2.0, abs=1e-3)
 
 
 def test_the_top_k_is_the_finals_cut(tmp_path: Path) -> None:
@@ -382,12 +394,12 @@ def test_the_top_k_is_the_finals_cut(tmp_path: Path) -> None:
     try:
         a, b = staged_version(store, "alpha"), staged_version(store, "beta")
         staged_version(store, "gamma")
-        assert leaderboard(store)["top_k"] == 3  # no final yet: the verdicts' k
+        assert leaderboard(store).top_k == 3  # no final yet: the verdicts' k
         final = store.add_final(2, 1, [a, b])
         store.save_final(final, {"final": {"standings": [
             {"rank": k, "bot": bot, "rating": None, "rating_ci95": [None, None], "games": 2}
             for k, bot in enumerate(("alpha v1", "beta v1"), start=1)]}, "ladder": []})
-        assert leaderboard(store)["top_k"] == 2
+        assert leaderboard(store).top_k == 2
         assert "P top 2" in board_json(store)["html"]
     finally:
         store.close()
@@ -450,8 +462,8 @@ def test_the_chances_are_drawn_once_for_each_set_of_ratings() -> None:
     rows = [row("a", 100.0, 40.0, 160.0), row("b", 0.0, -60.0, 60.0)]
     rank_chances.cache_clear()
     first = with_rank_chances(rows, 3)
-    again = with_rank_chances([{**r, "games": 99} for r in rows], 3)
-    assert [r["p_first"] for r in first] == [r["p_first"] for r in again]
+    again = with_rank_chances([replace(r, games=99) for r in rows], 3)
+    assert [r.chances for r in first] == [r.chances for r in again]
     assert (rank_chances.cache_info().misses, rank_chances.cache_info().hits) == (1, 1)
     with_rank_chances([row("a", 90.0, 40.0, 160.0), rows[1]], 3)
     assert rank_chances.cache_info().misses == 2

@@ -9,14 +9,23 @@ import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..contest.uploads import DEFAULTS  # init's flags' defaults: constants, nothing more
-from ..engine.registry import DEFAULT_GAME, GAMES  # names only: the standard library's imports
+# What `contest --help` imports anyway (the protocol, the games, pydantic's settings): the
+# contest's store, ladder, board and server wait for the command that uses them (sqlite3,
+# numpy and scipy, starlette: `meldref contest --help` 0.54 s, 2.0 s with the board's numpy).
+from .. import contest
+from ..contest.settings import ContestSettings
+from ..contest.uploads import DEFAULTS, ServiceSettings, UploadError, post_submission
+from ..engine.game import JSON, RuleOptionError, UnknownGameError
+from ..engine.registry import DEFAULT_GAME, GAMES
+from ..protocol.records import ResultLine
+from ..protocol.sandbox import sandbox_problem
+from ..web.options import ServeError, is_loopback
 from .app import STOPS
 from .common import (
     EXIT_FAILED,
@@ -29,9 +38,10 @@ from .common import (
 )
 from .limits import CONTEST_FLAGS, LimitFlags, with_limit_flags
 
-if TYPE_CHECKING:  # the CLI imports the contest only when a command runs (start-up time)
+if TYPE_CHECKING:  # the CLI imports the contest's store only when a command runs (start-up)
+    from ..contest.board import BoardRow
+    from ..contest.ladder.run import RunEvent
     from ..contest.store import ContestStore
-    from ..protocol.records import ResultLine
 
 contest_app = typer.Typer(no_args_is_help=True, help="Run a contest: submissions, a ladder, "
                           "a live leaderboard.")
@@ -106,11 +116,8 @@ def init(
     limits: LimitFlags,
 ) -> None:
     """Make a contest folder; its settings are fixed from now on."""
-    from ..contest.settings import ContestSettings
-    from ..contest.store import ContestStore
-    from ..contest.uploads import ServiceSettings
-    from ..engine.game import RuleOptionError, UnknownGameError
-    from ..tournament.config import parse_pairs
+    from ..contest.store import ContestStore  # noqa: PLC0415 start-up: sqlite3, replay files
+    from ..tournament.config import parse_pairs  # noqa: PLC0415 start-up: the tournament's
 
     if game is not None and game_option is not None and game != game_option:
         fail(f"GAME {game} and --game {game_option}: give the game once")
@@ -148,9 +155,12 @@ def submit(
 ) -> None:
     """Copy a bot program into the contest, build it (--build), check it, and add it as a new
     version."""
-    from ..contest.build import BuildFailed
-    from ..contest.submit import Submission, SubmissionRefused
-    from ..contest.submit import submit as do_submit
+    from ..contest.build import BuildFailed  # noqa: PLC0415 start-up: the sandboxed build
+    from ..contest.submit import (  # noqa: PLC0415 start-up: the bot check's games
+        Submission,
+        SubmissionRefused,
+    )
+    from ..contest.submit import submit as do_submit  # noqa: PLC0415 start-up: as above
 
     store = _open_ready(folder)
     try:
@@ -187,7 +197,7 @@ TOKEN_ENV = "MELDREF_TOKEN"
 def author_add(folder: DirArg,
                name: Annotated[str, typer.Argument(help="The author's name.")]) -> None:
     """Add an author; prints their token, once (only its hash is kept)."""
-    from ..contest import authors
+    from ..contest import authors  # noqa: PLC0415 start-up: sqlite3, the contest's store
 
     store = _open(folder)
     try:
@@ -206,21 +216,20 @@ def author_list(folder: DirArg,
                 as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False
                 ) -> None:
     """The authors, their bots, and whether their token still answers."""
-    from ..contest import authors
+    from ..contest import authors  # noqa: PLC0415 start-up: sqlite3, the contest's store
 
     store = _open(folder)
     try:
-        rows = [{**a.to_json(), "bots": authors.bots_of(store, a)}
-                for a in authors.every(store)]
+        rows = [(a, authors.bots_of(store, a)) for a in authors.every(store)]
     finally:
         store.close()
     if as_json:
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        listed = [{**a.to_json(), "bots": bots} for a, bots in rows]
+        sys.stdout.write(json.dumps(listed, indent=2) + "\n")
         return
-    for row in rows:
-        state = "revoked" if row["revoked"] is not None else "active"
-        out.print(f"{row['name']}: {state}; bots: {', '.join(row['bots']) or 'none'}",
-                  markup=False)
+    for author, bots in rows:
+        state = "revoked" if author.revoked is not None else "active"
+        out.print(f"{author.name}: {state}; bots: {', '.join(bots) or 'none'}", markup=False)
     if not rows:
         out.print("no authors (add one: meldref contest author add FOLDER NAME)", markup=False)
 
@@ -230,7 +239,7 @@ def author_revoke(folder: DirArg,
                   name: Annotated[str, typer.Argument(help="The author.")]) -> None:
     """Revoke an author's token: it answers no request from now on (their versions stay in
     play: `contest retire` retires one)."""
-    from ..contest import authors
+    from ..contest import authors  # noqa: PLC0415 start-up: sqlite3, the contest's store
 
     store = _open(folder)
     try:
@@ -256,8 +265,6 @@ def upload(
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")] = False,
 ) -> None:
     """Upload a bot program to a contest served elsewhere (an author's command)."""
-    from ..contest.uploads import UploadError, post_submission
-
     if not token:
         fail(f"no token: give --token or set {TOKEN_ENV} (the organiser gave you one)")
     try:
@@ -289,11 +296,13 @@ def run(
 ) -> None:
     """Play the ladder until stopped (Ctrl-C, SIGTERM) or the games or hours are done;
     rerun to continue."""
-    from ..contest import one_blas_thread
-
-    one_blas_thread()  # before the ladder imports numpy
-    from ..contest.ladder.run import play_ladder
-    from ..tournament.config import range_problem
+    contest.one_blas_thread()  # before the ladder imports numpy
+    from ..contest.ladder.run import (  # noqa: PLC0415 start-up: numpy, scipy (one thread)
+        Suspended,
+        Unseated,
+        play_ladder,
+    )
+    from ..tournament.config import range_problem  # noqa: PLC0415 start-up: the tournament's
 
     for problem in (range_problem("--jobs", jobs, 1, 256),
                     None if games is None else range_problem("--games", games, 1)):
@@ -304,19 +313,18 @@ def run(
 
     waiting, game_played = False, _game_printer()
 
-    def on_event(kind: str, data: dict[str, Any]) -> None:
+    def on_event(event: RunEvent) -> None:
         nonlocal waiting
-        if kind == "game":
-            game_played(data)
-        elif kind == "suspended":
-            err.print(f"{data['version']}: {data['reason']}", markup=False)
-        elif kind == "waiting" and not waiting:
-            err.print(f"waiting for submissions: {_seating(data)} (Ctrl-C to stop)",
+        game_played(event)
+        if isinstance(event, Suspended):
+            err.print(f"{event.version}: {event.reason}", markup=False)
+        elif isinstance(event, Unseated) and event.waits and not waiting:
+            err.print(f"waiting for submissions: {event.text()} (Ctrl-C to stop)",
                       markup=False)
-        elif kind == "too-few":
-            err.print(f"stopping: {_seating(data)}; submit more, or run with --wait to wait "
+        elif isinstance(event, Unseated) and not event.waits:
+            err.print(f"stopping: {event.text()}; submit more, or run with --wait to wait "
                       "for them", markup=False)
-        waiting = kind == "waiting"
+        waiting = isinstance(event, Unseated) and event.waits
 
     try:
         result = play_ladder(folder, jobs, cluster, games, hours, on_event, wait)
@@ -349,7 +357,7 @@ def status(folder: DirArg,
     """The leaderboard: rank, bot, version, rating with its 95% interval, its ranks' 95%
     interval and chances of first and of the top k (as the pages), games, faults; what is
     running and what is queued."""
-    from ..contest.board import chance_columns, chance_text, leaderboard
+    from ..contest.board import chance_columns, leaderboard  # noqa: PLC0415 start-up: numpy
 
     store = _open(folder)
     try:
@@ -357,30 +365,31 @@ def status(folder: DirArg,
         service = store.service
     finally:
         store.close()
-    board["service"] = service.to_json()
     if as_json:
-        sys.stdout.write(json.dumps(board, indent=2) + "\n")
+        shown = {**board.to_json(), "service": service.to_json()}
+        sys.stdout.write(json.dumps(shown, indent=2) + "\n")
         return
-    table = Table(title=f"{board['game']} ladder", title_justify="left")
-    for column in ("#", "bot", "version", "rating", "95% CI", *chance_columns(board["top_k"]),
+    table = Table(title=f"{board.game} ladder", title_justify="left")
+    for column in ("#", "bot", "version", "rating", "95% CI", *chance_columns(board.top_k),
                    "games", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
-    for row in board["leaderboard"]:
-        table.add_row(str(row["rank"]), escape(row["bot"]), f"v{row['version']}",
-                      *_rating(row), *chance_text(row), str(row["games"]), str(row["faults"]))
+    for row in board.leaderboard:
+        table.add_row(str(row.rank), escape(row.version.bot), f"v{row.version.number}",
+                      *_rating(row), *row.chance_cells(), str(row.games), str(row.faults))
     out.print(table)
-    for row in board["out_of_play"]:
-        out.print(f"{row['label']}: {row['state']} ({row['reason']})", markup=False)
-    running = ", ".join(f"{g['game_id']} ({' / '.join(g['bots'])})" for g in board["running"])
-    out.print(f"run: {'playing' if board['run'] else 'stopped'}; running: {running or 'none'}; "
-              f"queued: {board['queued']}; played: {board['played']}", markup=False)
+    for row in board.out_of_play:
+        out.print(f"{row.version.label}: {row.version.state} ({row.version.reason})",
+                  markup=False)
+    running = ", ".join(f"{gid} ({' / '.join(bots)})" for gid, bots in board.running)
+    out.print(f"run: {'playing' if board.run else 'stopped'}; running: {running or 'none'}; "
+              f"queued: {board.queued}; played: {board.played}", markup=False)
     out.print(f"authors: {service.summary()}", markup=False)
 
 
-def _limits(values: dict[str, Any]) -> str:
+def _limits(values: dict[str, JSON]) -> str:
     """`move-time 1, ..., memory-mb 1024, no-network true`: as a flag or `[limits]` key takes
     each (none: no cap)."""
-    def shown(value: Any) -> str:
+    def shown(value: JSON) -> str:
         if isinstance(value, bool) or value is None:
             return {True: "true", False: "false", None: "none"}[value]
         return f"{value:g}" if isinstance(value, float) else str(value)
@@ -388,17 +397,10 @@ def _limits(values: dict[str, Any]) -> str:
     return ", ".join(f"{key} {shown(value)}" for key, value in values.items())
 
 
-def _seating(data: dict[str, Any]) -> str:
-    """Why no table can be seated: `2 versions in play, a table needs 3`."""
-    return f"{data['in_play']} versions in play, a table needs {data['seats']}"
-
-
-def _rating(row: dict[str, Any]) -> tuple[str, str]:
-    from ..contest.board import interval_text
-
-    if row["rating"] is None:
+def _rating(row: BoardRow) -> tuple[str, str]:
+    if row.rating is None:
         return "-", "-"
-    return f"{row['rating']:+.0f}", escape(interval_text(row, ".."))
+    return f"{row.rating:+.0f}", escape(row.interval_text(".."))
 
 
 @contest_app.command("retire")
@@ -429,18 +431,14 @@ def final(
 ) -> None:
     """A closing round robin of the top K versions on fresh deal sets; its standings beside
     the ladder's. Rerun to resume it."""
-    from ..contest import one_blas_thread
-
-    one_blas_thread()  # before the final imports numpy
-    from ..contest.final import play_final
-    from .report import standings_table
+    contest.one_blas_thread()  # before the final imports numpy
+    from ..contest.final import play_final  # noqa: PLC0415 start-up: numpy, scipy (one thread)
+    from .report import standings_table  # noqa: PLC0415 start-up: the standings' statistics
 
     _open_ready(folder, cluster).close()
     stop_on_signals()
-    game_played = _game_printer()
     try:
-        result = play_final(folder, top, deal_sets, jobs, cluster,
-                            lambda kind, data: game_played(data) if kind == "game" else None)
+        result = play_final(folder, top, deal_sets, jobs, cluster, _game_printer())
     except ValueError as exc:
         _refused_or_interrupted(exc)
     if as_json:
@@ -477,9 +475,10 @@ def serve(
 ) -> None:
     """The leaderboard as a live web page, a page per bot, every game in the viewer, and the
     authors' API and pages (uploads behind their tokens)."""
-    from ..contest.serve.server import ContestServer, contest_options
-    from ..replay.serve import is_loopback
-    from ..web.options import ServeError
+    from ..contest.serve.server import (  # noqa: PLC0415 start-up: starlette, numpy
+        ContestServer,
+        contest_options,
+    )
 
     _open(folder).close()
     try:
@@ -503,20 +502,23 @@ def serve(
         server.server_close()
 
 
-def _game_printer() -> Callable[[dict[str, Any]], None]:
+def _game_printer() -> Callable[[RunEvent], None]:
     """A line on stderr per finished game, as a tournament writes off a terminal (a contest
     runs for weeks with no total to draw a bar against): `game 12 ds000003-s01: alpha v2 won
-    (alpha v2 5, bravo v1 85)`."""
-    from ..protocol.records import ResultLine
+    (alpha v2 5, bravo v1 85)`; the run's other events go unsaid."""
+    from ..contest.ladder.run import GamePlayed  # noqa: PLC0415 start-up: numpy, scipy
 
     count = itertools.count(1)
-    return lambda line: err.print(_with_faults(ResultLine.from_json(line), next(count)),
-                                  markup=False)
+
+    def played(event: RunEvent) -> None:
+        if isinstance(event, GamePlayed):
+            err.print(_with_faults(event.line, next(count)), markup=False)
+    return played
 
 
 def _with_faults(result: ResultLine, done: int) -> str:
     """`game_line`, and whose the faults were: `...; 1 faults (crasher v1: crashed)`."""
-    from .tournament import game_line
+    from .tournament import game_line  # noqa: PLC0415 start-up: the tournament's command
 
     line = game_line(result, done, None)
     if result.figures is None:
@@ -528,8 +530,6 @@ def _with_faults(result: ResultLine, done: int) -> str:
 
 def _sandbox_problem(on: bool) -> str | None:
     """Why a contest's sandbox (when `on`) cannot run on this machine, or None."""
-    from ..protocol.sandbox import sandbox_problem
-
     return sandbox_problem() if on else None
 
 
@@ -548,7 +548,10 @@ def _open_ready(folder: Path, cluster: str | None = None) -> ContestStore:
 
 def _open(folder: Path) -> ContestStore:
     """The contest's store, checked on open (mended where no run holds it); exit 2 if none."""
-    from ..contest.store import ContestStore, RunLock
+    from ..contest.store import (  # noqa: PLC0415 start-up: sqlite3, replay files
+        ContestStore,
+        RunLock,
+    )
 
     try:
         store = ContestStore.open(folder)

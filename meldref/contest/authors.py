@@ -25,7 +25,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final, TypedDict
 
 from .settings import ContestError
 from .store import ContestStore
@@ -44,8 +44,31 @@ class Author:
     created: float
     revoked: float | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AuthorJSON:
         return {"name": self.name, "created": self.created, "revoked": self.revoked}
+
+
+class AuthorJSON(TypedDict):
+    """An author as `author list --json` gives them (with their `bots` there)."""
+
+    name: str
+    created: float
+    revoked: float | None
+
+
+class UploadJSON(TypedDict):
+    """An upload as the audit keeps it (`uploads_of`), newest first."""
+
+    at: float
+    author: str | None
+    address: str | None
+    bot: str | None
+    file: str | None
+    sha256: str | None
+    bytes: int | None
+    outcome: str
+    version: int | None
+    reason: str | None
 
 
 def token_hash(token: str) -> str:
@@ -155,13 +178,13 @@ def end_upload(store: ContestStore, upload: int, version: int | None, reason: st
 
 
 def uploads_of(store: ContestStore, author: Author | None, limit: int = 50
-               ) -> list[dict[str, Any]]:
+               ) -> list[UploadJSON]:
     """The last uploads (of `author`, or everyone's), newest first, as the audit keeps them."""
     where, args = ("WHERE u.author = ?", [author.id]) if author else ("", [])
     rows = store.db.execute(
         "SELECT u.at, a.name, u.address, u.bot, u.file, u.sha256, u.bytes, u.outcome, "
         "u.version, u.reason FROM uploads u LEFT JOIN authors a ON a.id = u.author "
         f"{where} ORDER BY u.id DESC LIMIT ?", [*args, limit]).fetchall()
-    keys = ("at", "author", "address", "bot", "file", "sha256", "bytes", "outcome", "version",
-            "reason")
-    return [dict(zip(keys, row, strict=True)) for row in rows]
+    return [{"at": r[0], "author": r[1], "address": r[2], "bot": r[3], "file": r[4],
+             "sha256": r[5], "bytes": r[6], "outcome": r[7], "version": r[8], "reason": r[9]}
+            for r in rows]

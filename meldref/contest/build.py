@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import stat
 import subprocess
@@ -99,8 +100,6 @@ def _rlimits(limits: BuildLimits) -> dict[int, int]:
 
 
 def _plain(command: str, folder: Path, limits: BuildLimits, log: int) -> int | None:
-    import resource
-
     rlimits = _rlimits(limits)
 
     def limited() -> None:

@@ -17,22 +17,30 @@ command and the games not played yet are played.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ..protocol.records import ResultLine
 from ..tournament.standings import Report, compute_standings
 from ..verdicts.seatings import seatings
-from .ladder.run import Budget, Event, Ladder, compressed, feed, game_pool
+from .ladder.run import (
+    Budget,
+    GamePlayed,
+    Ladder,
+    Listener,
+    Pool,
+    compressed,
+    feed,
+    game_pool,
+    played,
+    quiet,
+)
 from .ranking import ranked
 from .settings import ContestError
-from .store import ContestStore, final_deal_seed, held
+from .store import ContestStore, FinalRecord, LadderPlace, final_deal_seed, held
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +48,15 @@ class FinalResult:
     """The final's standings, and each finalist's ladder rank and rating."""
 
     report: Report
-    ladder: list[dict[str, Any]]
+    ladder: list[LadderPlace]
     stopped: str | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FinalRecord:
         return {"final": self.report.to_json(), "ladder": self.ladder, "stopped": self.stopped}
 
 
 def play_final(folder: Path, top: int, deal_sets: int = 2, jobs: int = 1,
-               cluster: str | None = None, on_event: Event | None = None) -> FinalResult:
+               cluster: str | None = None, on_event: Listener = quiet) -> FinalResult:
     """Play (or resume) the final of the top `top` versions in play; its standings."""
     with held(folder, "the ladder is running (pid {pid}): stop it before the final") as store:
         store.repair()
@@ -58,30 +66,26 @@ def play_final(folder: Path, top: int, deal_sets: int = 2, jobs: int = 1,
         stopped = _play(store, ladder, final, pools, on_event)
         labels = {v.id: v.label for v in store.versions()}
         names = [labels[v] for v in finalists]
-        lines = [ResultLine.from_json(r) for r in store.final_lines(final)]  # read: JSON
-        report = compute_standings(lines, names,
+        report = compute_standings(store.final_lines(final), names,
                                    higher_is_better=store.settings.info.higher_scores_win)
-        board = [{"bot": labels[vid], "ladder_rank": rank + 1,
-                  "rating": ladder.current[vid].rating}
-                 for rank, vid in enumerate(finalists)]
+        board: list[LadderPlace] = [{"bot": labels[vid], "ladder_rank": rank + 1,
+                                     "rating": ladder.current[vid].rating}
+                                    for rank, vid in enumerate(finalists)]
         result = FinalResult(report, board, stopped)
         if stopped is None and not store.queued_games("final", final):
             store.save_final(final, {**result.to_json(), "finished": time.time()})
         return result
 
 
-def _play(store: ContestStore, ladder: Ladder, final: int, pools: Callable[[], Any],
-          on_event: Event | None) -> str | None:
+def _play(store: ContestStore, ladder: Ladder, final: int, pools: Callable[[], Pool],
+          on_event: Listener) -> str | None:
     """The final's games not played yet; "interrupted" if a signal stopped them."""
     try:
-        jobs = feed(store, ladder, Budget(), final=final)
-        # Closed here, before the games in flight are discarded: its workers stop first.
-        with contextlib.closing(pools().play(jobs)) as lines:
+        with played(pools(), feed(store, ladder, Budget(), final=final)) as lines:
             for line in lines:
-                record = compressed(store, line.to_json())  # the store keeps JSON
-                store.record(int(record["index"]), record)
-                if on_event is not None:
-                    on_event("game", record)
+                recorded = compressed(store, line)
+                store.record(recorded)
+                on_event(GamePlayed(recorded))
     except KeyboardInterrupt:
         return "interrupted"
     finally:

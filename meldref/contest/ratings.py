@@ -27,9 +27,9 @@ two fits of one ladder.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,14 +68,11 @@ class LadderRatings:
             self.names.append(name)
         return self.index[name]
 
-    def add_deal_set(self, lines: Iterable[Mapping[str, Any]]) -> None:
-        """One finished deal set's result lines: each game's seat pairs, the better place a
-        win, equal places half a win each (the verdicts' rule)."""
+    def add_deal_set(self, games: Iterable[GameResult]) -> None:
+        """One finished deal set's games: each game's seat pairs, the better place a win,
+        equal places half a win each (the verdicts' rule)."""
         counts: dict[tuple[int, int], float] = {}
-        for line in lines:
-            game = GameResult.from_json(line)
-            if game is None:
-                continue
+        for game in games:
             for bot in game.bots:
                 self.games[bot] = self.games.get(bot, 0) + 1
             if not game.rated:

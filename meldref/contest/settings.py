@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
-from ..engine.game import GameInfo, find_game, option_name, rules_to_json
+from ..engine.game import JSON, GameInfo, Rules, find_game, option_name, rules_to_json
 from ..protocol.referee import MatchPolicy
 from ..protocol.seats import Limits
 from ..settings import LimitSettings, as_written, limit_settings, parse_rules, read_key
@@ -34,7 +34,7 @@ class InForce:
     """A contest's rules and limits as the games take them: parsed once (`ContestSettings.
     in_force`)."""
 
-    rules: Any  # the game's rules dataclass
+    rules: Rules
     limits: LimitSettings
     policy: MatchPolicy
     process: Limits
@@ -47,8 +47,8 @@ class ContestSettings:
 
     game: str
     players: int
-    rules: Mapping[str, Any] = field(default_factory=dict)
-    limits: Mapping[str, Any] = field(default_factory=dict)
+    rules: Mapping[str, JSON] = field(default_factory=dict)
+    limits: Mapping[str, JSON] = field(default_factory=dict)
     sandbox: bool = True  # off only with an explicit `init --no-sandbox`
     placement: int = PLACEMENT_DEAL_SETS
     suspend_after: int = SUSPEND_AFTER
@@ -59,8 +59,8 @@ class ContestSettings:
     _in_force: InForce | None = field(default=None, init=False, repr=False, compare=False)
 
     @staticmethod
-    def checked(game: str, players: int | None, rules: Mapping[str, Any],
-                limits: Mapping[str, Any], sandbox: bool, placement: int, suspend_after: int,
+    def checked(game: str, players: int | None, rules: Mapping[str, JSON],
+                limits: Mapping[str, JSON], sandbox: bool, placement: int, suspend_after: int,
                 seed: int, min_share: float = MIN_SHARE,
                 pair_cap: float = PAIR_CAP) -> ContestSettings:
         """Settings from `init`'s flags, every value checked now (`ContestError`, or the
@@ -102,7 +102,7 @@ class ContestSettings:
             return made
         return self._in_force
 
-    def parsed_rules(self) -> Any:
+    def parsed_rules(self) -> Rules:
         return self.in_force().rules
 
     def limit_settings(self) -> LimitSettings:
@@ -127,7 +127,7 @@ class ContestSettings:
                 f"{self.min_share:g} of a fair share, pair-cap {self.pair_cap:g} of the "
                 f"recent deal sets")
 
-    def limits_in_force(self) -> dict[str, Any]:
+    def limits_in_force(self) -> dict[str, JSON]:
         """Every limit each bot plays under, by its `[limits]` key (`move-time`, `memory-mb`):
         the value given at init, else its default (a sandboxed bot's caps among them); None
         where there is no cap. Read off the policy and process limits the games are played
@@ -139,7 +139,7 @@ class ContestSettings:
         return {option_name(name): values[name] for name in LimitSettings.model_fields
                 if name != "sandbox"}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         """The settings as the store keeps them, every key spelt as `init`'s flags are
         (`suspend-after`, as a configuration file writes it)."""
         return as_written({"game": self.game, "players": self.players,
@@ -149,7 +149,7 @@ class ContestSettings:
                            "min_share": self.min_share, "pair_cap": self.pair_cap})
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> ContestSettings:
+    def from_json(data: Mapping[str, JSON]) -> ContestSettings:
         # A contest made before the limits were spelt as in the replays has `move-time`.
         limits = limit_settings(data["limits"]).to_json()
         return ContestSettings(str(data["game"]), int(data["players"]), dict(data["rules"]),
@@ -173,12 +173,12 @@ class ContestSettings:
         return None
 
 
-def _as_flags(limits: Mapping[str, Any]) -> dict[str, Any]:
+def _as_flags(limits: Mapping[str, JSON]) -> dict[str, JSON]:
     """Limits by the names `init` takes them under (`move-time`), for messages."""
     return {option_name(k): v for k, v in limits.items()}
 
 
-def _shown(value: Any) -> str:
+def _shown(value: JSON) -> str:
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{k}={v}" for k, v in sorted(value.items())) + "}"
     return str(value)

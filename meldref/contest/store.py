@@ -24,6 +24,7 @@ import contextlib
 import fcntl
 import glob
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -33,10 +34,13 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final, Literal
+from typing import IO, Final, Literal, TypedDict
 
+from ..engine.game import JSON
 from ..private import folder_problem, open_private, private_dir
+from ..protocol.records import ResultLine
 from ..replay.files import replay_stem
+from ..verdicts.games import GameResult
 from .settings import ContestError, ContestSettings
 from .uploads import DEFAULTS, ServiceSettings
 
@@ -130,6 +134,32 @@ class Build:
 
 # A saved rating: rating, low, high, games, why there is no interval.
 SavedRating = tuple[float | None, float | None, float | None, int, str | None]
+NO_RATING: Final[SavedRating] = (None, None, None, 0, None)
+# A seat's row as `seats` keeps it: game, seat, version, place, score, failed, outcomes, log.
+SeatValues = tuple[int, int, int, int | None, float | None, int, str, str | None]
+
+
+class LadderPlace(TypedDict):
+    """A finalist's place on the ladder when the final was made."""
+
+    bot: str
+    ladder_rank: int
+    rating: float | None
+
+
+class FinalRecord(TypedDict):
+    """A final as `contest final --json` prints it: its standings (the tournament's
+    `Report.to_json`), each finalist's ladder place, and why it stopped (None: it did not)."""
+
+    final: dict[str, JSON]
+    ladder: list[LadderPlace]
+    stopped: str | None
+
+
+class SavedFinal(FinalRecord):
+    """A finished final as the store keeps it (and the board shows it): when it finished."""
+
+    finished: float
 
 
 def _migrated(db: sqlite3.Connection, version: str | None) -> str | None:
@@ -189,6 +219,45 @@ class GameRow:
     state: str
     seed: int
     kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """A game recorded: its deal set, whether that is now complete (done: its games count),
+    and the versions that sat at it."""
+
+    deal_set: int
+    complete: bool
+    versions: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A version's seat in a recorded game: the game, whether the seat failed (a fault) and
+    its faults' outcomes (a game the referee failed: `REFEREE_ERROR`), its kept stderr log,
+    place and score (None: the game did not finish), the game's result line, the version's
+    number and the game's row (`bot_seats` pages from it)."""
+
+    game_id: str
+    failed: bool
+    outcomes: tuple[str, ...]
+    log: str | None
+    place: int | None
+    score: float | None
+    result: ResultLine
+    version: int
+    row: int
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRecord:
+    """A version with its ladder record, as the board reads it in one query: games finished
+    and failed in (a fault on its seat), and its last saved rating (`NO_RATING`: none)."""
+
+    version: Version
+    games: int
+    faults: int
+    rating: SavedRating
 
 
 @dataclass(slots=True)
@@ -423,7 +492,7 @@ class ContestStore:
         query = ("SELECT g.id, g.deal_set, g.seating, g.game_id, g.versions, g.state, d.seed, "
                  "d.kind FROM games g JOIN deal_sets d ON d.id = g.deal_set "
                  "WHERE g.state = 'queued' AND d.state = 'open'")
-        args: list[Any] = []
+        args: list[str | int] = []
         if kind is not None:
             query += " AND d.kind " + ("= ?" if kind == "final" else "!= ?")
             args.append("final")
@@ -438,17 +507,20 @@ class ContestStore:
         with self.write() as db:
             db.execute("UPDATE games SET state = 'running' WHERE id = ?", (gid,))
 
-    def record(self, gid: int, line: dict[str, Any]) -> tuple[int, bool]:
-        """Store a game's result line (its seats' places, scores and faults); the deal set
-        and whether it is now complete (then marked done, or discarded if a game failed)."""
-        ok = line.get("status") == "ok"
+    def record(self, line: ResultLine) -> Recorded:
+        """Store a game's result line (its seats' places, scores and faults; the game is the
+        row `line.index`); its deal set is marked done when complete, or discarded if a game
+        of it failed."""
+        if line.index is None:
+            raise ValueError(f"{line.game_id}: a result line without its game's row")
+        gid = line.index
         row = self.db.execute("SELECT deal_set, versions FROM games WHERE id = ?",
                               (gid,)).fetchone()
-        ds, versions = int(row[0]), json.loads(row[1])
+        ds, versions = int(row[0]), tuple(int(v) for v in json.loads(row[1]))
         with self.write() as db:
             db.execute("UPDATE games SET state = ?, result = ?, finished = ? WHERE id = ?",
-                       ("done" if ok else "error", json.dumps(line, separators=(",", ":")),
-                        time.time(), gid))
+                       ("done" if line.ok else "error",
+                        json.dumps(line.to_json(), separators=(",", ":")), time.time(), gid))
             db.executemany("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                            _seat_rows(gid, versions, line))
             left = db.execute("SELECT COUNT(*) FROM games WHERE deal_set = ? AND state IN "
@@ -461,14 +533,14 @@ class ContestStore:
                            "state = 'open'", ("discarded" if failed else "done", time.time(), ds))
                 complete = not failed
         self._kept_logs(line)
-        return ds, complete
+        return Recorded(ds, complete, versions)
 
-    def _kept_logs(self, line: dict[str, Any]) -> None:
+    def _kept_logs(self, line: ResultLine) -> None:
         """A recorded game's stderr logs cut to their last `log-kb-per-game` KiB each; every
         `PRUNE_EVERY` games, the logs past each bot's budget or age removed (`prune_logs`)."""
         keep = self.service.log_kb_per_game << 10
-        for log in line.get("logs") or []:
-            if isinstance(log, str):
+        for log in line.logs:
+            if log is not None:
                 _keep_tail(self.folder / log, keep)
         self._recorded += 1
         if self._recorded % PRUNE_EVERY == 0:
@@ -576,23 +648,34 @@ class ContestStore:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def done_deal_sets(self, kind: str = "ladder") -> list[tuple[int, list[dict[str, Any]]]]:
-        """Finished deal sets (ladder: placement and ladder; or "final") with their games'
-        result lines, in deal-set order."""
+    def done_deal_sets(self, kind: str = "ladder") -> list[tuple[int, list[GameResult]]]:
+        """Finished deal sets (ladder: placement and ladder; or "final") with their games, in
+        deal-set order."""
         where = "d.kind != 'final'" if kind == "ladder" else "d.kind = 'final'"
-        rows = self.db.execute(
-            "SELECT d.id, g.result FROM deal_sets d JOIN games g ON g.deal_set = d.id "
-            f"WHERE d.state = 'done' AND {where} ORDER BY d.id, g.seating").fetchall()
-        out: dict[int, list[dict[str, Any]]] = {}
-        for ds, result in rows:
-            out.setdefault(ds, []).append(json.loads(result))
-        return list(out.items())
+        return self._done_games(where, ())
 
-    def deal_set_lines(self, ds: int) -> list[dict[str, Any]]:
-        """The result lines of one deal set's finished games."""
-        return [json.loads(r[0]) for r in self.db.execute(
-            "SELECT result FROM games WHERE deal_set = ? AND state = 'done' ORDER BY seating",
-            (ds,))]
+    def deal_set_games(self, ds: int) -> list[GameResult]:
+        """The games of one deal set, finished."""
+        return [game for _, games in self._done_games("d.id = ?", (ds,)) for game in games]
+
+    def _done_games(self, where: str, args: tuple[int, ...]
+                    ) -> list[tuple[int, list[GameResult]]]:
+        """The games of the done deal sets `where` says, by deal set, read off their seats
+        in one query (no result line parsed): each game's deal (its deal set, dealt from the
+        deal set's seed), its versions by label in seat order, their places and scores, as
+        its result line has them (`GameResult.from_json` of it gives the same game)."""
+        rows = self.db.execute(
+            "SELECT d.id, d.seed, g.id, v.bot, v.number, s.place, s.score FROM deal_sets d "
+            "JOIN games g ON g.deal_set = d.id JOIN seats s ON s.game = g.id JOIN versions v "
+            f"ON v.id = s.version WHERE d.state = 'done' AND g.state = 'done' AND {where} "
+            "ORDER BY d.id, g.seating, s.seat", args).fetchall()
+        out: dict[int, list[GameResult]] = {}
+        for (ds, seed, _), seats in itertools.groupby(rows, key=lambda r: (r[0], r[1], r[2])):
+            taken = list(seats)
+            out.setdefault(ds, []).append(GameResult(
+                ds, tuple(f"{r[3]} v{r[4]}" for r in taken), tuple(int(r[5]) for r in taken),
+                tuple(float(r[6]) for r in taken), seed))
+        return list(out.items())
 
     def deal_set_counts(self) -> dict[int, tuple[int, int]]:
         """Per version: its ladder deal sets done, and open (queued or in flight)."""
@@ -620,23 +703,37 @@ class ContestStore:
                               "WHERE s.version = ? AND d.kind != 'final'", (vid,)).fetchone()
         return int(row[0]), int(row[1])
 
-    def recent_seats(self, vid: int, limit: int) -> list[dict[str, Any]]:
-        """The version's last `limit` ladder games: game id, failed, outcomes, log."""
-        return _seat_dicts(self.db.execute(
-            f"SELECT {SEAT_COLUMNS} FROM seats s JOIN games g ON g.id = s.game "
-            "WHERE s.version = ? ORDER BY g.finished DESC LIMIT ?", (vid, limit)).fetchall())
+    def recent_seats(self, vid: int, limit: int) -> list[SeatRow]:
+        """The version's last `limit` games, newest first."""
+        return [_seat_row(r) for r in self.db.execute(
+            f"SELECT {SEAT_COLUMNS} FROM seats s JOIN games g ON g.id = s.game JOIN versions v "
+            "ON v.id = s.version WHERE s.version = ? ORDER BY g.finished DESC LIMIT ?",
+            (vid, limit))]
 
-    def bot_seats(self, bot: str, limit: int, before: int | None = None
-                  ) -> list[dict[str, Any]]:
+    def bot_seats(self, bot: str, limit: int, before: int | None = None) -> list[SeatRow]:
         """Every seat of the bot's versions, newest game first, `limit` of them, from the game
-        before the row `before` (a page of them: `seat_row` of the last is the next page's
-        `before`); each as `recent_seats` gives it, with its `version` number and row."""
-        rows = self.db.execute(
-            f"SELECT {SEAT_COLUMNS}, v.number, g.id FROM seats s JOIN games g ON g.id = s.game "
+        before the row `before` (a page of them: the last one's `row` is the next page's
+        `before`)."""
+        return [_seat_row(r) for r in self.db.execute(
+            f"SELECT {SEAT_COLUMNS} FROM seats s JOIN games g ON g.id = s.game "
             "JOIN versions v ON v.id = s.version WHERE v.bot = ? AND g.id < ? "
-            "ORDER BY g.id DESC LIMIT ?", (bot, before or 1 << 62, limit)).fetchall()
-        return [{**seat, "version": row[7], "seat_row": row[8]}
-                for seat, row in zip(_seat_dicts(rows), rows, strict=True)]
+            "ORDER BY g.id DESC LIMIT ?", (bot, before or 1 << 62, limit))]
+
+    def version_records(self) -> list[VersionRecord]:
+        """Every version with its ladder record and last saved rating, by id, in one query
+        (the board's: a query per version made a board of 200 versions 400 queries)."""
+        rows = self.db.execute(
+            "WITH record AS (SELECT s.version, COUNT(*) AS games, SUM(s.failed) AS faults "
+            "FROM seats s JOIN games g ON g.id = s.game JOIN deal_sets d ON d.id = g.deal_set "
+            "WHERE d.kind != 'final' GROUP BY s.version), "
+            "latest AS (SELECT * FROM ratings WHERE at = (SELECT MAX(at) FROM ratings)) "
+            "SELECT v.*, COALESCE(r.games, 0), COALESCE(r.faults, 0), l.version, l.rating, "
+            "l.low, l.high, l.games, l.no_interval FROM versions v "
+            "LEFT JOIN record r ON r.version = v.id LEFT JOIN latest l ON l.version = v.id "
+            "ORDER BY v.id").fetchall()
+        return [VersionRecord(Version(*r[:8]), int(r[8]), int(r[9]),
+                              NO_RATING if r[10] is None else (r[11], r[12], r[13], r[14], r[15]))
+                for r in rows]
 
     def save_ratings(self, rows: Sequence[tuple[int, float | None, float | None, float | None,
                                                 int, str | None]]) -> int:
@@ -676,20 +773,22 @@ class ContestStore:
                               "id DESC LIMIT 1").fetchone()
         return None if row is None else (int(row[0]), json.loads(row[1]))
 
-    def final_lines(self, final: int) -> list[dict[str, Any]]:
-        return [json.loads(r[0]) for r in self.db.execute(
+    def final_lines(self, final: int) -> list[ResultLine]:
+        """The result lines of a final's finished games, as they were recorded."""
+        return [ResultLine.from_json(json.loads(r[0])) for r in self.db.execute(
             "SELECT g.result FROM games g JOIN deal_sets d ON d.id = g.deal_set WHERE "
             "d.final = ? AND g.state = 'done' ORDER BY g.id", (final,))]
 
-    def save_final(self, final: int, standings: dict[str, Any]) -> None:
+    def save_final(self, final: int, standings: SavedFinal) -> None:
         with self.write() as db:
             db.execute("UPDATE finals SET standings = ? WHERE id = ?",
                        (json.dumps(standings), final))
 
-    def last_final(self) -> dict[str, Any] | None:
+    def last_final(self) -> SavedFinal | None:
         row = self.db.execute("SELECT standings FROM finals WHERE standings IS NOT NULL ORDER BY "
                               "id DESC LIMIT 1").fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        found: SavedFinal | None = None if row is None else json.loads(row[0])  # as saved
+        return found
 
 
 def _settings_of(db: sqlite3.Connection, path: Path) -> ContestSettings:
@@ -706,13 +805,13 @@ def _settings_of(db: sqlite3.Connection, path: Path) -> ContestSettings:
     return ContestSettings.from_json(json.loads(meta["settings"]))
 
 
-SEAT_COLUMNS: Final = "g.game_id, s.failed, s.outcomes, s.log, s.place, s.score, g.result"
+SEAT_COLUMNS: Final = ("g.game_id, s.failed, s.outcomes, s.log, s.place, s.score, g.result, "
+                       "v.number, g.id")
 
 
-def _seat_dicts(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
-    return [{"game_id": r[0], "failed": bool(r[1]), "outcomes": json.loads(r[2] or "[]"),
-             "log": r[3], "place": r[4], "score": r[5], "result": json.loads(r[6])}
-            for r in rows]
+def _seat_row(r: Sequence[JSON]) -> SeatRow:
+    return SeatRow(str(r[0]), bool(r[1]), tuple(json.loads(r[2] or "[]")), r[3], r[4], r[5],
+                   ResultLine.from_json(json.loads(r[6])), int(r[7]), int(r[8]))
 
 
 def _keep_tail(path: Path, keep: int) -> None:
@@ -750,22 +849,23 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _seat_rows(gid: int, versions: Sequence[int], line: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _seat_rows(gid: int, versions: Sequence[int], line: ResultLine) -> list[SeatValues]:
     """Each seat's row of a game: its place, score and faults. A game the referee could not
     finish (`status` error) charges no seat: the failure is the referee's, and no seat of it
     can be told from another (charging them all let one version's crash, through a referee
     fault, suspend the versions beside it)."""
-    ok = line.get("status") == "ok"
-    faults = line.get("faults") or [[] for _ in versions]
-    logs = line.get("logs") or [None] * len(versions)
-    rows = []
+    figures = line.figures
+    rows: list[SeatValues] = []
     for seat, vid in enumerate(versions):
-        outcomes = sorted({str(f.get("outcome")) for f in faults[seat]}) if ok else []
-        place = line["places"][seat] if ok else None
-        score = line["scores"][seat] if ok else None
-        shown = outcomes if ok else [REFEREE_ERROR]
-        rows.append((gid, seat, vid, place, score, int(bool(outcomes)), json.dumps(shown),
-                     logs[seat] if seat < len(logs) else None))
+        log = line.logs[seat] if seat < len(line.logs) else None
+        if figures is None:
+            rows.append((gid, seat, vid, None, None, 0, json.dumps([REFEREE_ERROR]), log))
+            continue
+        faults = figures.faults[seat] if seat < len(figures.faults) else ()
+        outcomes = sorted({f.outcome.value for f in faults})
+        rows.append((gid, seat, vid, figures.outcome.places[seat],
+                     figures.outcome.scores[seat], int(bool(outcomes)), json.dumps(outcomes),
+                     log))
     return rows
 
 

@@ -19,7 +19,9 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
+
+from ..engine.game import JSON
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +65,11 @@ class ServiceSettings:
                 f"{'public' if self.public_replays else 'shown only to their authors'} while "
                 "the contest runs")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, int | bool]:
         return dataclasses.asdict(self)
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> ServiceSettings:
+    def from_json(data: Mapping[str, JSON]) -> ServiceSettings:
         known = {f.name for f in dataclasses.fields(ServiceSettings)}
         return ServiceSettings(**{k: v for k, v in data.items() if k in known})
 
@@ -92,7 +94,7 @@ class UploadError(ValueError):
 
 
 def post_submission(url: str, program: Path, name: str, token: str, command: str | None,
-                    build: str | None) -> tuple[int, dict[str, Any]]:
+                    build: str | None) -> tuple[int, dict[str, JSON]]:
     """`program` uploaded to the contest at `url` as the bot `name`: the HTTP status and the
     server's JSON answer (201 and the version; else what to fix, `error`)."""
     try:
@@ -116,7 +118,7 @@ def post_submission(url: str, program: Path, name: str, token: str, command: str
         raise UploadError(f"cannot reach {target}: {why}") from None
 
 
-def _json(raw: bytes) -> dict[str, Any]:
+def _json(raw: bytes) -> dict[str, JSON]:
     try:
         found = json.loads(raw)
     except ValueError:

@@ -17,18 +17,22 @@ on open (`store.repair`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import Final, Protocol
 
+from ...protocol.records import ResultLine
 from ...protocol.seats import BotSpec
 from ...replay.files import compress_replay
+from ...tournament.config import ClusterSpec, ClusterTarget, ConfigError, TournamentConfig
 from ...tournament.pool import GamePool
+from ...tournament.run import cluster_missing
 from ...tournament.runner import run_job
-from ...tournament.schedule import BotEntry, GameJob
+from ...tournament.schedule import BotEntry, GameJob, Plan
 from ...verdicts.seatings import seatings
 from ..command import runnable
 from ..matchmaking import Share
@@ -40,19 +44,61 @@ from .choose import choose_table
 
 IDLE_POLL: Final = 1.0  # seconds between looks for submissions when too few are in play
 TOO_FEW: Final = "too few versions in play"  # a run's stop: no table can be seated
-EventKind = Literal["game", "deal-set", "suspended", "waiting", "too-few"]
 
 
-class Event(Protocol):
-    """What a run tells its caller as it goes: `kind`, and its data ("game": the result
-    line; "deal-set": {"deal_set"}; "suspended": {"version", "reason"}; "waiting" and
-    "too-few": {"in_play", "seats"}). Any function of (kind, data) is one."""
+@dataclass(frozen=True, slots=True)
+class GamePlayed:
+    """A game recorded: its result line (its replay compressed)."""
 
-    def __call__(self, kind: EventKind, data: dict[str, Any], /) -> None: ...
+    line: ResultLine
 
 
-def quiet(kind: EventKind, data: dict[str, Any], /) -> None:
+@dataclass(frozen=True, slots=True)
+class DealSetDone:
+    """A deal set complete: its games are in the ratings, refitted."""
+
+    deal_set: int
+
+
+@dataclass(frozen=True, slots=True)
+class Suspended:
+    """A version suspended (`Ladder.check_suspension`), and why."""
+
+    version: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unseated:
+    """No table can be seated: `in_play` versions, a table of `seats`; the run waits for
+    submissions (`waits`) or stops."""
+
+    in_play: int
+    seats: int
+    waits: bool
+
+    def text(self) -> str:
+        """`2 versions in play, a table needs 3`."""
+        return f"{self.in_play} versions in play, a table needs {self.seats}"
+
+
+RunEvent = GamePlayed | DealSetDone | Suspended | Unseated
+
+
+class Listener(Protocol):
+    """What hears a run's events as it goes: any function of one `RunEvent`."""
+
+    def __call__(self, event: RunEvent, /) -> None: ...
+
+
+def quiet(event: RunEvent, /) -> None:
     """The events of a run nobody listens to."""
+
+
+class Pool(Protocol):
+    """What plays the games: `tournament.pool.GamePool`, or `tournament.cluster.ClusterPool`."""
+
+    def play(self, jobs: Iterable[GameJob], /) -> Iterator[ResultLine]: ...
 
 
 @dataclass(slots=True)
@@ -85,12 +131,12 @@ class Budget:
 class Ladder:
     """The ladder of one contest: its ratings, kept up to date, and its next games."""
 
-    def __init__(self, store: ContestStore, on_event: Event | None = None) -> None:
-        self.store, self.on_event = store, on_event or quiet
+    def __init__(self, store: ContestStore, on_event: Listener = quiet) -> None:
+        self.store, self.on_event = store, on_event
         self.ratings = LadderRatings()
         self.current: dict[int, Rating] = {}
-        for _, lines in store.done_deal_sets():
-            self.ratings.add_deal_set(lines)
+        for _, games in store.done_deal_sets():
+            self.ratings.add_deal_set(games)
         self.refresh()
 
     def refresh(self) -> None:
@@ -121,9 +167,9 @@ class Ladder:
 
     def finished(self, ds: int) -> None:
         """A deal set complete: its games into the ratings, a refresh, suspensions."""
-        self.ratings.add_deal_set(self.store.deal_set_lines(ds))
+        self.ratings.add_deal_set(self.store.deal_set_games(ds))
         self.refresh()
-        self.on_event("deal-set", {"deal_set": ds})
+        self.on_event(DealSetDone(ds))
 
     def check_suspension(self, versions: set[int]) -> None:
         """A version with `suspend_after` failing games among its last ones is suspended."""
@@ -133,15 +179,15 @@ class Ladder:
             if not version.in_play:
                 continue
             recent = self.store.recent_seats(vid, RECENT_GAMES)
-            failed = [s for s in recent if s["failed"]]
+            failed = [s for s in recent if s.failed]
             if len(failed) >= limit:
-                kinds = sorted({o for s in failed for o in s["outcomes"]})
+                kinds = sorted({o for s in failed for o in s.outcomes})
                 reason = (f"{len(failed)} of its last {len(recent)} games failed "
-                          f"({', '.join(kinds)}; first {failed[-1]['game_id']}, last "
-                          f"{failed[0]['game_id']})")
+                          f"({', '.join(kinds)}; first {failed[-1].game_id}, last "
+                          f"{failed[0].game_id})")
                 self.store.set_state(vid, "suspended", reason)
                 self.store.drop_deal_sets_of(vid)
-                self.on_event("suspended", {"version": version.label, "reason": reason})
+                self.on_event(Suspended(version.label, reason))
 
 
 def job_of(store: ContestStore, row: GameRow, versions: dict[int, Version]) -> GameJob:
@@ -176,22 +222,21 @@ def feed(store: ContestStore, ladder: Ladder, budget: Budget, final: int | None 
 
 def play_ladder(folder: Path, jobs: int = 1, cluster: str | None = None,
                 games: int | None = None, hours: float | None = None,
-                on_event: Event | None = None, wait: bool | None = None) -> LadderRun:
+                on_event: Listener = quiet, wait: bool | None = None) -> LadderRun:
     """Play the ladder of the contest in `folder` until the budget is spent, too few versions
     are in play to seat a table, or a signal stops it (KeyboardInterrupt: the games in flight
     are discarded). `wait`: with fewer versions in play than seats, wait for submissions
     instead of stopping; by default only a run without `games` or `hours` waits (one that
     has them would wait for ever once suspensions left too few: it stops and says so)."""
     began = time.monotonic()
-    events = on_event or quiet
     waits = wait if wait is not None else (games is None and hours is None)
     with held(folder, "a run is already playing this contest (pid {pid})") as store:
         out = LadderRun(repair=store.repair())
         try:
-            ladder = Ladder(store, events)
+            ladder = Ladder(store, on_event)
             budget = Budget(games, None if hours is None else began + hours * 3600)
             pools = functools.partial(game_pool, store, jobs, cluster)
-            out.stopped = _play(store, ladder, budget, pools, events, out, waits)
+            out.stopped = _play(store, ladder, budget, pools, on_event, out, waits)
         except KeyboardInterrupt:
             out.stopped = "interrupted"
         finally:
@@ -200,71 +245,75 @@ def play_ladder(folder: Path, jobs: int = 1, cluster: str | None = None,
     return out
 
 
-def _play(store: ContestStore, ladder: Ladder, budget: Budget, pools: Callable[[], Any],
-          events: Event, out: LadderRun, waits: bool) -> str:
+def _play(store: ContestStore, ladder: Ladder, budget: Budget, pools: Callable[[], Pool],
+          events: Listener, out: LadderRun, waits: bool) -> str:
     """The ladder's games, pool after pool, until it stops; why it stopped."""
     while (stop := budget.spent()) is None:
         # A pool only when there is a game to give it: with --cluster a pool is a dask
         # cluster (local:N) or every worker's start-up check, not to be made at every look.
         if store.queued_games("ladder") or ladder.next_table() is not None:
-            # Closed here, before the games in flight are discarded: its workers stop first.
-            with contextlib.closing(pools().play(feed(store, ladder, budget))) as lines:
+            with played(pools(), feed(store, ladder, budget)) as lines:
                 for line in lines:
-                    record = compressed(store, line.to_json())  # the store keeps JSON
-                    _take(store, ladder, record, out)
-                    events("game", record)
+                    recorded = compressed(store, line)
+                    _take(store, ladder, recorded, out)
+                    events(GamePlayed(recorded))
             continue
-        seated = {"in_play": len(store.in_play()), "seats": store.settings.players}
+        seated = Unseated(len(store.in_play()), store.settings.players, waits)
+        events(seated)
         if not waits:
-            events("too-few", seated)
             return TOO_FEW
-        events("waiting", seated)
         time.sleep(IDLE_POLL)
     return stop
 
 
-def _take(store: ContestStore, ladder: Ladder, line: dict[str, Any], out: LadderRun) -> None:
-    gid = int(line["index"])
-    ds, complete = store.record(gid, line)
+@contextlib.contextmanager
+def played(pool: Pool, jobs: Iterable[GameJob]) -> Iterator[Iterator[ResultLine]]:
+    """The pool's result lines of `jobs`, as games finish; closed on leaving (its workers
+    stop first), before the caller discards the games in flight."""
+    lines = pool.play(jobs)
+    try:
+        yield lines
+    finally:
+        if isinstance(lines, Generator):  # both pools' `play`: what closing stops
+            lines.close()
+
+
+def _take(store: ContestStore, ladder: Ladder, line: ResultLine, out: LadderRun) -> None:
+    recorded = store.record(line)
     out.played += 1
-    versions = {v for v in store.db.execute("SELECT s.version FROM seats s WHERE s.game = ?",
-                                            (gid,)).fetchall()}
-    ladder.check_suspension({int(v[0]) for v in versions})
-    if complete:
+    ladder.check_suspension(set(recorded.versions))
+    if recorded.complete:
         out.deal_sets += 1
-        ladder.finished(ds)
+        ladder.finished(recorded.deal_set)
 
 
-def compressed(store: ContestStore, line: dict[str, Any]) -> dict[str, Any]:
+def compressed(store: ContestStore, line: ResultLine) -> ResultLine:
     """A played game's result line with its replay compressed at rest (x.jsonl.gz, which
     every replay command, the pages and the authors' API read), done before the game is
     recorded: a run killed in between leaves a running game, whose files the next command
     removes (`ContestStore.repair`)."""
-    path = store.folder / line["replay"] if line.get("replay") else None
-    if path is None or not path.is_file():
+    path = store.folder / line.replay if line.replay else None
+    if line.replay is None or path is None or not path.is_file():
         return line
     packed = compress_replay(path)
-    return {**line, "replay": str(Path(line["replay"]).with_name(packed.name))}
+    return dataclasses.replace(line, replay=str(Path(line.replay).with_name(packed.name)))
 
 
-def game_pool(store: ContestStore, jobs: int, cluster: str | None) -> Any:
+def game_pool(store: ContestStore, jobs: int, cluster: str | None) -> Pool:
     if cluster is None:
         return GamePool(jobs, run_job, store.folder, True)
     return cluster_pool(store, cluster)
 
 
-def cluster_pool(store: ContestStore, address: str) -> Any:
+def cluster_pool(store: ContestStore, address: str) -> Pool:
     """A `ClusterPool` for the contest: every worker is checked (meldref, and the versions in
     play started through their handshake, by their absolute paths: the contest folder must be
     at the same path on every worker, a shared filesystem) as a tournament's are."""
-    from ...tournament.config import ClusterSpec, ClusterTarget, ConfigError, TournamentConfig
-    from ...tournament.run import cluster_missing
-    from ...tournament.schedule import Plan
-
     missing = cluster_missing()
     if missing:
         raise ContestError(missing)
-    from ...tournament.cluster import ClusterPool
+    # dask, an optional extra: imported once `cluster_missing` found it installed.
+    from ...tournament.cluster import ClusterPool  # noqa: PLC0415
 
     settings = store.settings
     bots = tuple(BotEntry(v.label, BotSpec(runnable(v.command, store.folder / v.folder)))

@@ -28,26 +28,29 @@ import stat
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Final, TypedDict, TypeVar
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Message, Receive
 
+from ...engine.game import JSON
 from ...protocol.sandbox import sandbox_problem
 from ...replay.files import REPLAY_SUFFIXES
+from ...tools.botcheck import Report
 from .. import authors
 from ..archive import ArchiveLimits, ArchiveRefused, unpack
 from ..build import BuildFailed
 from ..settings import ContestError
 from ..store import ContestStore, NameTaken, Version
 from ..submit import Submission, SubmissionRefused, submit
-from .author_pages import author_page, game_row, login_page, stderr_end
+from .author_pages import GameRowJSON, author_page, game_row, login_page, stderr_end
 
 COOKIE: Final = "meldref_author"
 CHECKS_AT_ONCE: Final = 2  # uploads built and checked at once; the others wait their turn
@@ -57,6 +60,59 @@ T = TypeVar("T")
 NDJSON: Final = "application/x-ndjson"  # a replay's JSON lines
 PRIVATE_REPLAY: Final = ("replays are shown to the authors of their bots while the contest "
                          "runs: sign in at /author")
+
+
+Answer = dict[str, JSON]  # an upload's JSON answer: its keys depend on how it went
+
+
+class BuildJSON(TypedDict):
+    command: str
+    seconds: float
+
+
+class BuildLogJSON(BuildJSON):
+    log: str
+
+
+class VersionJSON(TypedDict):
+    """A version of an author's bot, as `/api/me` and `/api/bots/NAME` give it."""
+
+    version: int
+    state: str
+    reason: str | None
+    submitted: float
+    command: str
+    games: int
+    faults: int
+    build: BuildJSON | None
+
+
+class BotJSON(TypedDict):
+    name: str
+    versions: list[VersionJSON]
+
+
+class MeJSON(TypedDict):
+    """`/api/me`: the author, their bots with their versions, their uploads, the limits."""
+
+    author: str
+    bots: list[BotJSON]
+    uploads: list[authors.UploadJSON]
+    limits: dict[str, int | bool]
+
+
+class GameJSON(GameRowJSON):
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class TheirSeat:
+    """A seat of a game whose bot is the author's: the seat, bot, version and its log."""
+
+    seat: int
+    bot: str
+    version: int
+    log: str | None
 
 
 class _TooLarge(Exception):
@@ -82,7 +138,7 @@ def api_routes(folder: Path) -> list[BaseRoute]:
     ]
 
 
-def _error(status: int, message: str, **more: Any) -> JSONResponse:
+def _error(status: int, message: str, **more: JSON) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return JSONResponse({"error": message, **more}, status_code=status, headers=headers)
 
@@ -118,7 +174,7 @@ class AuthorsApi:
             headers["Retry-After"] = str(answer["retry_after"])
         return JSONResponse(answer, status_code=status, headers=headers)
 
-    async def _upload(self, request: Request) -> tuple[int, dict[str, Any]]:
+    async def _upload(self, request: Request) -> tuple[int, Answer]:
         """An upload taken, or refused: the status and the JSON answer (`_refused`)."""
         address = request.client.host if request.client else None
         token = _token(request)
@@ -154,18 +210,19 @@ class AuthorsApi:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    async def _take(self, upload: int, author: authors.Author, form: Any,
-                    scratch: Path) -> tuple[int, dict[str, Any]]:
-        fields = {key: form.get(key) for key in ("name", "cmd", "build")}
+    async def _take(self, upload: int, author: authors.Author, form: FormData,
+                    scratch: Path) -> tuple[int, Answer]:
+        given = {key: form.get(key) for key in ("name", "cmd", "build")}
         file = form.get("file")
-        if not isinstance(fields["name"], str) or not fields["name"]:
+        name = given["name"]
+        if not isinstance(name, str) or not name:
             return await self._refused(upload, 400, "no `name`: the bot's name, a form field")
         if not isinstance(file, UploadFile) or not file.filename:
             return await self._refused(upload, 400, "no `file`: the program, a file field "
                                        "(a single file, or a .zip / .tar.gz of its folder)")
-        if any(v is not None and not isinstance(v, str) for v in fields.values()):
+        fields = {k: v for k, v in given.items() if v is None or isinstance(v, str)}
+        if len(fields) < len(given):
             return await self._refused(upload, 400, "`name`, `cmd` and `build` are text fields")
-        name: str = fields["name"]
         saved, digest, size = await run_in_threadpool(_save, file, scratch)
         await self._with_store(lambda store: _note_file(store, upload, name, file.filename or "",
                                                         digest, size))
@@ -188,7 +245,7 @@ class AuthorsApi:
                      "check": report.to_json(), "sha256": digest, "build": build}
 
     def _submit(self, author: authors.Author, saved: Path, filename: str, scratch: Path,
-                name: str, fields: dict[str, Any]) -> tuple[Any, Any]:
+                name: str, fields: dict[str, str | None]) -> tuple[Version, Report]:
         """Unpack, build, check and join (blocking: in a worker thread, `CHECKS_AT_ONCE` at
         a time)."""
         store = ContestStore.open(self.folder)
@@ -215,7 +272,7 @@ class AuthorsApi:
             store.close()
 
     async def _refused(self, upload: int, status: int, message: str,
-                       **more: Any) -> tuple[int, dict[str, Any]]:
+                       **more: JSON) -> tuple[int, Answer]:
         await self._with_store(lambda store: authors.end_upload(store, upload, None, message))
         return status, {"error": message, "accepted": False, **more}
 
@@ -303,7 +360,8 @@ class AuthorsApi:
         if not seats:
             return _error(404, f"{gid}: no game of yours")
         return JSONResponse({"game_id": gid, "seats": [
-            {**seat, "stderr": stderr_end(self.folder, seat.pop("log"))} for seat in seats]})
+            {"seat": s.seat, "bot": s.bot, "version": s.version,
+             "stderr": stderr_end(self.folder, s.log)} for s in seats]})
 
     # -- pages ---------------------------------------------------------------------------------
 
@@ -424,7 +482,7 @@ def _note_file(store: ContestStore, upload: int, name: str, filename: str, diges
     authors.file_seen(store, upload, filename[:200], digest, size)
 
 
-def _joined(store: ContestStore, upload: int, version: Version) -> dict[str, Any] | None:
+def _joined(store: ContestStore, upload: int, version: Version) -> BuildLogJSON | None:
     """The upload's audit row closed as accepted; the version's build (None: it had none)."""
     authors.end_upload(store, upload, version.number, "joined the ladder")
     build = store.build_of(version.id)
@@ -442,8 +500,8 @@ def _not_theirs(store: ContestStore, author: authors.Author, name: str) -> Respo
     return _error(403, f"{name} is not yours: an author reads and withdraws only their own bots")
 
 
-def _versions(store: ContestStore, name: str) -> list[dict[str, Any]]:
-    out = []
+def _versions(store: ContestStore, name: str) -> list[VersionJSON]:
+    out: list[VersionJSON] = []
     for v in store.versions(name):
         games, faults = store.version_record(v.id)
         build = store.build_of(v.id)
@@ -455,7 +513,7 @@ def _versions(store: ContestStore, name: str) -> list[dict[str, Any]]:
     return out
 
 
-def _me(store: ContestStore, author: authors.Author) -> dict[str, Any]:
+def _me(store: ContestStore, author: authors.Author) -> MeJSON:
     return {"author": author.name,
             "bots": [{"name": bot, "versions": _versions(store, bot)}
                      for bot in authors.bots_of(store, author)],
@@ -465,26 +523,26 @@ def _me(store: ContestStore, author: authors.Author) -> dict[str, Any]:
 
 def _bot(store: ContestStore, name: str) -> Response:
     faults = [game_row(seat) for v in store.versions(name)
-              for seat in store.recent_seats(v.id, GAMES_SHOWN) if seat["failed"]]
+              for seat in store.recent_seats(v.id, GAMES_SHOWN) if seat.failed]
     return JSONResponse({"name": name, "versions": _versions(store, name), "faults": faults})
 
 
 def _games(store: ContestStore, name: str, before: int | None, size: int) -> Response:
     """A page of the bot's games, newest first; `next`: the next page's address, if any."""
     seats = store.bot_seats(name, size, before)
-    following = (f"/api/bots/{quote(name)}/games?limit={size}&before={seats[-1]['seat_row']}"
+    following = (f"/api/bots/{quote(name)}/games?limit={size}&before={seats[-1].row}"
                  if len(seats) == size else None)
-    return JSONResponse({"name": name, "games": [{**game_row(s), "version": s["version"]}
-                                                 for s in seats], "next": following})
+    games: list[GameJSON] = [{**game_row(s), "version": s.version} for s in seats]
+    return JSONResponse({"name": name, "games": games, "next": following})
 
 
-def _their_seats(store: ContestStore, author: authors.Author, gid: str) -> list[dict[str, Any]]:
-    """The seats of game `gid` whose bots are the author's: seat, bot, version, log."""
+def _their_seats(store: ContestStore, author: authors.Author, gid: str) -> list[TheirSeat]:
+    """The seats of game `gid` whose bots are the author's."""
     rows = store.db.execute(
         "SELECT s.seat, v.bot, v.number, s.log FROM seats s JOIN games g ON g.id = s.game "
         "JOIN versions v ON v.id = s.version JOIN owners o ON o.bot = v.bot "
         "WHERE g.game_id = ? AND o.author = ? ORDER BY s.seat", (gid, author.id)).fetchall()
-    return [{"seat": r[0], "bot": r[1], "version": r[2], "log": r[3]} for r in rows]
+    return [TheirSeat(*r) for r in rows]
 
 
 def _packed_replay(path: Path, request: Request) -> Response:

@@ -10,26 +10,39 @@ import os
 import stat
 from html import escape
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypedDict
 from urllib.parse import quote
 
 from .. import authors
-from ..store import ContestStore
+from ..store import ContestStore, SeatRow
 
 STDERR_SHOWN: Final = 32 << 10  # bytes of a log's end in an answer
 GAMES_ON_PAGE: Final = 50  # the newest; the API pages through them all
 
 
-def game_row(seat: dict[str, Any]) -> dict[str, Any]:
+class GameRowJSON(TypedDict):
+    """A game of an author's bot, as the API gives it (`game_row`)."""
+
+    game_id: str
+    bots: list[str]
+    place: int | None
+    score: float | None
+    faults: list[str]
+    detail: list[str]
+    replay: str | None
+    stderr: str | None
+
+
+def game_row(seat: SeatRow) -> GameRowJSON:
     """A game of a bot's seat (`store.recent_seats`) as the author's API and page give it:
     its seats, place, score, faults, and the links to its replay and the author's stderr."""
-    gid = seat["game_id"]
-    result = seat["result"]
-    return {"game_id": gid, "bots": result.get("bots"), "place": seat["place"],
-            "score": seat["score"], "faults": seat["outcomes"],
-            "detail": [f.get("detail") for fs in (result.get("faults") or []) for f in fs],
-            "replay": f"/api/games/{quote(gid)}/replay" if result.get("replay") else None,
-            "stderr": f"/api/games/{quote(gid)}/stderr" if seat["log"] else None}
+    gid, result = seat.game_id, seat.result
+    faults = result.figures.faults if result.figures else ()
+    return {"game_id": gid, "bots": list(result.bots), "place": seat.place,
+            "score": seat.score, "faults": list(seat.outcomes),
+            "detail": [f.detail for fs in faults for f in fs],
+            "replay": f"/api/games/{quote(gid)}/replay" if result.replay else None,
+            "stderr": f"/api/games/{quote(gid)}/stderr" if seat.log else None}
 
 
 def stderr_end(folder: Path, log: str | None) -> str | None:
@@ -62,7 +75,7 @@ def _html(title: str, body: str) -> str:
             f"</h1><p><a href='/'>leaderboard</a></p>{body}</body></html>")
 
 
-def _outcome(upload: dict[str, Any]) -> str:
+def _outcome(upload: authors.UploadJSON) -> str:
     what = f"{upload['file'] or 'your last upload'} as {upload['bot'] or '?'}"
     if upload["outcome"] == "accepted":
         return f"{what}: v{upload['version']} joins the ladder"
@@ -114,10 +127,10 @@ def _bot_section(store: ContestStore, bot: str) -> str:
         row = game_row(seat)
         link = (f"<a href='{row['replay']}'>{escape(row['game_id'])}</a>" if row["replay"]
                 else escape(row["game_id"]))
-        text = stderr_end(store.folder, seat["log"])
+        text = stderr_end(store.folder, seat.log)
         stderr = "" if text is None else "<details><summary>stderr</summary><pre " + (
             f"class='stderr'>{escape(text[-4000:])}</pre></details>")
-        out += (f"<tr><td>{link}</td><td>{escape(' / '.join(row['bots'] or []))}</td>"
+        out += (f"<tr><td>{link}</td><td>{escape(' / '.join(row['bots']))}</td>"
                 f"<td>{row['place'] if row['place'] is not None else '-'}</td>"
                 f"<td>{escape(', '.join(row['faults']))}</td><td>{stderr}</td></tr>")
     return out + "</table>"

@@ -12,14 +12,15 @@ folder has one."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
-from typing import Any, Final
+from typing import Final
 from urllib.parse import quote
 
+from ...engine.game import JSON
 from ...replay.serve import VIEWER_FILES
-from ..board import chance_columns, chance_text, interval_text, leaderboard
-from ..store import ContestStore
+from ..board import Board, BoardJSON, BoardRow, chance_columns, leaderboard
+from ..store import ContestStore, SavedFinal, SeatRow
 
 REFRESH_SECONDS: Final = 10  # a reload, where the page has no script
 LIVE_SECONDS: Final = 5  # the script's poll
@@ -84,10 +85,10 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[in
     return f"<div class='wide'><table class='{cls}'><tr>{th}</tr>{body}</table></div>"
 
 
-def _rating(row: dict[str, Any]) -> tuple[str, str]:
-    if row["rating"] is None:
+def _rating(row: BoardRow) -> tuple[str, str]:
+    if row.rating is None:
         return "-", "-"
-    return f"{row['rating']:+.0f}", escape(interval_text(row, " .. "))
+    return f"{row.rating:+.0f}", escape(row.interval_text(" .. "))
 
 
 def bot_link(bot: str) -> str:
@@ -97,72 +98,74 @@ def bot_link(bot: str) -> str:
 def leaderboard_page(store: ContestStore) -> str:
     """The leaderboard page: the board (`board_section`), updating itself."""
     board = board_json(store)
-    return _page(_title(store, board),
+    return _page(_title(store, board["game"]),
                  f"<div id='board' data-stamp='{board['stamp']}'>{board['html']}</div>",
                  refresh=True)
 
 
-def board_json(store: ContestStore) -> dict[str, Any]:
+class BoardPage(BoardJSON):
+    """What the leaderboard page polls (`board_json`)."""
+
+    html: str
+    stamp: str
+
+
+def board_json(store: ContestStore) -> BoardPage:
     """What the leaderboard page polls: the board's data, its HTML to put in place, and the
     HTML's stamp (its ETag: a page that sends it back is told 304, nothing new)."""
     board = leaderboard(store)
     html = board_section(board)
-    return {**board, "html": html, "stamp": board_stamp(html)}
+    return {**board.to_json(), "html": html, "stamp": board_stamp(html)}
 
 
 def board_stamp(html: str) -> str:
     return hashlib.sha256(html.encode()).hexdigest()[:16]
 
 
-def _title(store: ContestStore, board: dict[str, Any]) -> str:
-    return f"{store.folder.resolve().name}: {board['game']} ladder"
+def _title(store: ContestStore, game: str) -> str:
+    return f"{store.folder.resolve().name}: {game} ladder"
 
 
-def board_section(board: dict[str, Any]) -> str:
+def board_section(board: Board) -> str:
     """The leaderboard with each version's chances, what runs and waits, the versions out of
     play, the last final."""
-    rows = [[str(r["rank"]), bot_link(r["bot"]), f"v{r['version']}", *_rating(r),
-             *_chances(r), str(r["games"]), str(r["faults"])] for r in board["leaderboard"]]
-    body = _table(["#", "bot", "version", "rating", "95% interval", *chance_heads(board),
+    rows = [[str(r.rank), bot_link(r.version.bot), f"v{r.version.number}", *_rating(r),
+             *_chances(r), str(r.games), str(r.faults)] for r in board.leaderboard]
+    body = _table(["#", "bot", "version", "rating", "95% interval", *chance_columns(board.top_k),
                    "games", "faults"], rows, cls="board")
-    running = ", ".join(escape(g["game_id"]) for g in board["running"]) or "none"
-    body += (f"<p id='state'>run: {'playing' if board['run'] else 'stopped'} &middot; "
-             f"played: {board['played']} &middot; running: {running} &middot; queued: "
-             f"{board['queued']}</p>")
-    if board["out_of_play"]:
+    running = ", ".join(escape(gid) for gid, _ in board.running) or "none"
+    body += (f"<p id='state'>run: {'playing' if board.run else 'stopped'} &middot; "
+             f"played: {board.played} &middot; running: {running} &middot; queued: "
+             f"{board.queued}</p>")
+    if board.out_of_play:
         body += "<h2>Out of play</h2>" + _table(
             ["bot", "version", "state", "why", "games", "faults"],
-            [[bot_link(r["bot"]), f"v{r['version']}", escape(r["state"]),
-              escape(r["reason"] or ""), str(r["games"]), str(r["faults"])]
-             for r in board["out_of_play"]], left=(0, 2, 3), cls="out")
-    if board["final"]:
-        body += final_section(board["final"])
+            [[bot_link(r.version.bot), f"v{r.version.number}", escape(r.version.state),
+              escape(r.version.reason or ""), str(r.games), str(r.faults)]
+             for r in board.out_of_play], left=(0, 2, 3), cls="out")
+    if board.final:
+        body += final_section(board.final)
     return body
 
 
-def chance_heads(board: dict[str, Any]) -> list[str]:
-    return chance_columns(board["top_k"])
+def _chances(row: BoardRow | None) -> list[str]:
+    return ["-", "-", "-"] if row is None else [escape(c) for c in row.chance_cells()]
 
 
-def _chances(row: dict[str, Any]) -> list[str]:
-    return [escape(c) for c in chance_text(row)]
-
-
-def final_section(final: dict[str, Any]) -> str:
+def final_section(final: SavedFinal) -> str:
     """The final's standings beside the ladder's ranks of the same versions."""
-    ladder = {r["bot"]: r for r in final["ladder"]}
+    ladder = {r["bot"]: r["ladder_rank"] for r in final["ladder"]}
     rows = []
     for row in final["final"]["standings"]:
-        place = ladder.get(row["bot"], {})
         rows.append([str(row["rank"]), escape(row["bot"]),
                      "-" if row["rating"] is None else f"{row['rating']:+.0f}",
                      _final_interval(row), str(row["games"]),
-                     str(place.get("ladder_rank", "-"))])
+                     str(ladder.get(row["bot"], "-"))])
     return "<h2>Final</h2>" + _table(["#", "bot", "rating", "95% interval", "games",
                                       "ladder #"], rows, cls="final")
 
 
-def _final_interval(row: dict[str, Any]) -> str:
+def _final_interval(row: Mapping[str, JSON]) -> str:
     """A finalist's interval as the tournament's standings give it: a one-sided bound read as
     one, and the reason (`no_interval`) beside it, or in place of an interval there is none."""
     low, high = row["rating_ci95"]
@@ -182,49 +185,50 @@ def bot_page(store: ContestStore, bot: str,
     versions = store.versions(bot)
     if not versions:
         return None
-    ladder = leaderboard(store)
-    board = {r["label"]: r for r in ladder["leaderboard"]}
+    board = leaderboard(store)
     rows = []
     for v in versions:
-        games, faults = store.version_record(v.id)
-        row = board.get(v.label, {})
-        rows.append([f"v{v.number}", escape(v.state), str(row.get("rank", "-")),
-                     *_chances(row), str(games), str(faults), escape(v.reason or ""),
-                     f"<code>{escape(v.command)}</code>"])
-    body = "<h2>Versions</h2>" + _table(["version", "state", "rank", *chance_heads(ladder),
-                                         "games", "faults", "note", "command"], rows,
-                                        left=(0, 1, 8, 9), cls="versions")
+        row = board.row_of(v.label)
+        games, faults = (0, 0) if row is None else (row.games, row.faults)
+        rank = "-" if row is None or row.rank is None else str(row.rank)
+        rows.append([f"v{v.number}", escape(v.state), rank, *_chances(row), str(games),
+                     str(faults), escape(v.reason or ""), f"<code>{escape(v.command)}</code>"])
+    body = "<h2>Versions</h2>" + _table(["version", "state", "rank",
+                                         *chance_columns(board.top_k), "games", "faults",
+                                         "note", "command"], rows, left=(0, 1, 8, 9),
+                                        cls="versions")
     body += "<h2>Rating history</h2>" + history_svg(
         {f"v{v.number}": store.rating_history(v.id) for v in versions})
     recent = [s for v in versions for s in store.recent_seats(v.id, RECENT)]
-    recent.sort(key=lambda s: s["game_id"], reverse=True)
+    recent.sort(key=lambda s: s.game_id, reverse=True)
     body += "<h2>Recent games</h2>" + _table(
         ["game", "seats", "place", "score", "faults"],
-        [[_game_link(s, shown), escape(" / ".join(s["result"].get("bots") or [])),
-          str(s["place"] if s["place"] is not None else "-"),
-          "-" if s["score"] is None else f"{s['score']:g}", escape(", ".join(s["outcomes"]))]
+        [[_game_link(s, shown), escape(" / ".join(s.result.bots)),
+          str(s.place if s.place is not None else "-"),
+          "-" if s.score is None else f"{s.score:g}", escape(", ".join(s.outcomes))]
          for s in recent[:RECENT]], left=(0, 1, 4))
-    failed = [s for s in recent if s["failed"]]
+    failed = [s for s in recent if s.failed]
     body += "<h2>Faults</h2>" + ("".join(_fault(s, shown) for s in failed[:10])
                                  or "<p>none</p>")
     return _page(f"{bot}", body, nav="<nav><a href='/'>leaderboard</a></nav>")
 
 
-def _game_link(seat: dict[str, Any], shown: Callable[[str], bool]) -> str:
-    replay = seat["result"].get("replay")
-    if not replay or not shown(seat["game_id"]):
-        return escape(seat["game_id"])
-    return f"<a href='/view/{quote(replay)}'>{escape(seat['game_id'])}</a>"
+def _game_link(seat: SeatRow, shown: Callable[[str], bool]) -> str:
+    replay = seat.result.replay
+    if not replay or not shown(seat.game_id):
+        return escape(seat.game_id)
+    return f"<a href='/view/{quote(replay)}'>{escape(seat.game_id)}</a>"
 
 
-def _fault(seat: dict[str, Any], shown: Callable[[str], bool]) -> str:
+def _fault(seat: SeatRow, shown: Callable[[str], bool]) -> str:
     """A failed game as every visitor sees it: the referee's record of the fault. The bot's
     stderr is not shown here: it may hold what its author would not show the other authors
     (issue 46), who read their own at /author."""
-    detail = "; ".join(f"{f.get('outcome')}: {f.get('detail')}"
-                       for fs in (seat["result"].get("faults") or []) for f in fs)
-    return (f"<h3>{_game_link(seat, shown)}: {escape(', '.join(seat['outcomes']))}</h3>"
-            f"<p>{escape(detail or seat['result'].get('error') or '')}</p>"
+    figures = seat.result.figures
+    detail = "; ".join(f"{f.outcome.value}: {f.detail}"
+                       for fs in (figures.faults if figures else ()) for f in fs)
+    return (f"<h3>{_game_link(seat, shown)}: {escape(', '.join(seat.outcomes))}</h3>"
+            f"<p>{escape(detail or seat.result.error or '')}</p>"
             "<p>Its stderr is its author's: <a href='/author'>/author</a>.</p>")
 
 

@@ -10,9 +10,9 @@ reads the database afresh (its own connection: the server answers from several t
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -27,6 +27,7 @@ from .api import PRIVATE_REPLAY, api_routes, replay_rule
 from .pages import board_json, bot_page, leaderboard_page
 
 DEFAULT_PORT = 8766
+T = TypeVar("T")
 
 
 class ContestServer(ReplayServer):
@@ -57,7 +58,7 @@ class ContestServer(ReplayServer):
         replays = os.path.join(self.root, "replays")
         return found if found is not None and os.path.dirname(found) == replays else None
 
-    def read(self, page: Callable[[ContestStore], Any]) -> Any:
+    def read(self, page: Callable[[ContestStore], T]) -> T:
         store = ContestStore.open(self.folder)
         try:
             return page(store)
@@ -65,12 +66,12 @@ class ContestServer(ReplayServer):
             store.close()
 
     def listing(self) -> bytes:
-        return str(self.read(leaderboard_page)).encode("utf-8")
+        return self.read(leaderboard_page).encode("utf-8")
 
     def bot(self, name: str, request: Request) -> bytes | None:
         """A bot's page, linking the replays `request` may read (`api.replay_rule`)."""
         page = self.read(lambda store: bot_page(store, name, replay_rule(store, request)))
-        return None if page is None else str(page).encode("utf-8")
+        return None if page is None else page.encode("utf-8")
 
     def _view(self, request: Request) -> Response:
         """A game in the viewer, for those its replay is shown to (`api.replay_rule`): the
@@ -109,10 +110,14 @@ def body_limit(folder: Path) -> int:
         store.close()
 
 
-def contest_options(folder: Path, host: str, port: int, **flags: Any) -> ServeOptions:
+def contest_options(folder: Path, host: str, port: int, *, public_hosts: Sequence[str] = (),
+                    trusted_proxies: Sequence[str] = (), forwarded_header: str | None = None,
+                    cert: Path | None = None, key: Path | None = None) -> ServeOptions:
     """`contest serve`'s options: its flags (as `web.options.serve_options` takes them) over
     the environment's settings over the contest's own body limit."""
-    return serve_options(host, port, False, body_limit(folder), **flags)
+    return serve_options(host, port, False, body_limit(folder), public_hosts=public_hosts,
+                         trusted_proxies=trusted_proxies, forwarded_header=forwarded_header,
+                         cert=cert, key=key)
 
 
 def authors_routes(folder: Path) -> list[BaseRoute]:
