@@ -483,8 +483,9 @@ def test_files_sent_back_and_an_uploaded_bot_folder(cluster: Cluster, tmp_path: 
     out = tmp_path / "t"
     code, _, err = invoke("--bot", "./where_bot.py", "--bot", "builtin:greedy", *SHORT,
                                "--games", "2", "--bot-folder", str(folder), "--upload-bots",
-                               "--cluster-files", "client", "--keep-logs", "--out", str(out),
-                               "--json", "--no-progress", "--cluster", cluster.address)
+                               "--cluster-files", "client", "--logs", str(out / "logs"),
+                               "--out", str(out), "--json", "--no-progress", "--cluster",
+                               cluster.address)
     assert code == 0, err
     lines = verify_all(out)
     assert len(lines) == 2
@@ -679,8 +680,8 @@ def test_workers_keep_their_bots_across_games(cluster: Cluster, tmp_path: Path,
     pids, out = tmp_path / "p.pids", tmp_path / "t"
     code, _, err = invoke("--bot", f"{sys.executable} {PID_BOT} {pids}", "--bot",
                           "builtin:greedy", "--games", "8", *SHORT, "--out", str(out),
-                          "--keep-logs", "--no-progress", "--cluster", cluster.address,
-                          *(["--fresh-bots"] if fresh else []))
+                          "--logs", str(out / "logs"), "--no-progress", "--cluster",
+                          cluster.address, *(["--fresh-bots"] if fresh else []))
     assert code == 0, err
     lines = verify_all(out)
     assert len(lines) == 8 and all(line["status"] == "ok" for line in lines)
@@ -726,7 +727,7 @@ def test_a_worker_with_two_task_threads_keeps_a_bot_per_thread(tmp_path: Path) -
         [worker_pid] = client.run(os.getpid).values()
         code, _, err = invoke("--bot", f"{sys.executable} {PID_BOT} {pids}", "--bot",
                               "builtin:greedy", "--games", "12", *SHORT, "--out", str(out),
-                              "--keep-logs", "--no-progress", "--cluster",
+                              "--logs", str(out / "logs"), "--no-progress", "--cluster",
                               local.scheduler_address, "--insecure-tcp")
         assert code == 0, err
         lines = verify_all(out)

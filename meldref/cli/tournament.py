@@ -52,6 +52,9 @@ from .report import fitted, head_to_head_lines, print_fitted
 if TYPE_CHECKING:  # the run's module is loaded when the command runs (scipy, for standings)
     from ..tournament.run import OpenTournament, TournamentRun
 
+KEEP_LOGS_DEPRECATED = ("warning: --keep-logs is deprecated: --logs DIR keeps every bot's stderr "
+                        "log in DIR, as it does for match and bot check (--logs OUT/logs: where "
+                        "--keep-logs kept them)")
 SEED_ON_ARGV = ("warning: --seed on the command line is visible to other processes on this "
                 "machine via /proc (a bot could rebuild every deal); use the config file's "
                 "`seed` for contests, or leave it out to draw one")
@@ -94,8 +97,11 @@ def tournament(
         "--rank-by", help="places (rating, default) or margin.")] = None,
     *,
     limits: LimitFlags,
+    logs: Annotated[Path | None, typer.Option(
+        help="Keep every bot's stderr log in DIR (default: OUT/logs, failed games').",
+        metavar="DIR")] = None,
     keep_logs: Annotated[bool, typer.Option(
-        "--keep-logs", help="Keep every bot's stderr log.")] = False,
+        "--keep-logs", hidden=True, help="Deprecated: --logs OUT/logs.")] = False,
     stop_after: Annotated[int | None, typer.Option(
         help="Play at most N games now (resume later).")] = None,
     cluster: Annotated[str | None, typer.Option(
@@ -133,7 +139,11 @@ def tournament(
     )
 
     refuse_overwriting_inputs({"CONFIG": config, "--bot-folder": bot_folder},
-                              {"--out": out_dir})
+                              {"--out": out_dir, "--logs": logs})
+    if keep_logs:
+        err.print(KEEP_LOGS_DEPRECATED, markup=False)
+        if logs is not None:
+            fail("--keep-logs and --logs: give --logs DIR alone")
     if seed is not None:
         err.print(SEED_ON_ARGV, markup=False)
     for flag, value in (("--stop-after", stop_after), ("--rating-interval", rating_interval)):
@@ -154,13 +164,14 @@ def tournament(
         "positions": None if positions is None else str(positions),
     }
     try:
-        opened = _opened(config, overrides, rules or [], debug_log)
+        opened = _opened(config, overrides, rules or [], debug_log, logs)
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted before the first game", EXIT_INTERRUPTED)
     try:  # a cluster's start-up check fails here, when the first games are due
-        run = _run_with_progress(opened, run_tournament, stop_after, keep_logs, progress,
+        run = _run_with_progress(opened, run_tournament, stop_after,
+                                 keep_logs or logs is not None, progress,
                                  rating_interval)
     except ConfigError as exc:
         fail(str(exc))
@@ -197,9 +208,9 @@ def _print_sprt_plan(sprt: str | None, as_json: bool = False) -> None:
 
 
 def _opened(config: Path | None, flags: Mapping[str, object], rules: list[str],
-            debug_log: Path | None) -> OpenTournament:
-    """The tournament of the CONFIG file and the flags (`--rules` as given, and
-    `--debug-log`: how this run is watched, not the tournament), checked, its bot programs started
+            debug_log: Path | None, logs: Path | None = None) -> OpenTournament:
+    """The tournament of the CONFIG file and the flags (`--rules` as given; `--debug-log`
+    and `--logs`: how this run is watched, not the tournament), checked, its bot programs started
     once each (a wrong command fails before any game; the standings show each bot's `id
     name`), then opened (`open_tournament`: the seed settled, the folder made); `ConfigError`
     saying what is wrong."""
@@ -213,7 +224,7 @@ def _opened(config: Path | None, flags: Mapping[str, object], rules: list[str],
         err.print(f"warning: {config} holds the seed and other users can read it; "
                   f"chmod 600 it for contests", markup=False)
     cfg = build_config(data, {**flags, "rules": parse_pairs(rules)})
-    cfg = dataclasses.replace(cfg, debug_log=debug_log)
+    cfg = dataclasses.replace(cfg, debug_log=debug_log, logs=_logs_elsewhere(cfg, logs))
     warn_about(cfg.limits)
     if cfg.cluster is not None and cfg.cluster.insecure_tcp:
         err.print(f"warning: --cluster {cfg.cluster.target}: {TCP_EXPOSES}", markup=False)
@@ -221,7 +232,7 @@ def _opened(config: Path | None, flags: Mapping[str, object], rules: list[str],
     if problem or (cfg.cluster is not None and (problem := cluster_missing())):
         raise ConfigError(problem)
     announced = preflight(cfg.plan.game, cfg.plan.bots, cfg.policy.startup_time,
-                          cfg.folder / "logs", cfg.process_limits,
+                          cfg.logs_folder, cfg.process_limits,
                           None if cfg.bot_folder is None else str(cfg.bot_folder))
     return open_tournament(with_announced_names(cfg, announced))
 
@@ -246,6 +257,18 @@ def _names_a_game(word: str) -> bool:
     """A game's name (or a game from outside, module:ATTR), not a file's."""
     return word in GAMES or (":" in word and not word.endswith(".toml")
                                   and not Path(word).exists())
+
+
+def _logs_elsewhere(cfg: TournamentConfig, logs: Path | None) -> Path | None:
+    """`--logs DIR` where it is not the output folder's own `logs/` (None: it is, or not
+    given); `ConfigError` for a cluster, whose workers send each game's logs back into the
+    output folder."""
+    if logs is None or logs.resolve() == (cfg.folder / "logs").resolve():
+        return None
+    if cfg.cluster is not None:
+        raise ConfigError(f"--logs {logs}: on a cluster the logs come back to "
+                          f"{cfg.folder / 'logs'}; give that, or leave --logs out")
+    return logs
 
 
 def _readable_by_others(path: Path) -> bool:

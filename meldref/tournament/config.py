@@ -202,6 +202,7 @@ class TournamentConfig:
     cluster: ClusterSpec | None = None  # None: games in local worker processes (`jobs`)
     rank_by: Literal["places", "margin"] = "places"  # how the standings order the bots
     debug_log: Path | None = None  # `--debug-log DIR`: each bot's lines, game by game
+    logs: Path | None = None  # `--logs DIR` outside the folder: the stderr logs go there
 
     @property
     def folder(self) -> Path:
@@ -221,10 +222,16 @@ class TournamentConfig:
         folder, made one at a time (`Plan.jobs`)."""
         cwd = None if self.bot_folder is None else str(self.bot_folder)
         jobs = self.plan.jobs(self.policy, self.process_limits, cwd)
-        if self.debug_log is None:
+        if self.debug_log is None and self.logs is None:
             return jobs
-        folder = str(self.debug_log.resolve())
-        return (replace(job, debug_log=folder) for job in jobs)
+        debug_log = None if self.debug_log is None else str(self.debug_log.resolve())
+        logs = None if self.logs is None else str(self.logs.resolve())
+        return (replace(job, debug_log=debug_log, logs=logs) for job in jobs)
+
+    @property
+    def logs_folder(self) -> Path:
+        """Where the bots' stderr logs go: `--logs DIR`, else `logs/` in the folder."""
+        return self.folder / "logs" if self.logs is None else self.logs
 
 
 def range_problem(flag: str, value: int, low: int, high: int | None = None) -> str | None:

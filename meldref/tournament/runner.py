@@ -37,11 +37,6 @@ def safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.#-]+", "_", name)[:40] or "bot"
 
 
-def log_path(folder: Path, game_id: str, seat: int, bot: BotEntry) -> Path | None:
-    """Where a bot program's stderr goes in an output folder (built-in bots have none)."""
-    return log_file(folder / "logs", game_id, seat, bot)
-
-
 def log_file(logs: Path, game_id: str, seat: int, bot: BotEntry) -> Path | None:
     """A bot program's stderr log in the logs folder `logs`: one folder a game, one file a
     seat (built-in bots have none)."""
@@ -219,8 +214,9 @@ def _hook(seat: Seat, hook: Callable[[str, str], None] | None) -> None:
 def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
             replay: Path | None = None, keeper: BotKeeper | None = None,
             logs_folder: Path | None = None) -> ResultLine:
-    """Play `job`, writing `replays/<id>.jsonl` and bot logs under `folder`; its result line.
-    Without a `folder`, the bot logs go to `logs_folder` (a match's), if given.
+    """Play `job`, writing `replays/<id>.jsonl` and bot logs under `folder` (or in the job's
+    `logs` folder, keeping every one); its result line. Without a `folder`, the bot logs go to
+    `logs_folder` (a match's), if given.
 
     Bot programs come from `keeper` (else this process's, `keeper.keep_bots_here`, in a
     tournament worker) and go back to it after the game, unless the job's limits ask for
@@ -231,7 +227,9 @@ def run_job(job: GameJob, folder: Path | None, keep_logs: bool = False,
     info = find_game(job.game)
     logs: list[Path | None] = [None] * len(job.bots)
     if folder is not None:
-        logs = [log_path(folder, job.game_id, k, b) for k, b in enumerate(job.bots)]
+        home = folder / "logs" if job.logs is None else Path(job.logs)
+        logs = [log_file(home, job.game_id, k, b) for k, b in enumerate(job.bots)]
+        keep_logs = keep_logs or job.logs is not None
         replay = replay or replay_file(folder, job.game_id)
     elif logs_folder is not None:
         logs = [log_file(logs_folder, job.game_id, k, b) for k, b in enumerate(job.bots)]

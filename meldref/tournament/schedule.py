@@ -120,13 +120,14 @@ class GameJob:
     position: Position | None = None  # the game starts there (its seed is `seed`), not a deal
     cwd: str | None = None  # the folder bot programs run in (None: the referee's own)
     debug_log: str | None = None  # `--debug-log DIR`: every line each bot read and wrote
+    logs: str | None = None  # `--logs DIR` elsewhere than the folder's logs/: the stderr logs
 
     def __reduce__(self) -> tuple[type[GameJob], tuple[object, ...]]:
         # Through the constructor: a dataclass's own state getter looks its fields up for
         # every job, and a cluster's client pickles every job it submits.
         return (GameJob, (self.index, self.game_id, self.game, self.rules, self.seed,
                           self.deal, self.bots, self.policy, self.limits, self.position,
-                          self.cwd, self.debug_log))
+                          self.cwd, self.debug_log, self.logs))
 
     def result(self, figures: Figures | None = None, error: str | None = None,
                replay: str | None = None, logs: Sequence[str | None] = ()) -> ResultLine:
