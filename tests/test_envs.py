@@ -25,7 +25,8 @@ gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is in the test ex
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from meldref.envs.aec import pettingzoo_env  # noqa: E402
-from meldref.envs.gym import SeatEnv, SolitaireEnv  # noqa: E402
+from meldref.envs.gym import SeatEnv  # noqa: E402
+from meldref.envs.solitaire_gym import SolitaireEnv  # noqa: E402
 
 # Short games keep the API tests' cycles inside a game and its end.
 SHORT = {"phase10": {"phases-to-win": 1, "turn-cap": 40}, "fivecrowns": {"turn-cap": 8},

@@ -1,5 +1,6 @@
 """The fast encoders (each part written at its offset into one list, Phase 10's groups
-remembered by token) give the vectors of the plain ones, bit for bit, and the batched
+remembered by token; Solitaire's typed-view encoder, its piles' parts remembered) give the
+vectors of the plain ones, bit for bit, and the batched
 environment's rows and masks are the single encoders' and `legal_indices`' own, on random games
 of every game at several table sizes.
 
@@ -60,10 +61,14 @@ def test_the_fast_encoding_is_the_plain_one_to_the_bit(game: str) -> None:
                 if seat is None:
                     break
                 for looker in {seat, (seat + 1) % players}:  # the mover, and a seat waiting
-                    view = state.observation(looker).to_json()
-                    new, old = codec.encode(view, players), plain.encode(view, players)
-                    assert new.dtype == old.dtype and new.tobytes() == old.tobytes(), (
-                        game, players, seed, looker, np.flatnonzero(new != old))
+                    observation = state.observation(looker)
+                    view = observation.to_json()
+                    old = plain.encode(view, players)
+                    # The JSON's encoder and the typed view's (an environment's step)
+                    for new in (codec.encode(view, players),
+                                codec.encode_observation(observation, players)):
+                        assert new.dtype == old.dtype and new.tobytes() == old.tobytes(), (
+                            game, players, seed, looker, np.flatnonzero(new != old))
                     checked += 1
                 actions = state.legal_actions()
                 state.apply(actions[rng.randrange(len(actions))])

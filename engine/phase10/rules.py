@@ -52,6 +52,10 @@ def describe_phase(phase: int) -> str:
     return " + ".join(f"1 {n.kind.value} of {n.size}" for n in needs)
 
 
+# Each phase's requirement in words, written once: every Phase 10 view's JSON holds its seat's.
+PHASE_NEEDS: Final[Mapping[int, str]] = {phase: describe_phase(phase) for phase in PHASES}
+
+
 def card_points(card: Card) -> int:
     """Penalty points of a card left in hand: 1..9 = 5, 10..12 = 10, Skip = 15, Wild = 25."""
     if card.kind is Kind.WILD:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from ..cards import SKIP, WILD, Card, Kind
 from ..common import DRAW_DISCARD, DRAW_PILE, Draw, tokens
@@ -18,7 +18,7 @@ from ..meld_check import parse_meld
 from ..meld_search import Need, find_groups
 from ..melds import Declared, GroupKind, Meld, format_meld
 from .actions import Action, Discard, Hit, LayDown
-from .rules import PHASES, SPAN, Phase10Rules, describe_phase
+from .rules import PHASE_NEEDS, PHASES, SPAN, Phase10Rules
 
 _RUN, _COLOUR = GroupKind.RUN, GroupKind.COLOUR
 
@@ -26,20 +26,23 @@ _RUN, _COLOUR = GroupKind.RUN, GroupKind.COLOUR
 class TableGroup:
     """A laid group: its id (stable for the hand), its owner and the checked meld."""
 
-    __slots__ = ("_accepts", "id", "meld", "owner")
+    __slots__ = ("_ends", "_token", "_value", "id", "meld", "owner")
 
     def __init__(self, group_id: int, owner: int, meld: Meld, wrap: bool) -> None:
         self.id = group_id
         self.owner = owner
         self.meld = meld
-        # What a card must be to extend the group; precomputed because bots ask on every turn.
-        self._accepts: Any
+        # What a card must be to extend the group; precomputed because bots ask on every turn:
+        # a run's values at its ends, a colour group's colour, a set's rank.
+        self._ends: tuple[int, ...] = ()
+        self._value: int | str = 0
         if meld.kind is _RUN:
-            self._accepts = _run_ends(meld, wrap)
+            self._ends = _run_ends(meld, wrap)
         elif meld.kind is _COLOUR:
-            self._accepts = meld.colour
+            self._value = meld.colour
         else:
-            self._accepts = meld.rank
+            self._value = meld.rank
+        self._token: str | None = None  # written when first asked (every view's JSON asks)
 
     def fits(self, card: Card) -> tuple[Declared, ...]:
         """The declarations under which `meld_check.extend` takes `card`, the top end first."""
@@ -48,18 +51,22 @@ class TableGroup:
             return ()
         group = self.meld.kind
         if kind is Kind.WILD:
-            return self._accepts if group is _RUN else (None,)
+            return self._ends if group is _RUN else (None,)
         if group is _RUN:
-            return (None,) if card.rank in self._accepts else ()
+            return (None,) if card.rank in self._ends else ()
         have = card.suit if group is _COLOUR else card.rank
-        return (None,) if have == self._accepts else ()
+        return (None,) if have == self._value else ()
 
     @property
     def token(self) -> str:
-        return format_meld(self.meld)
+        """The group's protocol token (`format_meld`), written once: a group stays on the
+        table for the hand and every view's JSON holds it."""
+        if self._token is None:
+            self._token = format_meld(self.meld)
+        return self._token
 
     def to_json(self) -> dict[str, JSON]:
-        return {"id": self.id, "owner": self.owner, "group": format_meld(self.meld)}
+        return {"id": self.id, "owner": self.owner, "group": self.token}
 
 
 def _run_ends(meld: Meld, wrap: bool) -> tuple[int, ...]:
@@ -396,7 +403,7 @@ class Phase10View:
             "turn_cap": self.rules.turn_cap,
             "tiebreak": self.tiebreak,
             "phase": phase,
-            "needs": describe_phase(phase) if phase is not None else None,
+            "needs": PHASE_NEEDS[phase] if phase is not None else None,
             "phases_left": list(self.phases_left),
             "laid": self.laid[seat],
             "laid_this_turn": self.laid_this_turn,

@@ -6,7 +6,8 @@ policy as a protocol bot, on exactly the rules the referee judges by (`pip insta
   `raw_env()` (version 0 of each game's spaces);
 - `pettingzoo_env(game, players, rules)`: a PettingZoo AEC environment (meldref.envs.aec);
 - `SolitaireEnv`, `SeatEnv`: Solitaire, or one seat against built-in bots, as Gymnasium
-  environments (meldref.envs.gym), registered as "meldref/Solitaire-v0" and "meldref/Seat-v0";
+  environments (meldref.envs.solitaire_gym, meldref.envs.gym), registered as
+  "meldref/Solitaire-v0" and "meldref/Seat-v0";
 - `BatchEnv`: N games stepped in one call, numpy arrays in and out (meldref.envs.batch);
 - `register_openspiel()`: the games registered with OpenSpiel (meldref.envs.spiel);
 - `policy_bot(policy)`: a function of the observation and mask as a protocol bot
@@ -25,41 +26,54 @@ from __future__ import annotations
 
 import importlib
 import importlib.machinery
+import importlib.util
 import sys
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Final
+from typing import Final
 
 from ..engine.registry import GAMES
 
 _WHERE = {
-    "pettingzoo_env": "aec", "MeldrefAEC": "aec", "SolitaireEnv": "gym", "SeatEnv": "gym",
+    "pettingzoo_env": "aec", "MeldrefAEC": "aec", "ClassicAEC": "aec", "SeatEnv": "gym",
     "register_openspiel": "spiel", "policy_bot": "policy", "PolicyBot": "policy",
     "find_codec": "codec", "BatchEnv": "batch",
 }
 _MODULES: Final = tuple(f"{game}_v0" for game in GAMES)  # PettingZoo-style, one per game
+# A game's own Gymnasium environments (`<game>_gym`, where the game has one: Solitaire's
+# `SolitaireEnv`), found by the names they export.
+_GYM_MODULES: Final = tuple(f"{game}_gym" for game in GAMES)
+_GYM_NAMES: Final = ("SolitaireEnv",)
 
 GYMNASIUM_IDS: Final = {
-    "meldref/Solitaire-v0": "meldref.envs.gym:SolitaireEnv",
+    "meldref/Solitaire-v0": "meldref.envs:SolitaireEnv",
     "meldref/Seat-v0": "meldref.envs.gym:SeatEnv",
 }
 
-__all__ = sorted([*_WHERE, *_MODULES, "register_gymnasium", "GYMNASIUM_IDS"])
+__all__ = sorted([*_WHERE, *_MODULES, *_GYM_NAMES, "register_gymnasium", "GYMNASIUM_IDS"])
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(name)
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    if module is not None:
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    if name in _GYM_NAMES:
+        for gym_module in _GYM_MODULES:
+            if importlib.util.find_spec(f"{__name__}.{gym_module}") is not None:
+                found = importlib.import_module(f"{__name__}.{gym_module}")
+                if hasattr(found, name):
+                    return getattr(found, name)
+    raise AttributeError(name)
 
 
 def register_gymnasium() -> None:
     """Register the Gymnasium ids (again is harmless). The `gymnasium.envs` entry point."""
-    # The compiled build type-checks this package without Gymnasium (setup.py's isolated build
-    # environment): there the import is unknown, here it is not.
-    from gymnasium.envs.registration import (  # type: ignore[import-not-found, unused-ignore]
+    # Imported here: `import meldref.envs` must not import Gymnasium (80 ms), only register
+    # once it is loaded. The compiled build type-checks this package without Gymnasium
+    # (setup.py's isolated build environment): there the import is unknown, here it is not.
+    from gymnasium.envs.registration import (  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415
         register,
         registry,
     )
@@ -73,7 +87,8 @@ class _RegisterWhenLoaded:
     """A finder that lets Gymnasium load as usual, then registers the ids: importing meldref
     before Gymnasium must not cost Gymnasium's import, nor leave the ids unknown to it."""
 
-    def find_spec(self, name: str, path: Any = None, target: ModuleType | None = None
+    def find_spec(self, name: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:
         if name != "gymnasium":
             return None

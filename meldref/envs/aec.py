@@ -31,7 +31,7 @@ referee forfeits a bot for it), actions out of range are refused, and the AEC or
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, ClassVar, Final, TypedDict
 
 import numpy as np
 from gymnasium import spaces
@@ -42,7 +42,7 @@ from ..engine.game import Action, GameState, Outcome, Termination, find_game
 from ..engine.registry import DEFAULT_GAME
 from ..protocol.viewtext import observation_lines
 from ..settings import parse_rules
-from .codec import FEATURE_MAX, Codec, View, find_codec, legal_indices, mask_of
+from .codec import FEATURE_MAX, Codec, LazyView, Mask, Vector, find_codec, legal_indices, mask_of
 from .record import GameLog, view_text
 from .rewards import Reward, check_reward, step_rewards
 
@@ -51,11 +51,22 @@ def agent_name(seat: int) -> str:
     return f"player_{seat}"
 
 
-class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
+class Observed(TypedDict):
+    """An agent's observation: its vector and the mask of its legal actions."""
+
+    observation: Vector
+    action_mask: Mask
+
+
+# A turn's `info`: the legal actions' texts (under "legal_actions") for the seat to move.
+Info = dict[str, list[str]]
+
+
+class MeldrefAEC(AECEnv[str, Observed, int | None]):  # type: ignore[misc]
     """One game of `game` for `players` seats under `rules` (option names as the command line
     writes them: {"phases-to-win": 3}), as a PettingZoo AEC environment."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "meldref_v0",
+    metadata: ClassVar[dict[str, object]] = {"render_modes": ["ansi"], "name": "meldref_v0",
                                           "is_parallelizable": False}
 
     def __init__(self, game: str = DEFAULT_GAME, players: int | None = None,
@@ -82,17 +93,17 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         self.state: GameState | None = None
         self.log: GameLog | None = None  # the game so far, for `save_replay`
         self._legal: dict[int, Action] = {}
-        self._seen: tuple[int, View] | None = None  # the view the mask was made from
+        self._seen: tuple[int, LazyView] | None = None  # the view the mask was made from
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self._observation_space
 
-    def action_space(self, agent: str) -> spaces.Space[Any]:
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self._action_space
 
     # -- the game ------------------------------------------------------------------------------
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, object] | None = None) -> None:
         if seed is None:
             seed = int(np.random.default_rng().integers(2**31))
         self.state = self.info.new_game(self.rules, self.players, seed)
@@ -102,7 +113,7 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, Info] = {a: {} for a in self.agents}
         self._turn()
 
     def _turn(self) -> None:
@@ -111,27 +122,30 @@ class MeldrefAEC(AECEnv[str, dict[str, Any], int | None]):  # type: ignore[misc]
         if seat is None:
             return
         self.agent_selection = agent_name(seat)
-        self._seen = (seat, self.state.observation(seat).to_json())  # observe() reuses it
-        # The engine's actions themselves: applied as they are, never parsed from their text
-        self._legal = legal_indices(self.codec, self.state.legal_actions(), self._seen[1])
-        self.infos[self.agent_selection] = {
-            "legal_actions": [str(action) for action in self._legal.values()]}
+        seen = LazyView(self.state.observation(seat))
+        self._seen = (seat, seen)  # observe() reuses it
+        # The engine's actions themselves: applied as they are, never parsed from their text;
+        # their texts (the info's) kept as they are numbered
+        texts: list[str] = []
+        self._legal = legal_indices(self.codec, self.state.legal_actions(), seen, texts)
+        self.infos[self.agent_selection] = {"legal_actions": texts}
 
-    def _view(self, seat: int) -> View:
+    def _view(self, seat: int) -> LazyView:
         assert self.state is not None
         if self._seen is not None and self._seen[0] == seat:
             return self._seen[1]
-        view: View = self.state.observation(seat).to_json()
-        return view
+        return LazyView(self.state.observation(seat))
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def observe(self, agent: str) -> Observed:
         assert self.state is not None
         seat = self.possible_agents.index(agent)
-        obs = self.codec.encode(self._view(seat), self.players)
+        view = self._view(seat)
+        obs = (self.codec.encode_observation(view.observation, self.players)
+               if self.codec.reads_typed_view else self.codec.encode(view.json(), self.players))
         mask = (mask_of(self.codec, self._legal) if agent == self.agent_selection
                 and self.state.to_move is not None
                 else np.zeros(self.codec.action_size, dtype=np.int8))
-        return {"observation": obs, "action_mask": mask}
+        return Observed(observation=obs, action_mask=mask)
 
     def observe_text(self, agent: str) -> str:
         """`agent`'s view as the `view` lines a protocol bot is sent."""
@@ -232,11 +246,11 @@ class ClassicAEC(MeldrefAEC):
                 raise AttributeError(f"{name} cannot be accessed before reset")
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, object] | None = None) -> None:
         self._has_reset = self._has_updated = True
         super().reset(seed, options)
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def observe(self, agent: str) -> Observed:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return super().observe(agent)

@@ -23,7 +23,7 @@ of the game now at row i, which `env.reset(seed=...)` of the single environment 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -31,11 +31,19 @@ import numpy.typing as npt
 from ..engine.cards import rng_for
 from ..engine.game import Action, GameState, Outcome, Termination, find_game
 from ..settings import parse_rules
-from .codec import Codec, Features, Mask, View, find_codec, legal_indices
+from .codec import Codec, Features, LazyView, Mask, View, find_codec, legal_indices
 from .rewards import Reward, check_reward, step_rewards
 
 Rewards = npt.NDArray[np.float32]
 Flags = npt.NDArray[np.bool_]
+
+
+class BatchInfo(TypedDict):
+    """What `reset` and `step` return beside the observations (module docstring)."""
+
+    action_mask: Mask
+    to_play: npt.NDArray[np.int64]
+    final_outcome: list[Outcome | None]
 
 
 class BatchEnv:
@@ -67,7 +75,7 @@ class BatchEnv:
         self._games = [0] * num_envs  # games dealt so far at each row
         self.game_seeds = [0] * num_envs  # the seed of the game now at each row
 
-    def reset(self, seed: int | None = None) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
+    def reset(self, seed: int | None = None) -> tuple[npt.NDArray[np.float32], BatchInfo]:
         """Deal a new game at every row: the first observations, and `info`."""
         if seed is not None:
             self.seed = seed
@@ -80,7 +88,7 @@ class BatchEnv:
         return self._obs.copy(), self._info([None] * self.num_envs)
 
     def step(self, actions: npt.ArrayLike) -> tuple[npt.NDArray[np.float32], Rewards, Flags,
-                                                     Flags, dict[str, Any]]:
+                                                     Flags, BatchInfo]:
         """Apply one action index in every game; see the module docstring for what returns."""
         chosen = np.asarray(actions, dtype=np.int64).reshape(-1)
         if chosen.shape != (self.num_envs,):
@@ -128,24 +136,29 @@ class BatchEnv:
         for i, state in enumerate(self.states):
             seat = state.to_move
             assert seat is not None  # a game that ended was dealt again
-            view = state.observation(seat).to_json()
+            observation = state.observation(seat)
+            # The JSON only where it is read: by a codec of the JSON, and for the few actions
+            # whose index the view decides
+            view = LazyView(observation)
             # The indices remembered by the actions' texts (`legal_indices`): no action is
             # written or parsed again, and the codec reads the view only where it decides one
             legal = self._legal[i] = legal_indices(self.codec, state.legal_actions(), view)
             mask_at += [i * actions + index for index in legal]
-            if self._features is None:  # a codec that gives only the whole vector
-                self._obs[i] = self.codec.encode(view, self.players)
+            if self.codec.reads_typed_view:
+                self._obs[i] = self.codec.encode_observation(observation, self.players)
+            elif self._features is None:  # a codec that gives only the whole vector
+                self._obs[i] = self.codec.encode(view.json(), self.players)
             else:
-                features = self._features(view, self.players)
+                features = self._features(view.json(), self.players)
                 obs_at += [i * size + index for index in features]
                 obs_values += features.values()
             self._to_play[i] = seat
         self._obs.reshape(-1)[obs_at] = obs_values
         self._mask.reshape(-1)[mask_at] = 1
 
-    def _info(self, ended: Sequence[Outcome | None]) -> dict[str, Any]:
-        return {"action_mask": self._mask.copy(), "to_play": self._to_play.copy(),
-                "final_outcome": list(ended)}
+    def _info(self, ended: Sequence[Outcome | None]) -> BatchInfo:
+        return BatchInfo(action_mask=self._mask.copy(), to_play=self._to_play.copy(),
+                         final_outcome=list(ended))
 
     def action_masks(self) -> Mask:
         """The legal actions of every game's seat to move: (num_envs, action_size) int8."""

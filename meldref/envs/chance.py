@@ -28,11 +28,11 @@ import typing
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from ..engine.cards import Card, sorted_cards
 from ..engine.common import Draw
-from ..engine.game import JSON, Action, EventKind, GameInfo, GameState
+from ..engine.game import JSON, Action, Event, EventKind, GameInfo, GameState, Rules
 from ..engine.position import codec as position_codec
 from ..engine.position import read_position
 
@@ -46,7 +46,7 @@ MAX_TRIES: Final = 200_000
 _SEEDS: dict[tuple[str, ...], list[tuple[object, tuple[str, ...]]]] = {}
 
 
-def deck_kinds(info: GameInfo, rules: Any, players: int) -> tuple[str, ...]:
+def deck_kinds(info: GameInfo, rules: Rules, players: int) -> tuple[str, ...]:
     """The card kinds of a game's deck, in the engine's card order: the chance outcomes."""
     snapshot = info.new_game(rules, players, 0).snapshot()
     return tuple(c.text for c in sorted_cards({Card.parse(t): None for t in _all_cards(snapshot)}))
@@ -100,7 +100,7 @@ class Deal:
     ("hand", seat), ("pile", index) or ("up", position in the discard pile)."""
 
     info: GameInfo
-    rules: Any
+    rules: Rules
     players: int
     dealt: GameState  # the engine's deal (its cards are replaced)
     before: dict[str, JSON] | None
@@ -110,7 +110,7 @@ class Deal:
     picked: list[str] = field(default_factory=list)
 
     @staticmethod
-    def of(info: GameInfo, rules: Any, players: int, dealt: GameState,
+    def of(info: GameInfo, rules: Rules, players: int, dealt: GameState,
            before: dict[str, JSON] | None, action: str | None) -> Deal:
         snapshot = dealt.snapshot()
         if "hands" in snapshot:
@@ -198,6 +198,6 @@ class Deal:
         return self.info.from_snapshot(read_position(self.info, self.rules, position).snapshot)
 
 
-def deals_in(events: Sequence[Any]) -> bool:
+def deals_in(events: Sequence[Event]) -> bool:
     """Whether an action's events hold a new deal."""
     return any(e.kind is EventKind.DEAL for e in events)

@@ -17,13 +17,13 @@ import functools
 import struct
 import typing
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Final, Protocol, TypeVar
+from typing import Final, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from ..engine.cards import FIVECROWNS_SUITED, JOKER, PHASE10_NUMBERS, SKIP, WILD, Card
-from ..engine.game import find_game
+from ..engine.game import JSON, Observation, find_game
 from ..engine.registry import find_part
 
 # Every feature is a count or a ratio of a few hundred at most: the Box spaces' bound.
@@ -31,7 +31,7 @@ FEATURE_MAX: Final = 1000.0
 
 Vector = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
-View = Mapping[str, Any]
+View = Mapping[str, JSON]  # a seat's view as the engine writes it (`to_json`)
 A = TypeVar("A")  # an engine action, or its protocol text
 
 # Card kinds in a fixed order: a vector counts each kind (the decks hold copies).
@@ -71,12 +71,19 @@ class Codec(Protocol):
 
     game: str
     action_size: int
+    # Whether `encode_observation` reads the typed view itself (no JSON written): then an
+    # environment hands it the engine's view, else the JSON's non-zero entries (`features`).
+    reads_typed_view: bool
 
     def observation_size(self, players: int) -> int:
         """The length of the vector for a table of `players` seats."""
 
     def encode(self, view: View, players: int) -> Vector:
         """The vector of what the seat whose `view` this is may see."""
+
+    def encode_observation(self, observation: Observation, players: int) -> Vector:
+        """`encode(observation.to_json(), players)`, read from the engine's typed view where
+        the codec can (an environment's step skips writing the JSON)."""
 
     def action_index(self, text: str, view: View) -> int | None:
         """The index of the action written `text` in `view`'s position; None for an action
@@ -92,12 +99,14 @@ def find_codec(game: str) -> Codec:
     return typing.cast(Codec, find_part(__package__, find_game(game).name, "CODEC"))
 
 
-def legal_indices(codec: Codec, actions: Iterable[A], view: View) -> dict[int, A]:
+def legal_indices(codec: Codec, actions: Iterable[A], view: View,
+                  texts: list[str] | None = None) -> dict[int, A]:
     """The numbered legal actions: index -> the first legal action with that index (the
     engine lists one found way per lay-down and go-out, and a wild's hit top end first, so
     the first is the engine's own choice). `actions` are the engine's actions or their texts:
     an action's index is its text's (`str`; an engine action keeps its text, so no action is
-    written or parsed here)."""
+    written or parsed here). `texts`, when given, gets the kept actions' texts in the same
+    order (an environment's `info["legal_actions"]`, without a second pass in Python)."""
     known = _known(codec.game)
     out: dict[int, A] = {}
     for action in actions:
@@ -107,17 +116,43 @@ def legal_indices(codec: Codec, actions: Iterable[A], view: View) -> dict[int, A
             index = index_of(codec, text, view)
         if index is not None and index not in out:
             out[index] = action
+            if texts is not None:
+                texts.append(text)
     return out
+
+
+class LazyView(Mapping[str, JSON]):
+    """A seat's view in the engine's JSON form, made (`to_json`) only when something reads it:
+    an environment that encodes the typed view (`Codec.encode_observation`) asks the JSON
+    only for the few actions whose index the view decides (Phase 10's lay-downs)."""
+
+    def __init__(self, observation: Observation) -> None:
+        self.observation = observation
+        self._json: dict[str, JSON] | None = None
+
+    def json(self) -> dict[str, JSON]:
+        if self._json is None:
+            self._json = self.observation.to_json()
+        return self._json
+
+    def __getitem__(self, key: str) -> JSON:
+        return self.json()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.json())
+
+    def __len__(self) -> int:
+        return len(self.json())
 
 
 class _ReadsView(Exception):
     """An action's index that depends on the position (raised by `_NO_VIEW`)."""
 
 
-class _NoView(Mapping[str, Any]):
+class _NoView(Mapping[str, JSON]):
     """A view that answers nothing: a codec reading it for an action's index raises."""
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> JSON:
         raise _ReadsView(key)
 
     def __iter__(self) -> Iterator[str]:
@@ -156,10 +191,13 @@ def index_of(codec: Codec, text: str, view: View) -> int | None:
 
 
 def mask_of(codec: Codec, legal: Mapping[int, object]) -> Mask:
-    """The action mask: 1 at every numbered legal action."""
-    mask = np.zeros(codec.action_size, dtype=np.int8)
-    mask[list(legal)] = 1
-    return mask
+    """The action mask: 1 at every numbered legal action. (Set byte by byte, compiled: a
+    numpy assignment through a list of indices costs a list's conversion, several us for
+    Solitaire's ~80 legal actions.)"""
+    mask = bytearray(codec.action_size)
+    for index in legal:
+        mask[index] = 1
+    return np.frombuffer(mask, dtype=np.int8)
 
 
 Features = dict[int, float]  # a vector's non-zero entries, by their index

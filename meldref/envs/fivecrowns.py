@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..engine.cards import FC_RANK_TEXT
+from ..engine.game import Observation
 from .codec import (
     FIVECROWNS_KINDS,
     Features,
@@ -48,12 +49,16 @@ class FiveCrownsCodec:
 
     game = "fivecrowns"
     action_size = ACTIONS
+    reads_typed_view = False
 
     def observation_size(self, players: int) -> int:
         return HEAD + len(FIVECROWNS_KINDS) + players + players * SEAT_FEATURES
 
     def encode(self, view: View, players: int) -> Vector:
         return dense(self.features(view, players), self.observation_size(players))
+
+    def encode_observation(self, observation: Observation, players: int) -> Vector:
+        return self.encode(observation.to_json(), players)
 
     def features(self, view: View, players: int) -> Features:
         """`encode`'s vector as its non-zero entries, each part at its offset (as Phase

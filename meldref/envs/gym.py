@@ -1,7 +1,7 @@
-"""One seat as a Gymnasium environment: Solitaire alone, or any game against built-in bots.
+"""One seat as a Gymnasium environment: any game against built-in bots, or a game for one
+alone (Solitaire's `SolitaireEnv`, meldref.envs.solitaire_gym, is this with no opponents).
 
-    from meldref.envs import SolitaireEnv, SeatEnv
-    env = SolitaireEnv()                      # or gymnasium.make("meldref/Solitaire-v0")
+    from meldref.envs import SeatEnv
     env = SeatEnv("fivecrowns", opponents=["greedy"])   # seat 0 against builtin:greedy
     obs, info = env.reset(seed=7)
     while True:
@@ -23,7 +23,6 @@ ended by a turn or hand cap is truncated; every other end terminates.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -38,12 +37,15 @@ from .codec import FEATURE_MAX, Mask, Vector, find_codec, legal_indices, mask_of
 from .record import GameLog, view_text
 from .rewards import Reward, check_reward, step_rewards
 
+# A step's `info`: the mask, the legal actions' texts, and `illegal` after an illegal action.
+Info = dict[str, object]
+
 
 class SeatEnv(gym.Env[Vector, np.int64]):
     """Seat 0 of `game` under `rules` (option names as the command line writes them), the
     other seats played by the built-in bots named in `opponents`."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's name)
+    metadata: dict[str, object] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's name)
 
     def __init__(self, game: str, opponents: Sequence[str] = (),
                  rules: Mapping[str, object] | None = None, reward: Reward = "score",
@@ -67,8 +69,8 @@ class SeatEnv(gym.Env[Vector, np.int64]):
         self.bots: list[Bot] = []
         self._legal: dict[int, Action] = {}  # the engine's own actions, applied as they are
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[Vector, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, object] | None = None
+              ) -> tuple[Vector, Info]:
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(2**31))
         self.state = self.game.new_game(self.rules, self.players, game_seed)
@@ -103,14 +105,14 @@ class SeatEnv(gym.Env[Vector, np.int64]):
         self._legal = legal_indices(self.codec, actions, view)
         return self.codec.encode(view, self.players)
 
-    def _info(self, **extra: Any) -> dict[str, Any]:
+    def _info(self, **extra: bool) -> Info:
         return {"action_mask": self.action_masks(),
                 "legal_actions": [str(a) for a in self._legal.values()], **extra}
 
     def action_masks(self) -> Mask:
         return mask_of(self.codec, self._legal)
 
-    def step(self, action: np.int64 | int) -> tuple[Vector, float, bool, bool, dict[str, Any]]:
+    def step(self, action: np.int64 | int) -> tuple[Vector, float, bool, bool, Info]:
         assert self.state is not None, "call reset() first"
         chosen = self._legal.get(int(action))
         if chosen is None:
@@ -130,14 +132,6 @@ class SeatEnv(gym.Env[Vector, np.int64]):
         if self.render_mode != "ansi" or self.state is None:
             return None
         return view_text(self.log, 0)
-
-
-class SolitaireEnv(SeatEnv):
-    """Five Crowns Solitaire (one agent, no opponents) under `rules`."""
-
-    def __init__(self, rules: Mapping[str, object] | None = None, reward: Reward = "score",
-                 illegal_reward: float = -1.0, render_mode: str | None = None) -> None:
-        super().__init__("solitaire", (), rules, reward, illegal_reward, render_mode)
 
 
 register_gymnasium()  # already done unless Gymnasium was found apart from meldref.envs

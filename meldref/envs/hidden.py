@@ -12,15 +12,14 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Mapping
-from typing import Any
 
-from ..engine.game import GameState, find_game
+from ..engine.game import JSON, GameState, find_game
 
 Span = tuple[list[str], int, int]  # a list of card tokens in a snapshot, and a slice of it
-View = Mapping[str, Any]  # what the seat is told (`observation(seat).to_json()`)
+View = Mapping[str, JSON]  # what the seat is told (`observation(seat).to_json()`)
 
 
-def hidden_spans(snapshot: dict[str, Any], seat: int, view: View) -> list[Span]:
+def hidden_spans(snapshot: dict[str, JSON], seat: int, view: View) -> list[Span]:
     """The stretches of `snapshot`'s card lists hidden from `seat`, whose view is `view`: the
     other seats' `hands` and the `draw_pile` (its top last), but for a top the view shows as
     its `draw_top` (Solitaire's next card). What every game's snapshot holds by these names
@@ -32,7 +31,7 @@ def hidden_spans(snapshot: dict[str, Any], seat: int, view: View) -> list[Span]:
     return [*others, (pile, 0, len(pile) - shown)]
 
 
-def resample(snapshot: Mapping[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
+def resample(snapshot: Mapping[str, JSON], seat: int, rng: random.Random) -> dict[str, JSON]:
     """A snapshot `seat` cannot tell from `snapshot`: its hidden cards dealt again by `rng`."""
     view = find_game(snapshot["game"]).from_snapshot(snapshot).observation(seat).to_json()
     return _dealt_again(snapshot, seat, view, rng)
@@ -45,8 +44,8 @@ def resampled_state(state: GameState, seat: int, rng: random.Random) -> GameStat
     return find_game(snapshot["game"]).from_snapshot(snapshot)
 
 
-def _dealt_again(snapshot: Mapping[str, Any], seat: int, view: View,
-                 rng: random.Random) -> dict[str, Any]:
+def _dealt_again(snapshot: Mapping[str, JSON], seat: int, view: View,
+                 rng: random.Random) -> dict[str, JSON]:
     out = copy.deepcopy(dict(snapshot))
     spans = hidden_spans(out, seat, view)
     cards = [card for cards, start, stop in spans for card in cards[start:stop]]

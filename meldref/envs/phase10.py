@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..engine.game import Observation
 from ..engine.melds import GroupKind
 from .codec import (
     PHASE10_KINDS,
@@ -64,6 +65,7 @@ class Phase10Codec:
 
     game = "phase10"
     action_size = ACTIONS
+    reads_typed_view = False
 
     def observation_size(self, players: int) -> int:
         head = 2 * len(PHASE10_KINDS) + 1 + len(_DECISIONS) + 10 + 10 + 6 + players
@@ -71,6 +73,9 @@ class Phase10Codec:
 
     def encode(self, view: View, players: int) -> Vector:
         return dense(self.features(view, players), self.observation_size(players))
+
+    def encode_observation(self, observation: Observation, players: int) -> Vector:
+        return self.encode(observation.to_json(), players)
 
     def features(self, view: View, players: int) -> Features:
         """`encode`'s vector as its non-zero entries, each part at its offset: building the

@@ -41,9 +41,10 @@ import importlib.util
 import os
 import sys
 import traceback
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Final, NoReturn
 
 from ..bots.sdk import Bot, Game, Request, legal_actions, log, run
 from .codec import Mask, Vector, find_codec, legal_indices, mask_of
@@ -142,11 +143,16 @@ def load(target: str, factory: bool = False) -> Policy:
         spec.loader.exec_module(module)
     else:
         module = importlib.import_module(where)
-    found: Any = getattr(module, name, None)
+    found: object = getattr(module, name, None)
     if found is None:
         raise SystemExit(f"policy {target!r}: {where} has no {name}")
-    policy: Policy = found() if factory else found
-    return policy
+    if factory and callable(found):
+        found = found()
+    if not callable(found):
+        made = "what it makes" if factory else name
+        raise SystemExit(f"policy {target!r}: {made} is not a function of the observation and "
+                         "the mask")
+    return typing.cast(Policy, found)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

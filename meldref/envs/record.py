@@ -11,12 +11,12 @@ append. The environment is the referee here: no clocks (each action's time is 0)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from ..engine.game import JSON, Event, GameInfo, GameState, rules_to_json
+from ..engine.game import JSON, Action, Event, GameInfo, GameState, rules_to_json
 from ..protocol.errors import SeatStatus
 from ..protocol.policy import MatchPolicy
 from ..protocol.records import GameRecord, action_record, result_record, start_record
+from ..protocol.referee import rank  # the referee's own ending (none forfeited)
 from ..protocol.wire import PROTOCOL_VERSION
 
 
@@ -35,7 +35,7 @@ class GameLog:
     def __post_init__(self) -> None:
         self.opening = self.state.opening_events()
 
-    def apply(self, action: Any) -> list[Event]:
+    def apply(self, action: Action | str) -> list[Event]:
         """Apply `action` (an engine action, or its protocol text) to the state; keep it."""
         state = self.state
         seat, decision = state.to_move, state.decision
@@ -64,8 +64,6 @@ class GameLog:
                 for n, (seat, decision, text, events) in enumerate(self.actions)]
         outcome = self.state.outcome
         if outcome is not None:
-            from ..protocol.referee import rank  # the referee's own ending (none forfeited)
-
             seats = len(self.names)
             status = [SeatStatus.OK] * seats
             out.append(result_record(GameRecord(

@@ -31,15 +31,15 @@ import random
 import re
 import typing
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 import pyspiel
 
 from ..engine.common import DRAW_PILE
-from ..engine.game import GameInfo, GameState, find_game
+from ..engine.game import JSON, GameInfo, GameState, Rules, find_game
 from ..engine.registry import GAMES
 from ..settings import parse_rules
 from .chance import (
@@ -55,19 +55,22 @@ from .chance import (
 from .codec import Codec, find_codec, legal_indices
 from .hidden import resampled_state
 
+# An OpenSpiel game parameter's value (meldref's games take ints and texts)
+Param = int | float | str | bool
 MAX_LENGTH: Final = 200_000  # turn and hand caps bound every game well below this
 _registered: set[str] = set()
 
 
-def _game_by_name(info: GameInfo) -> tuple[Any, tuple[str]]:
+def _game_by_name(info: GameInfo) -> tuple[Callable[[str], GameInfo], tuple[str]]:
     return find_game, (info.name,)
 
 
-def _state_by_snapshot(state: GameState) -> tuple[Any, tuple[dict[str, Any]]]:
+def _state_by_snapshot(state: GameState) -> tuple[Callable[[dict[str, JSON]], GameState],
+                                                   tuple[dict[str, JSON]]]:
     return _restored, (state.snapshot(),)
 
 
-def _restored(snapshot: dict[str, Any]) -> GameState:
+def _restored(snapshot: dict[str, JSON]) -> GameState:
     return find_game(snapshot["game"]).from_snapshot(snapshot)
 
 
@@ -83,7 +86,7 @@ def short_name(game: str) -> str:
     return f"meldref_{game}"
 
 
-def _game_type(info: GameInfo) -> Any:
+def _game_type(info: GameInfo) -> pyspiel.GameType:
     solo = info.max_players == 1
     return pyspiel.GameType(
         short_name=short_name(info.name),
@@ -122,7 +125,7 @@ class Setup:
 
     info: GameInfo
     players: int
-    rules: Any
+    rules: Rules
     codec: Codec
     seed: int
     kinds: tuple[str, ...]  # the chance outcomes: the deck's card kinds
@@ -130,7 +133,7 @@ class Setup:
 
 
     @staticmethod
-    def of(info: GameInfo, params: Mapping[str, Any]) -> Setup:
+    def of(info: GameInfo, params: Mapping[str, Param]) -> Setup:
         players = int(params["players"])
         rules = parse_rules(info.rules_type, _options(str(params["rules"])), where="rules")
         info.check_setup(rules, players)
@@ -140,11 +143,11 @@ class Setup:
 
 
 @functools.cache
-def _setup(name: str, params: tuple[tuple[str, Any], ...]) -> Setup:
+def _setup(name: str, params: tuple[tuple[str, Param], ...]) -> Setup:
     return Setup.of(find_game(name.removeprefix("meldref_")), dict(params))
 
 
-def setup_of(game: Any) -> Setup:
+def setup_of(game: pyspiel.Game) -> Setup:
     """The settings of `game`, by its name and parameters: a Python object that OpenSpiel's
     C++ side hands back may be a new wrapper without the attributes set on the first."""
     return _setup(game.get_type().short_name, tuple(sorted(game.get_parameters().items())))
@@ -156,7 +159,7 @@ def _factory(info: GameInfo) -> type[pyspiel.Game]:
     class MeldrefGame(pyspiel.Game):  # type: ignore[misc]
         """One of meldref's games for OpenSpiel."""
 
-        def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        def __init__(self, params: Mapping[str, Param] | None = None) -> None:
             params = {**game_type.parameter_specification, **(params or {})}
             params["rules"] = _game_string_rules(str(params["rules"]))
             setup = Setup.of(info, params)
@@ -175,7 +178,7 @@ def _factory(info: GameInfo) -> type[pyspiel.Game]:
         def new_initial_state(self) -> MeldrefState:
             return MeldrefState(self)
 
-        def make_py_observer(self, iig_obs_type: Any = None, params: Any = None
+        def make_py_observer(self, iig_obs_type: object = None, params: object = None
                              ) -> SeatObserver:
             return SeatObserver(setup_of(self))
 
@@ -201,7 +204,7 @@ class MeldrefState(pyspiel.State):  # type: ignore[misc]
     """A game in progress. Chance nodes: each card of a deal, each draw from the face-down
     pile, each shown top of the pile turned up (meldref.envs.chance)."""
 
-    def __init__(self, game: Any, inner: GameState | None = None) -> None:
+    def __init__(self, game: pyspiel.Game, inner: GameState | None = None) -> None:
         super().__init__(game)
         self.setup = setup_of(game)
         g = self.setup
@@ -305,7 +308,8 @@ class MeldrefState(pyspiel.State):  # type: ignore[misc]
             return [float(outcome.scores[0])]
         return [1.0 - 2.0 * (p - 1) / (players - 1) for p in outcome.places]
 
-    def resample_from_infostate(self, player: int, sampler: Any) -> MeldrefState:
+    def resample_from_infostate(self, player: int, sampler: Callable[[], float]
+                                ) -> MeldrefState:
         """A state `player` cannot tell from this one (hidden cards dealt again)."""
         if self.is_chance_node():
             return typing.cast(MeldrefState, self.clone())
@@ -344,7 +348,7 @@ class SeatObserver:
         return "dealing" if view is None else json.dumps(view, sort_keys=True)
 
 
-def _view(state: MeldrefState, player: int) -> dict[str, Any] | None:
+def _view(state: MeldrefState, player: int) -> dict[str, JSON] | None:
     """What `player` sees in `state`; None while cards are dealt. A top of the pile that chance
     has not turned up yet is not shown (the engine's card there is a placeholder)."""
     if state.deal is not None:

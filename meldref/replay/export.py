@@ -31,13 +31,15 @@ from __future__ import annotations
 import csv
 import json
 import re
+import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Final, Literal, Protocol
+from typing import IO, TYPE_CHECKING, Final, Literal, Protocol
 
 from ..engine.game import JSON, GameState, Outcome, Termination
-from ..envs.rewards import Reward
+from ..envs.record import GameLog
+from ..envs.rewards import Reward, check_reward, end_rewards, step_rewards
 from ..private import open_private
 from .files import (
     NOT_REPLAYS,
@@ -50,9 +52,13 @@ from .files import (
     replay_files,
     simulate,
 )
+from .schema import Record
+
+if TYPE_CHECKING:  # numpy's types only: numpy itself is imported when exporting (game_rows)
+    from ..envs.codec import Mask, Vector
 
 # One row of an export: a column's name and its value (numbers, texts, lists, an array).
-Row = dict[str, Any]
+Row = dict[str, object]
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: Final = ("parquet", "csv", "jsonl")
 Observation = Literal["vector", "view", "none"]
@@ -96,8 +102,8 @@ class Exported:
 
 def game_rows(path: Path, options: Options = Options()) -> list[Row]:
     """One game's rows (`ReplayError` for a file that does not check out)."""
-    from ..envs.codec import find_codec, legal_indices, mask_of  # numpy: only when exporting
-    from ..envs.rewards import end_rewards, step_rewards
+    # numpy's import (a tenth of a second) only when exporting, not for every `replay` command
+    from ..envs.codec import find_codec, legal_indices, mask_of  # noqa: PLC0415
 
     replay = open_replay(path)  # read once, a line at a time: a row a decision is kept
     header = replay.header
@@ -108,11 +114,13 @@ def game_rows(path: Path, options: Options = Options()) -> list[Row]:
     game_id = header.get("game_id")
     deal = _deal(game_id)
     rows: list[Row] = []
-    last_row: list[Row | None] = [None] * players  # each seat's row taking rewards
+    row_seats: list[int] = []  # each row's seat
+    row_rewards: list[float] = []  # each row's reward, summed as the game goes
+    last_row: list[int | None] = [None] * players  # each seat's row taking rewards, by place
     early = [0.0] * players  # rewards before a seat's first decision (its first row takes them)
     scores: list[int] = []
 
-    def before(record: Row, state: GameState) -> None:
+    def before(record: Record, state: GameState) -> None:
         seat = int(record["seat"])
         view = state.observation(seat).to_json()
         texts = [str(a) for a in state.legal_actions()]
@@ -122,9 +130,10 @@ def game_rows(path: Path, options: Options = Options()) -> list[Row]:
             "n": record["n"], "decision": record["decision"],
             "legal_actions": texts, "legal_indices": sorted(numbered), "action": record["action"],
             "action_index": codec.action_index(record["action"], view),
-            "reward": early[seat], "elapsed": record.get("elapsed"),
+            "reward": 0.0, "elapsed": record.get("elapsed"),  # the reward: summed at the end
             "auto": bool(record.get("auto")), "file": str(path),
         }
+        row_rewards.append(early[seat])
         early[seat] = 0.0
         if options.observation == "vector":
             row["observation"] = codec.encode(view, players)  # float32: 4 bytes a feature
@@ -132,8 +141,9 @@ def game_rows(path: Path, options: Options = Options()) -> list[Row]:
             row["observation"] = json.dumps(view, sort_keys=True)
         if options.mask:
             row["mask"] = mask_of(codec, numbered)
+        last_row[seat] = len(rows)
         rows.append(row)
-        last_row[seat] = row
+        row_seats.append(seat)
         scores[:] = state.scores
 
     def after(step: Step, state: GameState) -> None:
@@ -144,11 +154,11 @@ def game_rows(path: Path, options: Options = Options()) -> list[Row]:
             credit(seat, reward)
 
     def credit(seat: int, reward: float) -> None:
-        row = last_row[seat]
-        if row is None:
+        at = last_row[seat]
+        if at is None:
             early[seat] += reward
         else:
-            row["reward"] += reward
+            row_rewards[at] += reward
 
     seen = Outline()
     records = seen.watch(replay.records)
@@ -160,9 +170,8 @@ def game_rows(path: Path, options: Options = Options()) -> list[Row]:
     outcome = result_outcome(seen.result)
     for seat, reward in enumerate(end_rewards(options.reward, outcome, players)):
         credit(seat, reward)
-    for row in rows:
-        seat = row["seat"]
-        row.update(place=outcome.places[seat], score=outcome.scores[seat],
+    for row, seat, reward in zip(rows, row_seats, row_rewards, strict=True):
+        row.update(reward=reward, place=outcome.places[seat], score=outcome.scores[seat],
                    winner=outcome.places[seat] == 1)
     return rows
 
@@ -195,8 +204,6 @@ def export(paths: Iterable[Path], out: Path, fmt: Format = "parquet",
     A file that does not check out is skipped and named in the result (the rest export);
     `on_file(path)` is called after each file (progress). `ExportPlaceError` before anything
     is written if `out` would be read as a replay (module docstring)."""
-    from ..envs.rewards import check_reward
-
     options = Options(observation, mask, check_reward(reward))
     files = list(replay_files(paths))
     check_place(out, files)
@@ -253,9 +260,9 @@ def _plain(row: Row) -> Row:
     plain = dict(row)
     obs = row.get("observation")
     if obs is not None and not isinstance(obs, str):
-        plain["observation"] = [float(x) for x in obs]
+        plain["observation"] = [float(x) for x in typing.cast("Vector", obs)]
     if "mask" in row:
-        plain["mask"] = row["mask"].tolist()
+        plain["mask"] = typing.cast("Mask", row["mask"]).tolist()
     return plain
 
 
@@ -295,8 +302,9 @@ class ParquetRows:
 
     def __init__(self, out: Path, observation: Observation, columns: list[str]) -> None:
         try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+            # pyarrow: the `envs` extra's, asked for only by a parquet export
+            import pyarrow as pa  # noqa: PLC0415
+            import pyarrow.parquet as pq  # noqa: PLC0415
         except ImportError:
             raise ReplayError(0, "parquet needs pyarrow: pip install 'meldref[envs]' "
                                  "(or --format csv / jsonl)") from None
@@ -332,12 +340,19 @@ def read_rows(path: Path) -> Iterator[Row]:
             yield json.loads(line)
 
 
-def save_replay(env: Any, path: Path) -> Path:
+class Played(Protocol):
+    """An environment, or a wrapper of one (Gymnasium's, PettingZoo's): `unwrapped` is it."""
+
+    @property
+    def unwrapped(self) -> object: ...
+
+
+def save_replay(env: Played, path: Path) -> Path:
     """The game an environment played (`MeldrefAEC`, `SeatEnv` or one wrapping either), so
     far, as a replay at `path`: `meldref replay verify` accepts it and `replay html` shows it
     (a game not over has no result line yet, and verify says it was cut short)."""
     log = getattr(env.unwrapped, "log", None)
-    if log is None:
+    if not isinstance(log, GameLog):
         raise ValueError("the environment has played no game: call reset() first")
     header, records = log.records()
     with ReplayWriter(path, header) as writer:
