@@ -1,6 +1,6 @@
 """Tables that fit an 80-column terminal (issue 47): every line at most 80 columns, nothing cut
 to an ellipsis, every game id whole, every bot told apart (whole names, or labels with a
-legend naming each) -- for `match`, `replay stats` and `bot test`."""
+legend naming each) -- for `match`, `replay stats`, `bot test` and `bot check`."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from rich.console import Console
 from support import PYTHON, ROOT
 from support import RANDOM_BOT as RANDOM_PROGRAM
 
-from meldref.cli.report import answers_table
+from meldref.cli.report import answers_table, checks_table
 from meldref.protocol.referee import MatchPolicy
 from meldref.protocol.seats import BotSpec
 from meldref.replay.positions import load_position, position_files
+from meldref.tools.botcheck import Check
 from meldref.tools.bottest import ask_all
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -96,3 +97,16 @@ def test_bot_test_answers_fit_80_columns_with_whole_position_names() -> None:
 def test_bot_test_command_fits_80_columns() -> None:
     shown = at_80("bot", "test", "builtin:greedy", str(ROOT / "docs" / "positions"))
     assert_fits(shown[shown.index("bot test"):])
+
+
+def test_bot_check_table_folds_a_long_word_at_80_columns() -> None:
+    """`bot check`'s `identifies itself` printed `games=phase10,fivecrowns,solita…`."""
+    checks = [Check("identifies itself", "pass", "name=greedy, games=phase10,fivecrowns,"
+                    "solitaire"), Check("starts", "pass", "pid 1")]
+    console = Console(width=80, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(checks_table(checks, "bot check: builtin:greedy", {"pass": "PASS"}))
+    shown = console.export_text()
+    assert_fits(shown)
+    why = "".join(line.split("│")[3].strip() for line in shown.splitlines()
+                  if line.count("│") == 4)
+    assert "games=phase10,fivecrowns,solitaire" in why, shown

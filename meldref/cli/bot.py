@@ -10,7 +10,6 @@ from typing import Annotated, Final
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from ..bots import BUILTIN_PREFIX, builtin_names
 from ..bots.serve import program_games
@@ -28,7 +27,7 @@ from .common import (
     stop_on_signals,
 )
 from .limits import CHECK_CPU, LimitFlag, LimitFlags, limits_or_fail, with_limit_flags
-from .report import answers_table
+from .report import answers_table, checks_table
 
 bot_app = typer.Typer(no_args_is_help=True, add_completion=False,
                       help="Check a bot program against the protocol.")
@@ -100,12 +99,7 @@ def bot_check(
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
-        table = Table(title=escape(f"bot check: {bot}"), title_justify="left")
-        for column in ("check", "result", "why"):
-            table.add_column(column)
-        for check in report.checks:
-            table.add_row(escape(check.name), marks[check.status], escape(check.detail))
-        out.print(table)
+        out.print(checks_table(report.checks, f"bot check: {bot}", marks))
         verdict = "[green]all checks pass[/green]" if report.passed else "[red]not conformant[/red]"
         out.print(verdict)
     if not report.passed:

@@ -19,6 +19,7 @@ from ..verdicts.elo import chance_percent, format_elo, signed
 from ..verdicts.pairs import HeadToHead, SameDeals
 
 if TYPE_CHECKING:  # a match prints no standings: their statistics (scipy) stay unimported
+    from ..tools.botcheck import Check
     from ..tools.bottest import Answer
     from ..tournament.standings import Report
 
@@ -116,6 +117,18 @@ def stats_table(rows: Sequence[Mapping[str, JSON]],
         score = row["mean_score"]
         table.add_row(escape(name), str(row["games"]), f"{row['wins']:g}",
                       "-" if score is None else f"{score:.2f}", faults)
+    return table
+
+
+def checks_table(checks: Sequence[Check], title: str, marks: Mapping[str, str]) -> Table:
+    """`bot check`'s checklist: each check, its result (`marks[status]`, markup) and why.
+    A word longer than its column (`games=phase10,fivecrowns,solitaire`) is folded onto the
+    next line, not cut, so the table fits 80 columns whole."""
+    table = Table(title=escape(title), title_justify="left")
+    for column in ("check", "result", "why"):
+        table.add_column(column, overflow="fold", no_wrap=column == "result")
+    for check in checks:
+        table.add_row(escape(check.name), marks[check.status], escape(check.detail))
     return table
 
 
