@@ -28,17 +28,6 @@ REGISTRY = ROOT / "engine" / "registry.py"
 WORD = re.compile(r"[^A-Za-z0-9]+")  # what separates words in a string (case kept: prose's
                                      # "Solitaire" is the game's title, not its name)
 
-# Spellings left in files of other owners, each with the change asked of them (the report of
-# issue 45's registry work). A new spelling anywhere fails the test; an entry whose owner has
-# made the change is taken out here (setup.py's was, once HOT read the registry).
-_ALL = ("phase10", "fivecrowns", "solitaire")
-WAITING = {(path, name) for path, names in {
-    # SolitaireEnv, a Solitaire-only class, belongs in envs/solitaire.py.
-    "meldref/envs/gym.py": ("solitaire",),
-    # The help's examples per game: from each game's presentation.
-    "meldref/tools/human.py": ("solitaire",),
-}.items() for name in names}
-
 
 # ----------------------------------------------------------------------------------------------
 # Each registered game has each part, found by its layer
@@ -136,9 +125,7 @@ def spelled_elsewhere() -> list[tuple[str, int, str]]:
 
 
 def test_each_game_name_is_spelled_in_the_registry_and_its_own_modules_only() -> None:
-    found = spelled_elsewhere()
-    new = [f"{path}:{line}: {name!r}" for path, line, name in found
-           if (path, name) not in WAITING]
+    new = [f"{path}:{line}: {name!r}" for path, line, name in spelled_elsewhere()]
     assert not new, ("a game's name spelled outside engine/registry.py and the game's own "
                      "modules (take it from registry.GAMES, or move the code into the game's "
                      "module):\n" + "\n".join(new))
