@@ -373,8 +373,8 @@ def status(folder: DirArg,
     for column in ("#", "bot", "version", "rating", "95% CI", *chance_columns(board.top_k),
                    "games", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right")
-    for row in board.leaderboard:
-        table.add_row(str(row.rank), escape(row.version.bot), f"v{row.version.number}",
+    for rank, row in board.ranked():
+        table.add_row(str(rank), escape(row.version.bot), f"v{row.version.number}",
                       *_rating(row), *row.chance_cells(), str(row.games), str(row.faults))
     out.print(table)
     for row in board.out_of_play:

@@ -94,7 +94,7 @@ NO_CHANCES: Final = ("-", "-", "-")  # the cells of a version not drawn
 class BoardRow:
     """A version on the board: its rating with its 95% interval (None: not rated, or no
     interval and `no_interval` says why), its ladder games and faults, and on the
-    leaderboard (in play) its rank and chances (None: not drawn)."""
+    leaderboard (in play) its chances (None: not drawn)."""
 
     version: Version
     rating: float | None
@@ -103,14 +103,12 @@ class BoardRow:
     no_interval: str | None
     games: int
     faults: int
-    rank: int | None = None
     chances: RankChances | None = None
 
     @staticmethod
-    def of(record: VersionRecord, rank: int | None = None) -> BoardRow:
+    def of(record: VersionRecord) -> BoardRow:
         rating, low, high, _, why = record.rating
-        return BoardRow(record.version, rating, low, high, why, record.games, record.faults,
-                        rank)
+        return BoardRow(record.version, rating, low, high, why, record.games, record.faults)
 
     def interval_text(self, joiner: str) -> str:
         """The 95% interval as `status` and the page print it: both ends, one (a version
@@ -131,9 +129,9 @@ class BoardRow:
                 "rating_ci95": [self.low, self.high], "no_interval": self.no_interval,
                 "games": self.games, "faults": self.faults}
 
-    def ranked_json(self) -> RankedJSON:
+    def ranked_json(self, rank: int) -> RankedJSON:
         c = self.chances
-        return {"rank": self.rank or 0, **self._json(),
+        return {"rank": rank, **self._json(),
                 "p_first": None if c is None else c.first, "p_top": None if c is None else c.top,
                 "rank_ci95": None if c is None else list(c.ranks)}
 
@@ -143,9 +141,9 @@ class BoardRow:
 
 @dataclass(frozen=True, slots=True)
 class Board:
-    """The leaderboard (in play, best first), the versions out of play, the games running
-    (their versions' labels) and queued, the games played, the top k its chances count, and
-    the last final."""
+    """The leaderboard (in play, best first: rank 1 first), the versions out of play, the
+    games running (their versions' labels) and queued, the games played, the top k its
+    chances count, and the last final."""
 
     game: str
     players: int
@@ -158,13 +156,21 @@ class Board:
     top_k: int
     final: SavedFinal | None
 
+    def ranked(self) -> list[tuple[int, BoardRow]]:
+        """The leaderboard's rows with their ranks."""
+        return list(enumerate(self.leaderboard, start=1))
+
     def row_of(self, label: str) -> BoardRow | None:
         return next((r for r in (*self.leaderboard, *self.out_of_play)
                      if r.version.label == label), None)
 
+    def rank_of(self, label: str) -> int | None:
+        """A version's rank on the leaderboard (None: out of play)."""
+        return next((rank for rank, r in self.ranked() if r.version.label == label), None)
+
     def to_json(self) -> BoardJSON:
         return {"game": self.game, "players": self.players, "run": self.run,
-                "leaderboard": [r.ranked_json() for r in self.leaderboard],
+                "leaderboard": [r.ranked_json(rank) for rank, r in self.ranked()],
                 "out_of_play": [r.out_json() for r in self.out_of_play],
                 "running": [{"game_id": gid, "bots": list(bots)} for gid, bots in self.running],
                 "queued": self.queued, "played": self.played, "top_k": self.top_k,
@@ -182,8 +188,7 @@ def leaderboard(store: ContestStore) -> Board:
     final = store.last_final()
     # A final's cut is the top-k question a ladder's readers ask; without one, the verdicts' k.
     top_k = len(final["final"]["standings"]) if final else TOP_K
-    rows = with_rank_chances([BoardRow.of(playing[label], rank)
-                              for rank, label in enumerate(order, start=1)], top_k)
+    rows = with_rank_chances([BoardRow.of(playing[label]) for label in order], top_k)
     labels = {r.version.id: r.version.label for r in records}
     counts = store.counts()
     return Board(store.settings.game, store.settings.players, is_running(store.folder),

@@ -129,8 +129,8 @@ def _title(store: ContestStore, game: str) -> str:
 def board_section(board: Board) -> str:
     """The leaderboard with each version's chances, what runs and waits, the versions out of
     play, the last final."""
-    rows = [[str(r.rank), bot_link(r.version.bot), f"v{r.version.number}", *_rating(r),
-             *_chances(r), str(r.games), str(r.faults)] for r in board.leaderboard]
+    rows = [[str(rank), bot_link(r.version.bot), f"v{r.version.number}", *_rating(r),
+             *_chances(r), str(r.games), str(r.faults)] for rank, r in board.ranked()]
     body = _table(["#", "bot", "version", "rating", "95% interval", *chance_columns(board.top_k),
                    "games", "faults"], rows, cls="board")
     running = ", ".join(escape(gid) for gid, _ in board.running) or "none"
@@ -188,11 +188,11 @@ def bot_page(store: ContestStore, bot: str,
     board = leaderboard(store)
     rows = []
     for v in versions:
-        row = board.row_of(v.label)
+        row, rank = board.row_of(v.label), board.rank_of(v.label)
         games, faults = (0, 0) if row is None else (row.games, row.faults)
-        rank = "-" if row is None or row.rank is None else str(row.rank)
-        rows.append([f"v{v.number}", escape(v.state), rank, *_chances(row), str(games),
-                     str(faults), escape(v.reason or ""), f"<code>{escape(v.command)}</code>"])
+        rows.append([f"v{v.number}", escape(v.state), "-" if rank is None else str(rank),
+                     *_chances(row), str(games), str(faults), escape(v.reason or ""),
+                     f"<code>{escape(v.command)}</code>"])
     body = "<h2>Versions</h2>" + _table(["version", "state", "rank",
                                          *chance_columns(board.top_k), "games", "faults",
                                          "note", "command"], rows, left=(0, 1, 8, 9),
