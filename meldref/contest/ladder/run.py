@@ -312,8 +312,8 @@ def cluster_pool(store: ContestStore, address: str) -> Pool:
     missing = cluster_missing()
     if missing:
         raise ContestError(missing)
-    # dask, an optional extra: imported once `cluster_missing` found it installed.
-    from ...tournament.cluster import ClusterPool  # noqa: PLC0415
+    # Imported once `cluster_missing` found dask installed (an optional extra).
+    from ...tournament.cluster import ClusterPool  # noqa: PLC0415 start-up: dask, optional
 
     settings = store.settings
     bots = tuple(BotEntry(v.label, BotSpec(runnable(v.command, store.folder / v.folder)))
