@@ -25,8 +25,6 @@ from ..replay.positions import PositionFileError, position_at
 from ..replay.show import ShowError, tell
 from ..replay.stats import gather_stats
 from ..replay.words import printable
-from ..tools.resume import resume
-from ..tournament.match import check_output_file, game_summary
 from .common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -196,6 +194,14 @@ def replay_resume(
     """Continue a recorded game from action --at with the given bots. Without --bot, only a
     game of built-in bots continues with its own; a replay's bot commands run only with
     --trust-replay-bots."""
+    # The referee's run machinery (bot processes, their keeper, the tournament's settings):
+    # this subcommand's alone, a fifth of every other replay command's start-up.
+    from ..tools.resume import resume  # noqa: PLC0415 start-up: the referee, for resume only
+    from ..tournament.match import (  # noqa: PLC0415 start-up: the referee, for resume only
+        check_output_file,
+        game_summary,
+    )
+
     refuse_overwriting_inputs({"PATH": path}, {"--out": replay})
     settings = limits_or_fail(limits)
     try:

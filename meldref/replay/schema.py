@@ -43,7 +43,7 @@ Seed = Annotated[int, Field(ge=-(1 << 64), le=1 << 64)] | Annotated[str, Field(m
 
 class _Record(BaseModel):
     # Lines may carry more keys than these (a later 1.x writer); the ones read must be right.
-    model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False, defer_build=True)
 
 
 class Event(_Record):
