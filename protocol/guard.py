@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import resource
 import signal
 import sys
 
@@ -95,8 +96,6 @@ def reap() -> None:
 
 
 def start(argv: list[str], limits: dict[int, int]) -> int:
-    import resource
-
     pid = os.fork()
     if pid:
         return pid
@@ -154,8 +153,6 @@ def main() -> None:
         with contextlib.suppress(OSError):
             os.write(swept, b"k")
     if os.WIFSIGNALED(status):  # die of the same signal
-        import resource
-
         death = os.WTERMSIG(status)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core of ours for the bot's
         signal.signal(death, signal.SIG_DFL)

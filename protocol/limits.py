@@ -4,7 +4,7 @@ process has in force, read from /proc."""
 
 from __future__ import annotations
 
-import sys
+import resource
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -86,8 +86,6 @@ def resource_limits(
     """The rlimits of a bot: never a core dump; address space, processes (RLIMIT_NPROC counts
     all the user's processes), file size and CPU time (the process's whole life, SIGKILL at
     the limit) only when given."""
-    import resource
-
     out = {resource.RLIMIT_CORE: 0}
     if memory_mb is not None:
         out[resource.RLIMIT_AS] = memory_mb << 20
@@ -101,15 +99,13 @@ def resource_limits(
 
 
 def _limit_names() -> dict[int, str]:
-    import resource
-
     return {resource.RLIMIT_CORE: "core dumps off", resource.RLIMIT_AS: "memory-mb",
             resource.RLIMIT_NPROC: "max-processes", resource.RLIMIT_FSIZE: "file-size-mb",
             resource.RLIMIT_CPU: "cpu-seconds"}
 
 
 # Each rlimit a bot may get, by the name of its flag.
-LIMIT_NAMES: Final = _limit_names() if sys.platform != "win32" else {}
+LIMIT_NAMES: Final = _limit_names()
 UNLIMITED: Final = 1 << 64
 _PROC_LIMITS: Final = {"Max core file size": "core dumps off", "Max address space": "memory-mb",
                        "Max processes": "max-processes", "Max file size": "file-size-mb",
@@ -138,11 +134,8 @@ def apply_limits(pid: int, limits: Mapping[int, int]) -> list[str]:
 
     Done right after the start, so a bot has a few microseconds of its own start-up before
     them (no `preexec_fn`: it is unsafe with threads, and the referee has stderr threads)."""
-    try:
-        import resource
-
-        prlimit = resource.prlimit
-    except (ImportError, AttributeError):  # not Linux
+    prlimit = getattr(resource, "prlimit", None)
+    if prlimit is None:  # not Linux
         return [str(k) for k in limits]
     missed = []
     for key, value in limits.items():

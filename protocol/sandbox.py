@@ -27,6 +27,7 @@ import functools
 import json
 import os
 import pwd
+import resource
 import shutil
 import signal
 import subprocess
@@ -139,8 +140,6 @@ class Plan:
         """The rlimits still needed where the cgroup holds the same limit (the cgroup's is
         the better one: a memory cap on what the bot uses, not on the address space it
         reserves; a process cap on this bot's processes alone)."""
-        import resource
-
         through = self.by_cgroup
         dropped = ({resource.RLIMIT_AS} if "memory-mb" in through else set()) | (
             {resource.RLIMIT_NPROC} if "max-processes" in through else set())
@@ -485,8 +484,6 @@ class Jail:
                 f.write(maps)
         no_nested_user_namespaces(self.init_pid)
         self._cgroup(self.init_pid)
-        import resource
-
         for key, value in rlimits.items():
             resource.prlimit(self.init_pid, key, (value, value))
         os.write(self._block_w.fileno(), b"g")
