@@ -37,9 +37,10 @@ figure is printed as one JSON line, then a markdown table; `--docs FILE` also wr
 into FILE between its `<!-- strength-table -->` and `<!-- /strength-table -->` lines
 (docs/bots.md holds the last one). The time per decision is the bot's own time in `act`, in
 ms of CPU time, as the mean and the worst decision (a program's time is not measured: 0).
-`--move-time S` gives a bot that plans by the clock (`search`) an allowance of S seconds a
-decision, as a match would; without it such a bot takes its fixed number of guesses, so a run
-is repeatable.
+`--progress` prints each deal set's result and the running score with its interval on
+standard error as the run goes (a long run can be judged, or stopped, early). `--move-time S`
+gives a bot that plans by the clock (`search`, `tree`) an allowance of S seconds a decision, as
+a match would; without it such a bot takes its fixed number of guesses, so a run is repeatable.
 
 `--set BOT.OPTION=VALUE` (repeatable) changes one option of every built-in bot named BOT that
 this run seats, for example `--set search.clear=1` (the standard errors the search's edge must
@@ -82,10 +83,12 @@ Z95 = 1.96
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "bots" / "examples"
 EXAMPLES = ("example-python", "example-js", "example-c")
 MOVE_TIME: list[float | None] = [None]  # --move-time, set in each process by `_setup`
+PROGRESS = [False]  # --progress
 # Research bots, not built in yet, seated by name for the games they play (issue 49's tree
 # search: docs/bots.md, "A search that searches").
 RESEARCH: dict[str, dict[str, str]] = {
-    "tree": {"fivecrowns": "meldref.bots.fivecrowns.tree_search:FiveCrownsTreeBot"},
+    "tree": {"fivecrowns": "meldref.bots.fivecrowns.tree_search:FiveCrownsTreeBot",
+             "phase10": "meldref.bots.phase10.tree_search:Phase10TreeBot"},
 }
 
 
@@ -351,11 +354,22 @@ def run_jobs(jobs: list[tuple[str, tuple[str, ...], str]], workers: int) -> Tall
     if workers <= 1:
         for job in jobs:
             total.add(_run(job))
+            _progress(job, total)
         return total
     with _pool(workers) as pool:
-        for tally in pool.map(_run, jobs, chunksize=4):
+        for job, tally in zip(jobs, pool.map(_run, jobs, chunksize=4), strict=True):
             total.add(tally)
+            _progress(job, total)
     return total
+
+
+def _progress(job: tuple[str, tuple[str, ...], str], total: Tally) -> None:
+    """`--progress`: the deal set just played and the running score, on standard error."""
+    if PROGRESS[0]:
+        mean, low, high = interval(total.pair_results)
+        print(f"{job[2]} {':'.join(job[1])}: {total.pair_results[-1]:.2f}, running "
+              f"{mean:.3f} ({low:.3f}-{high:.3f}) over {len(total.pair_results)}",
+              file=sys.stderr, flush=True)
 
 
 def interval(results: Sequence[float]) -> tuple[float, float, float]:
@@ -533,6 +547,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--move-time", type=float, default=None,
                         help="seconds a decision for the bots that plan by the clock "
                         "(default: none, they take a fixed number of guesses)")
+    parser.add_argument("--progress", action="store_true",
+                        help="print each deal set's result and the running score on standard "
+                        "error as it comes")
     parser.add_argument("--set", dest="settings", action="append", default=[],
                         metavar="BOT.OPTION=VALUE",
                         help="change an option of a built-in bot, e.g. search.clear=1 "
@@ -549,6 +566,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name in named and shutil.which(program) is None:
             parser.error(f"{name} needs {program} on the PATH")
     _setup(args.move_time, read_settings(parser, args))
+    PROGRESS[0] = args.progress
     if args.table and not 2 <= args.table <= len(args.bots):
         parser.error(f"--table: from 2 to {len(args.bots)} seats (the --bots)")
     if args.table_paired and not (args.table and args.settings):

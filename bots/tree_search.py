@@ -14,6 +14,13 @@ This search builds a tree over **every** legal action, the seat's own and its ri
   it, then the game is rolled out by a fast policy to the end of the hand or round, and the
   result (the game's own points: the round's margin) is backed up along the path. A rival's
   node picks for the rival: heads-up the margin's negation (zero-sum).
+- A prior (optional, `TreeGame.prior`): the probabilities a policy (the expert's ranking) gives
+  the actions of a node, asked once a node; selection is then PUCT (Silver et al. 2017: the
+  mean plus `TreeGame.puct` x prior x sqrt(node's visits) / (1 + the child's visits), an
+  action not tried yet counted at its node's mean), so a node need not try every action before
+  it deepens the likely ones, and the actions the prior ranks low are tried as evidence allows
+  (at the root each is tried once first, the likeliest first).
+  Without a prior, UCB1 with availability as above.
 - Anytime: iterations until the budget's deadline (a clock) or its count (no clock: the bot is
   then deterministic given its seed). The move played is the root's most visited child, the
   prior's credited with `PRIOR_VISITS` more, so a budget too small to learn anything plays the
@@ -32,10 +39,13 @@ from .search import Budget
 
 A = TypeVar("A")  # a game's action
 EXPLORE: Final = 0.7  # UCB1's exploration constant, on values scaled to about [-1, 1]
+PUCT: Final = 1.5  # PUCT's exploration constant (with a prior), on the same scale
 # Visits the prior's action is credited with in the final choice: a few iterations spread
 # over many actions pick one at random by one visit more (10 iterations changed 12 of 24 of the
 # expert's decisions, 150 changed 12 too); with the credit another action must earn its place.
 PRIOR_VISITS: Final = 10
+# Visits a child needs before `clear` judges its mean (two samples' spread says nothing).
+CLEAR_VISITS: Final = 8
 
 
 @dataclass(slots=True)
@@ -46,11 +56,19 @@ class Node:
     actor: int
     visits: int = 0
     total: float = 0.0
+    squares: float = 0.0  # the sum of the values' squares (their spread, for `clear`)
     available: int = 0
     children: dict[str, Node] = field(default_factory=dict)
+    priors: dict[str, float] | None = None  # the prior's probabilities here, by action text
 
     def mean(self) -> float:
         return self.total / self.visits if self.visits else 0.0
+
+    def spread(self) -> float:
+        """The variance of the values backed up here (0 below two)."""
+        if self.visits < 2:
+            return 0.0
+        return max(0.0, (self.squares - self.total ** 2 / self.visits) / (self.visits - 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +80,10 @@ class TreeGame(Generic[A]):
     apply: Callable[[Any, A], object]
     finish: Callable[[Any], float]  # the rollout from here and its value for the root's seat
     scale: float  # a typical size of a value (UCB's exploration is relative to it)
+    # The prior's probabilities of `legal`'s actions in a state (same order), asked once a
+    # node; None: no prior, UCB1 (the first round's selection).
+    prior: Callable[[Any, Sequence[A]], Sequence[float]] | None = None
+    puct: float = PUCT  # PUCT's exploration constant, used with a prior
 
 
 @dataclass
@@ -76,9 +98,12 @@ class SearchStats:
 
 def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[random.Random], Any],
                 game: TreeGame[A], budget: Budget, rng: random.Random,
-                stats: SearchStats | None = None) -> A:
+                stats: SearchStats | None = None, clear: float = 0.0) -> A:
     """The action to play among `root_actions` (every legal one) after searching the tree of
-    the guesses `guess` makes, within `budget`."""
+    the guesses `guess` makes, within `budget`. The move: the most visited (`PRIOR_VISITS`
+    credited to `prior`); with `clear` > 0 instead the best mean, when it beats the prior's by
+    more than `clear` standard errors of the difference (else the prior: `search.choose`'s
+    rule, over the root's visits)."""
     if len(root_actions) == 1:
         return root_actions[0]
     root = Node(me)
@@ -98,7 +123,29 @@ def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[r
     if stats is not None:
         stats.prior, stats.iterations = first, done
         stats.visits = {t: root.children[t].visits for t in tried}
-    return by_text[max(tried, key=rank)] if tried else prior
+    if not tried:
+        return prior
+    if clear > 0:
+        return by_text[_clear_best(root, tried, first, clear)]
+    return by_text[max(tried, key=rank)]
+
+
+def _clear_best(root: Node, tried: list[str], first: str, clear: float) -> str:
+    """The child of the best mean if it beats the prior's clearly (`tree_search`), else the
+    prior's (each needs `CLEAR_VISITS` visits to be judged)."""
+    base = root.children.get(first)
+    if base is None or base.visits < CLEAR_VISITS:
+        return first
+    best, edge = first, 0.0
+    for text in tried:
+        child = root.children[text]
+        if text == first or child.visits < CLEAR_VISITS:
+            continue
+        gain = child.mean() - base.mean()
+        error = math.sqrt(child.spread() / child.visits + base.spread() / base.visits)
+        if gain > clear * error and gain > edge:
+            best, edge = text, gain
+    return best
 
 
 def _iterate(root: Node, me: int, state: Any, game: TreeGame[A], rng: random.Random,
@@ -117,23 +164,55 @@ def _iterate(root: Node, me: int, state: Any, game: TreeGame[A], rng: random.Ran
             child = node.children.get(text)
             if child is not None:
                 child.available += 1
-        untried = [i for i, t in enumerate(texts) if t not in node.children]
-        if untried:
-            i = next((i for i in untried if texts[i] == first), untried[0]) if node is root \
-                else rng.choice(untried)
-            child = node.children[texts[i]] = Node(seat, available=1)
-            game.apply(state, actions[i])
+        sign = 1.0 if seat == me else -1.0
+        if game.prior is not None:
+            text = _puct_pick(node, state, actions, texts, sign, game, node is root)
+        else:
+            untried = [t for t in texts if t not in node.children]
+            if untried and node is root:  # the prior's move first, then the engine's order
+                text = first if first in untried else untried[0]
+            elif untried:
+                text = rng.choice(untried)
+            else:
+                text = max(texts, key=lambda t: _ucb(node.children[t], sign, game.scale))
+        game.apply(state, actions[texts.index(text)])
+        child = node.children.get(text)
+        if child is None:  # expanded: the leaf of this iteration
+            child = node.children[text] = Node(seat, available=1)
             path.append(child)
             break
-        sign = 1.0 if seat == me else -1.0
-        text = max(texts, key=lambda t: _ucb(node.children[t], sign, game.scale))
-        game.apply(state, actions[texts.index(text)])
-        node = node.children[text]
+        node = child
         path.append(node)
     value = game.finish(state)
     for visited in path:
         visited.visits += 1
         visited.total += value
+        visited.squares += value * value
+
+
+def _puct_pick(node: Node, state: Any, actions: Sequence[A], texts: list[str], sign: float,
+               game: TreeGame[A], root: bool) -> str:
+    """PUCT's choice among `texts` (module docstring); the prior asked at the node's first
+    visit (an action first met later gets the least prior of the others). At the root every
+    action is tried once first, the likeliest first: each is considered, none filtered."""
+    priors = node.priors
+    if priors is None:
+        assert game.prior is not None
+        priors = node.priors = dict(zip(texts, game.prior(state, actions), strict=True))
+    floor = min(priors.values(), default=1.0)
+    untried = [t for t in texts if t not in node.children]
+    if root and untried:
+        return max(untried, key=lambda t: priors.get(t, floor))
+    base = sign * node.mean() / game.scale  # an action not tried yet: its node's mean
+    root_n = math.sqrt(max(1, node.visits))
+
+    def score(text: str) -> float:
+        child = node.children.get(text)
+        visits = child.visits if child is not None else 0
+        q = sign * child.mean() / game.scale if child is not None and visits else base
+        return q + game.puct * priors.get(text, floor) * root_n / (1 + visits)
+
+    return max(texts, key=score)
 
 
 def _ucb(child: Node, sign: float, scale: float) -> float:

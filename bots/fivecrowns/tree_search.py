@@ -2,11 +2,31 @@
 action (bots/tree_search.py), not seated as a built-in bot yet.
 
 Every decision searched: both draws and every discard (with the going out or the last turn's lay
-it allows: the engine's legal actions, none filtered), and in the tree the rival's draws and
-discards too. The guesses are `FiveCrownsSearchBot`'s (the unseen cards dealt at the known sizes,
-a card the rival took from the discard pile kept in its hand). Rollouts by `greedy` seats to the
-end of the round; a value is the round's margin (the rival's points less this seat's), the
-game's own terms. The expert's move is expanded first at the root and wins ties of visits.
+it allows: the engine's legal actions, none filtered). The guesses are `FiveCrownsSearchBot`'s
+(the unseen cards dealt at the known sizes, a card the rival took from the discard pile kept in
+its hand). The options (attributes, so that `bench_strength.py --set tree.OPTION=VALUE` changes
+them; docs/bots.md has what each scored against `expert`):
+
+- `turns`: the depth cut, in this seat's turns. 0: no cut, rollouts by `greedy` seats (or the
+  expert's, `rollout_expert`) to the end of the round, the value the round's margin (the rival's
+  points less this seat's: the game's own terms), as the first round did. N > 0: the tree stops
+  when this seat is about to draw for the N-th time after this decision (or where the round
+  ends, valued exactly), and the leaf is valued by the solver, in the same points (`leaf`): the
+  rival's points left in its guessed hand after a draw of its own less this seat's after its
+  next draw (each the better of the discard and the guess's next card from the pile, then the
+  best discard): what the round would score if this seat went out next, or could not.
+- `rival_tree`: whether the rival's draws and discards are nodes of the tree (the first round)
+  or played by a policy inside each guess (`greedy`, or the expert with `rollout_expert`): the
+  tree then holds this seat's decisions only, and the guesses carry the rival's luck.
+- `puct`: with a prior (> 0), selection is PUCT over the expert's ranking (`prior`): at the
+  root half the weight on the expert's move, the rest, as at every node of this seat's, on the
+  discards by the points each leaves (`TEMPERATURE`), a wild and a last turn's plain discard
+  ranked low, going out high; at the draw the greedy choice first. 0: UCB1, the first round's.
+- `prior_share`: the share of the root's prior on the expert's move.
+- `edge`: 0, the move is the root's most visited (the expert's credited `PRIOR_VISITS`); > 0,
+  the best mean when it beats the expert's by that many standard errors (bots/tree_search.py).
+- `iterations`: a decision's iterations without a clock (with one, as many as fit).
+The expert's move is credited `PRIOR_VISITS` visits in the final choice (bots/tree_search.py).
 
 Measured against `expert` in docs/bots.md ("A search that searches"); `bench/bench_strength.py
 --game fivecrowns --pair tree:expert` seats it.
@@ -14,28 +34,45 @@ Measured against `expert` in docs/bots.md ("A search that searches"); `bench/ben
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Final
 
-from meldref.engine.fivecrowns.actions import Action
+from meldref.engine.cards import Card
+from meldref.engine.common import DRAW_DISCARD, DRAW_PILE, Draw
+from meldref.engine.fivecrowns.actions import Action, Discard
+from meldref.engine.fivecrowns.solver import Solver
 from meldref.engine.fivecrowns.state import FiveCrownsState
 from meldref.engine.fivecrowns.view import FiveCrownsView
 
 from ..sdk import EngineBot, run
 from ..search import Budget, roll_out
-from ..tree_search import SearchStats, TreeGame, tree_search
+from ..tree_search import PUCT, SearchStats, TreeGame, tree_search
+from .expert import is_wild
 from .search import FiveCrownsSearchBot, round_margin
 
 ITERATIONS: Final = 200  # a decision's iterations without a clock (with one: as many as fit)
 CLOCKED_ITERATIONS: Final = 100_000  # with a clock the deadline bounds them first
 SCALE: Final = 30.0  # points: about a round's margin between two good players
+TURNS: Final = 1  # the depth cut, in this seat's turns (0: rollouts to the round's end)
+TEMPERATURE: Final = 4.0  # points: a discard leaving this many more is e times less likely
+PRIOR_SHARE: Final = 0.5  # of the root's prior, on the expert's move
+WILD_WEIGHT: Final = 0.05  # a wild's discard (the expert never throws one but to go out)
+OUT_WEIGHT: Final = 20.0  # going out (or laying on a last turn), against the best plain discard
+GREEDY_DRAW: Final = 0.7  # the prior of the draw `greedy` would make
 
 
 class FiveCrownsTreeBot(FiveCrownsSearchBot):
     """Information-set MCTS over the round, heads-up (module docstring)."""
 
     name = "tree"
-    iterations: int = ITERATIONS
     search_seats = 2
+    iterations: int = ITERATIONS
+    turns: int = TURNS
+    rival_tree: bool = False
+    puct: float = PUCT
+    prior_share: float = PRIOR_SHARE
+    edge: float = 0.0  # > 0: the best mean if this many standard errors above the expert's
 
     def __init__(self, seed: int | str = 0) -> None:
         super().__init__(seed)
@@ -48,7 +85,8 @@ class FiveCrownsTreeBot(FiveCrownsSearchBot):
         self.last = SearchStats(prior=str(prior))
         return tree_search(view.seat, actions, prior,
                            lambda rng: FiveCrownsState.from_snapshot(self.guess(view, rng)),
-                           self._game(view), self._budget(), self.rng, self.last)
+                           self._game(view, prior), self._budget(), self.rng, self.last,
+                           self.edge)
 
     def _budget(self) -> Budget:
         clocked = self.budget()  # the clock, if the referee or the SDK told one
@@ -56,19 +94,105 @@ class FiveCrownsTreeBot(FiveCrownsSearchBot):
             return Budget(self.iterations, None)
         return Budget(CLOCKED_ITERATIONS, clocked.deadline)
 
-    def _game(self, view: FiveCrownsView) -> TreeGame[Action]:
+    def _game(self, view: FiveCrownsView, expert_move: Action) -> TreeGame[Action]:
         policies = self.rollout_policies(view.players)
+        me, cut = view.seat, view.turn + view.players * self.turns
+
+        def over(state: FiveCrownsState) -> bool:
+            return state.round != view.round or state.to_move is None
+
+        def at_cut(state: FiveCrownsState) -> bool:
+            return (self.turns > 0 and state.turns >= cut and state.to_move == me
+                    and state.decision == "draw")
 
         def to_move(state: FiveCrownsState) -> int | None:
-            return None if state.round != view.round else state.to_move
+            return None if over(state) or at_cut(state) else state.to_move
+
+        def apply(state: FiveCrownsState, action: Action) -> None:
+            state.apply(action)
+            if not self.rival_tree:  # the rival's turn played by its policy, in the guess
+                roll_out(state, policies, lambda s: s.to_move == me or over(s))
 
         def finish(state: FiveCrownsState) -> float:
-            """The rollout to the round's end; the round's margin for this seat."""
-            roll_out(state, policies, lambda s: s.round != view.round)
+            if not over(state) and self.turns > 0:
+                return leaf(view, state)
+            roll_out(state, policies, over)
             return round_margin(view, state)
 
-        return TreeGame(to_move, FiveCrownsState.legal_actions, FiveCrownsState.apply, finish,
-                        SCALE)
+        def prior(state: FiveCrownsState, actions: Sequence[Action]) -> list[float]:
+            weights = action_weights(view, state, actions)
+            if state.turns == view.turn and state.decision == view.decision:  # the root
+                total = sum(weights)
+                share = self.prior_share
+                return [(1 - share) * w / total + share * (str(a) == str(expert_move))
+                        for w, a in zip(weights, actions, strict=True)]
+            return weights
+
+        return TreeGame(to_move, FiveCrownsState.legal_actions, apply, finish, SCALE,
+                        prior if self.puct > 0 else None, self.puct)
+
+
+def leaf(view: FiveCrownsView, state: FiveCrownsState) -> float:
+    """The round's margin for `view`'s seat were it to end at `state` (this seat about to draw,
+    the round going on): the rival's points left after a draw of its own (the last turn it
+    would have, were this seat to go out now) less this seat's after its draw, each the better
+    of the discard pile's top and the guess's next card from the draw pile (this seat's the
+    first, the rival's the second), then the best discard."""
+    me = view.seat
+    rivals = [s for s in range(view.players) if s != me and view.playing[s]]
+    mine = after_draw(view, state, state.hands[me], 1)
+    theirs = [after_draw(view, state, state.hands[s], 2) if state.went_out is None else
+              Solver(state.hands[s], view.wild_rank, view.natural).whole_points for s in rivals]
+    return sum(theirs) / max(1, len(theirs)) - mine
+
+
+def after_draw(view: FiveCrownsView, state: FiveCrownsState, hand: Sequence[Card],
+               depth: int) -> int:
+    """The fewest points `hand` leaves after a draw and its best discard: the better of the
+    discard pile's top and the draw pile's `depth`-th card from the top (the guess's)."""
+    draws = [state.discard_pile[-1]] if state.discard_pile else []
+    if len(state.draw_pile) >= depth:
+        draws.append(state.draw_pile[-depth])
+    wild, natural = view.wild_rank, view.natural
+    return min((Solver((*hand, c), wild, natural).best_discard()[1] for c in draws),
+               default=Solver(hand, wild, natural).whole_points)
+
+
+def action_weights(view: FiveCrownsView, state: FiveCrownsState,
+                   actions: Sequence[Action]) -> list[float]:
+    """The prior's weights of `actions` in `state` (module docstring, `puct`), summing to 1."""
+    seat = state.to_move
+    assert seat is not None
+    hand = state.hands[seat]
+    solver = Solver(hand, view.wild_rank, view.natural)
+    if all(isinstance(a, Draw) for a in actions):
+        top = state.discard_pile[-1] if state.discard_pile else None
+        takes = top is not None and Solver((*hand, top), view.wild_rank, view.natural
+                                           ).best_discard()[1] < solver.whole_points
+        liked = DRAW_DISCARD if takes else DRAW_PILE
+        return _normal([GREEDY_DRAW if a == liked else 1 - GREEDY_DRAW for a in actions])
+    discards = [a for a in actions if isinstance(a, Discard)]
+    plain = {a.card: solver.points(a.card) for a in discards if not a.groups}
+    best = min(plain.values(), default=0)
+    last_turn = state.went_out is not None
+    every_wild = all(is_wild(view, c) for c in hand)
+    weights = []
+    for a in discards:
+        if a.groups:
+            weights.append(OUT_WEIGHT)
+            continue
+        w = math.exp(-(plain[a.card] - best) / TEMPERATURE)
+        if is_wild(view, a.card) and not every_wild:
+            w *= WILD_WEIGHT
+        if last_turn:
+            w *= WILD_WEIGHT  # a plain discard on a last turn scores every card held
+        weights.append(w)
+    return _normal(weights)
+
+
+def _normal(weights: list[float]) -> list[float]:
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 def main() -> None:
@@ -81,4 +205,4 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["FiveCrownsTreeBot"]
+__all__ = ["FiveCrownsTreeBot", "action_weights", "leaf"]
