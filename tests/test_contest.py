@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from support import PYTHON, RANDOM_BOT_PATH
 
+from meldref.contest.ladder.events import RunEvent, Unseated
 from meldref.contest.matchmaking import Candidate, next_table, overlap
 from meldref.contest.ratings import LadderRatings
 from meldref.contest.settings import ContestError, ContestSettings
@@ -466,8 +467,8 @@ def test_a_run_waiting_for_submissions_starts_no_pool(tmp_path: Path,
     monkeypatch.setattr(ladder_run, "IDLE_POLL", 0.01)
     looks = itertools.count()
 
-    def on_event(event: ladder_run.RunEvent) -> None:
-        if isinstance(event, ladder_run.Unseated) and event.waits and next(looks) == 3:
+    def on_event(event: RunEvent) -> None:
+        if isinstance(event, Unseated) and event.waits and next(looks) == 3:
             raise KeyboardInterrupt  # as Ctrl-C would, after the fourth look
 
     result = ladder_run.play_ladder(tmp_path / "c", on_event=on_event)

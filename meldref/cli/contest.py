@@ -19,6 +19,8 @@ from rich.table import Table
 # contest's store, ladder, board and server wait for the command that uses them (sqlite3,
 # numpy and scipy, starlette: `meldref contest --help` 0.54 s, 2.0 s with the board's numpy).
 from .. import contest
+from ..contest import authors
+from ..contest.ladder.events import GamePlayed, RunEvent, Suspended, Unseated
 from ..contest.settings import ContestSettings
 from ..contest.uploads import DEFAULTS, ServiceSettings, UploadError, post_submission
 from ..engine.game import JSON, RuleOptionError, UnknownGameError
@@ -40,7 +42,6 @@ from .limits import CONTEST_FLAGS, LimitFlags, with_limit_flags
 
 if TYPE_CHECKING:  # the CLI imports the contest's store only when a command runs (start-up)
     from ..contest.board import BoardRow
-    from ..contest.ladder.run import RunEvent
     from ..contest.store import ContestStore
 
 contest_app = typer.Typer(no_args_is_help=True, help="Run a contest: submissions, a ladder, "
@@ -197,8 +198,6 @@ TOKEN_ENV = "MELDREF_TOKEN"
 def author_add(folder: DirArg,
                name: Annotated[str, typer.Argument(help="The author's name.")]) -> None:
     """Add an author; prints their token, once (only its hash is kept)."""
-    from ..contest import authors  # noqa: PLC0415 start-up: sqlite3, the contest's store
-
     store = _open(folder)
     try:
         author, token = authors.add(store, name)
@@ -216,8 +215,6 @@ def author_list(folder: DirArg,
                 as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False
                 ) -> None:
     """The authors, their bots, and whether their token still answers."""
-    from ..contest import authors  # noqa: PLC0415 start-up: sqlite3, the contest's store
-
     store = _open(folder)
     try:
         rows = [(a, authors.bots_of(store, a)) for a in authors.every(store)]
@@ -239,8 +236,6 @@ def author_revoke(folder: DirArg,
                   name: Annotated[str, typer.Argument(help="The author.")]) -> None:
     """Revoke an author's token: it answers no request from now on (their versions stay in
     play: `contest retire` retires one)."""
-    from ..contest import authors  # noqa: PLC0415 start-up: sqlite3, the contest's store
-
     store = _open(folder)
     try:
         authors.revoke(store, name)
@@ -297,11 +292,7 @@ def run(
     """Play the ladder until stopped (Ctrl-C, SIGTERM) or the games or hours are done;
     rerun to continue."""
     contest.one_blas_thread()  # before the ladder imports numpy
-    from ..contest.ladder.run import (  # noqa: PLC0415 start-up: numpy, scipy (one thread)
-        Suspended,
-        Unseated,
-        play_ladder,
-    )
+    from ..contest.ladder.run import play_ladder  # noqa: PLC0415 start-up: numpy, scipy
     from ..tournament.config import range_problem  # noqa: PLC0415 start-up: the tournament's
 
     for problem in (range_problem("--jobs", jobs, 1, 256),
@@ -506,8 +497,6 @@ def _game_printer() -> Callable[[RunEvent], None]:
     """A line on stderr per finished game, as a tournament writes off a terminal (a contest
     runs for weeks with no total to draw a bar against): `game 12 ds000003-s01: alpha v2 won
     (alpha v2 5, bravo v1 85)`; the run's other events go unsaid."""
-    from ..contest.ladder.run import GamePlayed  # noqa: PLC0415 start-up: numpy, scipy
-
     count = itertools.count(1)
 
     def played(event: RunEvent) -> None:

@@ -25,10 +25,12 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Final, TypedDict
+from typing import TYPE_CHECKING, Final, TypedDict
 
 from .settings import ContestError
-from .store import ContestStore
+
+if TYPE_CHECKING:  # the store is its callers' (the command line imports this when it starts)
+    from .store import ContestStore
 
 TOKEN_PREFIX: Final = "mr_"  # a token is recognisable where it leaks (a log, a commit)
 AUTHOR_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")

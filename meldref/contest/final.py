@@ -26,18 +26,8 @@ from pathlib import Path
 
 from ..tournament.standings import Report, compute_standings
 from ..verdicts.seatings import seatings
-from .ladder.run import (
-    Budget,
-    GamePlayed,
-    Ladder,
-    Listener,
-    Pool,
-    compressed,
-    feed,
-    game_pool,
-    played,
-    quiet,
-)
+from .ladder.events import GamePlayed, Listener, quiet
+from .ladder.run import Budget, Ladder, Pool, compressed, feed, game_pool, played
 from .ranking import ranked
 from .settings import ContestError
 from .store import ContestStore, FinalRecord, LadderPlace, final_deal_seed, held

@@ -41,58 +41,10 @@ from ..ratings import LadderRatings
 from ..settings import RECENT_GAMES, ContestError
 from ..store import ContestStore, DealKind, GameRow, Repair, Version, held
 from .choose import choose_table
+from .events import DealSetDone, GamePlayed, Listener, Suspended, Unseated, quiet
 
 IDLE_POLL: Final = 1.0  # seconds between looks for submissions when too few are in play
 TOO_FEW: Final = "too few versions in play"  # a run's stop: no table can be seated
-
-
-@dataclass(frozen=True, slots=True)
-class GamePlayed:
-    """A game recorded: its result line (its replay compressed)."""
-
-    line: ResultLine
-
-
-@dataclass(frozen=True, slots=True)
-class DealSetDone:
-    """A deal set complete: its games are in the ratings, refitted."""
-
-    deal_set: int
-
-
-@dataclass(frozen=True, slots=True)
-class Suspended:
-    """A version suspended (`Ladder.check_suspension`), and why."""
-
-    version: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Unseated:
-    """No table can be seated: `in_play` versions, a table of `seats`; the run waits for
-    submissions (`waits`) or stops."""
-
-    in_play: int
-    seats: int
-    waits: bool
-
-    def text(self) -> str:
-        """`2 versions in play, a table needs 3`."""
-        return f"{self.in_play} versions in play, a table needs {self.seats}"
-
-
-RunEvent = GamePlayed | DealSetDone | Suspended | Unseated
-
-
-class Listener(Protocol):
-    """What hears a run's events as it goes: any function of one `RunEvent`."""
-
-    def __call__(self, event: RunEvent, /) -> None: ...
-
-
-def quiet(event: RunEvent, /) -> None:
-    """The events of a run nobody listens to."""
 
 
 class Pool(Protocol):
