@@ -95,3 +95,18 @@ def test_run_refuses_games_and_jobs_out_of_range_as_other_commands_word_it(
                         (["--jobs", "300"], "--jobs = 300: at most 256")):
         done = meldref("contest", "run", str(folder), *flags)
         assert done.returncode == 2 and f"error: {said}" in done.stderr, done.stderr
+
+
+def test_the_contests_help_loads_no_database_numerics_or_web_server() -> None:
+    # cli/contest.py defers its imports of the store (sqlite3), the ladder, board and final
+    # (numpy, scipy) and the server (starlette) to the commands that use them: measured,
+    # `contest --help` took 10% longer with the store, three times as long with numpy.
+    done = subprocess.run([PYTHON, "-X", "importtime", "-m", "meldref", "contest", "--help"],
+                          capture_output=True, text=True, env=env(), timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+              if line.startswith("import time:")}
+    assert "meldref.contest.ladder.events" in loaded  # the command line's own: it ran
+    heavy = {m for m in loaded if m.split(".")[0] in ("sqlite3", "numpy", "scipy", "starlette")
+             or m in ("meldref.contest.store", "meldref.contest.board")}
+    assert not heavy, sorted(heavy)
