@@ -473,7 +473,7 @@ def escaped_names() -> Seen:
 
 RSS_SCRIPT = """
 import sys
-from meldref.replay.files import verify
+from meldref.replay.audit import verify
 verify(sys.argv[1])
 print(next(line for line in open("/proc/self/status") if line.startswith("VmHWM:")).split()[1])
 """

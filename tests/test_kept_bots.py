@@ -19,7 +19,7 @@ from support import ROOT
 from typer.testing import CliRunner
 
 from meldref.cli.app import app
-from meldref.replay.files import verify
+from meldref.replay.audit import verify
 
 PID_BOT = ROOT / "tests" / "bots" / "pid_bot.py"
 SHORT = ["--rules", "phases-to-win=1", "--seed", "5"]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from support import PYTHON, ROOT, TESTS, command, pid_gone, pids_with, wait_for
 
-from meldref.replay.files import verify
+from meldref.replay.audit import verify
 from meldref.tournament.run import read_results
 
 DEAF = TESTS / "cli_bots" / "deaf_bot.py"

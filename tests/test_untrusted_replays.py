@@ -193,7 +193,7 @@ def test_names_from_a_replay_are_shown_with_control_characters_escaped(tmp_path:
 # keeps the high-water mark of the process before the exec, here the test's own.
 RSS_SCRIPT = """
 import sys
-from meldref.replay.files import verify
+from meldref.replay.audit import verify
 done = verify(sys.argv[1])
 peak = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(done.actions, peak.split()[1])

@@ -44,7 +44,6 @@ from ..protocol.records import event_record
 
 if TYPE_CHECKING:
     from . import schema
-    from .audit import Verified
     from .schema import Record
 
 FORMAT = "meldref-replay"
@@ -671,13 +670,3 @@ def _apply_text(state: GameState, line: int, text: str) -> list[Event]:
     except IllegalActionError as exc:
         raise ReplayError(line, f"{text!r} is illegal here: {exc}") from None
 
-
-def verify(path: str | os.PathLike[str]) -> Verified:
-    """Check every line and every claim of a replay (`audit.verify`); `ReplayError` naming
-    the first bad line."""
-    # The audit builds on this module: meldref imports `audit.verify`; this one stays for
-    # callers from before (tests/test_kept_bots.py, test_shutdown.py, test_untrusted_replays.py,
-    # bench/faults.py) until they import it there, then goes.
-    from .audit import verify as audit  # noqa: PLC0415 an import cycle, for old callers only
-
-    return audit(path)
