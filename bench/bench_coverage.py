@@ -204,9 +204,9 @@ def measure(strength: dict[str, float], seats: int, deals: int, runs: int, seed:
 
 
 def ladder_deal_set(seats: int, deal: int, rng: np.random.Generator,
-                    table: Sequence[str] = ()) -> list[dict[str, Any]]:
+                    table: Sequence[str] = ()) -> list[GameResult]:
     """One deal set of the contest ladder: a table of `seats` versions of `LADDER` (`table`,
-    or drawn at random), every seating of one deal, as result lines."""
+    or drawn at random), every seating of one deal, as the ladder's games."""
     table = list(table) or [str(b) for b in rng.choice(sorted(LADDER), size=seats,
                                                        replace=False)]
     s = np.array([LADDER[b] for b in table])
@@ -216,9 +216,9 @@ def ladder_deal_set(seats: int, deal: int, rng: np.random.Generator,
     lines = []
     for r, row in enumerate(rows):
         keys = s[list(row)] + luck + noise[r]
-        places = [int(1 + (keys > k).sum()) for k in keys]
-        lines.append({"status": "ok", "deal": deal, "bots": [table[i] for i in row],
-                      "places": places, "scores": [10.0 * p for p in places]})
+        places = tuple(int(1 + (keys > k).sum()) for k in keys)
+        lines.append(GameResult(deal, tuple(table[i] for i in row), places,
+                                tuple(10.0 * p for p in places)))
     return lines
 
 

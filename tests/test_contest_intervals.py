@@ -160,10 +160,6 @@ def test_status_and_the_leaderboard_page_say_why_there_is_no_interval(tmp_path: 
     assert [r["no_interval"] for r in board["leaderboard"]] == [NEEDS_TEN, NEEDS_TEN]
 
 
-# The ladder takes its games typed (`GameResult`); bench/bench_coverage.py still feeds it result
-# lines until its owner applies the change asked for (issue 45): then remove this mark.
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="bench/bench_coverage.py's ladder_deal_set gives dicts, not GameResult")
 def test_the_coverage_benchmark_has_ladder_rows() -> None:
     done = subprocess.run([PYTHON, str(ROOT / "bench" / "bench_coverage.py"), "--truth",
                            "300", "--runs", "4", "--seats", "2", "--deals", "", "--ladder",
