@@ -4,11 +4,12 @@ same run (CPU seconds, so other work on the machine slows no row).
     python bench/bench_spiel.py [--steps 5000]
 
 Random play, each step split into its parts as the environments take them: the engine's legal
-actions and the seat's view (`observation(seat).to_json()`), the observation vector
-(`codec.encode`), the mask (`legal_indices` of the engine's legal actions), and the action
-applied. Each part is reported a step in microseconds and as a share; `steps/CPU s` is the
-sum's inverse, and the last column its ratio to OpenSpiel's gin rummy (observation tensor and
-legal actions every step, as bench/bench_envs.py measures it).
+actions and the seat's view (`observation(seat)`, and its JSON where the codec reads JSON), the
+observation vector (`codec.encode`, or `encode_observation` of the typed view), the mask
+(`legal_indices` of the engine's legal actions, with their texts), and the action applied. Each
+part is reported a step in microseconds and as a share; `steps/CPU s` is the sum's inverse, and
+the last column its ratio to OpenSpiel's gin rummy (observation tensor and legal actions every
+step, as bench/bench_envs.py measures it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import time
 
 from meldref.engine.game import find_game
 from meldref.engine.registry import GAMES
-from meldref.envs.codec import find_codec, legal_indices, mask_of
+from meldref.envs.codec import LazyView, find_codec, legal_indices, mask_of
 
 PARTS = ("legal", "view", "encode", "mask", "apply")
 
@@ -38,11 +39,18 @@ def parts(game: str, steps: int) -> dict[str, float]:
             t0 = clock()
             actions = state.legal_actions()
             t1 = clock()
-            view = state.observation(state.to_move).to_json()
+            # As the environments take them: the JSON only where the codec reads it
+            observation = state.observation(state.to_move)
+            view = LazyView(observation)
+            if not codec.reads_typed_view:
+                view.json()
             t2 = clock()
-            codec.encode(view, players)
+            if codec.reads_typed_view:
+                codec.encode_observation(observation, players)
+            else:
+                codec.encode(view.json(), players)
             t3 = clock()
-            legal = legal_indices(codec, actions, view)  # as the environments: no texts
+            legal = legal_indices(codec, actions, view, [])  # with the info's texts
             mask_of(codec, legal)
             t4 = clock()
             state.apply(actions[rng.randrange(len(actions))])

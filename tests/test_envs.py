@@ -491,3 +491,16 @@ def test_every_seat_observes_the_end_of_a_phase10_game() -> None:
             obs["action_mask"]))))
     assert ended == 3 and env.unwrapped.state is not None
     assert env.unwrapped.state.outcome is not None
+
+
+def test_a_policy_that_is_not_a_function_is_refused_when_loaded(tmp_path) -> None:
+    """`policy.load` says what is wrong with a name that is not a function of the observation
+    and the mask (it was handed on as one, and failed at the first decision)."""
+    from meldref.envs.policy import load
+
+    module = tmp_path / "notpolicy.py"
+    module.write_text("WEIGHTS = [1, 2, 3]\ndef make():\n    return 7\n")
+    with pytest.raises(SystemExit, match="WEIGHTS is not a function"):
+        load(f"{module}:WEIGHTS")
+    with pytest.raises(SystemExit, match="what it makes is not a function"):
+        load(f"{module}:make", factory=True)
