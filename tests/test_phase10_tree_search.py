@@ -39,10 +39,13 @@ def tree_bot(iterations: int) -> Phase10TreeBot:
     return bot
 
 
-def test_the_tree_search_tries_every_legal_draw_and_discard() -> None:
+@pytest.mark.parametrize("expert_prior", [False, True])
+def test_the_tree_search_tries_every_legal_draw_and_discard(expert_prior: bool) -> None:
     # The shipped search compares the expert's move with at most two discards its guard lets go
-    # and the other draw; the tree search expands every legal action at the root.
+    # and the other draw; the tree search expands every legal action at the root, with the
+    # expert's ranking as its prior too.
     bot = tree_bot(40)
+    bot.expert_prior = expert_prior
     searched = {"draw": 0, "play": 0}
     for view in expert_views(16):
         bot.act(view)
@@ -85,7 +88,7 @@ def test_more_iterations_change_more_of_the_experts_decisions() -> None:
     # A few iterations play the prior (the expert's move, expanded first and credited
     # `PRIOR_VISITS`); more, anytime, depart from it where the leaves say so. Iterations stand
     # for time: a clock only bounds them.
-    views = expert_views(12)
+    views = expert_views(30)
 
     def changed(iterations: int) -> int:
         bot = tree_bot(iterations)
@@ -148,4 +151,6 @@ def test_the_tree_bot_plays_a_match_as_a_program() -> None:
          "tree_search", "--bot", "builtin:expert", "--seed", "3", "--move-time", "0.2",
          "--rules", "phases-to-win=1"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "fault" not in done.stdout.lower() or " 0 fault" in done.stdout.lower(), done.stdout
+    row = next(line for line in done.stdout.splitlines() if line.startswith("game-0001"))
+    assert row.split()[-1] == "-", done.stdout  # the faults column: none
+    assert "phase10-tree" in done.stdout

@@ -3,8 +3,8 @@ action (bots/tree_search.py), heads-up, not seated as a built-in bot yet.
 
 Every decision of this seat's is searched among the engine's legal actions, none filtered: both
 draws, each lay-down the finder finds (and the expert's, which lays its extras with it), every
-hit, every discard (a Skip once for each seat it may skip). In the tree the rival's draws,
-lay-downs, hits and discards are searched too, as the guess deals its hand. The guesses are
+hit, every discard (a Skip once for each seat it may skip), and so on through the turn (with
+`TURNS` above 0 the rival's moves too, as the guess deals its hand). The guesses are
 `Phase10SearchBot`'s (the unseen cards dealt at the known sizes, a card the rival took from the
 discard pile kept in its hand).
 
@@ -36,16 +36,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from meldref.bots.phase10.expert import distance, outs, unseen, with_extras
+from meldref.bots.phase10.expert import _hit_chance, distance, outs, unseen, with_extras
 from meldref.bots.phase10.search import Phase10SearchBot
 from meldref.bots.sdk import EngineBot, run
-from meldref.bots.search import Budget
+from meldref.bots.search import Budget, roll_out
 from meldref.bots.tree_search import SearchStats, TreeGame, tree_search
 from meldref.engine.cards import SKIP, Card
-from meldref.engine.phase10.actions import Action, LayDown
+from meldref.engine.phase10.actions import Action, Discard, LayDown
 from meldref.engine.phase10.rules import card_points
 from meldref.engine.phase10.state import Phase10State
 from meldref.engine.phase10.view import Phase10View
@@ -64,6 +65,25 @@ CARD: Final = 1.5
 # What a point scored (or held while the hand goes on) is worth: points only break ties of
 # phases, so a card lacking must outweigh shedding a Wild's 25 (at 1, the search threw Wilds).
 POINTS: Final = 0.2
+# Points a discard loses for each step of the expert's guard against feeding the rival (its
+# `_feed_risk`, 0..2: what the rival took and passed, the table it can hit), which the guessed
+# rival hands, dealt at random, do not know (0: the guesses alone judge the feeding).
+FEED_POINTS: Final = 0.0
+# Points a card held after laying is worth for each step of the expert's chance that it will
+# fit the table (`_hit_chance`, 0..2: next to a run's end but one, or a set's number): what it
+# keeps when it throws, beyond the turn the leaf sees.
+HIT_POINTS: Final = 1.0
+# Whether a leaf inside this seat's turn (the tree expands one action an iteration, the first
+# at random) is judged after the expert plays the turn to its end: without, a blind draw's
+# leaves were judged after a random first move (a Wild hit, not the discard that followed it)
+# and a non-fitting discard was taken over a blind draw; and the card on top was judged as
+# this seat's discard before it threw one.
+FINISH_TURN: Final = True
+# Whether the expert's ranking is the prior at this seat's nodes (PUCT, `TreeGame.prior`):
+# its move `PRIOR_SHARE`, the rest by its ranking of discards (`_prior`); no: UCB1.
+EXPERT_PRIOR: Final = False
+PRIOR_SHARE: Final = 0.5
+CLEAR: Final = 0.0
 SCALE: Final = 20.0  # points: about the spread of a leaf's value (UCB's exploration)
 
 
@@ -78,6 +98,14 @@ class Phase10TreeBot(Phase10SearchBot):
     lay: float = LAY
     card: float = CARD
     points: float = POINTS
+    feed_points: float = FEED_POINTS
+    hit_points: float = HIT_POINTS
+    finish_turn: bool = FINISH_TURN
+    expert_prior: bool = EXPERT_PRIOR
+    # A rival of the prior's move replaces it only when its mean beats the prior's by this many
+    # standard errors (`tree_search`'s `clear`); 0: the most visited plays.
+    clear: float = CLEAR
+    rollout_expert = True  # the turn's end, as `finish_turn` plays it
     scale: float = SCALE
 
     def __init__(self, seed: int | str = 0) -> None:
@@ -87,11 +115,11 @@ class Phase10TreeBot(Phase10SearchBot):
     def decide(self, view: Phase10View, prior: Action) -> Action:
         """The tree's move among every legal action (`last` keeps what the search did)."""
         self.last = SearchStats(prior=str(prior))
-        judge = Judge(self, view, unseen(view, self.expert.memory))
+        judge = Judge(self, view, unseen(view, self.expert.memory), self.expert._feed_risk(view))
         game = TreeGame(judge.to_move, self._legal(view.seat), Phase10State.apply, judge.finish,
-                        self.scale)
+                        self.scale, self._prior if self.expert_prior else None)
         return tree_search(view.seat, root_actions(view, prior), prior, judge.guess, game,
-                           self._budget(), self.rng, self.last)
+                           self._budget(), self.rng, self.last, self.clear)
 
     def _budget(self) -> Budget:
         clocked = self.budget()  # the clock, if the referee or the SDK told one
@@ -99,16 +127,41 @@ class Phase10TreeBot(Phase10SearchBot):
             return Budget(self.iterations, None)
         return Budget(CLOCKED_ITERATIONS, clocked.deadline)
 
-    def _legal(self, me: int):  # type: ignore[no-untyped-def]
+    def _legal(self, me: int) -> Callable[[Phase10State], list[Action]]:
         """Every legal action of the state's; at this seat's lay-downs the expert's too."""
 
         def legal(state: Phase10State) -> list[Action]:
-            actions = list(state.legal_actions())
-            if state.to_move == me and any(isinstance(a, LayDown) for a in actions):
-                return root_actions(state.observation(me), None, actions)
+            seat = state.to_move
+            if seat is None:
+                return []
+            view = state.observation(seat)
+            actions = view.legal_actions()
+            if seat == me and any(isinstance(a, LayDown) for a in actions):
+                return root_actions(view, None, actions)
             return actions
 
         return legal
+
+    def _prior(self, state: Phase10State, actions: Sequence[Action]) -> list[float]:
+        """The expert's ranking as probabilities (`expert_prior`): its move `PRIOR_SHARE`,
+        before laying the other discards by its cost (the k-th next weighing 1/k), the rest
+        alike. Its memory is this seat's at the root, as true inside the turn."""
+        seat = state.to_move
+        assert seat is not None
+        view = state.observation(seat)
+        chosen = str(self.expert._choose(view))
+        weights = [1.0] * len(actions)
+        if view.decision == "play" and not view.has_laid:
+            cost = self.expert.discard_cost(view, self.expert._feed_risk(view))
+            cards = sorted({a.card for a in actions if isinstance(a, Discard)}, key=cost)
+            rank = {c: k for k, c in enumerate(cards)}
+            weights = [1 / (1 + rank[a.card]) if isinstance(a, Discard) else 1.0
+                       for a in actions]
+        texts = [str(a) for a in actions]
+        rest = sum(w for w, t in zip(weights, texts, strict=True) if t != chosen) or 1.0
+        others = (1 - PRIOR_SHARE) if chosen in texts else 1.0
+        return [PRIOR_SHARE if t == chosen else others * w / rest
+                for w, t in zip(weights, texts, strict=True)]
 
     def standing(self, state: Phase10State, seat: int, hand_number: int,
                  left: Counter[Card] | None = None) -> float:
@@ -122,7 +175,9 @@ class Phase10TreeBot(Phase10SearchBot):
         hand = state.hands[seat]
         value -= self.points * sum(card_points(c) for c in hand)
         if state.laid[seat] is not None:
-            return value - self.card * len(hand)
+            view = state.observation(seat)
+            kept = sum(_hit_chance(view, c) for c in hand)
+            return value - self.card * len(hand) + self.hit_points * kept
         return value + self.stake(state, seat, left)
 
     def stake(self, state: Phase10State, seat: int, left: Counter[Card] | None = None) -> float:
@@ -154,11 +209,13 @@ class Phase10TreeBot(Phase10SearchBot):
 class Judge:
     """One decision's tree, as the search walks it: the guesses, where the tree stops and what
     a leaf is worth for the deciding seat (module docstring). `left`: the cards it has not
-    seen; `base`: the current guess's standings, the seat's and its rival's."""
+    seen; `risk`: the expert's guard against feeding the rival; `base`: the current guess's
+    standings, the seat's and its rival's."""
 
     bot: Phase10TreeBot
     view: Phase10View
     left: Counter[Card]
+    risk: Callable[[Card], int]  # the expert's guard against feeding the rival (0..2)
     base: tuple[float, float] = (0.0, 0.0)
     stake: float = 0.0  # the rival's chance to lay at the guess (`Phase10TreeBot.stake`)
 
@@ -182,7 +239,13 @@ class Judge:
         return state.to_move
 
     def finish(self, state: Phase10State) -> float:
-        """The leaf's value for the deciding seat (module docstring)."""
+        """The leaf's value for the deciding seat (module docstring); with `TURNS` 0, the
+        seat's turn played to its end by the expert first (`finish_turn`)."""
+        if not self.bot.turns and self.bot.finish_turn:
+            view = self.view
+            roll_out(state, self.bot.rollout_policies(view.players), lambda s: (
+                s.hand_number != view.hand_number or s.turns != view.turn
+                or s.to_move != view.seat))
         gain = self._standing(state, self.view.seat) - self.base[0]
         if self.bot.turns:
             return gain - (self._standing(state, self._rival) - self.base[1])
@@ -191,7 +254,7 @@ class Judge:
         top = state.discard_pile[-1] if state.discard_pile else None
         if top is None or top is SKIP:
             return gain
-        return gain - self.bot.fed(state, self._rival, top)
+        return gain - self.bot.fed(state, self._rival, top) - self.bot.feed_points * self.risk(top)
 
     @property
     def _rival(self) -> int:
@@ -220,7 +283,7 @@ def root_actions(view: Phase10View, prior: Action | None,
     the expert lays it (with its extras), and `prior` if it is none of them."""
     out = list(view.legal_actions() if actions is None else actions)
     texts = {str(a) for a in out}
-    extra = [with_extras(view, a) for a in out if isinstance(a, LayDown)]
+    extra: list[Action] = [with_extras(view, a) for a in out if isinstance(a, LayDown)]
     if prior is not None:
         extra.append(prior)
     for action in extra:
