@@ -61,3 +61,13 @@ def test_logs_elsewhere_is_refused_on_a_cluster_and_with_keep_logs(tmp_path: Pat
     assert code == 2 and "on a cluster the logs come back to" in output, output
     code, output, _ = tournament(tmp_path, "--logs", str(tmp_path / "x"), "--keep-logs")
     assert code == 2 and "give --logs DIR alone" in output, output
+
+
+def test_logs_that_cannot_be_written_is_refused_before_a_game(tmp_path: Path) -> None:
+    """A --logs that is a file was taken, and every game then ended in the referee's error
+    (`Not a directory`), exit 1, the output folder full of failed games: refused up front, as
+    `match --logs` refuses it."""
+    (tmp_path / "afile").write_text("x")
+    code, output, out = tournament(tmp_path, "--logs", str(tmp_path / "afile"))
+    assert code == 2 and "--logs" in output and "is not a folder" in output, output
+    assert not (out / "results.jsonl").exists()

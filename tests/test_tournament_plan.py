@@ -174,6 +174,15 @@ def test_config_file_and_flags(tmp_path: Path) -> None:
     assert cfg.folder.name.startswith("phase10-")
 
 
+@pytest.mark.parametrize("bots", [2, 3])
+def test_an_empty_sprt_table_asks_for_no_sprt(bots: int) -> None:
+    """`[sprt]` with nothing in it is no SPRT, as before the sources were merged typed (then
+    it read as `SPRT ''` with two bots, and as "sprt needs exactly two bots" with three)."""
+    names = ["builtin:greedy", "builtin:random", "builtin:expert"][:bots]
+    cfg = build_config({"bots": names, "sprt": {}}, {})
+    assert cfg.sprt is None
+
+
 @pytest.mark.parametrize(("text", "overrides", "message"), [
     ('games = 2\nbots = ["builtin:greedy", "builtin:random"]\n[rules]\nno-such = 1\n', {},
      "unknown rule option"),

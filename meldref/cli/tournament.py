@@ -231,6 +231,8 @@ def _opened(config: Path | None, flags: Mapping[str, object], rules: list[str],
     problem = folder_problem(cfg.folder)  # before a bot starts: its logs would go there
     if problem or (cfg.cluster is not None and (problem := cluster_missing())):
         raise ConfigError(problem)
+    if cfg.logs is not None and (problem := folder_problem(cfg.logs)):  # as `match --logs`
+        raise ConfigError(f"--logs {cfg.logs}: {problem}")
     announced = preflight(cfg.plan.game, cfg.plan.bots, cfg.policy.startup_time,
                           cfg.logs_folder, cfg.process_limits,
                           None if cfg.bot_folder is None else str(cfg.bot_folder))

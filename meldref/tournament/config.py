@@ -304,7 +304,9 @@ def build_config(data: Mapping[str, object], flags: Mapping[str, object]) -> Tou
     `ConfigError` naming the key or flag that is wrong."""
     in_file, in_flags = file_sources(data), flag_sources(
         {k: v for k, v in flags.items() if k != "limits"})
-    merged = in_file.model_copy(update=in_flags.given())  # each value checked where it came
+    # Each value was checked where it came from; a value not given (None, an empty table) is
+    # no value, so a file's `[sprt]` with nothing in it asks for no SPRT.
+    merged = Sources().model_copy(update={**in_file.given(), **in_flags.given()})
     info = _game(_or(merged.game, DEFAULT_GAME))
     found = _bots(in_file, in_flags)
     specs, names, dirs = ([f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
