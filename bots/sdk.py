@@ -184,7 +184,7 @@ class View:
     def __getitem__(self, key: str) -> JSON:
         return self.data[key]
 
-    def get(self, key: str, default: object = None) -> JSON:
+    def get(self, key: str, default: JSON = None) -> JSON:
         return self.data.get(key, default)
 
     def is_wild(self, card: Card | str | None) -> bool:

@@ -809,9 +809,13 @@ SEAT_COLUMNS: Final = ("g.game_id, s.failed, s.outcomes, s.log, s.place, s.score
                        "v.number, g.id")
 
 
-def _seat_row(r: Sequence[JSON]) -> SeatRow:
-    return SeatRow(str(r[0]), bool(r[1]), tuple(json.loads(r[2] or "[]")), r[3], r[4], r[5],
-                   ResultLine.from_json(json.loads(r[6])), int(r[7]), int(r[8]))
+# A row of SEAT_COLUMNS as the schema stores it (sqlite's values: the columns' own types).
+_SeatColumns = tuple[str, int, str | None, str | None, int | None, float | None, str, int, int]
+
+
+def _seat_row(r: _SeatColumns) -> SeatRow:
+    return SeatRow(r[0], bool(r[1]), tuple(json.loads(r[2] or "[]")), r[3], r[4], r[5],
+                   ResultLine.from_json(json.loads(r[6])), r[7], r[8])
 
 
 def _keep_tail(path: Path, keep: int) -> None:

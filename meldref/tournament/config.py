@@ -306,7 +306,7 @@ def build_config(data: Mapping[str, object], flags: Mapping[str, object]) -> Tou
         {k: v for k, v in flags.items() if k != "limits"})
     # Each value was checked where it came from; a value not given (None, an empty table) is
     # no value, so a file's `[sprt]` with nothing in it asks for no SPRT.
-    merged = Sources().model_copy(update={**in_file.given(), **in_flags.given()})
+    merged = Sources.model_validate({}).model_copy(update={**in_file.given(), **in_flags.given()})
     info = _game(_or(merged.game, DEFAULT_GAME))
     found = _bots(in_file, in_flags)
     specs, names, dirs = ([f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
