@@ -213,8 +213,11 @@ class LineChannel:
         A read that must wait first looks for the line without sleeping, up to `SPIN`, when
         the last line it waited for came that soon."""
         if not self._lines:
+            if self._one_core:  # never looks (`one_core`): no clock to read for it
+                self._wait(deadline)
+                return self._lines.popleft() if self._lines else self._mark()
             began = time.monotonic()
-            if self._spinning and _looking and not self._one_core and began >= self._calm_at:
+            if self._spinning and _looking and began >= self._calm_at:
                 self._spin(min(began + SPIN, deadline))
             self._wait(deadline)
             if self._lines:

@@ -14,9 +14,9 @@ import itertools
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NoReturn, Protocol
+from typing import Final, NoReturn, Protocol
 
-from ..engine.game import JSON, Observation, Rebuilt, by_init
+from ..engine.game import JSON, Action, Observation, Rebuilt, by_init
 from .channel import EOF, EXITED, TOO_LONG, Incoming, PipeTransport
 from .command import describe_exit
 from .errors import (
@@ -28,7 +28,7 @@ from .errors import (
     FaultOutcome,
 )
 from .limits import Limits
-from .viewtext import legal_lines, observation_lines
+from .viewtext import request_lines
 from .wire import (
     BotLine,
     error_line,
@@ -111,10 +111,10 @@ class Reply:
     text: str
     elapsed: float
     request_id: int | None = None
-    action: Any = None
+    action: Action | None = None  # an in-process bot's own value, judged without parsing
 
     def __init__(self, text: str, elapsed: float, request_id: int | None = None,
-                 action: object = None) -> None:
+                 action: Action | None = None) -> None:
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "elapsed", elapsed)
         object.__setattr__(self, "request_id", request_id)
@@ -181,11 +181,16 @@ def read(transport: Transport, deadline: float) -> Incoming | None:
     return transport.read(deadline)
 
 
+def pending(transport: Transport) -> list[Incoming]:
+    """`transport.pending()`, compiled straight for a bot's pipes (as `read`)."""
+    if isinstance(transport, PipeTransport):
+        return transport.pending()
+    return transport.pending()
+
+
 def request_text(request_id: int, request: Request) -> list[str]:
     """The lines of one decision request to a bot program: view, items, legal, `go`."""
-    lines = observation_lines(request.observation)
-    if request.hints is not None:
-        lines += legal_lines(request.observation, request.hints)
+    lines = request_lines(request.observation, request.hints)
     lines.append(go_line(request_id, request.decision, int(request.time * 1000),
                          int(request.bank * 1000)))
     return lines
@@ -201,7 +206,7 @@ class Conversation:
     limits: Limits = field(default_factory=Limits)
     clock: Clock = time.monotonic  # the transport's clock: `Incoming.at` and deadlines
     notes: list[Fault] = field(default_factory=list)
-    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _last_id: int = 0  # the id of the last request sent (ids count from 1)
     _pings: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _closed: bool = False
     _stray: int = 0  # unsolicited lines in the current period (request, idle, handshake)
@@ -326,7 +331,7 @@ class Conversation:
         self._stray = 0
         if self.transport.write_error is not None:
             raise self._gone(f"({self.transport.write_error})", 0.0)
-        request_id = next(self._ids)
+        self._last_id = request_id = self._last_id + 1  # an int, not a counter: no call
         self._wrong_id = None
         self._send(request_text(request_id, request))
         began = self.clock()
@@ -384,7 +389,7 @@ class Conversation:
         self.notes.append(Fault(FaultOutcome.LATE, detail, msg.request_id))
 
     def _absorb_idle_lines(self) -> None:
-        for got in self.transport.pending():
+        for got in pending(self.transport):
             msg = self._parse(got)
             if msg is None or msg.kind == "info":
                 continue

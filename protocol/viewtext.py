@@ -12,7 +12,7 @@ of many games.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar, cast
 
 from ..engine.cards import FC_RANK_TEXT, Card
 from ..engine.common import Draw
@@ -106,6 +106,40 @@ def _needs(phase: int | None) -> str:
     return _kept(_NEEDS, phase, "none" if phase is None else encode_text(describe_phase(phase)))
 
 
+# The parts of a Phase 10 view line that change a few times a hand, not at every decision, by
+# the values they are written from and the game's rules (by identity, the rules kept in the
+# entry: the same object all game, whose own hash would run the dataclass's Python `__hash__`).
+# The phases left and the Skip victims are the view's properties, worked out again at each
+# call: written from the cache, a request asks neither.
+_PHASE10_MIDDLES: Final[dict[tuple[int, bool, int | None, int | None, tuple[int, ...], bool],
+                             tuple[object, str]]] = {}
+_PHASE10_VICTIMS: Final[dict[tuple[int, int, tuple[bool, ...], tuple[int, ...]],
+                             tuple[object, str]]] = {}
+
+
+def _phase10_middle(view: Phase10View, seat: int, phase: int | None) -> str:
+    """The view line from `turn_cap` to `hand`: the rules' cap, the seat's phase and what it
+    has laid."""
+    rules, laid = view.rules, view.laid[seat]
+    key = (id(rules), view.tiebreak, phase, laid, view.completed[seat], view.laid_this_turn)
+    kept = _PHASE10_MIDDLES.get(key)
+    if kept is None or kept[0] is not rules:
+        kept = _kept(_PHASE10_MIDDLES, key, (rules, (
+            f" turn_cap {encode_value(rules.turn_cap)} tiebreak {_flag(view.tiebreak)} phase "
+            f"{_maybe(phase)} needs {_needs(phase)} phases_left {_numbers(view.phases_left)} "
+            f"laid {_maybe(laid)} laid_this_turn {_flag(view.laid_this_turn)} hand ")))
+    return kept[1]
+
+
+def _phase10_victims(view: Phase10View, seat: int) -> str:
+    rules = view.rules
+    key = (id(rules), seat, view.playing, view.skips)
+    kept = _PHASE10_VICTIMS.get(key)
+    if kept is None or kept[0] is not rules:
+        kept = _kept(_PHASE10_VICTIMS, key, (rules, _numbers(view.victims)))
+    return kept[1]
+
+
 def phase10_lines(view: Phase10View) -> list[str]:
     """`wire.view_lines(view.to_json())`, written directly."""
     seat = view.seat
@@ -113,21 +147,20 @@ def phase10_lines(view: Phase10View) -> list[str]:
     table = view.table
     head = (
         f"view seat {seat} hand_number {view.hand_number} dealer {view.dealer} to_move "
-        f"{_maybe(view.to_move)} decision {encode_text(view.decision)} turn {view.turn} "
-        f"turn_cap {encode_value(view.rules.turn_cap)} tiebreak {_flag(view.tiebreak)} phase "
-        f"{_maybe(phase)} needs {_needs(phase)} phases_left {_numbers(view.phases_left)} laid "
-        f"{_maybe(view.laid[seat])} laid_this_turn {_flag(view.laid_this_turn)} hand "
-        f"{_cards(view.hand)} discard_top "
+        f"{_maybe(view.to_move)} decision {encode_text(view.decision)} turn {view.turn}"
+        f"{_phase10_middle(view, seat, phase)}{_cards(view.hand)} discard_top "
         f"{'none' if view.discard_top is None else view.discard_top.text} draw_pile_size "
-        f"{view.draw_pile_size}{'' if table else ' table -'} victims {_numbers(view.victims)}"
+        f"{view.draw_pile_size}{'' if table else ' table -'} victims "
+        f"{_phase10_victims(view, seat)}"
     )
-    lines = [head, *map(_phase10_group, table)]
+    lines = [head]
+    for group in table:
+        lines.append(_phase10_group(group))
     laid, skips = view.laid, view.skips
-    lines += [
-        _phase10_seat(s, view.playing[s], view.phases[s], laid[s] is not None, view.scores[s],
-                      view.hand_sizes[s], skips[s], view.completed[s])
-        for s in range(view.players)
-    ]
+    for s in range(view.players):
+        lines.append(_phase10_seat(s, view.playing[s], view.phases[s], laid[s] is not None,
+                                   view.scores[s], view.hand_sizes[s], skips[s],
+                                   view.completed[s]))
     return lines
 
 
@@ -331,32 +364,49 @@ def fivecrowns_legal(view: FiveCrownsView) -> list[str]:
             else legal_line(str(action)) for action in view.legal_actions()]
 
 
-WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
-    Phase10View: phase10_lines,
-    FiveCrownsView: fivecrowns_lines,
-    SolitaireView: solitaire_lines,
-}
-# The `legal` lines of a view of the seat to move, where written straight from the view (the
-# game lists its legal actions through that same view, so they are the game's).
-LEGAL_WRITERS: Final[dict[type, Callable[[Any], list[str]]]] = {
-    SolitaireView: solitaire_legal,
-    Phase10View: phase10_legal,
-    FiveCrownsView: fivecrowns_legal,
-}
+# The views written straight from their fields (any other goes the generic way), dispatched by
+# exact type in `request_lines`: a compiled call of each writer, typed, where a call through a
+# dict of writers went by the interpreter and took any argument.
+WRITTEN: Final = (Phase10View, FiveCrownsView, SolitaireView)
+
+
+def request_lines(observation: Observation, hints: Callable[[], Iterable[str]] | None,
+                  view: bool = True) -> list[str]:
+    """The `view` and `item` lines of a seat's observation (any object with `to_json()`), then,
+    with `hints` (the seat is to move), the `legal` lines of its request: the game's legal
+    actions (`hints`), or the same written from the observation where a writer knows its view
+    (the game lists its legal actions through that same view, so they are the game's). With
+    `view` False, the `legal` lines alone."""
+    kind = type(observation)
+    if kind is Phase10View:
+        phase10 = cast(Phase10View, observation)
+        lines = phase10_lines(phase10) if view else []
+        if hints is not None:
+            lines += phase10_legal(phase10)
+        return lines
+    if kind is FiveCrownsView:
+        fivecrowns = cast(FiveCrownsView, observation)
+        lines = fivecrowns_lines(fivecrowns) if view else []
+        if hints is not None:
+            lines += fivecrowns_legal(fivecrowns)
+        return lines
+    if kind is SolitaireView:
+        solitaire = cast(SolitaireView, observation)
+        lines = solitaire_lines(solitaire) if view else []
+        if hints is not None:
+            lines += solitaire_legal(solitaire)
+        return lines
+    lines = view_lines(observation.to_json()) if view else []
+    if hints is not None:
+        lines += [legal_line(text) for text in hints()]
+    return lines
 
 
 def observation_lines(observation: Observation) -> list[str]:
-    """The `view` and `item` lines of a seat's observation (any object with `to_json()`)."""
-    writer = WRITERS.get(type(observation))
-    if writer is not None:
-        return writer(observation)
-    return view_lines(observation.to_json())
+    """The `view` and `item` lines of a seat's observation."""
+    return request_lines(observation, None)
 
 
 def legal_lines(observation: Observation, hints: Callable[[], Iterable[str]]) -> list[str]:
-    """The `legal` lines of a request: the game's legal actions (`hints`), or the same written
-    from the observation of the seat to move where a writer knows its view."""
-    writer = LEGAL_WRITERS.get(type(observation))
-    if writer is not None:
-        return writer(observation)
-    return [legal_line(text) for text in hints()]
+    """The `legal` lines of a request alone (`request_lines`)."""
+    return request_lines(observation, hints, view=False)

@@ -308,6 +308,10 @@ def bad(reason: str) -> BotLine:
 def parse_bot_line(raw: bytes | str) -> BotLine | None:
     """The message in one line from a bot (no newline), None for a blank line; never raises."""
     if isinstance(raw, bytes):
+        if raw.startswith(b"action "):  # nearly every line
+            answer = _plain_action(raw)
+            if answer is not None:
+                return answer
         if len(raw) > MAX_LINE:
             return bad(f"line longer than {MAX_LINE} bytes")
         try:
@@ -330,6 +334,29 @@ def parse_bot_line(raw: bytes | str) -> BotLine | None:
         return bad(f"unknown message type {_clip(words[0])!r} (expected one of "
                    f"{', '.join(BOT_MESSAGES)})")
     return parser(args)
+
+
+def _plain_action(raw: bytes) -> BotLine | None:
+    """`action <id> <text>` as the general parse reads it, for a line written plainly (its
+    words parted by single spaces, no control or other whitespace character, UTF-8, within
+    the length): the words are then the line's own slices, not split and joined again. None
+    for any other line (the general parse decides it)."""
+    if len(raw) > MAX_LINE:
+        return None
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    # Printable: no control character and no whitespace but the ASCII space (`_token`).
+    if not line.isprintable() or "  " in line or line[-1] == " ":
+        return None
+    space = line.find(" ", 7)
+    if space < 0:
+        return None
+    request_id = _request_id(line[7:space])
+    if request_id is None:
+        return None
+    return BotLine("action", request_id=request_id, text=line[space + 1:])
 
 
 def _clip(text: str, size: int = 40) -> str:

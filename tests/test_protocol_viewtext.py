@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from meldref.engine.game import find_game
 from meldref.protocol import wire
-from meldref.protocol.viewtext import WRITERS, legal_lines, observation_lines
+from meldref.protocol.viewtext import WRITTEN, legal_lines, observation_lines, request_lines
 from meldref.settings import parse_rules
 
 GAMES = [
@@ -71,12 +71,14 @@ def test_view_writers_match_the_generic_encoding(game_name: str, players: int,
     seen = 0
     for seed in (1,) if game_name == "phase10" else (1, 2):  # Phase 10 games are long
         for view, state in positions(game_name, players, options, seed):
-            assert type(view) in WRITERS
+            assert type(view) in WRITTEN
             assert observation_lines(view) == wire.view_lines(view.to_json())
             if view.seat == state.to_move:  # a request's legal lines: the game's actions
                 hints = [str(a) for a in state.legal_actions()]
                 assert legal_lines(view, lambda hints=hints: hints) == [
                     wire.legal_line(text) for text in hints]
+                assert request_lines(view, lambda hints=hints: hints) == [
+                    *wire.view_lines(view.to_json()), *map(wire.legal_line, hints)]
             seen += 1
     assert seen > 50
 
@@ -133,3 +135,12 @@ def test_solitaire_writers_follow_each_pile_not_the_last_one_shown() -> None:
             again = SolitaireView.from_json(shown.to_json())  # the same cards, new tuples
             assert observation_lines(again) == observation_lines(shown)
             assert legal_lines(again, lambda: []) == legal_lines(shown, lambda: [])
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "7", " ", "\t", "\xa0", "é", "\x01", "0", "-",
+                                         ":", ",", "\r"]), max_size=24))
+def test_plain_action_lines_parse_as_the_general_parse_does(rest: str) -> None:
+    """An `action` line read from the pipe (bytes) takes a shortcut when written plainly; it
+    parses to what the general parse of the same text gives, whatever follows `action `."""
+    line = "action " + rest
+    assert wire.parse_bot_line(line.encode()) == wire.parse_bot_line(line)
