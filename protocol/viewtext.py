@@ -78,16 +78,44 @@ _PHASE10_GROUPS: Final[dict[TableGroup, str]] = {}
 _NEEDS: Final[dict[int | None, str]] = {}
 
 
+class _Phase10Seat:
+    """A seat's `item seats` line as last written, and the values it was written from: the
+    line of every seat but the one that just moved is the same at the next request, and
+    comparing its values costs less than hashing them into a key (`_PHASE10_SEATS`)."""
+
+    def __init__(self) -> None:
+        self.playing = False
+        self.phase: int | None = None
+        self.laid = False
+        self.score = 0
+        self.hand_size = 0
+        self.skips = 0
+        self.completed: tuple[int, ...] = ()
+        self.line = ""  # none yet: no comparison holds
+
+
+_PHASE10_SHOWN: Final[list[_Phase10Seat]] = []  # by seat
+
+
 def _phase10_seat(seat: int, playing: bool, phase: int | None, laid: bool, score: int,
                   hand_size: int, skips: int, completed: tuple[int, ...]) -> str:
+    while len(_PHASE10_SHOWN) <= seat:
+        _PHASE10_SHOWN.append(_Phase10Seat())
+    shown = _PHASE10_SHOWN[seat]
+    if (shown.line and shown.score == score and shown.hand_size == hand_size
+            and shown.skips == skips and shown.playing == playing and shown.laid == laid
+            and shown.phase == phase and shown.completed == completed):
+        return shown.line
     key = (seat, playing, phase, laid, score, hand_size, skips, completed)
     line = _PHASE10_SEATS.get(key)
-    if line is not None:
-        return line
-    return _kept(_PHASE10_SEATS, key, (
-        f"item seats seat {seat} playing {_flag(playing)} phase {_maybe(phase)} laid "
-        f"{_flag(laid)} score {score} hand_size {hand_size} skip_pending {skips} "
-        f"completed {_numbers(completed)}"))
+    if line is None:
+        line = _kept(_PHASE10_SEATS, key, (
+            f"item seats seat {seat} playing {_flag(playing)} phase {_maybe(phase)} laid "
+            f"{_flag(laid)} score {score} hand_size {hand_size} skip_pending {skips} "
+            f"completed {_numbers(completed)}"))
+    shown.playing, shown.phase, shown.laid, shown.score = playing, phase, laid, score
+    shown.hand_size, shown.skips, shown.completed, shown.line = hand_size, skips, completed, line
+    return line
 
 
 def _phase10_group(group: TableGroup) -> str:
@@ -106,38 +134,60 @@ def _needs(phase: int | None) -> str:
     return _kept(_NEEDS, phase, "none" if phase is None else encode_text(describe_phase(phase)))
 
 
-# The parts of a Phase 10 view line that change a few times a hand, not at every decision, by
-# the values they are written from and the game's rules (by identity, the rules kept in the
-# entry: the same object all game, whose own hash would run the dataclass's Python `__hash__`).
-# The phases left and the Skip victims are the view's properties, worked out again at each
-# call: written from the cache, a request asks neither.
-_PHASE10_MIDDLES: Final[dict[tuple[int, bool, int | None, int | None, tuple[int, ...], bool],
-                             tuple[object, str]]] = {}
-_PHASE10_VICTIMS: Final[dict[tuple[int, int, tuple[bool, ...], tuple[int, ...]],
-                             tuple[object, str]]] = {}
+class _Phase10Viewer:
+    """The parts of a seat's Phase 10 view line that change a few times a hand, not at every
+    decision, as last written for that seat, and the values they were written from (the game's
+    rules by identity: the same object all game, held here, so no other takes its id). The
+    phases left and the Skip victims are the view's properties, worked out again at each call:
+    written from here, a request asks neither."""
+
+    def __init__(self) -> None:
+        self.rules: object = None
+        self.tiebreak = False
+        self.phase: int | None = None
+        self.laid: int | None = None
+        self.completed: tuple[int, ...] = ()
+        self.laid_this_turn = False
+        self.middle = ""  # from ` turn_cap` to `hand `
+        self.victims_rules: object = None
+        self.playing: tuple[bool, ...] = ()
+        self.skips: tuple[int, ...] = ()
+        self.victims = ""
 
 
-def _phase10_middle(view: Phase10View, seat: int, phase: int | None) -> str:
+_PHASE10_VIEWERS: Final[list[_Phase10Viewer]] = []  # by the seat whose view it is
+
+
+def _phase10_viewer(seat: int) -> _Phase10Viewer:
+    while len(_PHASE10_VIEWERS) <= seat:
+        _PHASE10_VIEWERS.append(_Phase10Viewer())
+    return _PHASE10_VIEWERS[seat]
+
+
+def _phase10_middle(view: Phase10View, shown: _Phase10Viewer, seat: int,
+                    phase: int | None) -> str:
     """The view line from `turn_cap` to `hand`: the rules' cap, the seat's phase and what it
     has laid."""
-    rules, laid = view.rules, view.laid[seat]
-    key = (id(rules), view.tiebreak, phase, laid, view.completed[seat], view.laid_this_turn)
-    kept = _PHASE10_MIDDLES.get(key)
-    if kept is None or kept[0] is not rules:
-        kept = _kept(_PHASE10_MIDDLES, key, (rules, (
+    rules, laid, completed = view.rules, view.laid[seat], view.completed[seat]
+    if not (shown.rules is rules and shown.tiebreak == view.tiebreak and shown.phase == phase
+            and shown.laid == laid and shown.laid_this_turn == view.laid_this_turn
+            and shown.completed == completed):
+        shown.rules, shown.tiebreak, shown.phase, shown.laid = rules, view.tiebreak, phase, laid
+        shown.laid_this_turn, shown.completed = view.laid_this_turn, completed
+        shown.middle = (
             f" turn_cap {encode_value(rules.turn_cap)} tiebreak {_flag(view.tiebreak)} phase "
             f"{_maybe(phase)} needs {_needs(phase)} phases_left {_numbers(view.phases_left)} "
-            f"laid {_maybe(laid)} laid_this_turn {_flag(view.laid_this_turn)} hand ")))
-    return kept[1]
+            f"laid {_maybe(laid)} laid_this_turn {_flag(view.laid_this_turn)} hand ")
+    return shown.middle
 
 
-def _phase10_victims(view: Phase10View, seat: int) -> str:
+def _phase10_victims(view: Phase10View, shown: _Phase10Viewer) -> str:
     rules = view.rules
-    key = (id(rules), seat, view.playing, view.skips)
-    kept = _PHASE10_VICTIMS.get(key)
-    if kept is None or kept[0] is not rules:
-        kept = _kept(_PHASE10_VICTIMS, key, (rules, _numbers(view.victims)))
-    return kept[1]
+    if not (shown.victims_rules is rules and shown.playing == view.playing
+            and shown.skips == view.skips):
+        shown.victims_rules, shown.playing, shown.skips = rules, view.playing, view.skips
+        shown.victims = _numbers(view.victims)
+    return shown.victims
 
 
 def phase10_lines(view: Phase10View) -> list[str]:
@@ -145,13 +195,14 @@ def phase10_lines(view: Phase10View) -> list[str]:
     seat = view.seat
     phase = view.phases[seat]
     table = view.table
+    shown = _phase10_viewer(seat)
     head = (
         f"view seat {seat} hand_number {view.hand_number} dealer {view.dealer} to_move "
         f"{_maybe(view.to_move)} decision {encode_text(view.decision)} turn {view.turn}"
-        f"{_phase10_middle(view, seat, phase)}{_cards(view.hand)} discard_top "
+        f"{_phase10_middle(view, shown, seat, phase)}{_cards(view.hand)} discard_top "
         f"{'none' if view.discard_top is None else view.discard_top.text} draw_pile_size "
         f"{view.draw_pile_size}{'' if table else ' table -'} victims "
-        f"{_phase10_victims(view, seat)}"
+        f"{_phase10_victims(view, shown)}"
     )
     lines = [head]
     for group in table:
@@ -173,15 +224,40 @@ _FIVECROWNS_GROUPS: Final[dict[tuple[int, Meld], str]] = {}
 _ROUND_FACTS: Final[dict[int, str]] = {}
 
 
+class _FiveCrownsSeat:
+    """A seat's `item seats` line as last written, and the values it was written from (as
+    `_Phase10Seat`)."""
+
+    def __init__(self) -> None:
+        self.playing = False
+        self.score = 0
+        self.hand_size = 0
+        self.gone_out = False
+        self.had_last_turn = False
+        self.line = ""  # none yet: no comparison holds
+
+
+_FIVECROWNS_SHOWN: Final[list[_FiveCrownsSeat]] = []  # by seat
+
+
 def _fivecrowns_seat(seat: int, playing: bool, score: int, hand_size: int, gone_out: bool,
                      had_last_turn: bool) -> str:
+    while len(_FIVECROWNS_SHOWN) <= seat:
+        _FIVECROWNS_SHOWN.append(_FiveCrownsSeat())
+    shown = _FIVECROWNS_SHOWN[seat]
+    if (shown.line and shown.score == score and shown.hand_size == hand_size
+            and shown.playing == playing and shown.gone_out == gone_out
+            and shown.had_last_turn == had_last_turn):
+        return shown.line
     key = (seat, playing, score, hand_size, gone_out, had_last_turn)
     line = _FIVECROWNS_SEATS.get(key)
-    if line is not None:
-        return line
-    return _kept(_FIVECROWNS_SEATS, key, (
-        f"item seats seat {seat} playing {_flag(playing)} score {score} hand_size "
-        f"{hand_size} gone_out {_flag(gone_out)} had_last_turn {_flag(had_last_turn)}"))
+    if line is None:
+        line = _kept(_FIVECROWNS_SEATS, key, (
+            f"item seats seat {seat} playing {_flag(playing)} score {score} hand_size "
+            f"{hand_size} gone_out {_flag(gone_out)} had_last_turn {_flag(had_last_turn)}"))
+    shown.playing, shown.score, shown.hand_size = playing, score, hand_size
+    shown.gone_out, shown.had_last_turn, shown.line = gone_out, had_last_turn, line
+    return line
 
 
 def _fivecrowns_group(seat: int, meld: Meld) -> str:

@@ -144,3 +144,18 @@ def test_plain_action_lines_parse_as_the_general_parse_does(rest: str) -> None:
     parses to what the general parse of the same text gives, whatever follows `action `."""
     line = "action " + rest
     assert wire.parse_bot_line(line.encode()) == wire.parse_bot_line(line)
+
+
+@pytest.mark.parametrize("game_name", ["phase10", "fivecrowns"])
+def test_view_writers_keep_interleaved_games_apart(game_name: str) -> None:
+    """The writers keep a seat's lines as last written, by the values they were written from:
+    two games of other rules and seats, their views asked in turn (as games played side by
+    side in one process), still get their own bytes."""
+    one, two = (positions(name, players, options, seed) for name, players, options in
+                [g for g in GAMES if g[0] == game_name][:2] for seed in (3,))
+    seen = 0
+    for (view, _), (other, _) in zip(one, two, strict=False):
+        assert observation_lines(view) == wire.view_lines(view.to_json())
+        assert observation_lines(other) == wire.view_lines(other.to_json())
+        seen += 1
+    assert seen > 50
