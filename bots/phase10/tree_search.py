@@ -119,7 +119,7 @@ class Phase10TreeBot(Phase10SearchBot):
         game = TreeGame(judge.to_move, self._legal(view.seat), Phase10State.apply, judge.finish,
                         self.scale, self._prior if self.expert_prior else None)
         return tree_search(view.seat, root_actions(view, prior), prior, judge.guess, game,
-                           self._budget(), self.rng, self.last, self.clear)
+                           self._budget(), self.rng, self.last, clear=self.clear)
 
     def _budget(self) -> Budget:
         clocked = self.budget()  # the clock, if the referee or the SDK told one
