@@ -18,10 +18,13 @@ Seats in the observation are relative: 0 is the observing seat, 1 the next to it
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from ..engine.game import Observation
 from ..engine.melds import GroupKind
+from ..engine.phase10 import Phase10View
 from .codec import (
     PHASE10_KINDS,
     Features,
@@ -65,7 +68,7 @@ class Phase10Codec:
 
     game = "phase10"
     action_size = ACTIONS
-    reads_typed_view = False
+    reads_typed_view = True
 
     def observation_size(self, players: int) -> int:
         head = 2 * len(PHASE10_KINDS) + 1 + len(_DECISIONS) + 10 + 10 + 6 + players
@@ -74,47 +77,40 @@ class Phase10Codec:
     def encode(self, view: View, players: int) -> Vector:
         return dense(self.features(view, players), self.observation_size(players))
 
-    def encode_observation(self, observation: Observation, players: int) -> Vector:
-        return self.encode(observation.to_json(), players)
-
     def features(self, view: View, players: int) -> Features:
         """`encode`'s vector as its non-zero entries, each part at its offset: building the
         whole list of floats and packing it was most of a step's time."""
         me = view["seat"]
-        out: Features = {}
-        for token in view["hand"]:
-            count(out, _KIND[token])
-        top = view["discard_top"]
-        out[_TOP + (len(PHASE10_KINDS) if top is None else _KIND[top])] = 1.0
-        decision = view["decision"]
-        for i, name in enumerate(_DECISIONS):
-            if decision == name:
-                out[_DECISION + i] = 1.0
-        phase = view["phase"]
-        if phase is not None:
-            out[_PHASE + phase - 1] = 1.0
-        for left in view["phases_left"]:
-            if left is not None and 1 <= left <= 10:  # None: a seat whose game is over
-                out[_LEFT + left - 1] = 1.0
-        put(out, _FLAGS, (
-            float(view["laid"] is not None), float(view["laid_this_turn"]),
-            float(view["tiebreak"]), view["turn"] / max(1, view["turn_cap"]),
-            view["hand_number"] / 10, view["draw_pile_size"] / 108,
-        ))
-        for victim in view["victims"]:
-            out[_VICTIMS + (victim - me) % players] = 1.0
-        _table(out, _VICTIMS + players, view["table"], me, players)
-        at = _VICTIMS + players + MAX_GROUPS * (GROUP_FEATURES + players)
         seats = view["seats"]
-        for rel in range(players):
-            seat = seats[(me + rel) % players]
-            put(out, at, (
-                float(seat["playing"]), (seat["phase"] or 0) / 10, float(seat["laid"]),
-                seat["score"] / 500, seat["hand_size"] / 11, float(seat["skip_pending"]),
-                len(seat["completed"]) / 10,
-            ))
-            at += SEAT_FEATURES
-        return out
+        return _features(
+            me, players, view["hand"], view["discard_top"], view["decision"], view["phase"],
+            view["phases_left"],
+            (float(view["laid"] is not None), float(view["laid_this_turn"]),
+             float(view["tiebreak"]), view["turn"] / max(1, view["turn_cap"]),
+             view["hand_number"] / 10, view["draw_pile_size"] / 108),
+            view["victims"],
+            [(int(str(g["id"])), str(g["group"]), int(str(g["owner"]))) for g in view["table"]],
+            [_seat_features(seats[(me + rel) % players]) for rel in range(players)])
+
+    def encode_observation(self, observation: Observation, players: int) -> Vector:
+        """`encode`'s vector from the typed view (the same parts as `features` reads from the
+        JSON, without writing it: a Phase 10 view's JSON is a few dozen dicts and lists a step,
+        and their allocations cost the collector's passes too)."""
+        view = typing.cast(Phase10View, observation)
+        me = view.seat
+        top = view.discard_top
+        return dense(_features(
+            me, players, [card.text for card in view.hand], None if top is None else top.text,
+            view.decision, view.phases[me], view.phases_left,
+            (float(view.laid[me] is not None), float(view.laid_this_turn),
+             float(view.tiebreak), view.turn / max(1, view.rules.turn_cap),
+             view.hand_number / 10, view.draw_pile_size / 108),
+            view.victims, [(group.id, group.token, group.owner) for group in view.table],
+            [(float(view.playing[s]), (view.phases[s] or 0) / 10,
+              float(view.laid[s] is not None), view.scores[s] / 500, view.hand_sizes[s] / 11,
+              float(view.skips[s]), len(view.completed[s]) / 10)
+             for s in ((me + rel) % players for rel in range(players))]),
+            self.observation_size(players))
 
     def action_index(self, text: str, view: View) -> int | None:
         words = text.split()
@@ -151,19 +147,58 @@ class Phase10Codec:
         return f"discard S at seat {index - SKIP_AT}"
 
 
-def _table(out: Features, at: int, table: list[dict[str, object]], me: int,
+SeatFeatures = tuple[float, float, float, float, float, float, float]
+
+
+def _seat_features(seat: View) -> SeatFeatures:
+    """A seat's features from its part of the JSON view."""
+    return (float(seat["playing"]), (seat["phase"] or 0) / 10, float(seat["laid"]),
+            seat["score"] / 500, seat["hand_size"] / 11, float(seat["skip_pending"]),
+            len(seat["completed"]) / 10)
+
+
+def _features(me: int, players: int, hand: Iterable[str], top: str | None, decision: str,
+              phase: int | None, phases_left: Iterable[int | None], flags: Sequence[float],
+              victims: Iterable[int], table: Iterable[tuple[int, str, int]],
+              seats: Sequence[SeatFeatures]) -> Features:
+    """The vector's non-zero entries from the view's parts (as the JSON and the typed view
+    give them): the hand's kinds, the discard's top, the decision, the phase and the phases
+    left, the flags, the Skip's victims, the table's groups (id, token, owner), and each seat
+    from the observer's on (relative seats)."""
+    out: Features = {}
+    for token in hand:
+        count(out, _KIND[token])
+    out[_TOP + (len(PHASE10_KINDS) if top is None else _KIND[top])] = 1.0
+    for i, name in enumerate(_DECISIONS):
+        if decision == name:
+            out[_DECISION + i] = 1.0
+    if phase is not None:
+        out[_PHASE + phase - 1] = 1.0
+    for left in phases_left:
+        if left is not None and 1 <= left <= 10:  # None: a seat whose game is over
+            out[_LEFT + left - 1] = 1.0
+    put(out, _FLAGS, flags)
+    for victim in victims:
+        out[_VICTIMS + (victim - me) % players] = 1.0
+    _table(out, _VICTIMS + players, table, me, players)
+    at = _VICTIMS + players + MAX_GROUPS * (GROUP_FEATURES + players)
+    for seat in seats:
+        put(out, at, seat)
+        at += SEAT_FEATURES
+    return out
+
+
+def _table(out: Features, at: int, table: Iterable[tuple[int, str, int]], me: int,
            players: int) -> None:
     """The table's groups into `out` from `at`: group id g's features at
     `at + (g - 1) * (GROUP_FEATURES + players)` (an absent group's left zero)."""
     width = GROUP_FEATURES + players
-    for group in table:
-        group_id = int(str(group["id"]))
+    for group_id, token, owner in table:
         if not 1 <= group_id <= MAX_GROUPS:
             continue
         start = at + (group_id - 1) * width
-        token = str(group["group"])
         out[start + _GROUP_KINDS.index(token.partition(":")[0])] = 1.0
-        out[start + len(_GROUP_KINDS) + (int(str(group["owner"])) - me) % players] = 1.0
+        out[start + len(_GROUP_KINDS) + (owner - me) % players] = 1.0
         cards = start + len(_GROUP_KINDS) + players
         for card in _group_kinds(token):
             count(out, cards + card)
