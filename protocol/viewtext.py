@@ -291,12 +291,14 @@ def fivecrowns_lines(view: FiveCrownsView) -> list[str]:
         f"{view.discard_pile_size} draw_pile_size {view.draw_pile_size} went_out "
         f"{_maybe(went_out)} last_turn {_flag(view.last_turn)}{'' if table else ' table -'}"
     )
-    lines = [head, *(_fivecrowns_group(s, m) for s, m in table)]
-    lines += [
-        _fivecrowns_seat(s, view.playing[s], view.scores[s], view.hand_sizes[s], went_out == s,
-                         view.had_last_turn[s])
-        for s in range(view.players)
-    ]
+    # Loops, not a generator unpacked into the list: the generator's object and the list's
+    # extension through it cost more than the usual empty table's lines.
+    lines = [head]
+    for seat, meld in table:
+        lines.append(_fivecrowns_group(seat, meld))
+    for s in range(view.players):
+        lines.append(_fivecrowns_seat(s, view.playing[s], view.scores[s], view.hand_sizes[s],
+                                      went_out == s, view.had_last_turn[s]))
     return lines
 
 
