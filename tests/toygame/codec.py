@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from meldref.engine.game import Observation
 from meldref.engine.toyrummy import DECK, NAME
 from meldref.envs.codec import Vector, View, counts, kind_index, one_hot, vector
 
@@ -28,6 +29,8 @@ class ToyRummyCodec:
 
     game = NAME
     action_size = ACTIONS
+    reads_typed_view = False  # it encodes the view's JSON (`encode`); the shipped games read
+                              # the typed view, which a step's speed wants, not a first game
 
     def observation_size(self, players: int) -> int:
         return KINDS + KINDS + 1 + 2 + 2 + players
@@ -41,6 +44,9 @@ class ToyRummyCodec:
         out += [view["turn"] / view["turn_cap"], view["draw_pile_size"] / KINDS]
         out += [view["seats"][(me + rel) % players]["hand_size"] / 4 for rel in range(players)]
         return vector(out)
+
+    def encode_observation(self, observation: Observation, players: int) -> Vector:
+        return self.encode(observation.to_json(), players)
 
     def action_index(self, text: str, view: View) -> int | None:
         words = text.split()
