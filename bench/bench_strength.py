@@ -367,9 +367,10 @@ def _progress(job: tuple[str, tuple[str, ...], str], total: Tally) -> None:
     """`--progress`: the deal set just played and the running score, on standard error."""
     if PROGRESS[0]:
         mean, low, high = interval(total.pair_results)
+        ms = 1000 * statistics.fmean(total.times) if total.times else 0.0
         print(f"{job[2]} {':'.join(job[1])}: {total.pair_results[-1]:.2f}, running "
-              f"{mean:.3f} ({low:.3f}-{high:.3f}) over {len(total.pair_results)}",
-              file=sys.stderr, flush=True)
+              f"{mean:.3f} ({low:.3f}-{high:.3f}) over {len(total.pair_results)}, "
+              f"{ms:.1f} ms a decision", file=sys.stderr, flush=True)
 
 
 def interval(results: Sequence[float]) -> tuple[float, float, float]:

@@ -1,7 +1,8 @@
 """Information-set Monte Carlo tree search (single observer): what a tree-search bot shares.
 
 `search.py`'s bots compare a few candidates picked by the expert, one rollout each per guess.
-This search builds a tree over **every** legal action, the seat's own and its rivals':
+This search builds a tree over **every** legal action, the seat's own and, unless the game's
+`apply` plays them by a policy inside the guess, its rivals':
 
 - Each iteration deals one *guess* (a determinization: the hidden cards dealt consistently with
   what the seat has seen, as `search.deal_table` does) and walks the tree down from the root.
@@ -11,9 +12,10 @@ This search builds a tree over **every** legal action, the seat's own and its ri
   Cowling, Powley and Whitehouse 2012) compares actions over the guesses in which they existed.
 - The first action expanded at a node is the prior's (the expert's move, at the root), then
   the others in the order the engine lists them; a node with an action not yet tried expands
-  it, then the game is rolled out by a fast policy to the end of the hand or round, and the
-  result (the game's own points: the round's margin) is backed up along the path. A rival's
-  node picks for the rival: heads-up the margin's negation (zero-sum).
+  it, then `finish` values the state (a rollout by a fast policy to the end of the hand or
+  round, or at a depth cut, where `to_move` says None, a leaf value), in the game's own points
+  (the round's margin), and the value is backed up along the path. A rival's node picks for
+  the rival: heads-up the margin's negation (zero-sum).
 - A prior (optional, `TreeGame.prior`): the probabilities a policy (the expert's ranking) gives
   the actions of a node, asked once a node; selection is then PUCT (Silver et al. 2017: the
   mean plus `TreeGame.puct` x prior x sqrt(node's visits) / (1 + the child's visits), an
@@ -24,7 +26,10 @@ This search builds a tree over **every** legal action, the seat's own and its ri
 - Anytime: iterations until the budget's deadline (a clock) or its count (no clock: the bot is
   then deterministic given its seed). The move played is the root's most visited child, the
   prior's credited with `PRIOR_VISITS` more, so a budget too small to learn anything plays the
-  prior, and more time departs from it where the search finds better.
+  prior, and more time departs from it where the search finds better. Or (`clear`) the best
+  mean when it beats the prior's by that many standard errors; or (`paired`) the root in
+  sweeps, every root action once in the same guess, judged by `search.choose`'s rule on the
+  differences guess by guess.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
-from .search import Budget
+from .search import CLEAR, Budget, choose
 
 A = TypeVar("A")  # a game's action
 EXPLORE: Final = 0.7  # UCB1's exploration constant, on values scaled to about [-1, 1]
@@ -44,8 +49,22 @@ PUCT: Final = 1.5  # PUCT's exploration constant (with a prior), on the same sca
 # over many actions pick one at random by one visit more (10 iterations changed 12 of 24 of the
 # expert's decisions, 150 changed 12 too); with the credit another action must earn its place.
 PRIOR_VISITS: Final = 10
-# Visits a child needs before `clear` judges its mean (two samples' spread says nothing).
+# Visits a child needs before `clear` judges its mean, and sweeps before `paired` judges the
+# gains (a spread of a few samples says little: at 8 iterations, 4 sweeps of a draw, the Five
+# Crowns tree departed from the expert once in 52 decisions, on a 3-standard-error rule).
 CLEAR_VISITS: Final = 8
+
+
+CLOCKED_ITERATIONS: Final = 100_000  # with a clock the deadline bounds the iterations first
+
+
+def iteration_budget(clocked: Budget, iterations: int) -> Budget:
+    """A tree-search bot's budget for one decision from its clock (`ClockedBot.budget()`):
+    `iterations` without a clock (deterministic given the seed), else as many as the deadline
+    allows."""
+    if clocked.deadline is None:
+        return Budget(iterations, None)
+    return Budget(CLOCKED_ITERATIONS, clocked.deadline)
 
 
 @dataclass(slots=True)
@@ -98,17 +117,23 @@ class SearchStats:
 
 def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[random.Random], Any],
                 game: TreeGame[A], budget: Budget, rng: random.Random,
-                stats: SearchStats | None = None, clear: float = 0.0) -> A:
+                stats: SearchStats | None = None, clear: float = 0.0, paired: bool = False) -> A:
     """The action to play among `root_actions` (every legal one) after searching the tree of
     the guesses `guess` makes, within `budget`. The move: the most visited (`PRIOR_VISITS`
     credited to `prior`); with `clear` > 0 instead the best mean, when it beats the prior's by
     more than `clear` standard errors of the difference (else the prior: `search.choose`'s
-    rule, over the root's visits)."""
+    rule, over the root's visits). `paired`: the root is searched in sweeps, every root action
+    once in the same guess (common random numbers: the guess's luck cancels in the
+    differences), the tree below it as before, and the move chosen by `search.choose`'s rule on
+    the differences guess by guess (`clear` standard errors, 2 when not given)."""
     if len(root_actions) == 1:
         return root_actions[0]
     root = Node(me)
-    order = {str(a): i for i, a in enumerate(root_actions)}
     first = str(prior)
+    if paired:
+        return _paired(root, me, root_actions, prior, guess, game, budget, rng, stats,
+                       clear or CLEAR)
+    order = {str(a): i for i, a in enumerate(root_actions)}
     done = 0
     while budget.more(done):
         _iterate(root, me, guess(rng), game, rng, first)
@@ -130,6 +155,34 @@ def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[r
     return by_text[max(tried, key=rank)]
 
 
+def _paired(root: Node, me: int, root_actions: Sequence[A], prior: A,
+            guess: Callable[[random.Random], Any], game: TreeGame[A], budget: Budget,
+            rng: random.Random, stats: SearchStats | None, clear: float) -> A:
+    """`tree_search` in sweeps (`paired`): a sweep's guess is made again from one seed for
+    each root action, so that every action meets the same cards."""
+    first = str(prior)
+    candidates = [prior, *(a for a in root_actions if str(a) != first)]
+    if not budget.more(1):  # no time beyond one iteration: the prior's, and the prior
+        _iterate(root, me, guess(rng), game, rng, first, first)
+        if stats is not None:
+            stats.prior, stats.iterations, stats.visits = first, 1, {first: 1}
+        return prior
+    sweeps = Budget(budget.guesses // len(candidates), budget.deadline)
+    swept = [0]
+
+    def value(seed: float, action: A) -> float:
+        swept[0] += 1
+        return _iterate(root, me, guess(random.Random(seed)), game, rng, first, str(action))
+
+    move = choose(candidates, lambda r: r.random(), value, sweeps, rng, clear)
+    if swept[0] < CLEAR_VISITS * len(candidates):  # too few sweeps for a spread to mean much
+        move = prior
+    if stats is not None:
+        stats.prior, stats.iterations = first, swept[0]
+        stats.visits = {t: child.visits for t, child in root.children.items()}
+    return move
+
+
 def _clear_best(root: Node, tried: list[str], first: str, clear: float) -> str:
     """The child of the best mean if it beats the prior's clearly (`tree_search`), else the
     prior's (each needs `CLEAR_VISITS` visits to be judged)."""
@@ -149,8 +202,9 @@ def _clear_best(root: Node, tried: list[str], first: str, clear: float) -> str:
 
 
 def _iterate(root: Node, me: int, state: Any, game: TreeGame[A], rng: random.Random,
-             first: str) -> None:
-    """One iteration: select and expand in the guess `state`, roll out, back up."""
+             first: str, forced: str | None = None) -> float:
+    """One iteration: select and expand in the guess `state` (at the root the action `forced`,
+    when given), roll out, back up; the value backed up."""
     path = [root]
     node = root
     while True:
@@ -165,7 +219,9 @@ def _iterate(root: Node, me: int, state: Any, game: TreeGame[A], rng: random.Ran
             if child is not None:
                 child.available += 1
         sign = 1.0 if seat == me else -1.0
-        if game.prior is not None:
+        if forced is not None and node is root:
+            text = forced
+        elif game.prior is not None:
             text = _puct_pick(node, state, actions, texts, sign, game, node is root)
         else:
             untried = [t for t in texts if t not in node.children]
@@ -188,6 +244,7 @@ def _iterate(root: Node, me: int, state: Any, game: TreeGame[A], rng: random.Ran
         visited.visits += 1
         visited.total += value
         visited.squares += value * value
+    return value
 
 
 def _puct_pick(node: Node, state: Any, actions: Sequence[A], texts: list[str], sign: float,
@@ -221,4 +278,5 @@ def _ucb(child: Node, sign: float, scale: float) -> float:
             + EXPLORE * math.sqrt(math.log(max(1, child.available)) / child.visits))
 
 
-__all__ = ["Node", "SearchStats", "TreeGame", "tree_search"]
+__all__ = ["CLOCKED_ITERATIONS", "Node", "SearchStats", "TreeGame", "iteration_budget",
+           "tree_search"]

@@ -1,35 +1,50 @@
 """A Five Crowns tree-search bot (research, issue 49): information-set MCTS over every legal
-action (bots/tree_search.py), not seated as a built-in bot yet.
+action (bots/tree_search.py), heads-up, not seated as a built-in bot.
 
 Every decision searched: both draws and every discard (with the going out or the last turn's lay
 it allows: the engine's legal actions, none filtered). The guesses are `FiveCrownsSearchBot`'s
 (the unseen cards dealt at the known sizes, a card the rival took from the discard pile kept in
-its hand). The options (attributes, so that `bench_strength.py --set tree.OPTION=VALUE` changes
-them; docs/bots.md has what each scored against `expert`):
+its hand). As it ships (round 2's last attempt, docs/bots.md): the root in paired sweeps, each
+legal action once in the same guess; the rival's turn played by `greedy` inside the guess; a
+depth cut at this seat's next draw, valued by the solver; the expert's move kept unless another
+action's gain over it, guess by guess, clears 3 standard errors. The options are attributes, so
+that `bench_strength.py --set tree.OPTION=VALUE` changes one (docs/bots.md has what each scored
+against `expert`; round 1's tree is `turns=0 rival_tree=yes puct=0 paired=no
+discard_searched=yes edge=0`):
 
-- `turns`: the depth cut, in this seat's turns. 0: no cut, rollouts by `greedy` seats (or the
-  expert's, `rollout_expert`) to the end of the round, the value the round's margin (the rival's
-  points less this seat's: the game's own terms), as the first round did. N > 0: the tree stops
-  when this seat is about to draw for the N-th time after this decision (or where the round
-  ends, valued exactly), and the leaf is valued by the solver, in the same points (`leaf`): the
-  rival's points left in its guessed hand after a draw of its own less this seat's after its
-  next draw (each the better of the discard and the guess's next card from the pile, then the
-  best discard): what the round would score if this seat went out next, or could not.
-- `rival_tree`: whether the rival's draws and discards are nodes of the tree (the first round)
-  or played by a policy inside each guess (`greedy`, or the expert with `rollout_expert`): the
-  tree then holds this seat's decisions only, and the guesses carry the rival's luck.
-- `puct`: with a prior (> 0), selection is PUCT over the expert's ranking (`prior`): at the
-  root half the weight on the expert's move, the rest, as at every node of this seat's, on the
-  discards by the points each leaves (`TEMPERATURE`), a wild and a last turn's plain discard
-  ranked low, going out high; at the draw the greedy choice first. 0: UCB1, the first round's.
-- `prior_share`: the share of the root's prior on the expert's move.
-- `edge`: 0, the move is the root's most visited (the expert's credited `PRIOR_VISITS`); > 0,
-  the best mean when it beats the expert's by that many standard errors (bots/tree_search.py).
-- `iterations`: a decision's iterations without a clock (with one, as many as fit).
-The expert's move is credited `PRIOR_VISITS` visits in the final choice (bots/tree_search.py).
+- `turns` (1): the depth cut, in this seat's turns. 0: no cut, rollouts by `greedy` seats (or
+  the expert's, `rollout_expert`) to the end of the round, valued by the round's margin (the
+  rival's points less this seat's: the game's own terms). N > 0: the tree stops when this seat
+  is about to draw for the N-th time after this decision (or where the round ends, valued
+  exactly), and the leaf is valued by the solver in the same points (`leaf`): the rival's points
+  left after a draw of its own less this seat's after its next draw (each the better of the
+  discard and the guess's next card from the pile, then the best discard): what the round would
+  score if this seat went out next, or could not.
+- `rival_tree` (off): whether the rival's draws and discards are nodes of the tree (round 1) or
+  played by a policy inside each guess (`greedy`, or the expert with `rollout_expert`): the tree
+  then holds this seat's decisions only, and the guesses carry the rival's luck.
+- `paired` (on): the root searched in sweeps, every root action once in the same guess, the move
+  the expert's unless another's gain over it, guess by guess, clears `edge` standard errors
+  (`search`'s rule, over every legal action; the tree below the root as usual). Off: each
+  iteration one walk down the tree, the move the most visited (the expert's credited
+  `PRIOR_VISITS`), or with `edge` > 0 the best mean when it beats the expert's by `edge`
+  standard errors.
+- `edge` (`EDGE`, 3): those standard errors.
+- `puct` (1.5): with a prior (> 0), selection below the root (and at it, unpaired) is PUCT over
+  the expert's ranking (`action_weights`): at the root `prior_share` (half) of the weight on
+  the expert's move, the rest, as at every node of this seat's, on the discards by the points
+  each leaves (`TEMPERATURE`), a wild and a last turn's plain discard ranked low, going out
+  high; at the draw the greedy choice first. 0: UCB1, round 1's.
+- `discard_searched` (off): this seat's discard after a draw in the tree is `greedy`'s rather
+  than a node: a node below a draw from the pile mixes the hands of every card the guesses drew
+  there, so its best discard for one card is not the best for another, and the draw from the
+  pile looked worse than it is (the decisions round 2's first trees changed were mostly draws
+  from the pile turned into draws of the discard).
+- `iterations` (200): a decision's iterations without a clock (with one, as many as fit in a
+  quarter of the decision's allowance, as `search`).
 
-Measured against `expert` in docs/bots.md ("A search that searches"); `bench/bench_strength.py
---game fivecrowns --pair tree:expert` seats it.
+Seated by `bench/bench_strength.py --game fivecrowns --pair tree:expert`, and as a program by
+`python3 -m meldref.bots.fivecrowns.tree_search`.
 """
 
 from __future__ import annotations
@@ -46,13 +61,12 @@ from meldref.engine.fivecrowns.state import FiveCrownsState
 from meldref.engine.fivecrowns.view import FiveCrownsView
 
 from ..sdk import EngineBot, run
-from ..search import Budget, roll_out
-from ..tree_search import PUCT, SearchStats, TreeGame, tree_search
+from ..search import roll_out
+from ..tree_search import PUCT, SearchStats, TreeGame, iteration_budget, tree_search
 from .expert import is_wild
 from .search import FiveCrownsSearchBot, round_margin
 
 ITERATIONS: Final = 200  # a decision's iterations without a clock (with one: as many as fit)
-CLOCKED_ITERATIONS: Final = 100_000  # with a clock the deadline bounds them first
 SCALE: Final = 30.0  # points: about a round's margin between two good players
 TURNS: Final = 1  # the depth cut, in this seat's turns (0: rollouts to the round's end)
 TEMPERATURE: Final = 4.0  # points: a discard leaving this many more is e times less likely
@@ -60,6 +74,10 @@ PRIOR_SHARE: Final = 0.5  # of the root's prior, on the expert's move
 WILD_WEIGHT: Final = 0.05  # a wild's discard (the expert never throws one but to go out)
 OUT_WEIGHT: Final = 20.0  # going out (or laying on a last turn), against the best plain discard
 GREEDY_DRAW: Final = 0.7  # the prior of the draw `greedy` would make
+# Standard errors a root action's paired gain over the expert's move must clear: 3, not the
+# `search` bot's 2, as every legal action (up to 14) is compared with the expert's at once, and
+# at 2 the tree's edges of 1 point in expert rollouts were mostly noise (docs/bots.md).
+EDGE: Final = 3.0
 
 
 class FiveCrownsTreeBot(FiveCrownsSearchBot):
@@ -72,7 +90,9 @@ class FiveCrownsTreeBot(FiveCrownsSearchBot):
     rival_tree: bool = False
     puct: float = PUCT
     prior_share: float = PRIOR_SHARE
-    edge: float = 0.0  # > 0: the best mean if this many standard errors above the expert's
+    edge: float = EDGE
+    paired: bool = True  # the root in sweeps, every action in the same guess (tree_search)
+    discard_searched: bool = False  # after this seat's draw in the tree: its discards searched
 
     def __init__(self, seed: int | str = 0) -> None:
         super().__init__(seed)
@@ -83,16 +103,11 @@ class FiveCrownsTreeBot(FiveCrownsSearchBot):
         actions: list[Action] = (list(view.draw_options()) if view.decision == "draw"
                                  else list(view.discard_options()))
         self.last = SearchStats(prior=str(prior))
+        budget = iteration_budget(self.budget(), self.iterations)
         return tree_search(view.seat, actions, prior,
                            lambda rng: FiveCrownsState.from_snapshot(self.guess(view, rng)),
-                           self._game(view, prior), self._budget(), self.rng, self.last,
-                           self.edge)
-
-    def _budget(self) -> Budget:
-        clocked = self.budget()  # the clock, if the referee or the SDK told one
-        if clocked.deadline is None:
-            return Budget(self.iterations, None)
-        return Budget(CLOCKED_ITERATIONS, clocked.deadline)
+                           self._game(view, prior), budget, self.rng, self.last, self.edge,
+                           self.paired)
 
     def _game(self, view: FiveCrownsView, expert_move: Action) -> TreeGame[Action]:
         policies = self.rollout_policies(view.players)
@@ -110,6 +125,8 @@ class FiveCrownsTreeBot(FiveCrownsSearchBot):
 
         def apply(state: FiveCrownsState, action: Action) -> None:
             state.apply(action)
+            if isinstance(action, Draw) and not self.discard_searched and state.to_move == me:
+                roll_out(state, policies, lambda s: s.decision != "discard")
             if not self.rival_tree:  # the rival's turn played by its policy, in the guess
                 roll_out(state, policies, lambda s: s.to_move == me or over(s))
 
