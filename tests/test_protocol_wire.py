@@ -168,8 +168,9 @@ def test_channel_reads_lines_written_one_at_a_time(lines: list[bytes]) -> None:
 def _answered_at_once(channel: LineChannel, w: int) -> bool:
     """A line in the pipe before the read, as from a bot that answered at once: whether the
     channel then counts the bot as fast. The test machine may be busy and take the read off
-    the core for longer than SPIN, so a few tries: one is enough."""
-    for n in range(50):
+    the core for longer than SPIN, so many tries (each a few microseconds; 50 failed once at
+    load 9.7 on two cores): one is enough."""
+    for n in range(5000):
         os.write(w, b"action %d draw pile\n" % n)
         assert channel.read(deadline=float("inf")).data == b"action %d draw pile" % n
         if channel._spinning:
