@@ -6,7 +6,10 @@ rival's turns played inside the guesses when the tree holds this seat's decision
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -260,3 +263,14 @@ def _note(seen: set[int], seat: int | None) -> int | None:
     if seat is not None:
         seen.add(seat)
     return seat
+
+
+def test_the_strength_bench_reports_each_deal_set_as_it_goes() -> None:
+    # `--progress`: a long run can be judged, or stopped, before it ends.
+    bench = Path(__file__).resolve().parent.parent / "bench" / "bench_strength.py"
+    done = subprocess.run([sys.executable, str(bench), "--game", "fivecrowns", "--games", "4",
+                           "--pair", "greedy:random", "--seed", "progress", "--progress"],
+                          capture_output=True, text=True, check=True, timeout=300)
+    lines = [line for line in done.stderr.splitlines() if "running" in line]
+    assert len(lines) == 2 and lines[-1].startswith("progress:1 greedy:random: ")
+    assert "over 2" in lines[-1] and "ms a decision" in lines[-1]
