@@ -280,7 +280,9 @@ def test_more_iterations_change_more_of_the_experts_decisions() -> None:
     views = expert_views(24)
 
     def changed(iterations: int) -> int:
-        bot = tree_bot(iterations)
+        bot = tree_bot(iterations)  # as round 1 built it (round 2's own test: test_tree_search)
+        bot.turns, bot.rival_tree, bot.puct, bot.paired = 0, True, 0.0, False
+        bot.discard_searched, bot.edge = True, 0.0
         moves = [str(bot.act(view)) != bot.last.prior for view in views]
         return sum(moves)
 
