@@ -46,8 +46,8 @@ from typing import Final
 from meldref.bots.phase10.expert import _hit_chance, distance, outs, unseen, with_extras
 from meldref.bots.phase10.search import Phase10SearchBot
 from meldref.bots.sdk import EngineBot, run
-from meldref.bots.search import Budget, roll_out
-from meldref.bots.tree_search import SearchStats, TreeGame, tree_search
+from meldref.bots.search import roll_out
+from meldref.bots.tree_search import SearchStats, TreeGame, iteration_budget, tree_search
 from meldref.engine.cards import SKIP, Card
 from meldref.engine.phase10.actions import Action, Discard, LayDown
 from meldref.engine.phase10.rules import card_points
@@ -55,7 +55,6 @@ from meldref.engine.phase10.state import Phase10State
 from meldref.engine.phase10.view import Phase10View
 
 ITERATIONS: Final = 100  # a decision's iterations without a clock (with one: as many as fit)
-CLOCKED_ITERATIONS: Final = 100_000  # with a clock the deadline bounds them first
 TURNS: Final = 0  # the depth cut: turns after this one's searched (module docstring)
 PHASE_WORTH: Final = 60.0  # points: a phase completed (or laid: the engine counts it then)
 # A seat that has not laid holds PHASE_WORTH x LAY ** (1 + the cards its phase still lacks):
@@ -126,13 +125,8 @@ class Phase10TreeBot(Phase10SearchBot):
         game = TreeGame(judge.to_move, self._legal(view.seat), Phase10State.apply, judge.finish,
                         self.scale, self._prior if self.expert_prior else None)
         return tree_search(view.seat, root_actions(view, prior), prior, judge.guess, game,
-                           self._budget(), self.rng, self.last, clear=self.clear)
-
-    def _budget(self) -> Budget:
-        clocked = self.budget()  # the clock, if the referee or the SDK told one
-        if clocked.deadline is None:
-            return Budget(self.iterations, None)
-        return Budget(CLOCKED_ITERATIONS, clocked.deadline)
+                           iteration_budget(self.budget(), self.iterations), self.rng,
+                           self.last, clear=self.clear)
 
     def _legal(self, me: int) -> Callable[[Phase10State], list[Action]]:
         """Every legal action of the state's; at this seat's lay-downs the expert's too."""
