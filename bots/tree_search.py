@@ -38,11 +38,12 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar
+from typing import Final, Generic, TypeVar
 
 from .search import CLEAR, Budget, choose
 
 A = TypeVar("A")  # a game's action
+S = TypeVar("S")  # a game's state (an engine state: the guesses are dealt into one)
 EXPLORE: Final = 0.7  # UCB1's exploration constant, on values scaled to about [-1, 1]
 PUCT: Final = 1.5  # PUCT's exploration constant (with a prior), on the same scale
 # Visits the prior's action is credited with in the final choice: a few iterations spread
@@ -91,17 +92,17 @@ class Node:
 
 
 @dataclass(frozen=True, slots=True)
-class TreeGame(Generic[A]):
-    """What the search needs of a game, as functions of its state (`Any`: an engine state)."""
+class TreeGame(Generic[A, S]):
+    """What the search needs of a game, as functions of its state."""
 
-    to_move: Callable[[Any], int | None]  # the seat to act; None: the search's horizon reached
-    legal: Callable[[Any], Sequence[A]]  # every legal action, in the engine's order
-    apply: Callable[[Any, A], object]
-    finish: Callable[[Any], float]  # the rollout from here and its value for the root's seat
+    to_move: Callable[[S], int | None]  # the seat to act; None: the search's horizon reached
+    legal: Callable[[S], Sequence[A]]  # every legal action, in the engine's order
+    apply: Callable[[S, A], object]
+    finish: Callable[[S], float]  # the rollout from here and its value for the root's seat
     scale: float  # a typical size of a value (UCB's exploration is relative to it)
     # The prior's probabilities of `legal`'s actions in a state (same order), asked once a
     # node; None: no prior, UCB1 (the first round's selection).
-    prior: Callable[[Any, Sequence[A]], Sequence[float]] | None = None
+    prior: Callable[[S, Sequence[A]], Sequence[float]] | None = None
     puct: float = PUCT  # PUCT's exploration constant, used with a prior
 
 
@@ -115,8 +116,8 @@ class SearchStats:
     visits: dict[str, int] = field(default_factory=dict)
 
 
-def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[random.Random], Any],
-                game: TreeGame[A], budget: Budget, rng: random.Random,
+def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[random.Random], S],
+                game: TreeGame[A, S], budget: Budget, rng: random.Random,
                 stats: SearchStats | None = None, clear: float = 0.0, paired: bool = False) -> A:
     """The action to play among `root_actions` (every legal one) after searching the tree of
     the guesses `guess` makes, within `budget`. The move: the most visited (`PRIOR_VISITS`
@@ -156,7 +157,7 @@ def tree_search(me: int, root_actions: Sequence[A], prior: A, guess: Callable[[r
 
 
 def _paired(root: Node, me: int, root_actions: Sequence[A], prior: A,
-            guess: Callable[[random.Random], Any], game: TreeGame[A], budget: Budget,
+            guess: Callable[[random.Random], S], game: TreeGame[A, S], budget: Budget,
             rng: random.Random, stats: SearchStats | None, clear: float) -> A:
     """`tree_search` in sweeps (`paired`): a sweep's guess is made again from one seed for
     each root action, so that every action meets the same cards."""
@@ -201,7 +202,7 @@ def _clear_best(root: Node, tried: list[str], first: str, clear: float) -> str:
     return best
 
 
-def _iterate(root: Node, me: int, state: Any, game: TreeGame[A], rng: random.Random,
+def _iterate(root: Node, me: int, state: S, game: TreeGame[A, S], rng: random.Random,
              first: str, forced: str | None = None) -> float:
     """One iteration: select and expand in the guess `state` (at the root the action `forced`,
     when given), roll out, back up; the value backed up."""
@@ -247,8 +248,8 @@ def _iterate(root: Node, me: int, state: Any, game: TreeGame[A], rng: random.Ran
     return value
 
 
-def _puct_pick(node: Node, state: Any, actions: Sequence[A], texts: list[str], sign: float,
-               game: TreeGame[A], root: bool) -> str:
+def _puct_pick(node: Node, state: S, actions: Sequence[A], texts: list[str], sign: float,
+               game: TreeGame[A, S], root: bool) -> str:
     """PUCT's choice among `texts` (module docstring); the prior asked at the node's first
     visit (an action first met later gets the least prior of the others). At the root every
     action is tried once first, the likeliest first: each is considered, none filtered."""

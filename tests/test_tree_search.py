@@ -34,7 +34,7 @@ class Toy:
         self.noise = noise
 
 
-def toy_game(prior: Sequence[float] | None) -> TreeGame[int]:
+def toy_game(prior: Sequence[float] | None) -> TreeGame[int, Toy]:
     def to_move(state: Toy) -> int | None:
         return 0 if state.chosen is None else None
 

@@ -109,7 +109,7 @@ class FiveCrownsTreeBot(FiveCrownsSearchBot):
                            self._game(view, prior), budget, self.rng, self.last, self.edge,
                            self.paired)
 
-    def _game(self, view: FiveCrownsView, expert_move: Action) -> TreeGame[Action]:
+    def _game(self, view: FiveCrownsView, expert_move: Action) -> TreeGame[Action, FiveCrownsState]:
         policies = self.rollout_policies(view.players)
         me, cut = view.seat, view.turn + view.players * self.turns
 
