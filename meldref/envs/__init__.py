@@ -73,7 +73,7 @@ def register_gymnasium() -> None:
     # Imported here: `import meldref.envs` must not import Gymnasium (80 ms), only register
     # once it is loaded. The compiled build type-checks this package without Gymnasium
     # (setup.py's isolated build environment): there the import is unknown, here it is not.
-    from gymnasium.envs.registration import (  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415
+    from gymnasium.envs.registration import (  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415 start-up: Gymnasium, an extra
         register,
         registry,
     )

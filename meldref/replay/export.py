@@ -103,7 +103,7 @@ class Exported:
 def game_rows(path: Path, options: Options = Options()) -> list[Row]:
     """One game's rows (`ReplayError` for a file that does not check out)."""
     # numpy's import (a tenth of a second) only when exporting, not for every `replay` command
-    from ..envs.codec import find_codec, legal_indices, mask_of  # noqa: PLC0415
+    from ..envs.codec import find_codec, legal_indices, mask_of  # noqa: PLC0415 start-up: numpy
 
     replay = open_replay(path)  # read once, a line at a time: a row a decision is kept
     header = replay.header
@@ -303,8 +303,8 @@ class ParquetRows:
     def __init__(self, out: Path, observation: Observation, columns: list[str]) -> None:
         try:
             # pyarrow: the `envs` extra's, asked for only by a parquet export
-            import pyarrow as pa  # noqa: PLC0415
-            import pyarrow.parquet as pq  # noqa: PLC0415
+            import pyarrow as pa  # noqa: PLC0415 pyarrow, an extra: parquet only
+            import pyarrow.parquet as pq  # noqa: PLC0415 pyarrow, an extra: parquet only
         except ImportError:
             raise ReplayError(0, "parquet needs pyarrow: pip install 'meldref[envs]' "
                                  "(or --format csv / jsonl)") from None
