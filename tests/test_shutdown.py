@@ -155,8 +155,8 @@ def test_a_tournament_killed_with_sigkill_leaves_nothing(tmp_path: Path, jobs: s
     assert wait_for(lambda: not alive(helpers), 15), f"workers left behind: {alive(helpers)}"
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM,
-                                 pytest.param(signal.SIGINT, marks=pytest.mark.long)])
+@pytest.mark.long  # 10 s each: the default run keeps under 5 minutes (SIGKILL's test stays)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_tournament_stopped_by_sigterm_leaves_nothing_and_resumes(tmp_path: Path,
                                                                    bot_token: str,
                                                                    sig: int) -> None:
