@@ -212,6 +212,22 @@ def test_bot_check_reports_each_escape_as_a_check(tmp_path: Path, host: Host,
         assert checks[f"sandbox: {escape}"]["status"] == "pass", checks[f"sandbox: {escape}"]
 
 
+@needs_sandbox
+def test_the_folders_above_what_the_sandbox_shows_hold_only_the_way_down(tmp_path: Path,
+                                                                         bot_token: str) -> None:
+    """The sandbox binds meldref's package (for the SDK) and the bot's folder at their real
+    paths, so their parents exist in it holding just the way down: a checkout in /srv/ci made
+    docs/sandbox.md's probe read "/srv: 1 entries" as an escape. The probe counts what else a
+    folder holds; the checkout's parent (here with its siblings) shows nothing else."""
+    folder = probe_folder(tmp_path, "probe")
+    above = [str(ROOT.parent), str(folder.parent.parent)]
+    bot = probe_command(folder, bot_token, [arg for path in above for arg in ("--other", path)])
+    result = runner.invoke(app, ["bot", "check", bot, "--game", "solitaire", "--sandbox",
+                                 *CAPS, "--startup-time", "30", "--json"])
+    checks = {c["check"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["sandbox: read-other"]["status"] == "pass", checks["sandbox: read-other"]
+
+
 # ----------------------------------------------------------------------------------------------
 # What the bot gets
 

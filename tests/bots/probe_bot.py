@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import os
 import signal
 import socket
@@ -56,12 +57,32 @@ ALLOC_CAP = 8 << 30
 HOST_FILES = ("/etc/passwd", "/etc/hostname", "/home", "/var/log", "/srv")
 
 
+def _own_paths() -> list[str]:
+    """What a sandbox shows it on purpose, each at its real path: its working directory, its
+    own folder, and meldref's package (bound for the SDK). Their parents exist in the sandbox
+    holding just the way down to them (a checkout in /srv/ci: /srv holds `ci`)."""
+    own = [os.path.realpath(os.getcwd()), os.path.dirname(os.path.realpath(__file__))]
+    spec = importlib.util.find_spec("meldref")
+    if spec is not None and spec.origin:
+        own.append(os.path.dirname(os.path.realpath(spec.origin)))
+    return own
+
+
+def _others(folder: str) -> list[str]:
+    """The entries of `folder` that are not on the way down to its own paths."""
+    base, own = os.path.realpath(folder), _own_paths()
+    return [name for name in os.listdir(folder)
+            if not any(o == os.path.join(base, name)
+                       or o.startswith(os.path.join(base, name) + os.sep) for o in own)]
+
+
 def probe_read(paths: list[str]) -> str:
     got = []
     for path in paths:
         try:
             if os.path.isdir(path):
-                got.append(f"{path}: {len(os.listdir(path))} entries")
+                if others := _others(path):
+                    got.append(f"{path}: {len(others)} entries")
             else:
                 with open(path, "rb") as f:
                     got.append(f"{path}: {len(f.read(4096))} bytes")
