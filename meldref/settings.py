@@ -228,11 +228,6 @@ class LimitSettings(BaseModel):
                       no_network=bool(self.no_network), sandbox=bool(self.sandbox),
                       tmp_mb=self.tmp_mb, fresh_bots=bool(self.fresh_bots))
 
-    def caps_in_force(self) -> dict[str, int]:
-        """Every bot program's resource caps as they will apply, by public name
-        (`memory-mb`...): those given, and a sandbox's defaults for the rest."""
-        return self.process_limits().caps()
-
     def warnings(self) -> list[str]:
         """Limits given that cannot work here, in words (the run goes on without them)."""
         out = []

@@ -200,11 +200,6 @@ class LineChannel:
             self._pump(left)
         return not self._out
 
-    @property
-    def unsent(self) -> int:
-        """Bytes written by the referee that the bot has not read yet."""
-        return len(self._out)
-
     # -- input -----------------------------------------------------------------------------
 
     def read(self, deadline: float) -> Incoming | None:

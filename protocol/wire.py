@@ -249,13 +249,6 @@ def gameover_line(result: Mapping[str, JSON]) -> str:
     return join("gameover", encode_fields(result))
 
 
-def check_length(line: str) -> str:
-    """`line` itself; ValueError if it breaks the documented maximum (a referee bug)."""
-    if len(line.encode()) > MAX_LINE:
-        raise ValueError(f"referee line of {len(line.encode())} bytes > {MAX_LINE}: {line[:80]}")
-    return line
-
-
 def fit_line(line: str, limit: int = MAX_LINE) -> str:
     """`line`, or if its UTF-8 form is over `limit` bytes, its start ending in ``...`` within
     `limit`: the one place that keeps the promise of section 1 for every line sent."""

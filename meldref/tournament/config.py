@@ -539,7 +539,3 @@ def _fewer_players_hint(plan: Plan, info: GameInfo) -> str:
     except RuleOptionError:
         return more
     return f"{more} or --players {len(plan.bots)}"
-
-
-def with_out(config: TournamentConfig, out: Path | None) -> TournamentConfig:
-    return config if out is None else replace(config, out=out)
